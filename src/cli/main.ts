@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// The `autopilot` command. Thin: each subcommand lives in ./commands/<name>.ts and exports
+// `run(argv)`, returning the exit code (0 success, 1 user-facing failure, 2 usage).
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { AutopilotError } from "../protocol/errors.js";
+import { UsageError } from "./usage.js";
+
+type CommandModule = { run: (argv: string[]) => Promise<number> };
+
+const COMMANDS: Record<string, { summary: string }> = {
+  serve: { summary: "MCP server on stdio in the current project (the default)" },
+  run: { summary: "run a spec headless: autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner NAME] [--yes]" },
+  demo: { summary: "a complete run on a bundled example spec in a temporary git repository" },
+  status: { summary: "sessions and where each waits: autopilot status [SLUG] [--json]" },
+  log: { summary: "the decision log: autopilot log SLUG [--format md|json|html]" },
+  install: { summary: "register with a client: autopilot install claude|cursor|vscode|codex|gemini" },
+  spec: { summary: "phases of a spec: autopilot spec FILE --json" },
+  plan: { summary: "tasks and checkpoints of a plan: autopilot plan FILE --json" },
+  state: { summary: "read and migrate a state file: autopilot state check FILE --json" },
+  validate: { summary: "run the project's validation commands: autopilot validate [--json]" },
+};
+
+export function usage(): string {
+  const lines = ["usage: autopilot <command> [options]", "", "commands:"];
+  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(9)} ${c.summary}`);
+  return lines.join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === "--help" || first === "-h" || first === "help") {
+    process.stdout.write(usage() + "\n");
+    return 0;
+  }
+  if (first === "--version" || first === "-v") {
+    const { createRequire } = await import("node:module");
+    const pkg = createRequire(import.meta.url)("../../../package.json") as { version: string };
+    process.stdout.write(pkg.version + "\n");
+    return 0;
+  }
+  const name = first ?? "serve";
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    process.stderr.write(`autopilot: unknown command "${name}"\n${usage()}\n`);
+    return 2;
+  }
+  let mod: CommandModule;
+  try {
+    mod = (await import(`./commands/${name}.js`)) as CommandModule;
+  } catch (e) {
+    process.stderr.write(`autopilot ${name}: not available in this build (${(e as Error).message})\n`);
+    return 1;
+  }
+  try {
+    return await mod.run(first ? rest : []);
+  } catch (e) {
+    return reportError(name, e);
+  }
+}
+
+export function reportError(command: string, e: unknown): number {
+  if (e instanceof AutopilotError) {
+    process.stderr.write(`autopilot ${command}: ${e.message} [${e.code}]\n`);
+    return 1;
+  }
+  if (e instanceof UsageError) {
+    process.stderr.write(`autopilot ${command}: ${e.message}\n`);
+    return 2;
+  }
+  process.stderr.write(`autopilot ${command}: unexpected error: ${(e as Error)?.stack ?? String(e)}\n`);
+  return 1;
+}
+
+
+const invokedDirectly = (() => {
+  try {
+    return realpathSync(process.argv[1] ?? "") === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+})();
+
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.exitCode = reportError("", e);
+    },
+  );
+}

@@ -1,0 +1,36 @@
+// Errors users meet: a stable code (the MCP contract's `structuredContent.error.code`, the CLI's
+// one-line reason) and a message that says what to do next.
+export const ERROR_CODES = [
+  "unknown_session",
+  "stale_step",
+  "bad_result",
+  "bad_answer",
+  "spec_not_found",
+  "no_phases",
+  "flag_conflict",
+  "outside_project",
+  "corrupt_state",
+  "busy",
+  "not_a_git_repo",
+  "no_commits",
+  "detached_head",
+  "bad_input",
+  "plan_not_found",
+  "internal",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class AutopilotError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = "AutopilotError";
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isAutopilotError(e: unknown): e is AutopilotError {
+  return e instanceof AutopilotError;
+}

@@ -1,0 +1,132 @@
+// The Step envelope and the persona result, exactly as docs/protocol.md fixes them.
+import { z } from "zod";
+import { StateName, Complexity, RigorLevel } from "../session/schema.js";
+
+export const PERSONAS = [
+  "harness-planner",
+  "harness-task-executor",
+  "harness-verifier",
+  "harness-code-reviewer",
+] as const;
+export const PersonaName = z.enum(PERSONAS);
+export type PersonaName = z.infer<typeof PersonaName>;
+
+export const ResultKind = z.enum(["planned", "executed", "verified", "reviewed", "fixed"]);
+export type ResultKind = z.infer<typeof ResultKind>;
+
+export const StepPhase = z.object({
+  index: z.number().int(),
+  number: z.number().int(),
+  name: z.string(),
+  complexity: Complexity,
+  complexityOverride: Complexity.nullable(),
+  total: z.number().int(),
+});
+export type StepPhase = z.infer<typeof StepPhase>;
+
+export const DispatchNext = z.object({
+  kind: z.literal("dispatch"),
+  persona: PersonaName,
+  description: z.string(),
+  prompt: z.string(),
+  expects: z.object({
+    result: ResultKind,
+    artifacts: z.object({
+      plan: z.string().optional(),
+      handoff: z.string().optional(),
+      state: z.string().optional(),
+      brief: z.string().optional(),
+    }),
+  }),
+});
+export const AskNext = z.object({
+  kind: z.literal("ask"),
+  question: z.string(),
+  options: z.array(z.string()),
+  context: z.string().optional(),
+});
+export const WaitNext = z.object({
+  kind: z.literal("wait"),
+  reason: z.string(),
+  resumeWith: z.string(),
+});
+export const DoneNext = z.object({
+  kind: z.literal("done"),
+  summary: z.record(z.string(), z.unknown()),
+});
+export const Next = z.discriminatedUnion("kind", [DispatchNext, AskNext, WaitNext, DoneNext]);
+export type Next = z.infer<typeof Next>;
+export type DispatchNext = z.infer<typeof DispatchNext>;
+export type AskNext = z.infer<typeof AskNext>;
+
+export const Step = z.object({
+  session: z.string(),
+  stepId: z.number().int(),
+  state: StateName,
+  phase: StepPhase.nullable(),
+  rigor: RigorLevel,
+  reviewPlans: z.boolean(),
+  report: z.string().optional(),
+  next: Next,
+});
+export type Step = z.infer<typeof Step>;
+
+// ---- results a host reports after a dispatch ----
+const SeverityWord = z.enum(["blocking", "warning", "note", "critical", "important", "suggestion"]);
+export const ReportedFinding = z.object({
+  severity: SeverityWord,
+  file: z.string().optional(),
+  line: z.number().int().optional(),
+  title: z.string(),
+  rationale: z.string().optional(),
+});
+
+const withError = { error: z.string().optional() };
+
+export const PlannedResult = z.object({
+  kind: z.literal("planned"),
+  planPath: z.string().optional(),
+  concerns: z.array(z.string()).optional(),
+  summary: z.string().optional(),
+  ...withError,
+});
+export const ExecutedResult = z.object({
+  kind: z.literal("executed"),
+  outcome: z.enum(["complete", "checkpoint", "failed"]).optional(),
+  checkpoint: z
+    .object({
+      type: z.enum(["human-verify", "decision", "human-action", "passed"]),
+      label: z.string(),
+      options: z.array(z.string()).optional(),
+      details: z.string().optional(),
+    })
+    .optional(),
+  task: z.object({ number: z.number().int().nullable().optional(), name: z.string() }).optional(),
+  error: z.string().optional(),
+  fixAttempted: z.string().optional(),
+  summary: z.string().optional(),
+});
+export const VerifiedResult = z.object({
+  kind: z.literal("verified"),
+  verdict: z.enum(["pass", "fail"]).optional(),
+  findings: z.array(z.string()).optional(),
+  ...withError,
+});
+export const ReviewedResult = z.object({
+  kind: z.literal("reviewed"),
+  findings: z.array(ReportedFinding).optional(),
+  ...withError,
+});
+export const FixedResult = z.object({
+  kind: z.literal("fixed"),
+  summary: z.string().optional(),
+  ...withError,
+});
+export const PersonaResult = z.discriminatedUnion("kind", [
+  PlannedResult,
+  ExecutedResult,
+  VerifiedResult,
+  ReviewedResult,
+  FixedResult,
+]);
+export type PersonaResult = z.infer<typeof PersonaResult>;

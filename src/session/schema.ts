@@ -1,0 +1,303 @@
+// The zod schema of `.harness/sessions/<slug>/autopilot-state.json`, schemaVersion 5.
+//
+// Two layers:
+//  - the upstream fields, exactly as the harness-autopilot skill documents them, so files written by
+//    the skill (and by hand) stay readable by upstream tools after we touch them;
+//  - our own engine fields (stepId, stage, outbox, phaseRun, ...), all optional on read and defaulted
+//    by the normaliser, so an upstream file resumes without them.
+// Every object is loose: unknown fields written by people or other tools are carried through.
+import { z } from "zod";
+
+export const STATE_NAMES = [
+  "INIT",
+  "ASSESS",
+  "PLAN",
+  "APPROVE_PLAN",
+  "EXECUTE",
+  "VERIFY",
+  "REVIEW",
+  "PHASE_COMPLETE",
+  "FINAL_REVIEW",
+  "DONE",
+] as const;
+export const StateName = z.enum(STATE_NAMES);
+export type StateName = z.infer<typeof StateName>;
+
+export const Complexity = z.enum(["low", "medium", "high"]);
+export type Complexity = z.infer<typeof Complexity>;
+
+export const RigorLevel = z.enum(["fast", "standard", "thorough"]);
+export type RigorLevel = z.infer<typeof RigorLevel>;
+
+export const PhaseStatus = z.enum(["pending", "complete", "skipped"]);
+export type PhaseStatus = z.infer<typeof PhaseStatus>;
+
+export const Phase = z.looseObject({
+  name: z.string(),
+  complexity: Complexity,
+  complexityOverride: Complexity.nullable(),
+  planPath: z.string().nullable(),
+  status: PhaseStatus,
+  startedAt: z.string().optional(),
+  completedAt: z.string().optional(),
+});
+export type Phase = z.infer<typeof Phase>;
+
+/** Severity in our canonical vocabulary; `critical|important|suggestion` are mapped on read. */
+export const Severity = z.enum(["blocking", "warning", "note"]);
+export type Severity = z.infer<typeof Severity>;
+
+export const Finding = z.looseObject({
+  severity: Severity,
+  title: z.string(),
+  file: z.string().optional(),
+  line: z.number().int().optional(),
+  rationale: z.string().optional(),
+});
+export type Finding = z.infer<typeof Finding>;
+
+export const SeverityCounts = z.looseObject({
+  blocking: z.number().int().nonnegative(),
+  warning: z.number().int().nonnegative(),
+  note: z.number().int().nonnegative(),
+});
+export type SeverityCounts = z.infer<typeof SeverityCounts>;
+
+/** The signal snapshot recorded with every plan decision, in the skill's own field names. */
+export const Signals = z.looseObject({
+  reviewPlans: z.boolean(),
+  highComplexity: Complexity,
+  complexityOverride: Complexity.nullable(),
+  plannerConcerns: z.array(z.string()),
+  taskCount: z.number().int().nonnegative(),
+  taskThreshold: z.number().int(),
+});
+export type Signals = z.infer<typeof Signals>;
+
+export const DecisionBy = z.enum(["auto", "human", "policy"]);
+export type DecisionBy = z.infer<typeof DecisionBy>;
+
+export const Decision = z.looseObject({
+  /** 0-based phase index; null for decisions that belong to no phase (final review, legacy notes). */
+  phase: z.number().int().nullable(),
+  decision: z.string(),
+  timestamp: z.string().nullable(),
+  signals: Signals.optional(),
+  /** Which signals fired (names from the skill's signal table), when signals were evaluated. */
+  fired: z.array(z.string()).optional(),
+  state: z.string().optional(),
+  answer: z.string().optional(),
+  by: DecisionBy.optional(),
+  rationale: z.string().optional(),
+  /** Text of a legacy decision that was a plain string, or a `{what, why}` note. */
+  note: z.string().optional(),
+});
+export type Decision = z.infer<typeof Decision>;
+
+export const HistoryEntry = z.looseObject({
+  phase: z.number().int().nullable(),
+  name: z.string().optional(),
+  startedAt: z.string().optional(),
+  completedAt: z.string().optional(),
+  tasksCompleted: z.number().int().optional(),
+  retriesUsed: z.number().int().optional(),
+  verificationPassed: z.boolean().optional(),
+  reviewFindings: z.record(z.string(), z.number()).optional(),
+});
+export type HistoryEntry = z.infer<typeof HistoryEntry>;
+
+export const FinalReviewStatus = z.enum(["pending", "in_progress", "passed", "overridden", "failed"]);
+export const FinalReview = z.looseObject({
+  status: FinalReviewStatus,
+  findings: z.array(Finding),
+  retryCount: z.number().int().nonnegative(),
+});
+export type FinalReview = z.infer<typeof FinalReview>;
+
+export const Attempt = z.looseObject({
+  attempt: z.number().int().positive(),
+  timestamp: z.string(),
+  error: z.string(),
+  fixAttempted: z.string().optional(),
+  result: z.string().optional(),
+});
+export type Attempt = z.infer<typeof Attempt>;
+
+export const CurrentTask = z.looseObject({
+  number: z.number().int().nullable(),
+  name: z.string(),
+  attemptsUsed: z.number().int().nonnegative(),
+  attempts: z.array(Attempt),
+});
+export type CurrentTask = z.infer<typeof CurrentTask>;
+
+export const RetryBudget = z.looseObject({
+  maxAttempts: z.number().int().positive(),
+  currentTask: CurrentTask.nullable(),
+});
+export type RetryBudget = z.infer<typeof RetryBudget>;
+
+export const CheckpointType = z.enum(["human-verify", "decision", "human-action", "passed"]);
+export type CheckpointType = z.infer<typeof CheckpointType>;
+
+export const PendingCheckpoint = z.looseObject({
+  type: CheckpointType,
+  label: z.string(),
+  options: z.array(z.string()).optional(),
+  details: z.string().optional(),
+});
+export type PendingCheckpoint = z.infer<typeof PendingCheckpoint>;
+
+/** Why EXECUTE is running fixes rather than the plan: findings from VERIFY or REVIEW. */
+export const FixBrief = z.looseObject({
+  source: z.enum(["verification", "review"]),
+  findings: z.array(z.string()),
+});
+export type FixBrief = z.infer<typeof FixBrief>;
+
+/** Working data of the phase in progress. Reset when the next phase starts. */
+export const PhaseRun = z.looseObject({
+  startedAt: z.string().nullable(),
+  taskCount: z.number().int().nonnegative().nullable(),
+  checkpointCount: z.number().int().nonnegative().nullable(),
+  concerns: z.array(z.string()),
+  /** Why the plan is being revised (set by "revise plan" after an exhausted budget). */
+  revision: z.string().nullable(),
+  checkpoint: PendingCheckpoint.nullable(),
+  /** Answer to the last human checkpoint, passed to the executor when it resumes. */
+  checkpointAnswer: z.string().nullable(),
+  /** Labels of checkpoints that passed, in order. */
+  checkpointsPassed: z.array(z.string()),
+  fix: FixBrief.nullable(),
+  verification: z.enum(["pass", "fail", "skipped"]).nullable(),
+  verificationFindings: z.array(z.string()),
+  reviewFindings: z.array(Finding),
+  reviewOverridden: z.boolean(),
+  retriesUsed: z.number().int().nonnegative(),
+  exhausted: z.boolean(),
+  /** A persona said it could not do its job; the Step asks whether to retry the step or stop. */
+  personaError: z.string().nullable(),
+  /** Output of the last validation run (fast VERIFY, final-review fixes), bounded. */
+  lastValidation: z
+    .looseObject({ passed: z.boolean(), summary: z.string() })
+    .nullable(),
+});
+export type PhaseRun = z.infer<typeof PhaseRun>;
+
+export const EFFECT_TYPES = [
+  "commit",
+  "writeReview",
+  "appendFailure",
+  "clearScratchpad",
+  "syncRoadmap",
+  "writeSummary",
+  "writeFinalHandoff",
+  "appendLearnings",
+  "roadmapDone",
+] as const;
+export const EffectType = z.enum(EFFECT_TYPES);
+
+/** An effect the machine owes: saved with the state, performed, then cleared (the outbox). */
+export const Effect = z.looseObject({
+  /** Unique within the session; effects use it to stay idempotent when replayed after a crash. */
+  id: z.string(),
+  type: EffectType,
+  args: z.record(z.string(), z.unknown()),
+});
+export type Effect = z.infer<typeof Effect>;
+
+export const CommitRecord = z.looseObject({
+  sha: z.string(),
+  label: z.string(),
+  recovery: z.boolean(),
+  phase: z.number().int().nullable(),
+  timestamp: z.string(),
+});
+export type CommitRecord = z.infer<typeof CommitRecord>;
+
+export const AutopilotState = z.looseObject({
+  schemaVersion: z.literal(5),
+  sessionDir: z.string(),
+  specPath: z.string(),
+  startingCommit: z.string().nullable(),
+  reviewPlans: z.boolean(),
+  rigorLevel: RigorLevel,
+  currentState: StateName,
+  currentPhase: z.number().int().nonnegative(),
+  phases: z.array(Phase),
+  retryBudget: RetryBudget,
+  history: z.array(HistoryEntry),
+  decisions: z.array(Decision),
+  finalReview: FinalReview,
+
+  // ---- engine fields (ours; optional in upstream files, defaulted on read) ----
+  /** Increases by one with every accepted event; reports must echo it. */
+  stepId: z.number().int().nonnegative(),
+  /** The substate inside `currentState` (null: the state's initial substate). */
+  stage: z.string().nullable(),
+  /** Set by a "stop" answer: the Step waits until the session is resumed with autopilot_start. */
+  stopped: z.boolean(),
+  /** ASSESS found a high-complexity phase: the human plans interactively; we wait for the plan. */
+  awaitingInteractivePlan: z.boolean(),
+  phaseRun: PhaseRun,
+  /** Phases in a row whose retry budget was exhausted (two in a row: suggest reviewing the spec). */
+  consecutiveExhausted: z.number().int().nonnegative(),
+  /** Text the user should see with the current Step (auto-approve report, phase summary, ...). */
+  report: z.string().nullable(),
+  outbox: z.array(Effect),
+  commits: z.array(CommitRecord),
+  updatedAt: z.string().nullable(),
+});
+export type AutopilotState = z.infer<typeof AutopilotState>;
+
+export const CURRENT_SCHEMA_VERSION = 5;
+
+export function emptyPhaseRun(startedAt: string | null = null): PhaseRun {
+  return {
+    startedAt,
+    taskCount: null,
+    checkpointCount: null,
+    concerns: [],
+    revision: null,
+    checkpoint: null,
+    checkpointAnswer: null,
+    checkpointsPassed: [],
+    fix: null,
+    verification: null,
+    verificationFindings: [],
+    reviewFindings: [],
+    reviewOverridden: false,
+    retriesUsed: 0,
+    exhausted: false,
+    personaError: null,
+    lastValidation: null,
+  };
+}
+
+/** Defaults for every engine field: what an upstream file that lacks them resumes with. */
+export function engineDefaults(): Pick<
+  AutopilotState,
+  | "stepId"
+  | "stage"
+  | "stopped"
+  | "awaitingInteractivePlan"
+  | "phaseRun"
+  | "consecutiveExhausted"
+  | "report"
+  | "outbox"
+  | "commits"
+  | "updatedAt"
+> {
+  return {
+    stepId: 0,
+    stage: null,
+    stopped: false,
+    awaitingInteractivePlan: false,
+    phaseRun: emptyPhaseRun(),
+    consecutiveExhausted: 0,
+    report: null,
+    outbox: [],
+    commits: [],
+    updatedAt: null,
+  };
+}
