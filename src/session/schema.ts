@@ -301,3 +301,35 @@ export function engineDefaults(): Pick<
     updatedAt: null,
   };
 }
+
+/**
+ * Map either severity vocabulary onto ours: blocking|critical → blocking, warning|important → warning,
+ * note|suggestion|info|nit → note. Unknown words return null (the caller decides; readers keep them
+ * as notes rather than dropping a finding).
+ */
+export function normalizeSeverity(word: unknown): Severity | null {
+  if (typeof word !== "string") return null;
+  switch (word.trim().toLowerCase()) {
+    case "blocking":
+    case "blocker":
+    case "critical":
+    case "error":
+    case "high":
+      return "blocking";
+    case "warning":
+    case "warn":
+    case "important":
+    case "major":
+    case "medium":
+      return "warning";
+    case "note":
+    case "suggestion":
+    case "info":
+    case "nit":
+    case "minor":
+    case "low":
+      return "note";
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,42 @@
+// How a headless run gets a persona's work done. A runner receives the same dispatch a host model
+// would (persona, description, prompt, expected result and artifacts) and returns the result the
+// host would report with `autopilot_report`.
+import type { PersonaName, PersonaResult, ResultKind } from "../protocol/step.js";
+
+export interface PersonaTask {
+  persona: PersonaName;
+  description: string;
+  prompt: string;
+  expects: {
+    result: ResultKind;
+    artifacts: { plan?: string; handoff?: string; state?: string; brief?: string };
+  };
+  /** Absolute path of the project the persona works in; every file access stays inside it. */
+  projectRoot: string;
+  /** Session slug. */
+  session: string;
+  /** 0-based index of the phase being worked on, or null for the final review. */
+  phaseIndex: number | null;
+  phaseName: string | null;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface RunnerOutcome {
+  result: PersonaResult;
+  usage?: TokenUsage;
+  /** Short human-readable notes of what the runner did (printed by `autopilot run`). */
+  log?: string[];
+}
+
+export interface PersonaRunner {
+  readonly name: string;
+  /** True when the runner only simulates personas (the demo): printed wherever it reports. */
+  readonly simulated: boolean;
+  run(task: PersonaTask, signal?: AbortSignal): Promise<RunnerOutcome>;
+}
