@@ -1,0 +1,258 @@
+// Git effects: checkpoint and recovery commits, the final-review diff scope, the PR text.
+// Never pushes, never rewrites history, never switches or touches another branch: every write
+// here is one `git add` plus one `git commit` on the checked-out branch.
+import { simpleGit, type SimpleGit } from "simple-git";
+import { existsSync } from "node:fs";
+import { AutopilotError } from "../protocol/errors.js";
+
+/** Session scratch lives under here and must never reach a commit, whatever the user's .gitignore says. */
+export const SESSION_SCRATCH_DIR = ".harness/sessions";
+// Pathspecs are relative to the project root (the cwd), so a project inside a monorepo only
+// stages its own files; the exclude is pathspec magic rather than a .gitignore edit because the
+// user's ignore files are theirs.
+const PROJECT_PATHSPEC = [".", `:(exclude)${SESSION_SCRATCH_DIR}`];
+
+export const EFFECT_TRAILER = "Autopilot-Effect";
+const FALLBACK_IDENTITY = ["user.name=autopilot", "user.email=autopilot@localhost.invalid"];
+
+function plainGit(root: string): SimpleGit {
+  if (!existsSync(root)) {
+    throw new AutopilotError("not_a_git_repo", `Project directory ${root} does not exist. Run autopilot from your project root.`);
+  }
+  return simpleGit({ baseDir: root });
+}
+
+/**
+ * A git client for writing commits. The repository's own identity is used when it has one; the
+ * fallback is passed with `-c` so no config file is edited (and simple-git 4 refuses `.env()`
+ * copies of some environments).
+ */
+async function committingGit(root: string): Promise<SimpleGit> {
+  const g = plainGit(root);
+  const [name, email] = await Promise.all([g.getConfig("user.name"), g.getConfig("user.email")]);
+  if (name.value && email.value) return g;
+  return simpleGit({ baseDir: root, config: FALLBACK_IDENTITY });
+}
+
+async function raw(g: SimpleGit, args: string[]): Promise<string> {
+  return g.raw(args);
+}
+
+/**
+ * Throws AutopilotError `not_a_git_repo`, `no_commits` or `detached_head`, each with the command
+ * that fixes it. Returns the current branch name.
+ */
+export async function assertGitReady(root: string): Promise<{ branch: string }> {
+  const g = plainGit(root);
+  let inside = "";
+  try {
+    inside = (await raw(g, ["rev-parse", "--is-inside-work-tree"])).trim();
+  } catch {
+    inside = "";
+  }
+  if (inside !== "true") {
+    throw new AutopilotError(
+      "not_a_git_repo",
+      `${root} is not inside a git repository. Run \`git init\` and commit your work, then start autopilot again.`,
+    );
+  }
+  // simple-git resolves (not rejects) on a non-zero exit with empty stderr, so decide on output.
+  const head = (await raw(g, ["rev-parse", "--verify", "-q", "HEAD"]).catch(() => "")).trim();
+  if (!head) {
+    throw new AutopilotError(
+      "no_commits",
+      "The repository has no commits yet, so there is no starting commit to review against. Make an initial commit (`git add -A && git commit -m \"initial commit\"`), then start autopilot again.",
+    );
+  }
+  const ref = (await raw(g, ["symbolic-ref", "-q", "HEAD"]).catch(() => "")).trim();
+  if (!ref) {
+    throw new AutopilotError(
+      "detached_head",
+      "HEAD is detached, so checkpoint commits would belong to no branch. Check out a branch (`git switch -c <name>`), then start autopilot again.",
+    );
+  }
+  return { branch: ref.replace(/^refs\/heads\//, "") };
+}
+
+export async function headCommit(root: string): Promise<string> {
+  await assertGitReady(root);
+  return (await raw(plainGit(root), ["rev-parse", "HEAD"])).trim();
+}
+
+/** One line, no control characters, bounded: the label is data, never syntax. */
+export function sanitizeLabel(label: string): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = String(label ?? "").replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
+  const bounded = flat.length > 200 ? flat.slice(0, 199) + "…" : flat;
+  return bounded || "checkpoint";
+}
+
+function sanitizeEffectId(effectId: string): string {
+  // eslint-disable-next-line no-control-regex
+  const id = String(effectId ?? "").replace(/[\u0000-\u001f\u007f\s]+/g, "_").trim();
+  if (!id) throw new AutopilotError("bad_input", "commitCheckpoint needs a non-empty effectId so a replay can find its commit.");
+  return id;
+}
+
+export function checkpointMessage(label: string, recovery = false): string {
+  return `${recovery ? "[autopilot][recovery]" : "[autopilot]"} ${sanitizeLabel(label)}`;
+}
+
+function assertRev(rev: string, what: string): string {
+  // Only object names: a value like `--output=x` must never reach git as an option.
+  if (typeof rev !== "string" || !/^[0-9a-f]{4,64}$/i.test(rev.trim())) {
+    throw new AutopilotError("bad_input", `${what} "${String(rev)}" is not a commit id. Use the full sha from \`git rev-parse HEAD\`.`);
+  }
+  return rev.trim();
+}
+
+/**
+ * The commit on HEAD's history (after `since`, when given) whose message carries the trailer
+ * `Autopilot-Effect: <effectId>` as a whole line; null if none.
+ */
+export async function findEffectCommit(root: string, effectId: string, since?: string | null): Promise<string | null> {
+  const id = sanitizeEffectId(effectId);
+  const args = ["log", "--format=%H%x1f%B%x1e", "--fixed-strings", `--grep=${EFFECT_TRAILER}: ${id}`];
+  args.push(since ? `${assertRev(since, "since")}..HEAD` : "HEAD");
+  const out = await raw(plainGit(root), args);
+  const want = `${EFFECT_TRAILER}: ${id}`;
+  for (const rec of out.split("\x1e")) {
+    const [sha, body] = rec.split("\x1f");
+    if (!sha?.trim() || body === undefined) continue;
+    // --grep is a substring match ("e-1" would match "e-10"), so confirm the exact line.
+    if (body.split(/\r?\n/).some((l) => l.trim() === want)) return sha.trim();
+  }
+  return null;
+}
+
+export interface CommitCheckpointArgs {
+  label: string;
+  recovery?: boolean;
+  /** Unique per effect; written as the `Autopilot-Effect:` trailer so a replay finds the commit. */
+  effectId: string;
+  phase?: number | null;
+  /** The session's startingCommit: limits the replay search to this session's commits. */
+  since?: string | null;
+}
+
+export interface CommitCheckpointResult {
+  committed: boolean;
+  sha?: string;
+  message?: string;
+  /** True when the commit already existed (the effect ran before a crash). */
+  replayed?: boolean;
+}
+
+/**
+ * `[autopilot] <label>` (or `[autopilot][recovery] <label>`) with everything in the project except
+ * session scratch. Idempotent by the effect trailer: a second run returns the first commit.
+ * Nothing to commit → `{ committed: false }`, silently.
+ */
+export async function commitCheckpoint(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
+  await assertGitReady(root);
+  const id = sanitizeEffectId(args.effectId);
+  const subject = checkpointMessage(args.label, args.recovery === true);
+  const existing = await findEffectCommit(root, id, args.since ?? null);
+  if (existing) return { committed: true, sha: existing, message: subject, replayed: true };
+
+  const g = await committingGit(root);
+  await raw(g, ["add", "-A", "--", ...PROJECT_PATHSPEC]);
+  const staged = (await raw(g, ["diff", "--cached", "--name-only", "--", ...PROJECT_PATHSPEC])).trim();
+  if (!staged) return { committed: false };
+
+  const trailer = `${EFFECT_TRAILER}: ${id}`;
+  // Message as argv (no shell); the pathspec after `--` also keeps anything the user had staged
+  // outside the project (or inside session scratch) out of this commit.
+  await raw(g, ["commit", "-q", "-m", subject, "-m", trailer, "--", ...PROJECT_PATHSPEC]);
+  const sha = (await raw(g, ["rev-parse", "HEAD"])).trim();
+  return { committed: true, sha, message: subject };
+}
+
+export interface DiffScope {
+  range: string;
+  files: string[];
+  stat: string;
+}
+
+/** What FINAL_REVIEW reviews: `startingCommit..HEAD`, its changed files and `--stat`. */
+export async function diffScope(root: string, startingCommit: string): Promise<DiffScope> {
+  await assertGitReady(root);
+  const g = plainGit(root);
+  const full = await resolveCommit(g, startingCommit);
+  const range = `${full}..HEAD`;
+  const files = (await raw(g, ["diff", "--name-only", range])).split("\n").map((s) => s.trim()).filter(Boolean);
+  const stat = (await raw(g, ["diff", "--stat", range])).trimEnd();
+  return { range, files, stat };
+}
+
+async function resolveCommit(g: SimpleGit, rev: string): Promise<string> {
+  const r = assertRev(rev, "startingCommit");
+  const full = (await raw(g, ["rev-parse", "--verify", "-q", `${r}^{commit}`]).catch(() => "")).trim();
+  if (!full) {
+    throw new AutopilotError("bad_input", `startingCommit ${r} is not a commit in this repository. Check the session's startingCommit.`);
+  }
+  return full;
+}
+
+export interface CommitSummary {
+  sha: string;
+  subject: string;
+}
+
+/** Commits after `startingCommit` up to HEAD, oldest first (the order a PR body reads). */
+export async function commitsSince(root: string, startingCommit: string): Promise<CommitSummary[]> {
+  await assertGitReady(root);
+  const g = plainGit(root);
+  const full = await resolveCommit(g, startingCommit);
+  const out = await raw(g, ["log", "--reverse", "--format=%H%x1f%s%x1e", `${full}..HEAD`]);
+  return out
+    .split("\x1e")
+    .map((rec) => rec.trim())
+    .filter(Boolean)
+    .map((rec) => {
+      const [sha, subject = ""] = rec.split("\x1f");
+      return { sha: sha.trim(), subject };
+    });
+}
+
+export type PrPhase = string | { name: string; status?: string | null };
+
+/** The PR title and body suggested at DONE, from the commits since `startingCommit`. */
+export async function prTitleAndBody(
+  root: string,
+  startingCommit: string,
+  opts: { specTitle?: string | null; phases?: PrPhase[] } = {},
+): Promise<{ title: string; body: string }> {
+  const commits = await commitsSince(root, startingCommit);
+  const stripped = (s: string) => s.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
+  let title = sanitizeLabel(opts.specTitle ?? "");
+  if (!opts.specTitle || !opts.specTitle.trim()) {
+    const firstOwn = commits.find((c) => !c.subject.startsWith("[autopilot]"));
+    title = firstOwn?.subject ?? (commits[0] ? stripped(commits[0].subject) : "Autopilot changes");
+  }
+  if (title.length > 72) title = title.slice(0, 71) + "…";
+
+  const lines: string[] = ["## Summary", ""];
+  const phases = opts.phases ?? [];
+  const specName = opts.specTitle?.trim();
+  lines.push(
+    `${specName ? `Implements ${specName}` : "Autopilot run"}: ${phases.length} phase${phases.length === 1 ? "" : "s"}, ${commits.length} commit${commits.length === 1 ? "" : "s"}.`,
+  );
+  if (phases.length) {
+    lines.push("", "## Phases", "");
+    phases.forEach((p, i) => {
+      const name = typeof p === "string" ? p : p.name;
+      const status = typeof p === "string" ? null : p.status;
+      lines.push(`- Phase ${i + 1}: ${name}${status ? ` (${status})` : ""}`);
+    });
+  }
+  const recovery = commits.filter((c) => c.subject.startsWith("[autopilot][recovery]"));
+  if (recovery.length) {
+    lines.push("", "## Recovery commits", "", "These preserve work committed when a task's retry budget ran out:", "");
+    for (const c of recovery) lines.push(`- ${c.sha.slice(0, 7)} ${stripped(c.subject)}`);
+  }
+  lines.push("", "## Commits", "");
+  if (!commits.length) lines.push("- (no commits since the starting commit)");
+  for (const c of commits) lines.push(`- ${c.sha.slice(0, 7)} ${c.subject}`);
+  return { title, body: lines.join("\n") + "\n" };
+}
