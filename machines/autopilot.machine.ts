@@ -1,0 +1,1082 @@
+// The harness-autopilot statechart. Pure: states, events, named guards and named actions that only
+// change context or name an effect (appended to `outbox`; the engine performs it). No I/O, no clock,
+// no randomness: time and every fact read from disk arrive inside events.
+//
+// Top-level states are the skill's ten states (persisted as `currentState`); children are the
+// places a state can rest in (persisted as `stage`). Guard and action names follow the skill's
+// wording so a reviewer can match them line by line.
+import { and, assign, setup } from "xstate";
+import type {
+  AutopilotState,
+  Complexity,
+  Decision,
+  DecisionBy,
+  Effect,
+  Finding,
+  Phase,
+  PendingCheckpoint,
+  RigorLevel,
+  Signals,
+} from "../src/session/schema.js";
+import { emptyPhaseRun } from "../src/session/schema.js";
+import {
+  TASK_THRESHOLD,
+  doneReport,
+  phaseSummaryReport,
+  planGateReport,
+  type SignalName,
+} from "./reports.js";
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+/** What the engine learned about a plan file: it exists, and what it contains. */
+export interface PlanFacts {
+  path: string;
+  taskCount: number;
+  checkpointCount: number;
+  concerns: string[];
+}
+
+export interface SpecPhaseInput {
+  name: string;
+  complexity: Complexity;
+}
+
+type Now = { now: string };
+export type AutopilotEvent =
+  | ({
+      type: "START";
+      phases: SpecPhaseInput[];
+      specPath: string;
+      sessionDir: string;
+      startingCommit: string | null;
+      rigorLevel: RigorLevel;
+      reviewPlans: boolean;
+    } & Now)
+  | ({ type: "RESUME" } & Now)
+  | ({ type: "ASSESSED"; planPath: string | null } & Now)
+  | ({ type: "PLAN_FACTS"; plan: PlanFacts } & Now)
+  | ({ type: "PLANNED"; plan: PlanFacts; summary?: string } & Now)
+  | ({
+      type: "EXECUTED";
+      outcome: "complete" | "checkpoint" | "failed";
+      checkpoint?: PendingCheckpoint;
+      task?: { number: number | null; name: string };
+      error?: string;
+      fixAttempted?: string;
+      summary?: string;
+    } & Now)
+  | ({ type: "VALIDATED"; passed: boolean; summary: string } & Now)
+  | ({ type: "VERIFIED"; verdict: "pass" | "fail"; findings: string[] } & Now)
+  | ({ type: "REVIEWED"; findings: Finding[] } & Now)
+  | ({ type: "FIXED"; summary: string } & Now)
+  | ({ type: "PERSONA_FAILED"; error: string } & Now)
+  | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionBy } & Now);
+
+export type EventType = AutopilotEvent["type"];
+type Ev<T extends EventType> = Extract<AutopilotEvent, { type: T }>;
+
+// ---------------------------------------------------------------------------------------------
+// The options every `ask` offers. Guards compare answers against these exact strings; the engine
+// maps what the user typed onto one of them before the event reaches the machine.
+export const ANSWERS = {
+  approvePlan: ["yes", "revise", "skip phase", "stop"],
+  revised: ["done", "stop"],
+  personaFailed: ["retry", "stop"],
+  humanVerify: ["confirm", "reject", "stop"],
+  humanAction: ["done", "stop"],
+  exhausted: ["fix manually and continue", "revise plan", "stop"],
+  verifyFailed: ["fix", "skip verification", "stop"],
+  reviewBlocked: ["fix", "override", "stop"],
+  continuePhase: ["yes", "stop"],
+  finalBlocked: ["fix", "override", "stop"],
+  finalExhausted: ["fix manually and continue", "stop"],
+} as const;
+
+export const MAX_FINAL_REVIEW_FIXES = 3;
+
+// ---------------------------------------------------------------------------------------------
+// Pure helpers (exported for tests and for the Step renderer)
+
+export function effectiveComplexity(phase: Phase): Complexity {
+  return phase.complexityOverride ?? phase.complexity;
+}
+
+/**
+ * The skill's planning override: a phase annotated low whose plan is bigger than expected is
+ * reviewed as medium (>10 tasks or >3 checkpoints) or high (>20 or >6). Only ever raises.
+ */
+export function complexityOverrideFor(
+  specComplexity: Complexity,
+  taskCount: number,
+  checkpointCount: number,
+): Complexity | null {
+  if (specComplexity !== "low") return null;
+  if (taskCount > 20 || checkpointCount > 6) return "high";
+  if (taskCount > 10 || checkpointCount > 3) return "medium";
+  return null;
+}
+
+export function signalsFor(state: AutopilotState): Signals {
+  const phase = state.phases[state.currentPhase];
+  return {
+    reviewPlans: state.reviewPlans || state.rigorLevel === "thorough",
+    highComplexity: phase.complexity,
+    complexityOverride: phase.complexityOverride,
+    plannerConcerns: [...state.phaseRun.concerns],
+    taskCount: state.phaseRun.taskCount ?? 0,
+    taskThreshold: TASK_THRESHOLD,
+  };
+}
+
+/** The five signals, in the skill's order; the names of those that fire. */
+export function firedSignals(signals: Signals): SignalName[] {
+  const fired: SignalName[] = [];
+  if (signals.reviewPlans) fired.push("reviewPlans");
+  if (signals.highComplexity === "high") fired.push("highComplexity");
+  if (signals.complexityOverride !== null) fired.push("complexityOverride");
+  if (signals.plannerConcerns.length > 0) fired.push("plannerConcerns");
+  if (signals.taskCount > signals.taskThreshold) fired.push("taskCount");
+  return fired;
+}
+
+export function hasBlocking(findings: Finding[]): boolean {
+  return findings.some((f) => f.severity === "blocking");
+}
+
+export function checkpointOptions(cp: PendingCheckpoint): string[] {
+  if (cp.type === "human-verify") return [...ANSWERS.humanVerify];
+  if (cp.type === "human-action") return [...ANSWERS.humanAction];
+  const offered = (cp.options ?? []).filter((o) => o.trim().length > 0);
+  const base = offered.length ? offered : ["continue"];
+  return base.includes("stop") ? base : [...base, "stop"];
+}
+
+function phaseLabel(state: AutopilotState): string {
+  const phase = state.phases[state.currentPhase];
+  return `Phase ${state.currentPhase + 1}: ${phase?.name ?? "?"}`;
+}
+
+function effect(state: AutopilotState, type: Effect["type"], args: Record<string, unknown>): Effect {
+  // stepId is bumped by the engine before each event, so ids are unique within the session and
+  // stable if the same transition is replayed from the saved outbox.
+  const n = state.outbox.filter((e) => e.type === type).length;
+  return { id: `s${state.stepId}-${type}${n ? `-${n}` : ""}`, type, args };
+}
+
+function decision(
+  state: AutopilotState,
+  ev: { now: string },
+  fields: Partial<Decision> & { decision: string },
+): Decision {
+  return {
+    phase: state.currentState === "FINAL_REVIEW" || state.currentState === "DONE" ? null : state.currentPhase,
+    timestamp: ev.now,
+    state: state.currentState,
+    ...fields,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The machine
+
+type Ctx = AutopilotState;
+
+export const autopilotMachine = setup({
+  types: {
+    context: {} as Ctx,
+    events: {} as AutopilotEvent,
+    input: {} as Ctx,
+  },
+  guards: {
+    // ASSESS
+    planAlreadyExists: ({ event }) => (event as Ev<"ASSESSED">).planPath !== null,
+    phaseIsHighComplexity: ({ context }) => effectiveComplexity(context.phases[context.currentPhase]) === "high",
+    // APPROVE_PLAN
+    rigorIsFast: ({ context }) => context.rigorLevel === "fast",
+    anySignalFires: ({ context }) => firedSignals(signalsFor(context)).length > 0,
+    // EXECUTE
+    outcomeComplete: ({ event }) => (event as Ev<"EXECUTED">).outcome === "complete",
+    checkpointPassed: ({ event }) => {
+      const e = event as Ev<"EXECUTED">;
+      return e.outcome === "checkpoint" && e.checkpoint?.type === "passed";
+    },
+    checkpointNeedsHuman: ({ event }) => {
+      const e = event as Ev<"EXECUTED">;
+      return e.outcome === "checkpoint" && !!e.checkpoint && e.checkpoint.type !== "passed";
+    },
+    retryBudgetLeft: ({ context, event }) => {
+      const e = event as Ev<"EXECUTED">;
+      const cur = context.retryBudget.currentTask;
+      const sameTask = cur && sameTaskAs(cur, e.task);
+      const used = sameTask ? cur.attemptsUsed : 0;
+      return used < context.retryBudget.maxAttempts;
+    },
+    // VERIFY
+    verificationPassed: ({ event }) => (event as Ev<"VERIFIED">).verdict === "pass",
+    validationPassed: ({ event }) => (event as Ev<"VALIDATED">).passed,
+    // REVIEW / FINAL_REVIEW
+    noBlockingFindings: ({ event }) => !hasBlocking((event as Ev<"REVIEWED">).findings),
+    finalFixBudgetLeft: ({ context }) => context.finalReview.retryCount < MAX_FINAL_REVIEW_FIXES,
+    // PHASE_COMPLETE
+    noMorePhases: ({ context }) => context.currentPhase >= context.phases.length - 1,
+    // answers
+    answered: ({ event }, params: { answer: string }) =>
+      event.type === "DECIDE" && event.answer === params.answer,
+    answeredOtherThanStop: ({ event }) => event.type === "DECIDE" && event.answer !== "stop",
+  },
+  actions: {
+    // Keeps the upstream `currentState` field in step with the machine's top-level state.
+    enterState: assign((_, params: { state: AutopilotState["currentState"] }) => ({ currentState: params.state })),
+    initFromStart: assign(({ event }) => {
+      const e = event as Ev<"START">;
+      return {
+        specPath: e.specPath,
+        sessionDir: e.sessionDir,
+        startingCommit: e.startingCommit,
+        rigorLevel: e.rigorLevel,
+        reviewPlans: e.reviewPlans,
+        currentPhase: 0,
+        phases: e.phases.map(
+          (p): Phase => ({
+            name: p.name,
+            complexity: p.complexity,
+            complexityOverride: null,
+            planPath: null,
+            status: "pending",
+          }),
+        ),
+        phaseRun: emptyPhaseRun(e.now),
+        report: null,
+      };
+    }),
+    clearReport: assign({ report: () => null }),
+    clearStopped: assign({ stopped: () => false }),
+    markStopped: assign(({ context, event }) => {
+      const e = event as Ev<"DECIDE">;
+      return {
+        stopped: true,
+        report: `Stopped at ${context.currentState}. The session is saved; resume it with autopilot_start (or \`autopilot run\`).`,
+        decisions: [
+          ...context.decisions,
+          decision(context, e, {
+            decision: "stopped",
+            answer: e.answer,
+            by: e.by,
+            ...(e.rationale ? { rationale: e.rationale } : {}),
+            ...(context.currentState === "APPROVE_PLAN" ? planSignals(context) : {}),
+          }),
+        ],
+      };
+    }),
+    markPhaseStarted: assign(({ context, event }) => {
+      const e = event as { now: string };
+      const phases = context.phases.map((p, i) =>
+        i === context.currentPhase && !p.startedAt ? { ...p, startedAt: e.now } : p,
+      );
+      const run = context.phaseRun.startedAt ? context.phaseRun : { ...context.phaseRun, startedAt: e.now };
+      return { phases, phaseRun: run };
+    }),
+    // ASSESS ------------------------------------------------------------------------------
+    setPlanPath: assign(({ context, event }) => {
+      const path = (event as Ev<"ASSESSED">).planPath;
+      return {
+        phases: context.phases.map((p, i) => (i === context.currentPhase ? { ...p, planPath: path } : p)),
+      };
+    }),
+    awaitInteractivePlan: assign(({ context }) => ({
+      awaitingInteractivePlan: true,
+      report:
+        `${phaseLabel(context)} is marked high-complexity. Plan it interactively ` +
+        `(the harness-planning skill, or the harness-planner persona with a human in the loop), ` +
+        `then resume autopilot to continue.`,
+    })),
+    assessReport: assign(({ context }) => {
+      const phase = context.phases[context.currentPhase];
+      const c = effectiveComplexity(phase);
+      return {
+        awaitingInteractivePlan: false,
+        report: `${phaseLabel(context)} — complexity: ${c}. Auto-planning.${c === "medium" ? " Medium complexity: review the plan with extra scrutiny." : ""}`,
+      };
+    }),
+    // PLAN --------------------------------------------------------------------------------
+    storePlanFacts: assign(({ context, event }) => {
+      const e = event as Ev<"PLANNED"> | Ev<"PLAN_FACTS">;
+      const i = context.currentPhase;
+      const phase = context.phases[i];
+      const override = complexityOverrideFor(phase.complexity, e.plan.taskCount, e.plan.checkpointCount);
+      const newOverride = higherComplexity(override, phase.complexityOverride);
+      let note: string | null = null;
+      if (override === "high" && phase.complexityOverride !== "high")
+        note = "This phase is significantly larger than expected. Consider breaking it down.";
+      else if (override === "medium" && phase.complexityOverride === null)
+        note = `Planning produced ${e.plan.taskCount} tasks — more than expected for low complexity. Reviewing with extra scrutiny.`;
+      return {
+        awaitingInteractivePlan: false,
+        phases: context.phases.map((p, j) =>
+          j === i ? { ...p, planPath: e.plan.path, complexityOverride: newOverride } : p,
+        ),
+        phaseRun: {
+          ...context.phaseRun,
+          taskCount: e.plan.taskCount,
+          checkpointCount: e.plan.checkpointCount,
+          concerns: [...e.plan.concerns],
+          revision: null,
+        },
+        report: note,
+      };
+    }),
+    // APPROVE_PLAN --------------------------------------------------------------------------
+    autoApproveFast: assign(({ context, event }) => {
+      const signals = signalsFor(context);
+      return {
+        decisions: [
+          ...context.decisions,
+          decision(context, event as { now: string }, {
+            decision: "auto_approved_plan_fast",
+            by: "auto",
+            signals,
+            fired: [],
+          }),
+        ],
+        report: appendReport(
+          context.report,
+          planGateReport({
+            phaseNumber: context.currentPhase + 1,
+            phaseName: context.phases[context.currentPhase].name,
+            signals,
+            fired: [],
+            rigor: context.rigorLevel,
+            mode: "fast",
+            checkpointCount: context.phaseRun.checkpointCount ?? 0,
+          }),
+        ),
+      };
+    }),
+    autoApprove: assign(({ context, event }) => {
+      const signals = signalsFor(context);
+      return {
+        decisions: [
+          ...context.decisions,
+          decision(context, event as { now: string }, {
+            decision: "auto_approved_plan",
+            by: "auto",
+            signals,
+            fired: [],
+          }),
+        ],
+        report: appendReport(
+          context.report,
+          planGateReport({
+            phaseNumber: context.currentPhase + 1,
+            phaseName: context.phases[context.currentPhase].name,
+            signals,
+            fired: [],
+            rigor: context.rigorLevel,
+            mode: "auto",
+            checkpointCount: context.phaseRun.checkpointCount ?? 0,
+          }),
+        ),
+      };
+    }),
+    pauseReport: assign(({ context }) => {
+      const signals = signalsFor(context);
+      return {
+        report: appendReport(
+          context.report,
+          planGateReport({
+            phaseNumber: context.currentPhase + 1,
+            phaseName: context.phases[context.currentPhase].name,
+            signals,
+            fired: firedSignals(signals),
+            rigor: context.rigorLevel,
+            mode: "pause",
+            checkpointCount: context.phaseRun.checkpointCount ?? 0,
+          }),
+        ),
+      };
+    }),
+    recordPlanDecision: assign(({ context, event }, params: { decision: string }) => {
+      const e = event as Ev<"DECIDE">;
+      return {
+        decisions: [
+          ...context.decisions,
+          decision(context, e, {
+            decision: params.decision,
+            answer: e.answer,
+            by: e.by,
+            ...(e.rationale ? { rationale: e.rationale } : {}),
+            ...planSignals(context),
+          }),
+        ],
+      };
+    }),
+    skipPhase: assign(({ context }) => ({
+      phases: context.phases.map((p, i) => (i === context.currentPhase ? { ...p, status: "skipped" as const } : p)),
+    })),
+    // EXECUTE -------------------------------------------------------------------------------
+    commitCheckpoint: assign(({ context, event }) => {
+      const e = event as Ev<"EXECUTED">;
+      const label = e.checkpoint!.label;
+      return {
+        outbox: [...context.outbox, effect(context, "commit", { label, recovery: false, phase: context.currentPhase })],
+        phaseRun: {
+          ...context.phaseRun,
+          checkpointsPassed: [...context.phaseRun.checkpointsPassed, label],
+          checkpointAnswer: null,
+        },
+        report: `Checkpoint passed: ${label}`,
+      };
+    }),
+    commitExecutionComplete: assign(({ context }) => {
+      const label = context.phaseRun.fix
+        ? `${phaseLabel(context)} — ${context.phaseRun.fix.source} fixes`
+        : `${phaseLabel(context)} — execution complete`;
+      return {
+        outbox: [...context.outbox, effect(context, "commit", { label, recovery: false, phase: context.currentPhase })],
+        retryBudget: { ...context.retryBudget, currentTask: null },
+        phaseRun: { ...context.phaseRun, checkpointAnswer: null, fix: null, personaError: null },
+        report: null,
+      };
+    }),
+    holdCheckpoint: assign(({ context, event }) => {
+      const e = event as Ev<"EXECUTED">;
+      return {
+        phaseRun: { ...context.phaseRun, checkpoint: e.checkpoint!, checkpointAnswer: null },
+        report: `Checkpoint reached (${e.checkpoint!.type}): ${e.checkpoint!.label}${e.checkpoint!.details ? `\n${e.checkpoint!.details}` : ""}`,
+      };
+    }),
+    answerCheckpoint: assign(({ context, event }) => {
+      const e = event as Ev<"DECIDE">;
+      const cp = context.phaseRun.checkpoint;
+      return {
+        decisions: [
+          ...context.decisions,
+          decision(context, e, {
+            decision: `checkpoint_${cp?.type ?? "unknown"}`.replace(/-/g, "_"),
+            answer: e.answer,
+            by: e.by,
+            checkpoint: cp?.label,
+            ...(e.rationale ? { rationale: e.rationale } : {}),
+          }),
+        ],
+        phaseRun: {
+          ...context.phaseRun,
+          checkpoint: null,
+          checkpointAnswer: `${cp?.label ?? "checkpoint"}: ${e.answer}${e.rationale ? ` (${e.rationale})` : ""}`,
+        },
+        report: null,
+      };
+    }),
+    recordRetry: assign(({ context, event }) => {
+      const e = event as Ev<"EXECUTED">;
+      const cur = context.retryBudget.currentTask;
+      const task = e.task ?? { number: null, name: "unnamed task" };
+      const base =
+        cur && sameTaskAs(cur, e.task)
+          ? cur
+          : { number: task.number ?? null, name: task.name, attemptsUsed: 0, attempts: [] };
+      const attempt = base.attemptsUsed + 1;
+      return {
+        retryBudget: {
+          ...context.retryBudget,
+          currentTask: {
+            ...base,
+            attemptsUsed: attempt,
+            attempts: [
+              ...base.attempts,
+              {
+                attempt,
+                timestamp: e.now,
+                error: e.error ?? "unknown error",
+                ...(e.fixAttempted ? { fixAttempted: e.fixAttempted } : {}),
+                result: "failed",
+              },
+            ],
+          },
+        },
+        phaseRun: { ...context.phaseRun, retriesUsed: context.phaseRun.retriesUsed + 1 },
+        report: `Task ${task.number ?? "?"}: ${task.name} — FAILED\nError: ${e.error ?? "unknown error"}\nRetry ${attempt}/${context.retryBudget.maxAttempts}${attempt === 1 ? ": apply the obvious fix." : attempt === 2 ? ": expand context (related files, learnings)." : ": full context (test output, imports, plan instructions)."}`,
+      };
+    }),
+    exhaustBudget: assign(({ context, event }) => {
+      const e = event as Ev<"EXECUTED">;
+      const task = e.task ?? context.retryBudget.currentTask ?? { number: null, name: "unnamed task" };
+      const cur = context.retryBudget.currentTask;
+      const attempts = cur && sameTaskAs(cur, e.task) ? cur.attempts : [];
+      const attemptText = attempts
+        .map((a) => `attempt ${a.attempt}: ${a.fixAttempted ? `${a.fixAttempted} → ` : ""}${a.error}`)
+        .join("; ");
+      const label = `${phaseLabel(context)} — recovery at task ${task.number ?? task.name}`;
+      const failureText = `${phaseLabel(context)}, task ${task.number ?? "?"} (${task.name}) failed after ${context.retryBudget.maxAttempts} retries. Last error: ${e.error ?? "unknown"}.${attemptText ? ` Attempts: ${attemptText}.` : ""}`;
+      const consecutive = context.consecutiveExhausted + 1;
+      const lines = [
+        `Task ${task.number ?? "?"}: ${task.name} — FAILED (budget exhausted)`,
+        ...attempts.map(
+          (a) => `Attempt ${a.attempt}: ${a.fixAttempted ? `${a.fixAttempted} → ` : ""}${a.error}`,
+        ),
+        `Final error: ${e.error ?? "unknown"}`,
+        "Passing work was kept in a recovery commit. Recorded in .harness/failures.md.",
+      ];
+      if (consecutive >= 2)
+        lines.push(
+          "Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing.",
+        );
+      return {
+        outbox: [
+          ...context.outbox,
+          effect(context, "commit", { label, recovery: true, phase: context.currentPhase }),
+          effect(context, "appendFailure", {
+            date: e.now.slice(0, 10),
+            skill: "harness-autopilot",
+            type: "retry-exhausted",
+            text: failureText,
+          }),
+        ],
+        phaseRun: { ...context.phaseRun, exhausted: true, retriesUsed: context.phaseRun.retriesUsed },
+        consecutiveExhausted: context.phaseRun.exhausted ? context.consecutiveExhausted : consecutive,
+        report: lines.join("\n"),
+      };
+    }),
+    recordDecision: assign(({ context, event }, params: { decision: string }) => {
+      const e = event as Ev<"DECIDE">;
+      return {
+        decisions: [
+          ...context.decisions,
+          decision(context, e, {
+            decision: params.decision,
+            answer: e.answer,
+            by: e.by,
+            ...(e.rationale ? { rationale: e.rationale } : {}),
+          }),
+        ],
+        report: null,
+      };
+    }),
+    resetRetryBudget: assign(({ context }) => ({
+      retryBudget: { ...context.retryBudget, currentTask: null },
+    })),
+    setRevision: assign(({ context, event }) => {
+      const e = event as Ev<"DECIDE">;
+      const cur = context.retryBudget.currentTask;
+      return {
+        phaseRun: {
+          ...context.phaseRun,
+          revision: `Execution exhausted its retry budget${cur ? ` at task ${cur.number ?? "?"} (${cur.name}): ${cur.attempts.at(-1)?.error ?? ""}` : ""}.${e.rationale ? ` Human note: ${e.rationale}` : ""} Revise the plan so the remaining work can succeed.`,
+        },
+      };
+    }),
+    // VERIFY --------------------------------------------------------------------------------
+    verificationPass: assign(({ context }) => ({
+      phaseRun: { ...context.phaseRun, verification: "pass" as const, verificationFindings: [] },
+      report: "Verification: pass",
+    })),
+    verificationFail: assign(({ context, event }) => {
+      const findings =
+        event.type === "VERIFIED" ? event.findings : event.type === "VALIDATED" ? [event.summary] : [];
+      return {
+        phaseRun: { ...context.phaseRun, verification: "fail" as const, verificationFindings: findings },
+        report: ["Verification failed:", ...findings.map((f) => `- ${f}`)].join("\n"),
+      };
+    }),
+    storeValidation: assign(({ context, event }) => {
+      const e = event as Ev<"VALIDATED">;
+      return { phaseRun: { ...context.phaseRun, lastValidation: { passed: e.passed, summary: e.summary } } };
+    }),
+    fixVerification: assign(({ context }) => ({
+      phaseRun: {
+        ...context.phaseRun,
+        fix: { source: "verification" as const, findings: [...context.phaseRun.verificationFindings] },
+      },
+      retryBudget: { ...context.retryBudget, currentTask: null },
+    })),
+    skipVerification: assign(({ context }) => ({
+      phaseRun: { ...context.phaseRun, verification: "skipped" as const },
+    })),
+    // REVIEW --------------------------------------------------------------------------------
+    storeReview: assign(({ context, event }) => {
+      const e = event as Ev<"REVIEWED">;
+      const counts = { blocking: 0, warning: 0, note: 0 };
+      for (const f of e.findings) counts[f.severity] += 1;
+      return {
+        phaseRun: { ...context.phaseRun, reviewFindings: e.findings },
+        outbox: [
+          ...context.outbox,
+          effect(context, "writeReview", { phase: context.currentPhase, findings: e.findings }),
+        ],
+        report: `Review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note`,
+      };
+    }),
+    fixReview: assign(({ context }) => ({
+      phaseRun: {
+        ...context.phaseRun,
+        fix: {
+          source: "review" as const,
+          findings: context.phaseRun.reviewFindings
+            .filter((f) => f.severity === "blocking")
+            .map((f) => `${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}${f.rationale ? ` — ${f.rationale}` : ""}`),
+        },
+      },
+      retryBudget: { ...context.retryBudget, currentTask: null },
+    })),
+    overrideReview: assign(({ context }) => ({
+      phaseRun: { ...context.phaseRun, reviewOverridden: true },
+    })),
+    // PHASE_COMPLETE --------------------------------------------------------------------------
+    completePhase: assign(({ context, event }) => {
+      const now = (event as { now: string }).now;
+      const i = context.currentPhase;
+      const phase = context.phases[i];
+      const skipped = phase.status === "skipped";
+      const run = context.phaseRun;
+      const counts = { blocking: 0, warning: 0, note: 0 };
+      for (const f of run.reviewFindings) counts[f.severity] += 1;
+      const phases = context.phases.map((p, j) =>
+        j === i ? { ...p, status: skipped ? ("skipped" as const) : ("complete" as const), completedAt: now } : p,
+      );
+      const next: AutopilotState = { ...context, phases };
+      const entry = {
+        phase: i,
+        name: phase.name,
+        ...(run.startedAt ? { startedAt: run.startedAt } : {}),
+        completedAt: now,
+        tasksCompleted: skipped ? 0 : (run.taskCount ?? 0),
+        retriesUsed: run.retriesUsed,
+        verificationPassed: run.verification === "pass",
+        verification: skipped ? "skipped" : (run.verification ?? "not run"),
+        reviewFindings: counts,
+        ...(skipped ? { skipped: true } : {}),
+        ...(run.reviewOverridden ? { reviewOverridden: true } : {}),
+      };
+      const effects: Effect[] = [];
+      const withOutbox = (e: Effect) => {
+        effects.push(e);
+        next.outbox = [...context.outbox, ...effects];
+      };
+      next.outbox = context.outbox;
+      if (context.rigorLevel !== "fast")
+        withOutbox(effect(next, "clearScratchpad", { phase: phase.name }));
+      withOutbox(effect(next, "syncRoadmap", {}));
+      const nextPhase = context.phases[i + 1];
+      withOutbox(
+        effect(next, "writeSummary", {
+          phase: `${i + 1} of ${context.phases.length}`,
+          status: skipped
+            ? `Phase ${i + 1} skipped.`
+            : `Phase ${i + 1} complete. ${run.taskCount ?? 0}/${run.taskCount ?? 0} tasks.`,
+          plan: phase.planPath,
+          keyContext: `${phase.name}: ${skipped ? "skipped by decision" : `verification ${run.verification ?? "not run"}, review ${counts.blocking} blocking / ${counts.warning} warning / ${counts.note} note`}.`,
+          nextStep: nextPhase ? `Continue to Phase ${i + 2}: ${nextPhase.name}` : "Final review, then DONE",
+        }),
+      );
+      const summaryState: AutopilotState = { ...next, history: [...context.history, entry] };
+      return {
+        phases,
+        history: summaryState.history,
+        outbox: next.outbox,
+        consecutiveExhausted: run.exhausted ? context.consecutiveExhausted : 0,
+        report: appendReport(context.report, phaseSummaryReport(summaryState, i)),
+      };
+    }),
+    advancePhase: assign(({ context, event }) => ({
+      currentPhase: context.currentPhase + 1,
+      retryBudget: { ...context.retryBudget, currentTask: null },
+      phaseRun: emptyPhaseRun((event as { now: string }).now),
+      awaitingInteractivePlan: false,
+      report: null,
+    })),
+    // FINAL_REVIEW -----------------------------------------------------------------------------
+    startFinalReview: assign(({ context }) => ({
+      finalReview: { ...context.finalReview, status: "in_progress" as const },
+    })),
+    storeFinalFindings: assign(({ context, event }) => {
+      const e = event as Ev<"REVIEWED">;
+      const counts = { blocking: 0, warning: 0, note: 0 };
+      for (const f of e.findings) counts[f.severity] += 1;
+      return {
+        finalReview: { ...context.finalReview, findings: e.findings },
+        report: `Final review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note.`,
+      };
+    }),
+    finalReviewPassed: assign(({ context }) => ({
+      finalReview: { ...context.finalReview, status: "passed" as const },
+    })),
+    countFinalFix: assign(({ context }) => ({
+      finalReview: { ...context.finalReview, retryCount: context.finalReview.retryCount + 1 },
+    })),
+    finalFixesExhausted: assign(({ context, event }) => {
+      const now = (event as { now: string }).now;
+      const blocking = context.finalReview.findings.filter((f) => f.severity === "blocking");
+      return {
+        finalReview: { ...context.finalReview, retryCount: context.finalReview.retryCount + 1 },
+        outbox: [
+          ...context.outbox,
+          effect(context, "appendFailure", {
+            date: now.slice(0, 10),
+            skill: "harness-autopilot",
+            type: "final-review",
+            text: `Final review still has ${blocking.length} blocking finding(s) after ${MAX_FINAL_REVIEW_FIXES} fix rounds: ${blocking.map((f) => f.title).join("; ")}`,
+          }),
+        ],
+        report: `Final review: blocking findings remain after ${MAX_FINAL_REVIEW_FIXES} fix rounds. Recorded in .harness/failures.md.`,
+      };
+    }),
+    overrideFinalReview: assign(({ context }) => ({
+      finalReview: { ...context.finalReview, status: "overridden" as const },
+    })),
+    // DONE ----------------------------------------------------------------------------------------
+    finish: assign(({ context }) => {
+      const next: AutopilotState = { ...context, outbox: context.outbox };
+      const add = (type: Effect["type"], args: Record<string, unknown>) => {
+        next.outbox = [...next.outbox, effect(next, type, args)];
+      };
+      add("writeFinalHandoff", {});
+      add("appendLearnings", {});
+      add("roadmapDone", {});
+      add("writeSummary", {
+        status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
+        keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${context.finalReview.status}.`,
+        nextStep: "All phases complete. Create PR or close session.",
+      });
+      return { outbox: next.outbox, report: appendReport(context.report, doneReport(context)) };
+    }),
+    personaFailed: assign(({ context, event }) => {
+      const e = event as Ev<"PERSONA_FAILED">;
+      return {
+        phaseRun: { ...context.phaseRun, personaError: e.error },
+        report: `The persona could not finish this step: ${e.error}`,
+      };
+    }),
+    clearPersonaError: assign(({ context }) => ({
+      phaseRun: { ...context.phaseRun, personaError: null },
+      report: null,
+    })),
+  },
+}).createMachine({
+  id: "autopilot",
+  context: ({ input }) => input,
+  initial: "INIT",
+  on: {
+    // A resumed session: clear a "stop", and let eventless transitions finish anything a crash or
+    // an older tool left half-way (e.g. a PHASE_COMPLETE whose last phase is done).
+    RESUME: { actions: ["clearStopped"] },
+  },
+  states: {
+    INIT: {
+      entry: { type: "enterState", params: { state: "INIT" } },
+      on: {
+        START: { target: "ASSESS", actions: ["initFromStart", "markPhaseStarted"] },
+      },
+    },
+    ASSESS: {
+      entry: { type: "enterState", params: { state: "ASSESS" } },
+      on: {
+        ASSESSED: [
+          { guard: "planAlreadyExists", target: "APPROVE_PLAN", actions: ["setPlanPath", "markPhaseStarted"] },
+          { guard: "phaseIsHighComplexity", target: "PLAN.awaitingInteractivePlan", actions: ["awaitInteractivePlan", "markPhaseStarted"] },
+          { target: "PLAN.planning", actions: ["assessReport", "markPhaseStarted"] },
+        ],
+      },
+    },
+    PLAN: {
+      entry: { type: "enterState", params: { state: "PLAN" } },
+      initial: "planning",
+      states: {
+        planning: {
+          on: {
+            PLANNED: { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
+            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+          },
+        },
+        awaitingInteractivePlan: {
+          on: {
+            PLANNED: { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
+          },
+        },
+        personaFailed: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "retry" } }, target: "planning", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+      },
+    },
+    APPROVE_PLAN: {
+      entry: { type: "enterState", params: { state: "APPROVE_PLAN" } },
+      initial: "gather",
+      states: {
+        // Read the plan (task and checkpoint counts, planner concerns): the engine answers with
+        // PLAN_FACTS. Entered for plans that existed before this phase's planning, and after revise.
+        gather: {
+          on: {
+            PLAN_FACTS: { target: "evaluate", actions: "storePlanFacts" },
+          },
+        },
+        // The conditional review gate, in the skill's order: rigor first, then the five signals.
+        evaluate: {
+          always: [
+            { guard: "rigorIsFast", target: "#autopilot.EXECUTE.running", actions: "autoApproveFast" },
+            { guard: "anySignalFires", target: "review", actions: "pauseReport" },
+            { target: "#autopilot.EXECUTE.running", actions: "autoApprove" },
+          ],
+        },
+        review: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "yes" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "clearReport"] },
+              { guard: { type: "answered", params: { answer: "revise" } }, target: "revising", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport"] },
+              { guard: { type: "answered", params: { answer: "skip phase" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordPlanDecision", params: { decision: "skipped_phase" } }, "skipPhase", "clearReport"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+        revising: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "done" } }, target: "gather", actions: [{ type: "recordDecision", params: { decision: "plan_revised" } }] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+      },
+    },
+    EXECUTE: {
+      entry: { type: "enterState", params: { state: "EXECUTE" } },
+      initial: "running",
+      states: {
+        running: {
+          on: {
+            EXECUTED: [
+              { guard: and(["outcomeComplete", "rigorIsFast"]), target: "#autopilot.VERIFY.validating", actions: "commitExecutionComplete" },
+              { guard: "outcomeComplete", target: "#autopilot.VERIFY.running", actions: "commitExecutionComplete" },
+              { guard: "checkpointPassed", target: "running", reenter: true, actions: "commitCheckpoint" },
+              { guard: "checkpointNeedsHuman", target: "checkpoint", actions: "holdCheckpoint" },
+              { guard: "retryBudgetLeft", target: "running", reenter: true, actions: "recordRetry" },
+              { target: "exhausted", actions: "exhaustBudget" },
+            ],
+            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+          },
+        },
+        checkpoint: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              { target: "running", actions: "answerCheckpoint" },
+            ],
+          },
+        },
+        exhausted: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "fix manually and continue" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }, "resetRetryBudget"] },
+              { guard: { type: "answered", params: { answer: "revise plan" } }, target: "#autopilot.PLAN.planning", actions: [{ type: "recordDecision", params: { decision: "revise_plan_after_failure" } }, "setRevision", "resetRetryBudget"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+        personaFailed: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+      },
+    },
+    VERIFY: {
+      entry: { type: "enterState", params: { state: "VERIFY" } },
+      initial: "running",
+      states: {
+        // Standard and thorough: the harness-verifier persona.
+        running: {
+          on: {
+            VERIFIED: [
+              { guard: "verificationPassed", target: "#autopilot.REVIEW", actions: "verificationPass" },
+              { target: "failed", actions: "verificationFail" },
+            ],
+            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+          },
+        },
+        // Fast: the project's validation commands only; the engine runs them and reports VALIDATED.
+        validating: {
+          on: {
+            VALIDATED: [
+              { guard: "validationPassed", target: "#autopilot.REVIEW", actions: ["storeValidation", "verificationPass"] },
+              { target: "failed", actions: ["storeValidation", "verificationFail"] },
+            ],
+          },
+        },
+        failed: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"] },
+              { guard: { type: "answered", params: { answer: "skip verification" } }, target: "#autopilot.REVIEW", actions: [{ type: "recordDecision", params: { decision: "skipped_verification" } }, "skipVerification"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+        personaFailed: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+      },
+    },
+    REVIEW: {
+      entry: { type: "enterState", params: { state: "REVIEW" } },
+      initial: "running",
+      states: {
+        running: {
+          on: {
+            REVIEWED: [
+              { guard: "noBlockingFindings", target: "#autopilot.PHASE_COMPLETE", actions: "storeReview" },
+              { target: "blocked", actions: "storeReview" },
+            ],
+            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+          },
+        },
+        blocked: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"] },
+              { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordDecision", params: { decision: "overrode_review" } }, "overrideReview"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+        personaFailed: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+      },
+    },
+    PHASE_COMPLETE: {
+      entry: [{ type: "enterState", params: { state: "PHASE_COMPLETE" } }, "completePhase"],
+      always: [{ guard: "noMorePhases", target: "FINAL_REVIEW" }],
+      on: {
+        DECIDE: [
+          { guard: { type: "answered", params: { answer: "yes" } }, target: "ASSESS", actions: [{ type: "recordDecision", params: { decision: "continued" } }, "advancePhase"] },
+          { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+        ],
+      },
+    },
+    FINAL_REVIEW: {
+      entry: [{ type: "enterState", params: { state: "FINAL_REVIEW" } }, "startFinalReview"],
+      initial: "running",
+      states: {
+        running: {
+          on: {
+            REVIEWED: [
+              { guard: "noBlockingFindings", target: "#autopilot.DONE", actions: ["storeFinalFindings", "finalReviewPassed"] },
+              { target: "blocked", actions: "storeFinalFindings" },
+            ],
+            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+          },
+        },
+        blocked: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "fix" } }, target: "fixBudgetCheck", actions: [{ type: "recordDecision", params: { decision: "fix_final_review" } }] },
+              { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.DONE", actions: [{ type: "recordDecision", params: { decision: "overrode_final_review" } }, "overrideFinalReview"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+        // At most three fix rounds; the fourth "fix" escalates to the human.
+        fixBudgetCheck: {
+          always: [
+            { guard: "finalFixBudgetLeft", target: "fixing", actions: "countFinalFix" },
+            { target: "exhausted", actions: "finalFixesExhausted" },
+          ],
+        },
+        fixing: {
+          on: {
+            FIXED: { target: "validating", actions: "clearReport" },
+            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+          },
+        },
+        // After a fix round the project's validation runs (the engine reports VALIDATED), then the
+        // whole review runs again.
+        validating: {
+          on: {
+            VALIDATED: { target: "running", reenter: true, actions: "storeValidation" },
+          },
+        },
+        exhausted: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "fix manually and continue" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+        personaFailed: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
+      },
+    },
+    DONE: {
+      entry: [{ type: "enterState", params: { state: "DONE" } }, "finish"],
+      type: "final",
+    },
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+
+function sameTaskAs(
+  cur: { number: number | null; name: string },
+  task: { number?: number | null; name: string } | undefined,
+): boolean {
+  if (!task) return true; // a failure that names no task is the same task again
+  if (cur.number !== null && task.number !== undefined && task.number !== null) return cur.number === task.number;
+  return cur.name === task.name;
+}
+
+const RANK: Record<Complexity, number> = { low: 0, medium: 1, high: 2 };
+function higherComplexity(a: Complexity | null, b: Complexity | null): Complexity | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
+function planSignals(context: AutopilotState): Pick<Decision, "signals" | "fired"> {
+  const signals = signalsFor(context);
+  return { signals, fired: firedSignals(signals) };
+}
+
+function appendReport(existing: string | null, add: string): string {
+  return existing ? `${existing}\n\n${add}` : add;
+}
+
+/** Where a restored state rests: top-level state plus stage, as the machine's state value. */
+export type StateValue = string | { [state: string]: string };
+
+export const RESTING_STAGES: Record<string, readonly string[]> = {
+  INIT: [],
+  ASSESS: [],
+  PLAN: ["planning", "awaitingInteractivePlan", "personaFailed"],
+  APPROVE_PLAN: ["gather", "review", "revising"],
+  EXECUTE: ["running", "checkpoint", "exhausted", "personaFailed"],
+  VERIFY: ["running", "validating", "failed", "personaFailed"],
+  REVIEW: ["running", "blocked", "personaFailed"],
+  PHASE_COMPLETE: [],
+  FINAL_REVIEW: ["running", "blocked", "fixing", "validating", "exhausted", "personaFailed"],
+  DONE: [],
+};
