@@ -1,0 +1,60 @@
+// Shared remark plumbing for the Markdown readers. Everything works on the mdast tree so that
+// headings inside fenced code, front matter and HTML comments are told apart by the parser,
+// not guessed at by regular expressions over the whole file.
+import { unified } from "unified";
+import remarkParse from "remark-parse";
+import remarkFrontmatter from "remark-frontmatter";
+import { toString } from "mdast-util-to-string";
+import type { Heading, Nodes, Root, RootContent } from "mdast";
+
+// YAML and TOML front matter both become their own nodes, so a `## Implementation Order`
+// or `### Task 1` line inside front matter can never be mistaken for a heading.
+const processor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml", "toml"]);
+
+export function parseMarkdown(text: string): Root {
+  return processor.parse(text) as Root;
+}
+
+/** Visible text of a node: HTML (comments included) is not text a reader sees. */
+export function plainText(node: Nodes | Nodes[]): string {
+  return toString(node, { includeHtml: false });
+}
+
+export function startOffset(node: { position?: { start: { offset?: number } } }): number {
+  return node.position?.start.offset ?? 0;
+}
+
+export function endOffset(node: { position?: { end: { offset?: number } } }): number {
+  return node.position?.end.offset ?? 0;
+}
+
+/**
+ * The Markdown source of a heading's content (no `###`, no closing `#`s), with its HTML
+ * nodes cut out. Names keep their inline Markdown (`code`, _emphasis_) because that is how
+ * the author wrote them and how they read back in prompts and commit messages.
+ */
+export function headingSource(text: string, heading: Heading): string {
+  const kids = heading.children;
+  if (kids.length === 0) return "";
+  const base = startOffset(kids[0]);
+  let out = text.slice(base, endOffset(kids[kids.length - 1]));
+  const htmlKids = kids.filter((k) => k.type === "html");
+  for (const k of htmlKids.reverse()) {
+    out = out.slice(0, startOffset(k) - base) + out.slice(endOffset(k) - base);
+  }
+  return out.replace(/\s+/g, " ").trim();
+}
+
+/** Index of the next top-level heading at or above `depth` after `from`, else `children.length`. */
+export function sectionEnd(children: RootContent[], from: number, depth: number): number {
+  for (let i = from + 1; i < children.length; i++) {
+    const c = children[i];
+    if (c.type === "heading" && c.depth <= depth) return i;
+  }
+  return children.length;
+}
+
+export function clip(s: string, max: number): string {
+  const one = s.replace(/\s+/g, " ").trim();
+  return one.length <= max ? one : one.slice(0, max - 1).trimEnd() + "…";
+}
