@@ -1,0 +1,86 @@
+// `autopilot install claude|cursor|vscode|codex|gemini [--global] [--dry-run] [--project DIR] [--command CMD]`
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  CLIENTS,
+  applyPlan,
+  changeOf,
+  displayPath,
+  homeDir,
+  packageRoot,
+  planInstall,
+  resolveServerCommand,
+  summaryLine,
+  unifiedDiff,
+  type Client,
+} from "../../install/index.js";
+import { UsageError } from "../usage.js";
+
+const USAGE = `usage: autopilot install ${CLIENTS.join("|")} [--global] [--dry-run] [--project DIR] [--command "CMD ARGS..."]
+
+  --global      write the user-level config (home folder) instead of the project's
+  --dry-run     show what would change, write nothing
+  --project     the project folder (default: the current folder)
+  --command     how the client starts the server (default: node <this package>/dist/src/cli/main.js serve,
+                or npx -y autopilot-mcp serve when run through npx)`;
+
+export async function run(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        global: { type: "boolean", default: false },
+        "dry-run": { type: "boolean", default: false },
+        project: { type: "string" },
+        command: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE + "\n");
+    return 0;
+  }
+  if (positionals.length !== 1 || !(CLIENTS as readonly string[]).includes(positionals[0]!)) {
+    throw new UsageError(
+      `${positionals.length === 0 ? "which client?" : `unknown client "${positionals.join(" ")}"`}\n${USAGE}`,
+    );
+  }
+  const client = positionals[0] as Client;
+  if (values.global && values.project !== undefined) throw new UsageError("--project and --global cannot be used together");
+  const project = resolve(values.project ?? process.cwd());
+  if (!values.global && (!existsSync(project) || !statSync(project).isDirectory())) {
+    throw new UsageError(`--project ${project} is not a folder`);
+  }
+
+  const root = packageRoot();
+  const server = resolveServerCommand(root, values.command);
+  const plan = planInstall({ client, global: values.global ?? false, project, home: homeDir(), root, server });
+  const dryRun = values["dry-run"] ?? false;
+  const out = process.stdout;
+
+  const changed = plan.files.filter((f) => changeOf(f) !== "unchanged");
+  out.write(`autopilot install ${client} (${plan.scope}${plan.scope === "project" ? `: ${project}` : ""})\n`);
+  out.write(`server command: ${[server.command, ...server.args].join(" ")}  [${server.source}]\n`);
+  for (const f of plan.files) out.write(summaryLine(f, plan) + "\n");
+
+  if (changed.length === 0) {
+    out.write(`Nothing to change: autopilot is already installed for ${client}.\n`);
+  } else if (dryRun) {
+    out.write("\n");
+    for (const f of changed) out.write(unifiedDiff(displayPath(f.path, plan), f.before, f.after) + "\n\n");
+    out.write(`Dry run: ${changed.length} file(s) would change; nothing was written.\n`);
+  } else {
+    const { written, backups } = applyPlan(plan);
+    out.write(`Wrote ${written.length} file(s).\n`);
+    for (const b of backups) out.write(`  kept your previous copy: ${displayPath(b, plan)}\n`);
+  }
+  if (!dryRun) for (const n of plan.notes) out.write(`${n}\n`);
+  return 0;
+}

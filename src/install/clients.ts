@@ -1,0 +1,190 @@
+// What `autopilot install <client>` writes, per client and scope. Formats, as each client
+// documents them (see docs/clients.md for the sources):
+// - Claude Code: .mcp.json / ~/.claude.json `mcpServers`; .claude/agents/*.md; .claude/commands/*.md
+//   ($ARGUMENTS); .claude/skills/<name>/SKILL.md.
+// - Cursor: .cursor/mcp.json / ~/.cursor/mcp.json `mcpServers`; .cursor/commands/*.md;
+//   .cursor/agents/*.md subagents.
+// - VS Code: .vscode/mcp.json / <user profile>/mcp.json `servers` with `type: "stdio"`;
+//   .github/prompts/*.prompt.md (or <user profile>/prompts/); .github/agents/*.agent.md.
+// - Codex: .codex/config.toml (trusted projects) / ~/.codex/config.toml `[mcp_servers.<name>]`;
+//   ~/.codex/prompts/*.md ($ARGUMENTS), user level only.
+// - Gemini CLI: .gemini/settings.json / ~/.gemini/settings.json `mcpServers`;
+//   .gemini/commands/*.toml ({{args}}); .gemini/agents/*.md subagents.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { mergeJsonServer, mergeTomlServer, type Entry } from "./merge.js";
+import { codexHome, vscodeUserDir } from "./paths.js";
+import type { ServerCommand } from "./server-command.js";
+import {
+  ARGUMENT_HINT,
+  COMMAND_DESCRIPTION,
+  commandBody,
+  cursorAgent,
+  geminiAgent,
+  geminiCommand,
+  listSkills,
+  markdownCommand,
+  readPersonas,
+  readSkill,
+  vscodeAgent,
+} from "./templates.js";
+
+export const CLIENTS = ["claude", "cursor", "vscode", "codex", "gemini"] as const;
+export type Client = (typeof CLIENTS)[number];
+
+export const SERVER_NAME = "autopilot";
+
+export interface InstallOptions {
+  client: Client;
+  global: boolean;
+  /** The project folder (project scope). */
+  project: string;
+  home: string;
+  /** The package root: where personas/ and skills/ are read from. */
+  root: string;
+  server: ServerCommand;
+}
+
+export interface PlannedFile {
+  /** Absolute path. */
+  path: string;
+  /** Current content, null when the file does not exist. */
+  before: string | null;
+  /** Content after install. */
+  after: string;
+  /** A config file we merge into (vs a file we own outright). */
+  merged: boolean;
+}
+
+export interface InstallPlan {
+  client: Client;
+  scope: "project" | "global";
+  files: PlannedFile[];
+  /** Where relative paths in messages start from. */
+  base: string;
+  /** Lines to print after the summary: how to start, what this client lacks. */
+  notes: string[];
+}
+
+function read(path: string): string | null {
+  return existsSync(path) ? readFileSync(path, "utf8") : null;
+}
+
+function owned(path: string, after: string): PlannedFile {
+  return { path, before: read(path), after, merged: false };
+}
+
+function json(path: string, rootKey: string, entry: Entry): PlannedFile {
+  const before = read(path);
+  return { path, before, after: mergeJsonServer(path, before, rootKey, SERVER_NAME, entry).text, merged: true };
+}
+
+function toml(path: string, entry: Entry): PlannedFile {
+  const before = read(path);
+  return { path, before, after: mergeTomlServer(path, before, SERVER_NAME, entry).text, merged: true };
+}
+
+/** Every file one install writes, with its content before and after. Reads only; throws on a file it must not touch. */
+export function planInstall(o: InstallOptions): InstallPlan {
+  const { command, args } = o.server;
+  const base = o.global ? o.home : o.project;
+  const personas = readPersonas(o.root);
+  const packagePersonas = join(o.root, "personas");
+  const files: PlannedFile[] = [];
+  const notes: string[] = [];
+  const scope = o.global ? "global" : "project";
+
+  switch (o.client) {
+    case "claude": {
+      const dir = o.global ? join(o.home, ".claude") : join(o.project, ".claude");
+      files.push(
+        o.global
+          ? json(join(o.home, ".claude.json"), "mcpServers", { type: "stdio", command, args })
+          : json(join(o.project, ".mcp.json"), "mcpServers", { type: "stdio", command, args }),
+      );
+      for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), p.source));
+      for (const s of listSkills(o.root)) files.push(owned(join(dir, "skills", s, "SKILL.md"), readSkill(o.root, s)));
+      const body = commandBody(o.root, {
+        argumentsText: "$ARGUMENTS",
+        toolNaming: "In Claude Code the tools are named `mcp__autopilot__autopilot_start`, `mcp__autopilot__autopilot_report`, and so on.",
+        dispatchText:
+          "Dispatch personas with the Agent tool, `subagent_type` = `next.persona` (installed in `.claude/agents/`).",
+      });
+      files.push(
+        owned(
+          join(dir, "commands", "autopilot.md"),
+          markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body),
+        ),
+      );
+      notes.push(
+        "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__autopilot)",
+        o.global ? "" : "Claude Code asks once to approve the project's .mcp.json servers: approve `autopilot`.",
+      );
+      break;
+    }
+    case "cursor": {
+      const dir = o.global ? join(o.home, ".cursor") : join(o.project, ".cursor");
+      files.push(json(join(dir, "mcp.json"), "mcpServers", { command, args }));
+      for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), cursorAgent(p)));
+      const body = commandBody(o.root, {
+        argumentsText: "the text the user typed after `/autopilot`.",
+        dispatchText: `Personas are Cursor subagents (\`${o.global ? "~/.cursor/agents/" : ".cursor/agents/"}\`): delegate to the subagent named \`next.persona\` with \`next.prompt\`. If subagents are not available, follow the persona file yourself.`,
+      });
+      files.push(owned(join(dir, "commands", "autopilot.md"), markdownCommand(null, body)));
+      notes.push("Start: in Agent chat, /autopilot docs/changes/<topic>/proposal.md --fast", "Enable the `autopilot` server under Cursor Settings > MCP if Cursor lists it as disabled.");
+      break;
+    }
+    case "vscode": {
+      const userDir = vscodeUserDir(o.home);
+      files.push(json(o.global ? join(userDir, "mcp.json") : join(o.project, ".vscode", "mcp.json"), "servers", { type: "stdio", command, args }));
+      let personaText: string;
+      if (o.global) {
+        personaText = `There are no persona agents at user level: when a Step says dispatch, read \`${packagePersonas}/<persona>.md\` and do that persona's work yourself (in a subagent if your chat offers one).`;
+      } else {
+        for (const p of personas) files.push(owned(join(o.project, ".github", "agents", `${p.name}.agent.md`), vscodeAgent(p)));
+        personaText =
+          "Personas are custom agents in `.github/agents/<persona>.agent.md`. Run the one named `next.persona` as a subagent when your chat offers subagents; otherwise read that file and do the persona's work yourself.";
+      }
+      const body = commandBody(o.root, { argumentsText: "the text the user typed after `/autopilot`.", dispatchText: personaText });
+      files.push(
+        owned(
+          o.global ? join(userDir, "prompts", "autopilot.prompt.md") : join(o.project, ".github", "prompts", "autopilot.prompt.md"),
+          markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT, agent: "agent" }, body),
+        ),
+      );
+      notes.push("Start: in Copilot Chat (Agent mode), /autopilot docs/changes/<topic>/proposal.md --fast", "Start the server from the mcp.json CodeLens or MCP: List Servers if VS Code does not start it by itself.");
+      break;
+    }
+    case "codex": {
+      const home = codexHome(o.home);
+      files.push(toml(o.global ? join(home, "config.toml") : join(o.project, ".codex", "config.toml"), { command, args }));
+      if (o.global) {
+        const body = commandBody(o.root, {
+          argumentsText: "$ARGUMENTS",
+          dispatchText: `Codex has no named subagents: when a Step says dispatch, read \`${packagePersonas}/<persona>.md\` (the persona named in \`next.persona\`) and do that persona's work yourself, then report its JSON result.`,
+        });
+        files.push(owned(join(home, "prompts", "autopilot.md"), markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body)));
+        notes.push("Start: /prompts:autopilot docs/changes/<topic>/proposal.md --fast  (older Codex: /autopilot ...)");
+      } else {
+        notes.push(
+          "Codex reads .codex/config.toml only in projects you have marked trusted.",
+          "Codex reads custom prompts only from ~/.codex/prompts: run `autopilot install codex --global` for /prompts:autopilot, or ask Codex to \"run autopilot on <spec> --fast\".",
+        );
+      }
+      break;
+    }
+    case "gemini": {
+      const dir = o.global ? join(o.home, ".gemini") : join(o.project, ".gemini");
+      files.push(json(join(dir, "settings.json"), "mcpServers", { command, args }));
+      for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), geminiAgent(p)));
+      const body = commandBody(o.root, {
+        argumentsText: "{{args}}",
+        dispatchText: `Personas are Gemini CLI subagents (\`${o.global ? "~/.gemini/agents/" : ".gemini/agents/"}\`): call the subagent tool named \`next.persona\` with \`next.prompt\`. If subagents are disabled, read that agent file and do the persona's work yourself.`,
+      });
+      files.push(owned(join(dir, "commands", "autopilot.toml"), geminiCommand(body)));
+      notes.push("Start: /autopilot docs/changes/<topic>/proposal.md --fast", "Check the server with /mcp; reload commands with /commands reload.");
+      break;
+    }
+  }
+  return { client: o.client, scope, files, base, notes: notes.filter((n) => n.length > 0) };
+}
