@@ -1,0 +1,258 @@
+// The session store: one project's `.harness/sessions/<slug>/autopilot-state.json` files.
+//
+// Promises it keeps, because users resume sessions after crashes and edit these files by hand:
+//  - a write leaves either the old file or the new one, never a torn one (temp file + fsync + rename);
+//  - a file we cannot read is never overwritten: the error names it and the last good copy;
+//  - before each write the previous file, if it still reads, is kept as the last good copy;
+//  - one process at a time works on a session (a lock that a crashed process cannot wedge).
+import { constants as fsConstants } from "node:fs";
+import { access, mkdir, open, readFile, readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import lockfile from "proper-lockfile";
+import writeFileAtomic from "write-file-atomic";
+import { AutopilotError } from "../protocol/errors.js";
+import { migrateState, type MigrateResult } from "./migrate.js";
+import { sessionPaths, type SessionPaths } from "./paths.js";
+import { AutopilotState } from "./schema.js";
+
+export interface LockOptions {
+  /** How long to wait for another holder before giving up with `busy`. */
+  waitMs?: number;
+  /** A lock not refreshed for this long belongs to a dead process and is taken over. */
+  staleMs?: number;
+  /** How often a live holder refreshes its lock (at most staleMs / 2). */
+  updateMs?: number;
+}
+
+export const DEFAULT_LOCK_WAIT_MS = 3_000;
+export const DEFAULT_LOCK_STALE_MS = 10_000;
+
+/** Users diff these files: stable 2-space indent and a trailing newline. */
+export function serializeState(state: unknown): string {
+  return JSON.stringify(state, null, 2) + "\n";
+}
+
+function errCode(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+async function fileExists(p: string): Promise<boolean> {
+  try {
+    await access(p, fsConstants.F_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// A rename is durable only once the directory entry is on disk too; not every platform lets us
+// open a directory for that, and the data itself is already fsynced, so failures are ignored.
+async function fsyncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, "r");
+    await fh.sync();
+  } catch {
+    // best effort
+  } finally {
+    await fh?.close().catch(() => {});
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class SessionStore {
+  readonly projectRoot: string;
+
+  constructor(projectRoot: string) {
+    this.projectRoot = path.resolve(projectRoot);
+  }
+
+  paths(slug: string): SessionPaths {
+    return sessionPaths(this.projectRoot, slug);
+  }
+
+  private rel(p: string): string {
+    return path.relative(this.projectRoot, p).split(path.sep).join("/");
+  }
+
+  async exists(slug: string): Promise<boolean> {
+    return fileExists(this.paths(slug).state);
+  }
+
+  /** Slugs of every session folder that holds a state file, sorted. */
+  async list(): Promise<string[]> {
+    const dir = path.join(this.projectRoot, ".harness", "sessions");
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      if (errCode(e) === "ENOENT") return [];
+      throw e;
+    }
+    const slugs: string[] = [];
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      if (await fileExists(path.join(dir, e.name, "autopilot-state.json"))) slugs.push(e.name);
+    }
+    return slugs.sort();
+  }
+
+  private async corruptError(slug: string, reason: string): Promise<AutopilotError> {
+    const p = this.paths(slug);
+    const hasLastGood = await fileExists(p.lastGood);
+    const where = hasLastGood
+      ? `The last good copy is ${this.rel(p.lastGood)}: check it and copy it over the state file to resume from there.`
+      : `There is no last good copy: fix the file by hand, or move it away to start the session over.`;
+    return new AutopilotError(
+      "corrupt_state",
+      `Cannot read the state file ${this.rel(p.state)}: ${reason}. The file was left untouched. ${where}`,
+      { file: p.state, lastGood: hasLastGood ? p.lastGood : null },
+    );
+  }
+
+  private async readText(slug: string): Promise<string> {
+    const p = this.paths(slug);
+    try {
+      return await readFile(p.state, "utf8");
+    } catch (e) {
+      if (errCode(e) === "ENOENT") {
+        throw new AutopilotError(
+          "unknown_session",
+          `No session "${slug}": ${this.rel(p.state)} does not exist. Call autopilot_status to list sessions, or autopilot_start with the spec to begin one.`,
+        );
+      }
+      throw await this.corruptError(slug, (e as Error).message);
+    }
+  }
+
+  private async parse(slug: string, text: string): Promise<unknown> {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw await this.corruptError(slug, text.trim() === "" ? "the file is empty" : `invalid JSON (${(e as Error).message})`);
+    }
+  }
+
+  /** The file's JSON exactly as stored, not migrated. */
+  async readRaw(slug: string): Promise<unknown> {
+    return this.parse(slug, await this.readText(slug));
+  }
+
+  /** Read and migrate to schemaVersion 5 in memory; the file itself changes only on `write`. */
+  async read(slug: string, opts: { head?: string | null } = {}): Promise<MigrateResult> {
+    const raw = await this.readRaw(slug);
+    try {
+      return migrateState(raw, { head: opts.head, sessionDir: this.paths(slug).sessionDirRel });
+    } catch (e) {
+      if (e instanceof AutopilotError) throw await this.corruptError(slug, e.message);
+      throw e;
+    }
+  }
+
+  private reads(slug: string, text: string): boolean {
+    try {
+      migrateState(JSON.parse(text), { sessionDir: this.paths(slug).sessionDirRel });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Validate, keep the current file as the last good copy, then replace it atomically. Callers
+   * hold `withLock` around read-modify-write; `write` alone does not lock.
+   */
+  async write(slug: string, state: AutopilotState): Promise<void> {
+    const p = this.paths(slug);
+    const check = AutopilotState.safeParse(state);
+    if (!check.success) {
+      const issue = check.error.issues[0];
+      throw new AutopilotError(
+        "internal",
+        `Refusing to save an invalid state for session "${slug}" (${issue.path.join(".") || "(root)"}: ${issue.message}); the file on disk is unchanged.`,
+      );
+    }
+    await mkdir(p.sessionDir, { recursive: true });
+    let current: string | null = null;
+    try {
+      current = await readFile(p.state, "utf8");
+    } catch (e) {
+      if (errCode(e) !== "ENOENT") throw await this.corruptError(slug, (e as Error).message);
+    }
+    if (current !== null) {
+      // Someone may have broken the file by hand since we read it: replacing it would destroy
+      // the only copy of whatever they were fixing.
+      if (!this.reads(slug, current)) {
+        throw await this.corruptError(slug, "it no longer reads as a state file, so it was not replaced");
+      }
+      await writeFileAtomic(p.lastGood, current, { fsync: true });
+    }
+    await writeFileAtomic(p.state, serializeState(state), { fsync: true });
+    await fsyncDir(p.sessionDir);
+  }
+
+  /**
+   * Run `fn` holding the session's cross-process lock. Not re-entrant: a nested call for the same
+   * session waits and then fails with `busy`.
+   */
+  async withLock<T>(slug: string, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
+    const p = this.paths(slug);
+    await mkdir(p.sessionDir, { recursive: true });
+    const stale = opts.staleMs ?? DEFAULT_LOCK_STALE_MS;
+    const deadline = Date.now() + (opts.waitMs ?? DEFAULT_LOCK_WAIT_MS);
+    let compromised: Error | null = null;
+    let release: () => Promise<void>;
+    for (;;) {
+      try {
+        release = await lockfile.lock(p.sessionDir, {
+          lockfilePath: p.lock,
+          realpath: false,
+          stale,
+          update: opts.updateMs,
+          retries: 0,
+          // The default throws from a timer, which would crash the server; we report it after fn.
+          onCompromised: (e) => {
+            compromised = e;
+          },
+        });
+        break;
+      } catch (e) {
+        if (errCode(e) !== "ELOCKED") {
+          throw new AutopilotError("internal", `Could not lock session "${slug}" (${this.rel(p.lock)}): ${(e as Error).message}`);
+        }
+        if (Date.now() >= deadline) throw await this.busyError(slug, stale);
+        await sleep(50 + Math.floor(Math.random() * 100));
+      }
+    }
+    try {
+      const result = await fn();
+      if (compromised) {
+        throw new AutopilotError(
+          "busy",
+          `Lost the lock on session "${slug}" while working (${(compromised as Error).message}); another autopilot process may have taken it over. Call autopilot_next to see the session's saved state.`,
+        );
+      }
+      return result;
+    } finally {
+      await release!().catch(() => {
+        // Already released or taken over; nothing of ours left to clean up.
+      });
+    }
+  }
+
+  private async busyError(slug: string, staleMs: number): Promise<AutopilotError> {
+    const p = this.paths(slug);
+    let since = "";
+    try {
+      since = `, last refreshed ${(await stat(p.lock)).mtime.toISOString()}`;
+    } catch {
+      // released between our attempt and now
+    }
+    return new AutopilotError(
+      "busy",
+      `Another autopilot process holds session "${slug}" (lock ${this.rel(p.lock)}${since}). Wait for it to finish and try again. If no other autopilot is running, the lock is left from a crashed process and is cleared automatically ${Math.round(staleMs / 1000)} s after its last refresh.`,
+      { lock: p.lock },
+    );
+  }
+}
