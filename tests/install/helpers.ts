@@ -1,0 +1,64 @@
+import { spawnSync, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const MAIN = join(REPO, "dist", "src", "cli", "main.js");
+
+let built = false;
+/** Compiles the project once per test file (tsc emits even when files outside ours have errors). */
+export function build(): void {
+  if (built) return;
+  try {
+    execFileSync(process.execPath, [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", REPO], { stdio: "pipe" });
+  } catch {
+    // type errors elsewhere in the tree still emit; the check below is what matters
+  }
+  if (!existsSync(join(REPO, "dist", "src", "cli", "commands", "install.js"))) throw new Error("build did not produce install.js");
+  built = true;
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `autopilot-${prefix}-`));
+}
+
+export interface Run {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function install(args: string[], opts: { cwd: string; home: string; env?: Record<string, string> }): Run {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  delete env.XDG_CONFIG_HOME;
+  delete env.CODEX_HOME;
+  Object.assign(env, { HOME: opts.home, USERPROFILE: opts.home }, opts.env ?? {});
+  const r = spawnSync(process.execPath, [MAIN, "install", ...args], { cwd: opts.cwd, env, encoding: "utf8" });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+export function write(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/** Every file under dir, relative path → bytes (as a latin1 string so any byte compares). */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[relative(dir, p)] = readFileSync(p, "latin1");
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+export function readJson(path: string): any {
+  return JSON.parse(readFileSync(path, "utf8"));
+}
