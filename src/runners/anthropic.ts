@@ -38,6 +38,11 @@ export interface AnthropicRunnerOptions {
   timeoutMs?: number;
   /** Folder searched for persona files before the bundled personas/. */
   personasDir?: string;
+  /**
+   * Characters of tool results kept in the transcript (default 400,000); past it the oldest are
+   * replaced by a note, so a long run does not outgrow the context window.
+   */
+  historyBudgetChars?: number;
   /** Limits of the tool set. */
   tools?: Omit<ToolboxOptions, "signal">;
   /** Environment to read defaults from (default process.env). */
@@ -114,6 +119,7 @@ export class AnthropicRunner implements PersonaRunner {
 
     for (let turn = 1; turn <= this.o.maxTurns; turn++) {
       signal?.throwIfAborted();
+      projectHistory(messages, this.o.historyBudgetChars ?? 400_000);
       markConversationCache(messages);
       let response;
       try {
@@ -177,6 +183,31 @@ export class AnthropicRunner implements PersonaRunner {
       `step limit reached: ${this.o.maxTurns} model turns without a valid ${REPORT_TOOL} call` +
         (toolbox.written.size ? ` (files written: ${[...toolbox.written].slice(0, 20).join(", ")})` : ""),
     );
+  }
+}
+
+// Context is a projection, not a log: when tool results outgrow the budget, the oldest are replaced
+// by a short note (the model can re-run the tool). The newest message is always kept whole.
+// Eliding rewrites early messages and so costs one cache miss; it happens only past the budget.
+function projectHistory(messages: MessageParam[], budget: number) {
+  const results: Array<{ block: ToolResultBlockParam; size: number }> = [];
+  for (const m of messages.slice(0, -1)) {
+    if (m.role !== "user" || typeof m.content === "string") continue;
+    for (const b of m.content) {
+      if (b.type === "tool_result" && typeof b.content === "string") results.push({ block: b, size: b.content.length });
+    }
+  }
+  const last = messages[messages.length - 1];
+  let total = results.reduce((n, r) => n + r.size, 0);
+  if (last && typeof last.content !== "string") {
+    for (const b of last.content) if (b.type === "tool_result" && typeof b.content === "string") total += b.content.length;
+  }
+  for (const r of results) {
+    if (total <= budget) break;
+    if (r.size < 200) continue;
+    const note = `[earlier tool result elided to keep the context small (${r.size} characters); run the tool again if you need it]`;
+    total -= r.size - note.length;
+    r.block.content = note;
   }
 }
 

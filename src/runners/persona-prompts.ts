@@ -59,9 +59,10 @@ export const RESULT_FIELDS: Record<ResultKind, string> = {
   fixed: '{"kind":"fixed","summary":"<what you fixed>"}',
 };
 
-function personasDirs(extra?: string): string[] {
+function personasDirs(extra?: string, bundled = true): string[] {
   const dirs: string[] = [];
   if (extra) dirs.push(extra);
+  if (!bundled) return dirs;
   // The bundled personas/ folder sits at the package root: two levels above src/runners when run
   // from source, three above dist/src/runners when built.
   let dir = path.dirname(fileURLToPath(import.meta.url));
@@ -77,6 +78,8 @@ function personasDirs(extra?: string): string[] {
 export interface PersonaPromptOptions {
   /** A folder searched before the bundled personas/ (e.g. a project's own persona files). */
   personasDir?: string;
+  /** Also search the package's bundled personas/ (default true). */
+  bundled?: boolean;
 }
 
 /**
@@ -84,7 +87,7 @@ export interface PersonaPromptOptions {
  * built-in stand-in when the file is absent, so a runner still works from a partial install.
  */
 export function loadPersonaPrompt(persona: PersonaName, kind: ResultKind, opts: PersonaPromptOptions = {}): string {
-  for (const dir of personasDirs(opts.personasDir)) {
+  for (const dir of personasDirs(opts.personasDir, opts.bundled)) {
     const file = path.join(dir, `${persona}.md`);
     if (!existsSync(file)) continue;
     // The `{}` options turn off gray-matter's content-keyed cache, which would hand back a shared object.

@@ -272,6 +272,26 @@ describe("AnthropicRunner", () => {
     expect(readFileSync(path.join(project, "big.txt"), "utf8")).toContain("5000:");
   });
 
+  it("elides the oldest tool results once they outgrow the history budget", async () => {
+    writeFileSync(path.join(project, "mid.txt"), ("m".repeat(100) + "\n").repeat(30));
+    const r = await runner(
+      [
+        () => reply.tool("read_file", { path: "mid.txt" }),
+        () => reply.tool("read_file", { path: "mid.txt" }),
+        () => reply.tool("read_file", { path: "mid.txt" }),
+        (req) => {
+          const all = req.body.messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content)).filter((b) => b.type === "tool_result");
+          expect(all).toHaveLength(3);
+          expect(all[0].content).toMatch(/earlier tool result elided/);
+          expect(all[2].content).toContain("mmm");
+          return done(req);
+        },
+      ],
+      { historyBudgetChars: 7000 },
+    );
+    expect((await r.run(task())).result.error).toBeUndefined();
+  });
+
   it("rejects an invalid report_result with the reason and accepts the corrected one", async () => {
     const r = await runner([
       () => reply.tool("report_result", { kind: "executed", outcome: "finished" }),
