@@ -1,0 +1,196 @@
+// `<sessionDir>/phase-<N>-review.json`: written at REVIEW, read back at FINAL_REVIEW.
+//
+// N is the 0-based phase index, matching `currentPhase` and `phases[]` in autopilot-state.json
+// (and the majority of real sessions: phase-0/1/2 for a 3-phase spec). Readers still accept
+// 1-based files, which some sessions have.
+//
+// Real files vary: a bare array or an object with `findings`; severities in either vocabulary
+// (blocking/warning/note, critical/important/suggestion); `line` a number or a `[start, end]`
+// pair; the explanation in `rationale`, `detail` or `fix`. The reader normalises to our Finding
+// shape and keeps every other field.
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { normalizeSeverity, type Finding, type Severity } from "../session/schema.js";
+import { readTextOrNull, sessionDirPath, writeTextAtomic } from "./fsutil.js";
+
+export type FindingInput = {
+  severity: string;
+  title: string;
+  file?: string;
+  line?: number | [number, number] | null;
+  rationale?: string;
+  [key: string]: unknown;
+};
+
+export interface PhaseReviewFile {
+  /** File name inside the session directory. */
+  file: string;
+  /** 0-based phase index. */
+  phase: number;
+  findings: Finding[];
+}
+
+export function phaseReviewFileName(phaseIndex: number): string {
+  return `phase-${phaseIndex}-review.json`;
+}
+
+function toLine(v: unknown): { line?: number; lineEnd?: number } {
+  if (typeof v === "number" && Number.isInteger(v)) return { line: v };
+  if (Array.isArray(v) && typeof v[0] === "number") {
+    const out: { line?: number; lineEnd?: number } = { line: Math.trunc(v[0]) };
+    if (typeof v[1] === "number" && v[1] !== v[0]) out.lineEnd = Math.trunc(v[1]);
+    return out;
+  }
+  if (typeof v === "string") {
+    const m = /^\s*(\d+)(?:\s*[-–:]\s*(\d+))?/.exec(v);
+    if (m) return m[2] && m[2] !== m[1] ? { line: Number(m[1]), lineEnd: Number(m[2]) } : { line: Number(m[1]) };
+  }
+  return {};
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v.trim() ? v : undefined;
+}
+
+/** One finding from any real variant, in our shape; unknown fields are kept. */
+export function normalizeFinding(raw: unknown): Finding {
+  if (typeof raw === "string") return { severity: "note", title: raw };
+  const o = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+  const word = o.severity ?? o.level ?? o.priority;
+  const severity: Severity = normalizeSeverity(word) ?? "note";
+  const title = str(o.title) ?? str(o.summary) ?? str(o.message) ?? str(o.description) ?? "(untitled finding)";
+  const rationale = str(o.rationale) ?? str(o.detail) ?? str(o.details) ?? (title !== o.description ? str(o.description) : undefined) ?? str(o.fix);
+  const out: Record<string, unknown> = { ...o, severity, title };
+  delete out.line;
+  const file = str(o.file) ?? str(o.path);
+  if (file) out.file = file;
+  Object.assign(out, toLine(o.line));
+  if (rationale) out.rationale = rationale;
+  if (typeof word === "string" && word !== severity) out.originalSeverity = word;
+  return out as Finding;
+}
+
+function findingsOf(parsed: unknown): unknown[] {
+  if (Array.isArray(parsed)) return parsed;
+  if (parsed && typeof parsed === "object") {
+    const o = parsed as Record<string, unknown>;
+    for (const k of ["findings", "reviewFindings", "issues", "items"]) if (Array.isArray(o[k])) return o[k] as unknown[];
+  }
+  return [];
+}
+
+/** REVIEW: persist the phase's findings; writing the same findings again changes nothing. */
+export async function writePhaseReview(
+  root: string,
+  sessionDir: string,
+  phaseIndex: number,
+  findings: FindingInput[] | Finding[],
+): Promise<{ path: string; written: boolean }> {
+  if (!Number.isInteger(phaseIndex) || phaseIndex < 0) throw new RangeError(`phaseIndex must be a 0-based index, got ${phaseIndex}`);
+  const file = path.join(sessionDirPath(root, sessionDir), phaseReviewFileName(phaseIndex));
+  const body =
+    JSON.stringify(
+      findings.map((f) => {
+        const n = normalizeFinding(f) as Record<string, unknown>;
+        // The skill's documented order first: severity, file, line, title, rationale.
+        const { severity, file: fl, line, title, rationale, ...rest } = n;
+        return { severity, ...(fl ? { file: fl } : {}), ...(line !== undefined ? { line } : {}), title, ...(rationale ? { rationale } : {}), ...rest };
+      }),
+      null,
+      2,
+    ) + "\n";
+  if ((await readTextOrNull(file)) === body) return { path: file, written: false };
+  await writeTextAtomic(file, body);
+  return { path: file, written: true };
+}
+
+/**
+ * Every `phase-*-review.json` of the session, normalised and sorted by phase. A file N=0 marks the
+ * session as 0-based; without one, N equal to `phaseCount` can only be 1-based. Unreadable files
+ * are skipped rather than failing the final review.
+ */
+export async function readPhaseReviews(
+  root: string,
+  sessionDir: string,
+  opts: { phaseCount?: number } = {},
+): Promise<PhaseReviewFile[]> {
+  const dir = sessionDirPath(root, sessionDir);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const found: Array<{ file: string; n: number; findings: Finding[] }> = [];
+  for (const name of names) {
+    const m = /^phase-(\d+)-review\.json$/.exec(name);
+    if (!m) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((await readTextOrNull(path.join(dir, name))) ?? "null");
+    } catch {
+      continue;
+    }
+    if (parsed === null) continue;
+    found.push({ file: name, n: Number(m[1]), findings: findingsOf(parsed).map(normalizeFinding) });
+  }
+  const ns = found.map((f) => f.n);
+  const oneBased = !ns.includes(0) && opts.phaseCount !== undefined && ns.some((n) => n === opts.phaseCount);
+  return found
+    .map((f) => ({ file: f.file, phase: oneBased ? f.n - 1 : f.n, findings: f.findings }))
+    .sort((a, b) => a.phase - b.phase);
+}
+
+export function countBySeverity(findings: Finding[]): Record<Severity, number> {
+  const c: Record<Severity, number> = { blocking: 0, warning: 0, note: 0 };
+  for (const f of findings) c[f.severity] = (c[f.severity] ?? 0) + 1;
+  return c;
+}
+
+const ORDER: Record<Severity, number> = { blocking: 0, warning: 1, note: 2 };
+
+function clip(s: string, n: number): string {
+  const flat = s.replace(/\s+/g, " ").trim();
+  return flat.length > n ? flat.slice(0, n - 1) + "…" : flat;
+}
+
+/**
+ * The "Per-Phase Review Findings" block of the final review brief: per phase a count line and one
+ * line per finding, blocking first. Bounded by `maxChars`; what does not fit is counted, not lost
+ * silently.
+ */
+export function formatFindingsForPrompt(
+  reviews: PhaseReviewFile[],
+  opts: { phaseNames?: string[]; maxChars?: number; rationaleChars?: number } = {},
+): string {
+  const maxChars = opts.maxChars ?? 6000;
+  const rChars = opts.rationaleChars ?? 200;
+  if (!reviews.length) return "No per-phase review findings were recorded.";
+  const out: string[] = [];
+  let used = 0;
+  let omitted = 0;
+  const push = (line: string): boolean => {
+    if (used + line.length + 1 > maxChars) return false;
+    out.push(line);
+    used += line.length + 1;
+    return true;
+  };
+  for (const r of reviews) {
+    const c = countBySeverity(r.findings);
+    const name = opts.phaseNames?.[r.phase];
+    const head = `Phase ${r.phase + 1}${name ? ` (${name})` : ""}: ${c.blocking} blocking, ${c.warning} warning, ${c.note} note`;
+    if (!push(head)) {
+      omitted += r.findings.length;
+      continue;
+    }
+    const sorted = [...r.findings].sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
+    for (const f of sorted) {
+      const loc = f.file ? ` ${f.file}${f.line !== undefined ? `:${f.line}` : ""}` : "";
+      const why = f.rationale ? `: ${clip(f.rationale, rChars)}` : "";
+      const status = typeof (f as Record<string, unknown>).status === "string" ? ` (${(f as Record<string, unknown>).status})` : "";
+      if (!push(`- [${f.severity}]${loc} — ${clip(f.title, 160)}${status}${why}`)) omitted++;
+    }
+  }
+  if (omitted) out.push(`(${omitted} more finding${omitted === 1 ? "" : "s"} omitted for length; see the phase-N-review.json files.)`);
+  return out.join("\n");
+}

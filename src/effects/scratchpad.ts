@@ -1,0 +1,115 @@
+// Session scratchpad: `<sessionDir>/scratchpad/<phase-slug>/<file>`, where agents park bulky
+// research instead of keeping it in conversation; cleared at PHASE_COMPLETE. The file name comes
+// from an agent, so every write is confined: no separators, no `..`, no absolute names, and no
+// symlink anywhere between the session directory and the file (a link could point outside).
+// Whether to write at all (fast mode writes nothing) is the engine's decision, not this module's.
+import { lstat, readdir, realpath, rm } from "node:fs/promises";
+import path from "node:path";
+import { AutopilotError } from "../protocol/errors.js";
+import { resolveInside, sessionDirPath, writeTextAtomic } from "./fsutil.js";
+
+export const SCRATCHPAD_DIR = "scratchpad";
+
+function refuse(what: string): never {
+  throw new AutopilotError("outside_project", `${what} Scratchpad files must be plain file names inside the session's scratchpad folder.`);
+}
+
+/** "Phase 1: Core Scanner" → "phase-1-core-scanner"; a bare index n → "phase-<n>". */
+export function phaseSlug(phase: string | number): string {
+  if (typeof phase === "number") {
+    if (!Number.isInteger(phase) || phase < 0) refuse(`Phase ${phase} is not a phase index.`);
+    return `phase-${phase}`;
+  }
+  const slug = String(phase)
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 80);
+  if (!slug) throw new AutopilotError("bad_input", `Phase "${phase}" has no usable name for a scratchpad folder. Pass the phase name or index.`);
+  return slug;
+}
+
+function checkFilename(filename: string): string {
+  const name = String(filename ?? "");
+  if (!name.trim()) throw new AutopilotError("bad_input", "Scratchpad file name is empty. Pass a name like research-topic.md.");
+  if (name.includes("\0")) refuse(`File name contains a NUL byte.`);
+  if (name.includes("/") || name.includes("\\")) refuse(`File name "${name}" contains a path separator.`);
+  if (path.isAbsolute(name) || /^[a-zA-Z]:/.test(name)) refuse(`File name "${name}" is absolute.`);
+  if (name === "." || name.includes("..")) refuse(`File name "${name}" contains "..".`);
+  return name;
+}
+
+async function isLink(p: string): Promise<boolean | null> {
+  try {
+    return (await lstat(p)).isSymbolicLink();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+}
+
+/** The phase folder, refusing links on the way; null-safe when parts do not exist yet. */
+async function phaseDir(root: string, sessionDir: string, phase: string | number): Promise<string> {
+  const session = sessionDirPath(root, sessionDir);
+  const pad = path.join(session, SCRATCHPAD_DIR);
+  const dir = resolveInside(root, path.join(pad, phaseSlug(phase)));
+  for (const p of [session, pad, dir]) {
+    if ((await isLink(p)) === true) refuse(`${path.relative(root, p)} is a symbolic link.`);
+  }
+  // A link higher up (e.g. .harness itself) would still carry writes elsewhere.
+  const realRoot = await realpath(root);
+  let probe = dir;
+  while ((await isLink(probe)) === null && probe !== path.dirname(probe)) probe = path.dirname(probe);
+  const real = await realpath(probe);
+  const back = path.relative(realRoot, real);
+  if (back.startsWith("..") || path.isAbsolute(back)) refuse(`${path.relative(root, probe) || "."} resolves outside the project.`);
+  return dir;
+}
+
+/** Write (or replace) one scratchpad file; returns its absolute path. */
+export async function writeScratchpad(
+  root: string,
+  sessionDir: string,
+  phase: string | number,
+  filename: string,
+  content: string,
+): Promise<string> {
+  const name = checkFilename(filename);
+  const dir = await phaseDir(root, sessionDir, phase);
+  const file = path.join(dir, name);
+  if ((await isLink(file)) === true) refuse(`${name} is a symbolic link.`);
+  // Atomic rename replaces a path; it never follows a link planted after the check above.
+  await writeTextAtomic(file, String(content ?? ""));
+  return file;
+}
+
+/** PHASE_COMPLETE: delete the phase's scratchpad folder. Missing folder: nothing to do. */
+export async function clearScratchpad(root: string, sessionDir: string, phase: string | number): Promise<{ removed: boolean }> {
+  const session = sessionDirPath(root, sessionDir);
+  const dir = resolveInside(root, path.join(session, SCRATCHPAD_DIR, phaseSlug(phase)));
+  const link = await isLink(dir);
+  if (link === null) return { removed: false };
+  // For a link, rm removes the link itself and never the folder it points to.
+  await rm(dir, { recursive: link === false, force: true });
+  return { removed: true };
+}
+
+/** File names in a phase's scratchpad (sorted), or every phase's when `phase` is omitted. */
+export async function listScratchpad(
+  root: string,
+  sessionDir: string,
+  phase?: string | number,
+): Promise<Array<{ phase: string; files: string[] }>> {
+  const base = path.join(sessionDirPath(root, sessionDir), SCRATCHPAD_DIR);
+  const phases = phase !== undefined ? [phaseSlug(phase)] : await readdir(base).catch(() => [] as string[]);
+  const out: Array<{ phase: string; files: string[] }> = [];
+  for (const p of phases.sort()) {
+    const dir = path.join(base, p);
+    if ((await isLink(dir)) !== false) continue;
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const files = entries.filter((e) => e.isFile()).map((e) => e.name).sort();
+    out.push({ phase: p, files });
+  }
+  return out;
+}
