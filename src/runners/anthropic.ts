@@ -24,7 +24,7 @@ const REPORT_TOOL = "report_result";
 export interface AnthropicRunnerOptions {
   /** Default: env AUTOPILOT_MODEL, else DEFAULT_MODEL. */
   model?: string;
-  /** Default: env ANTHROPIC_API_KEY. */
+  /** Default: env ANTHROPIC_API_KEY (or, without it, env ANTHROPIC_AUTH_TOKEN as a bearer token). */
   apiKey?: string;
   /** Default: env ANTHROPIC_BASE_URL (read by the SDK), else the public API. */
   baseURL?: string;
@@ -70,7 +70,8 @@ export class AnthropicRunner implements PersonaRunner {
   constructor(opts: AnthropicRunnerOptions = {}) {
     const env = opts.env ?? process.env;
     const apiKey = opts.apiKey ?? env.ANTHROPIC_API_KEY;
-    if (!apiKey) {
+    const authToken = apiKey ? undefined : env.ANTHROPIC_AUTH_TOKEN;
+    if (!apiKey && !authToken) {
       throw new AutopilotError(
         "bad_input",
         "The anthropic runner needs an API key: set ANTHROPIC_API_KEY (and optionally AUTOPILOT_MODEL), " +
@@ -80,8 +81,8 @@ export class AnthropicRunner implements PersonaRunner {
     this.model = opts.model ?? (env.AUTOPILOT_MODEL || DEFAULT_MODEL);
     this.o = { ...opts, maxTurns: opts.maxTurns ?? 50, maxTokens: opts.maxTokens ?? 8192 };
     this.client = new Anthropic({
-      apiKey,
-      // Passing the key explicitly keeps the SDK from also picking up other credential sources.
+      // Passing the credential explicitly keeps the SDK from also reading profiles from disk.
+      ...(apiKey ? { apiKey } : { authToken }),
       baseURL: opts.baseURL ?? env.ANTHROPIC_BASE_URL ?? undefined,
       maxRetries: opts.maxRetries ?? 2,
       ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}),
@@ -139,6 +140,9 @@ export class AnthropicRunner implements PersonaRunner {
       const uses = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
       for (const b of response.content) {
         if (b.type === "text" && b.text.trim()) note(`${task.persona}: ${oneLine(b.text)}`);
+      }
+      if (response.stop_reason === "refusal") {
+        return fail(`The model declined the task (stop_reason refusal) on turn ${turn}.`);
       }
       if (uses.length === 0) {
         const why = response.stop_reason === "max_tokens" ? "Your response was cut off at the token limit. " : "";
