@@ -5,7 +5,7 @@ import { unified } from "unified";
 import remarkParse from "remark-parse";
 import remarkFrontmatter from "remark-frontmatter";
 import { toString } from "mdast-util-to-string";
-import type { Heading, Nodes, Root, RootContent } from "mdast";
+import type { Nodes, PhrasingContent, Root, RootContent } from "mdast";
 
 // YAML and TOML front matter both become their own nodes, so a `## Implementation Order`
 // or `### Task 1` line inside front matter can never be mistaken for a heading.
@@ -33,7 +33,7 @@ export function endOffset(node: { position?: { end: { offset?: number } } }): nu
  * nodes cut out. Names keep their inline Markdown (`code`, _emphasis_) because that is how
  * the author wrote them and how they read back in prompts and commit messages.
  */
-export function headingSource(text: string, heading: Heading): string {
+export function headingSource(text: string, heading: { children: PhrasingContent[] }): string {
   const kids = heading.children;
   if (kids.length === 0) return "";
   const base = startOffset(kids[0]);

@@ -63,12 +63,9 @@ function matchPhase(heading: Heading): { id: string } | null {
 }
 
 function phaseName(text: string, heading: Heading, id: string, fallback: string): string {
-  let h: Heading | { children: Heading["children"]; position?: Heading["position"] } = heading;
   // `### **Phase 1: Name**`: the prefix lives inside the emphasis.
-  if (heading.children.length === 1 && (heading.children[0].type === "strong" || heading.children[0].type === "emphasis")) {
-    h = heading.children[0] as unknown as Heading;
-  }
-  const raw = headingSource(text, h as Heading);
+  const only = heading.children.length === 1 ? heading.children[0] : null;
+  const raw = headingSource(text, only && (only.type === "strong" || only.type === "emphasis") ? only : heading);
   const idRe = id.replace(/[^\w]/g, "\\$&");
   const prefix = new RegExp(`^phase\\s+${idRe}\\s*(?::|—|–|-)\\s*`, "i");
   if (prefix.test(raw)) {

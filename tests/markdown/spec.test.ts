@@ -123,3 +123,13 @@ describe("specs whose phases cannot be read", () => {
     expect(parseSpec("## Implementation Order\n\n### Phase 1:\n").phases[0].name).toBe("Phase 1");
   });
 });
+
+describe("robustness", () => {
+  it("reads a bold Phase heading and Windows line endings", () => {
+    const text = "## Implementation Order\r\n\r\n### **Phase 1: Bold name**\r\n<!-- complexity: low -->\r\n\r\n### Phase 2: Plain ###\r\n";
+    expect(brief(text)).toEqual([
+      { id: "1", name: "Bold name", complexity: "low", annotated: true },
+      { id: "2", name: "Plain", complexity: "medium", annotated: false },
+    ]);
+  });
+});

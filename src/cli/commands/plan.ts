@@ -14,7 +14,7 @@ export async function run(argv: string[]): Promise<number> {
   const text = await readTextFile(args.file, "plan_not_found", "plan", "docs/changes/<topic>/plans/<date>-<phase>-plan.md");
   const counts = countPlan(text);
   if (args.json) {
-    process.stdout.write(JSON.stringify({ tasks: counts.tasks, checkpoints: counts.checkpoints }) + "\n");
+    process.stdout.write(JSON.stringify({ tasks: counts.tasks, checkpoints: counts.checkpoints }, null, 2) + "\n");
     return 0;
   }
   const tasks = planTasks(text);
