@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cp, readFile, readdir } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { formatFindingsForPrompt, readPhaseReviews, writePhaseReview } from "../../src/effects/reviews.js";
+import { fixturesDir, haveCorpus, tmpProject, upstreamDir } from "./_env.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tmpProject()));
+afterEach(() => cleanup());
+const sessionDir = ".harness/sessions/s";
+
+describe("phase review files", () => {
+  it("REVIEW writes phase-<0-based index>-review.json as an array in the skill's shape", async () => {
+    await writePhaseReview(dir, sessionDir, 0, [
+      { severity: "critical", file: "src/a.ts", line: 12, title: "Null deref", rationale: "x may be undefined" },
+      { severity: "note", title: "Naming" },
+    ]);
+    const raw = JSON.parse(await readFile(path.join(dir, sessionDir, "phase-0-review.json"), "utf8"));
+    expect(raw).toEqual([
+      { severity: "blocking", file: "src/a.ts", line: 12, title: "Null deref", rationale: "x may be undefined", originalSeverity: "critical" },
+      { severity: "note", title: "Naming" },
+    ]);
+  });
+
+  it("a replay writes the same file and reports nothing written", async () => {
+    const f = [{ severity: "warning", title: "w" }];
+    expect((await writePhaseReview(dir, sessionDir, 2, f)).written).toBe(true);
+    expect((await writePhaseReview(dir, sessionDir, 2, f)).written).toBe(false);
+  });
+
+  it("reads arrays with 0-based N and both severity vocabularies", async () => {
+    await cp(path.join(fixturesDir, "reviews/zero-based"), path.join(dir, sessionDir), { recursive: true });
+    const r = await readPhaseReviews(dir, sessionDir, { phaseCount: 2 });
+    expect(r.map((x) => [x.file, x.phase])).toEqual([["phase-0-review.json", 0], ["phase-1-review.json", 1]]);
+    expect(r[1].findings.map((f) => f.severity)).toEqual(["blocking", "warning", "note"]);
+    expect(r[0].findings[0]).toMatchObject({ line: 108, title: "Step 5 resume ambiguity" });
+    expect(r[0].findings[1]).toMatchObject({ line: 26, lineEnd: 28 });
+    expect(r[1].findings[2]).toMatchObject({ rationale: "Uses \\n\\n now." });
+  });
+
+  it("reads objects with a findings field and 1-based N", async () => {
+    await cp(path.join(fixturesDir, "reviews/one-based-objects"), path.join(dir, sessionDir), { recursive: true });
+    const r = await readPhaseReviews(dir, sessionDir, { phaseCount: 2 });
+    expect(r.map((x) => x.phase)).toEqual([0, 1]);
+    expect(r[0].findings).toEqual([
+      { severity: "blocking", file: "src/a.ts", title: "Unchecked null" },
+      { severity: "warning", file: "src/b.ts", title: "Scanner divergence", status: "fixed", fix: "Added JSDoc", rationale: "Added JSDoc", originalSeverity: "important" },
+    ]);
+  });
+
+  it("formats all phases' findings for the final review brief, blocking first and bounded", async () => {
+    await cp(path.join(fixturesDir, "reviews/zero-based"), path.join(dir, sessionDir), { recursive: true });
+    const reviews = await readPhaseReviews(dir, sessionDir);
+    const text = formatFindingsForPrompt(reviews, { phaseNames: ["Setup", "Auto-approve"] });
+    expect(text.split("\n")[0]).toBe("Phase 1 (Setup): 0 blocking, 1 warning, 1 note");
+    expect(text).toContain("Phase 2 (Auto-approve): 1 blocking, 1 warning, 1 note\n- [blocking] SKILL.md:34 — Gates contradict auto-approve: Deferred to Phase 3.");
+    const short = formatFindingsForPrompt(reviews, { maxChars: 120 });
+    expect(short.length).toBeLessThan(220);
+    expect(short).toMatch(/more findings omitted/);
+    expect(formatFindingsForPrompt([])).toBe("No per-phase review findings were recorded.");
+  });
+
+  it("no session folder → no reviews", async () => {
+    expect(await readPhaseReviews(dir, sessionDir)).toEqual([]);
+  });
+
+  it.skipIf(!haveCorpus)("reads every real phase-N-review.json in the corpus", async () => {
+    let files = 0;
+    for (const s of await readdir(path.join(upstreamDir, "sessions"))) {
+      const src = path.join(upstreamDir, "sessions", s);
+      if (s.endsWith(".txt")) continue;
+      const names = (await readdir(src)).filter((n) => /^phase-\d+-review\.json$/.test(n));
+      if (!names.length) continue;
+      const state = existsSync(path.join(src, "autopilot-state.json"))
+        ? (JSON.parse(await readFile(path.join(src, "autopilot-state.json"), "utf8")) as { phases?: unknown[] })
+        : {};
+      const rel = `.harness/sessions/${s}`;
+      await cp(src, path.join(dir, rel), { recursive: true });
+      const reviews = await readPhaseReviews(dir, rel, { phaseCount: state.phases?.length });
+      expect(reviews).toHaveLength(names.length);
+      for (const r of reviews) {
+        files++;
+        expect(r.phase).toBeGreaterThanOrEqual(0);
+        expect(r.phase).toBeLessThan(state.phases?.length ?? 99);
+        const raw = JSON.parse(await readFile(path.join(src, r.file), "utf8"));
+        const rawList = Array.isArray(raw) ? raw : raw.findings;
+        expect(r.findings).toHaveLength(rawList.length);
+        for (const f of r.findings) {
+          expect(["blocking", "warning", "note"]).toContain(f.severity);
+          expect(f.title.length).toBeGreaterThan(0);
+        }
+      }
+      expect(formatFindingsForPrompt(reviews).length).toBeGreaterThan(0);
+    }
+    expect(files).toBeGreaterThanOrEqual(5);
+  });
+});
