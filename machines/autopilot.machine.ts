@@ -722,6 +722,16 @@ export const autopilotMachine = setup({
         report: `Final review: blocking findings remain after ${MAX_FINAL_REVIEW_FIXES} fix rounds. Recorded in .harness/failures.md.`,
       };
     }),
+    commitFinalFix: assign(({ context }) => ({
+      outbox: [
+        ...context.outbox,
+        effect(context, "commit", {
+          label: `Final review fixes (round ${context.finalReview.retryCount})`,
+          recovery: false,
+          phase: null,
+        }),
+      ],
+    })),
     overrideFinalReview: assign(({ context }) => ({
       finalReview: { ...context.finalReview, status: "overridden" as const },
     })),
@@ -1002,7 +1012,7 @@ export const autopilotMachine = setup({
         },
         fixing: {
           on: {
-            FIXED: { target: "validating", actions: "clearReport" },
+            FIXED: { target: "validating", actions: ["clearReport", "commitFinalFix"] },
             PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
           },
         },

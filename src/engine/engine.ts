@@ -1,0 +1,369 @@
+// The one flow every tool call takes: lock the session → read and migrate → rebuild the machine
+// state → apply the event → save the new state with the effects it owes (the outbox) → perform them
+// → clear them → gather facts the machine waits for (probes) → render the Step from the saved state.
+// A crash anywhere leaves the old state, or the new state plus an outbox the next call finishes.
+import { readFile, rename, mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
+import type { AutopilotState, DecisionBy, RigorLevel } from "../session/schema.js";
+import { engineDefaults, emptyPhaseRun } from "../session/schema.js";
+import type { PersonaResult, Step } from "../protocol/step.js";
+import { AutopilotError } from "../protocol/errors.js";
+import { SessionStore } from "../session/store.js";
+import { resolveSpecPath, slugFromSpecPath, assertSafeSlug } from "../session/slug.js";
+import { sessionDirRel, sessionPaths } from "../session/paths.js";
+import { parseSpec } from "../markdown/spec.js";
+import { assertGitReady, headCommit } from "../effects/git.js";
+import { readHandoff } from "../effects/handoff.js";
+import { runValidation } from "../effects/validation.js";
+import { writeTextAtomic } from "../effects/fsutil.js";
+import { apply, probeFor } from "./machine-state.js";
+import { askFor, matchAnswer, renderStep } from "./step.js";
+import { locatePlan, readPlanFacts, resultToEvent } from "./results.js";
+import { performEffect } from "./perform.js";
+import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.js";
+import { gatherDispatchFacts } from "./facts.js";
+
+export interface EngineOptions {
+  /** The clock; tests pass a fixed one. */
+  now?: () => Date;
+  /** Long work in progress (validation commands, effects): MCP progress notifications. */
+  onProgress?: (message: string) => void;
+  /** Diagnostics for the client's log. */
+  log?: (level: "info" | "warning" | "error", message: string) => void;
+  validationTimeoutMs?: number;
+}
+
+export interface StartResult {
+  step: Step;
+  resumed: boolean;
+  /** Flags given on a resume are ignored (the session keeps its own); this says so. */
+  ignoredFlags: string[];
+  notes: string[];
+}
+
+export interface Flags {
+  rigorLevel: RigorLevel;
+  reviewPlans: boolean;
+}
+
+/** `--fast`, `--thorough`, `--review-plans`, space or comma separated. */
+export function parseFlags(flags: string | string[] | undefined): Flags & { given: string[] } {
+  const words = (Array.isArray(flags) ? flags.join(" ") : (flags ?? ""))
+    .split(/[\s,]+/)
+    .map((w) => w.trim())
+    .filter(Boolean);
+  const known = new Set(["--fast", "--thorough", "--review-plans"]);
+  const unknown = words.filter((w) => !known.has(w));
+  if (unknown.length)
+    throw new AutopilotError(
+      "bad_input",
+      `Unknown flag${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. Use --fast, --thorough and/or --review-plans.`,
+    );
+  const fast = words.includes("--fast");
+  const thorough = words.includes("--thorough");
+  if (fast && thorough)
+    throw new AutopilotError("flag_conflict", "Cannot use --fast and --thorough together. Choose one.");
+  return {
+    rigorLevel: fast ? "fast" : thorough ? "thorough" : "standard",
+    reviewPlans: words.includes("--review-plans"),
+    given: words,
+  };
+}
+
+export class Engine {
+  readonly root: string;
+  readonly store: SessionStore;
+  private readonly opts: EngineOptions;
+
+  constructor(root: string, opts: EngineOptions = {}) {
+    this.root = path.resolve(root);
+    this.store = new SessionStore(this.root);
+    this.opts = opts;
+  }
+
+  private now(): string {
+    return (this.opts.now?.() ?? new Date()).toISOString();
+  }
+
+  // ---- tools ------------------------------------------------------------------------------
+
+  async start(spec: string, flags?: string | string[]): Promise<StartResult> {
+    const parsed = parseFlags(flags);
+    const { rel } = resolveSpecPath(this.root, spec);
+    const slug = slugFromSpecPath(rel);
+    return this.store.withLock(slug, async () => {
+      if (await this.store.exists(slug)) {
+        const { state, notes } = await this.store.read(slug);
+        if (state.currentState !== "DONE") {
+          let s = await this.finishPending(slug, state);
+          s = await this.advance(slug, s, { type: "RESUME", now: this.now() });
+          s = await this.lookForInteractivePlan(slug, s);
+          return {
+            step: await this.render(slug, s),
+            resumed: true,
+            ignoredFlags: parsed.given,
+            notes: [
+              `Resuming autopilot from state ${s.currentState}, phase ${s.currentPhase + 1}: ${s.phases[s.currentPhase]?.name ?? "?"}.`,
+              ...(parsed.given.length
+                ? [`Flags ${parsed.given.join(" ")} ignored: a resumed session keeps the flags it started with (rigor ${s.rigorLevel}${s.reviewPlans ? ", --review-plans" : ""}).`]
+                : []),
+              ...notes,
+            ],
+          };
+        }
+        await this.archiveDone(slug);
+      }
+      const specText = await readFile(path.join(this.root, rel), "utf8").catch((e: NodeJS.ErrnoException) => {
+        throw new AutopilotError("spec_not_found", `Cannot read the spec ${rel}: ${e.code ?? e.message}.`);
+      });
+      const { phases } = parseSpec(specText);
+      await assertGitReady(this.root);
+      const startingCommit = await headCommit(this.root);
+      const now = this.now();
+      const initial: AutopilotState = {
+        schemaVersion: 5,
+        sessionDir: sessionDirRel(slug),
+        specPath: rel,
+        startingCommit,
+        reviewPlans: parsed.reviewPlans,
+        rigorLevel: parsed.rigorLevel,
+        currentState: "INIT",
+        currentPhase: 0,
+        phases: [],
+        retryBudget: { maxAttempts: 3, currentTask: null },
+        history: [],
+        decisions: [],
+        finalReview: { status: "pending", findings: [], retryCount: 0 },
+        ...engineDefaults(),
+        phaseRun: emptyPhaseRun(now),
+      };
+      const s = await this.advance(slug, initial, {
+        type: "START",
+        phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),
+        specPath: rel,
+        sessionDir: sessionDirRel(slug),
+        startingCommit,
+        rigorLevel: parsed.rigorLevel,
+        reviewPlans: parsed.reviewPlans,
+        now,
+      });
+      const lines = [
+        `Read spec — found ${phases.length} phase${phases.length === 1 ? "" : "s"}:`,
+        ...phases.map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
+        `Rigor level: ${parsed.rigorLevel}${parsed.reviewPlans ? " · --review-plans" : ""}`,
+        `Created ${sessionDirRel(slug)}/autopilot-state.json. Starting Phase 1.`,
+      ];
+      const step = await this.render(slug, s);
+      step.report = step.report ? `${lines.join("\n")}\n\n${step.report}` : lines.join("\n");
+      return { step, resumed: false, ignoredFlags: [], notes: [] };
+    });
+  }
+
+  /** The current Step again. Finishes work a crash left half-done; otherwise changes nothing. */
+  async next(slug: string): Promise<Step> {
+    assertSafeSlug(slug);
+    return this.withSession(slug, async (state) => {
+      const s = await this.finishPending(slug, state);
+      return this.render(slug, s);
+    });
+  }
+
+  async report(slug: string, stepId: number, result: PersonaResult): Promise<Step> {
+    assertSafeSlug(slug);
+    return this.withSession(slug, async (state) => {
+      let s = await this.finishPending(slug, state);
+      await this.assertStep(slug, s, stepId);
+      const step = renderStep(s, slug);
+      if (step.next.kind !== "dispatch")
+        throw new AutopilotError(
+          "bad_result",
+          `Step ${s.stepId} is not waiting for a persona (it is a "${step.next.kind}" step). Follow the current Step instead.`,
+          { step },
+        );
+      if (result.kind !== step.next.expects.result)
+        throw new AutopilotError(
+          "bad_result",
+          `Step ${s.stepId} expects a "${step.next.expects.result}" result from ${step.next.persona}, not "${result.kind}". Report the persona's result with kind "${step.next.expects.result}".`,
+          { step },
+        );
+      const event = await resultToEvent(this.root, s, result, step.next.expects.artifacts.plan, this.now());
+      s = await this.advance(slug, s, event);
+      return this.render(slug, s);
+    });
+  }
+
+  async decide(slug: string, stepId: number, answer: string, rationale?: string, by: DecisionBy = "human"): Promise<Step> {
+    assertSafeSlug(slug);
+    return this.withSession(slug, async (state) => {
+      let s = await this.finishPending(slug, state);
+      await this.assertStep(slug, s, stepId);
+      const ask = askFor(s);
+      if (!ask)
+        throw new AutopilotError(
+          "bad_answer",
+          `Step ${s.stepId} is not asking the user anything (it is a "${renderStep(s, slug).next.kind}" step). Follow the current Step instead.`,
+          { step: renderStep(s, slug) },
+        );
+      const chosen = matchAnswer(String(answer ?? ""), ask.options);
+      if (!chosen)
+        throw new AutopilotError(
+          "bad_answer",
+          `"${answer}" is not one of the options: ${ask.options.map((o) => `"${o}"`).join(", ")}. Ask the user again and pass one of them.`,
+          { step: renderStep(s, slug) },
+        );
+      s = await this.advance(slug, s, {
+        type: "DECIDE",
+        answer: chosen,
+        by,
+        ...(rationale ? { rationale: String(rationale).slice(0, 2000) } : {}),
+        now: this.now(),
+      });
+      return this.render(slug, s);
+    });
+  }
+
+  /** The saved state, read-only (no lock: a reader never blocks a writer). */
+  async read(slug: string): Promise<AutopilotState> {
+    assertSafeSlug(slug);
+    if (!(await this.store.exists(slug)))
+      throw new AutopilotError("unknown_session", unknownSessionMessage(slug, await this.store.list()));
+    return (await this.store.read(slug)).state;
+  }
+
+  /** The Step as saved, without finishing anything (for status and resources). */
+  async peek(slug: string): Promise<Step> {
+    return renderStep(await this.read(slug), slug);
+  }
+
+  async sessions(): Promise<string[]> {
+    return this.store.list();
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  private async withSession<T>(slug: string, fn: (state: AutopilotState) => Promise<T>): Promise<T> {
+    if (!(await this.store.exists(slug)))
+      throw new AutopilotError("unknown_session", unknownSessionMessage(slug, await this.store.list()));
+    return this.store.withLock(slug, async () => {
+      const { state } = await this.store.read(slug);
+      return fn(state);
+    });
+  }
+
+  private async assertStep(slug: string, state: AutopilotState, stepId: number): Promise<void> {
+    if (stepId !== state.stepId) {
+      const step = await this.render(slug, state);
+      throw new AutopilotError(
+        "stale_step",
+        `Step ${stepId} is stale: the session is at step ${state.stepId}. Nothing was changed; follow the current Step.`,
+        { step },
+      );
+    }
+  }
+
+  /** Apply an event, save it with its outbox, perform the effects, then gather any facts owed. */
+  private async advance(slug: string, state: AutopilotState, event: AutopilotEvent): Promise<AutopilotState> {
+    let s = apply(state, event);
+    await this.store.write(slug, s);
+    s = await this.performOutbox(slug, s);
+    return this.runProbes(slug, s);
+  }
+
+  /** Anything a crash left: an outbox not yet cleared, facts not yet gathered. */
+  private async finishPending(slug: string, state: AutopilotState): Promise<AutopilotState> {
+    let s = state;
+    if (s.outbox.length) {
+      this.opts.log?.("info", `Finishing ${s.outbox.length} effect(s) left by an interrupted call.`);
+      s = await this.performOutbox(slug, s);
+    }
+    return this.runProbes(slug, s);
+  }
+
+  private async performOutbox(slug: string, state: AutopilotState): Promise<AutopilotState> {
+    if (!state.outbox.length) return state;
+    let s = state;
+    for (const effect of state.outbox) {
+      this.opts.onProgress?.(`effect ${effect.type}`);
+      s = await performEffect(this.root, slug, s, effect, this.now());
+    }
+    s = { ...s, outbox: [] };
+    await this.store.write(slug, s);
+    return s;
+  }
+
+  private async runProbes(slug: string, state: AutopilotState): Promise<AutopilotState> {
+    let s = state;
+    // Each probe moves the machine to a resting state or to another probe; the bound only guards
+    // against a defect turning into an endless loop.
+    for (let i = 0; i < 20; i++) {
+      const probe = probeFor(s);
+      if (!probe) return s;
+      const event = await this.probe(s, probe);
+      s = apply(s, event);
+      await this.store.write(slug, s);
+      s = await this.performOutbox(slug, s);
+    }
+    throw new AutopilotError("internal", "The session did not come to rest after 20 automatic steps. Please report this.");
+  }
+
+  private async probe(state: AutopilotState, probe: "assess" | "planFacts" | "validate"): Promise<AutopilotEvent> {
+    const now = this.now();
+    const phase = state.phases[state.currentPhase];
+    if (probe === "assess") {
+      // The skill: "If planPath is set and the file exists, skip to APPROVE_PLAN."
+      const planPath = phase?.planPath ?? null;
+      const exists = planPath ? (await readPlanFacts(this.root, planPath, [])) !== null : false;
+      return { type: "ASSESSED", planPath: exists ? planPath : null, now };
+    }
+    if (probe === "planFacts") {
+      const concerns = state.phaseRun.concerns.length
+        ? state.phaseRun.concerns
+        : ((await readHandoff(this.root, state.sessionDir).catch(() => null))?.concerns ?? []);
+      const found = phase.planPath
+        ? await readPlanFacts(this.root, phase.planPath, concerns)
+        : (await locatePlan(this.root, state, undefined, undefined)).facts;
+      if (!found)
+        throw new AutopilotError(
+          "plan_not_found",
+          `The plan for phase ${state.currentPhase + 1} (${phase.planPath ?? "no path recorded"}) is missing. Restore the file (git checkout) and call autopilot_next again.`,
+        );
+      return { type: "PLAN_FACTS", plan: { ...found, concerns }, now };
+    }
+    this.opts.onProgress?.("running the project's validation commands");
+    const v = await runValidation(this.root, { timeoutMs: this.opts.validationTimeoutMs });
+    return { type: "VALIDATED", passed: v.passed, summary: v.summary, now };
+  }
+
+  /** Resuming a phase that waits for an interactive plan: has the human written it yet? */
+  private async lookForInteractivePlan(slug: string, state: AutopilotState): Promise<AutopilotState> {
+    if (state.currentState !== "PLAN" || state.stage !== "awaitingInteractivePlan" || state.stopped) return state;
+    const { facts } = await locatePlan(this.root, state, undefined, plannedPlanPath(state));
+    if (!facts) return state;
+    return this.advance(slug, state, { type: "PLANNED", plan: facts, now: this.now() });
+  }
+
+  private async render(slug: string, state: AutopilotState): Promise<Step> {
+    const step = renderStep(state, slug);
+    if (step.next.kind === "dispatch") {
+      // The brief is a pure function of the saved state and the files on disk; writing it again
+      // after a crash or on autopilot_next produces the same file.
+      const facts = await gatherDispatchFacts(this.root, slug, state);
+      const file = path.join(this.root, briefPath(slug, state.stepId));
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeTextAtomic(file, briefContent(state, slug, facts));
+    }
+    return step;
+  }
+
+  private async archiveDone(slug: string): Promise<void> {
+    const p = sessionPaths(this.root, slug);
+    const stamp = this.now().replace(/[:.]/g, "-");
+    await rename(p.state, path.join(path.dirname(p.state), `autopilot-state.done-${stamp}.json`));
+  }
+}
+
+function unknownSessionMessage(slug: string, known: string[]): string {
+  return `No autopilot session "${slug}" in this project.${known.length ? ` Known sessions: ${known.join(", ")}.` : ""} Start one with autopilot_start {"spec": "<path to spec>"}.`;
+}
+

@@ -1,0 +1,43 @@
+// Facts a dispatch brief needs from disk: the phase's text in the spec, the per-phase review
+// findings, the diff so far, relevant learnings. Each is bounded; a missing source is left out.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { AutopilotState } from "../session/schema.js";
+import type { DispatchFacts } from "../personas/dispatch.js";
+import { parseSpec } from "../markdown/spec.js";
+import { diffScope } from "../effects/git.js";
+import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
+import { readLearnings } from "../effects/learnings.js";
+
+const MAX_DIFFSTAT = 6000;
+
+export async function gatherDispatchFacts(root: string, slug: string, state: AutopilotState): Promise<DispatchFacts> {
+  const facts: DispatchFacts = {};
+  if (state.currentState === "PLAN") {
+    try {
+      const spec = parseSpec(await readFile(path.join(root, state.specPath), "utf8"));
+      const name = state.phases[state.currentPhase]?.name;
+      const match = spec.phases.find((p) => p.name === name) ?? spec.phases[state.currentPhase];
+      if (match) facts.phaseDescription = match.description;
+    } catch {
+      // The spec may have moved or changed since INIT; the planner is told to read it instead.
+    }
+  }
+  if ((state.currentState === "REVIEW" || state.currentState === "FINAL_REVIEW") && state.startingCommit) {
+    try {
+      const d = await diffScope(root, state.startingCommit);
+      facts.diffStat = d.stat.length > MAX_DIFFSTAT ? `${d.stat.slice(0, MAX_DIFFSTAT)}\n… (truncated)` : d.stat;
+    } catch {
+      // Not fatal: the reviewer can run git itself.
+    }
+  }
+  if (state.currentState === "FINAL_REVIEW") {
+    const reviews = await readPhaseReviews(root, state.sessionDir, { phaseCount: state.phases.length }).catch(() => []);
+    facts.phaseFindings = formatFindingsForPrompt(reviews, { phaseNames: state.phases.map((p) => p.name) });
+  }
+  if (state.currentState === "PLAN" || state.currentState === "EXECUTE") {
+    const l = await readLearnings(root, slug, { max: 10, maxChars: 3000 }).catch(() => null);
+    if (l && l.entries.length) facts.learnings = l.entries.map((e) => `- (${e.source}) ${e.text}`).join("\n");
+  }
+  return facts;
+}

@@ -1,0 +1,154 @@
+// Performs one effect from the outbox. Every effect is idempotent (commits carry their effect id
+// as a trailer, appended lines carry a marker, whole files are rewritten to the same bytes), so
+// replaying an outbox after a crash changes nothing that was already done.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { AutopilotState, Effect, Finding } from "../session/schema.js";
+import { commitCheckpoint, prTitleAndBody } from "../effects/git.js";
+import { appendFailure } from "../effects/failures.js";
+import { clearScratchpad } from "../effects/scratchpad.js";
+import { setFeatureDone, syncRoadmap } from "../effects/roadmap.js";
+import { writeSessionSummary } from "../effects/summary.js";
+import { writePhaseReview } from "../effects/reviews.js";
+import { writeFinalHandoff } from "../effects/handoff.js";
+import {
+  appendDoneLearnings,
+  countLearningEntries,
+  promoteSessionLearnings,
+  pruneSuggestion,
+} from "../effects/learnings.js";
+import { parseSpec } from "../markdown/spec.js";
+import { doneTotals } from "../../machines/reports.js";
+
+async function specTitle(root: string, state: AutopilotState): Promise<string | null> {
+  try {
+    return parseSpec(await readFile(path.join(root, state.specPath), "utf8")).title;
+  } catch {
+    return null;
+  }
+}
+
+function addReport(state: AutopilotState, line: string): AutopilotState {
+  return { ...state, report: state.report ? `${state.report}\n${line}` : line };
+}
+
+export async function performEffect(
+  root: string,
+  slug: string,
+  state: AutopilotState,
+  effect: Effect,
+  now: string,
+): Promise<AutopilotState> {
+  const a = effect.args as Record<string, any>;
+  switch (effect.type) {
+    case "commit": {
+      const r = await commitCheckpoint(root, {
+        label: String(a.label),
+        recovery: a.recovery === true,
+        effectId: effect.id,
+        phase: typeof a.phase === "number" ? a.phase : null,
+        since: state.startingCommit,
+      });
+      if (!r.committed) return addReport(state, `${a.label} — nothing to commit (skipped)`);
+      const already = state.commits.some((c) => c.sha === r.sha);
+      const next = already
+        ? state
+        : {
+            ...state,
+            commits: [
+              ...state.commits,
+              {
+                sha: r.sha!,
+                label: String(a.label),
+                recovery: a.recovery === true,
+                phase: typeof a.phase === "number" ? a.phase : null,
+                timestamp: now,
+              },
+            ],
+          };
+      return addReport(next, `${a.label} — committed (${r.sha!.slice(0, 7)})`);
+    }
+    case "writeReview":
+      await writePhaseReview(root, state.sessionDir, Number(a.phase), a.findings as Finding[]);
+      return state;
+    case "appendFailure":
+      await appendFailure(root, {
+        date: String(a.date),
+        skill: String(a.skill),
+        type: String(a.type),
+        text: String(a.text),
+        effectId: effect.id,
+      });
+      return state;
+    case "clearScratchpad":
+      await clearScratchpad(root, state.sessionDir, String(a.phase));
+      return state;
+    case "syncRoadmap":
+      await syncRoadmap(root, {
+        specPath: state.specPath,
+        featureName: await specTitle(root, state),
+        phasesComplete: state.phases.filter((p) => p.status === "complete").length,
+        phasesTotal: state.phases.length,
+      });
+      return state;
+    case "roadmapDone":
+      await setFeatureDone(root, { specPath: state.specPath, featureName: await specTitle(root, state) });
+      return state;
+    case "writeSummary":
+      await writeSessionSummary(root, slug, {
+        session: slug,
+        lastActive: now,
+        skill: "harness-autopilot",
+        phase: (a.phase as string | undefined) ?? null,
+        status: String(a.status ?? ""),
+        spec: state.specPath,
+        plan: (a.plan as string | undefined) ?? null,
+        keyContext: String(a.keyContext ?? ""),
+        nextStep: String(a.nextStep ?? ""),
+      });
+      return state;
+    case "writeFinalHandoff": {
+      const totals = doneTotals(state);
+      const title = await specTitle(root, state);
+      await writeFinalHandoff(root, state.sessionDir, {
+        summary: `Completed ${totals.phasesCompleted} phases with ${totals.tasks} total tasks`,
+        completed: state.phases.map((p, i) => `Phase ${i + 1}: ${p.name}${p.status === "skipped" ? " (skipped)" : ""}`),
+        pending: [],
+        concerns: [],
+        decisions: state.decisions.map((d) => d as Record<string, unknown>),
+        contextKeywords: (title ?? "").split(/\W+/).filter((w) => w.length > 3).slice(0, 8),
+        finalReview: { status: state.finalReview.status, findingsCount: state.finalReview.findings.length },
+      });
+      if (!state.startingCommit) return state;
+      const pr = await prTitleAndBody(root, state.startingCommit, {
+        specTitle: title,
+        phases: state.phases.map((p) => ({ name: p.name, status: p.status })),
+      });
+      return addReport({ ...state, pullRequest: pr }, `Suggested PR title: ${pr.title}`);
+    }
+    case "appendLearnings": {
+      const totals = doneTotals(state);
+      const title = (await specTitle(root, state)) ?? state.specPath;
+      await appendDoneLearnings(root, {
+        date: now,
+        specName: title,
+        phases: totals.phasesCompleted,
+        tasks: totals.tasks,
+        retries: totals.retries,
+        observation:
+          totals.retries > 0 || totals.overriddenReviews > 0
+            ? `${totals.retries} retries and ${totals.overriddenReviews} overridden review(s) across the run.`
+            : null,
+        effectId: effect.id,
+      });
+      const promoted = await promoteSessionLearnings(root, slug);
+      let next = addReport(
+        state,
+        `Promoted ${promoted.promoted} learnings to global, ${promoted.kept} session-specific entries kept in session.`,
+      );
+      const suggestion = pruneSuggestion(await countLearningEntries(root));
+      if (suggestion) next = addReport(next, suggestion);
+      return next;
+    }
+  }
+}

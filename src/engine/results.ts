@@ -1,0 +1,118 @@
+// What a host reports (a persona's result) becomes a machine event here. The server does not take
+// a persona's word for files: it finds the plan itself, checks it exists and counts it.
+import { readFile } from "node:fs/promises";
+import type { AutopilotEvent, PlanFacts } from "../../machines/autopilot.machine.js";
+import type { AutopilotState, Finding } from "../session/schema.js";
+import { normalizeSeverity } from "../session/schema.js";
+import type { PersonaResult } from "../protocol/step.js";
+import { AutopilotError } from "../protocol/errors.js";
+import { countPlan } from "../markdown/plan.js";
+import { findPlanForPhase } from "../markdown/plans-folder.js";
+import { readHandoff } from "../effects/handoff.js";
+import { resolveInside } from "../effects/fsutil.js";
+
+/** Read a plan inside the project and count it; null when the file is not there. */
+export async function readPlanFacts(
+  root: string,
+  planPath: string,
+  concerns: string[],
+): Promise<PlanFacts | null> {
+  const abs = resolveInside(root, planPath);
+  let text: string;
+  try {
+    text = await readFile(abs, "utf8");
+  } catch {
+    return null;
+  }
+  const counts = countPlan(text);
+  return { path: planPath, taskCount: counts.tasks, checkpointCount: counts.checkpoints, concerns };
+}
+
+/**
+ * Find the current phase's plan: the path reported, then the handoff's, then the plans folder by
+ * phase name, then the path the dispatch asked for.
+ */
+export async function locatePlan(
+  root: string,
+  state: AutopilotState,
+  reported: string | undefined,
+  expected: string | undefined,
+): Promise<{ facts: PlanFacts | null; tried: string[] }> {
+  const phase = state.phases[state.currentPhase];
+  const handoff = await readHandoff(root, state.sessionDir).catch(() => null);
+  const tried: string[] = [];
+  const candidates: (string | null | undefined)[] = [reported, handoff?.planPath];
+  candidates.push(await findPlanForPhase(root, state.specPath, phase.name));
+  candidates.push(expected);
+  const concerns = handoff?.concerns ?? [];
+  for (const c of candidates) {
+    if (!c || tried.includes(c)) continue;
+    tried.push(c);
+    const facts = await readPlanFacts(root, c, concerns);
+    if (facts) return { facts, tried };
+  }
+  return { facts: null, tried };
+}
+
+function normalizeFindings(findings: { severity: string; title: string; file?: string; line?: number; rationale?: string }[]): Finding[] {
+  return findings.map((f) => {
+    const severity = normalizeSeverity(f.severity) ?? "note";
+    const out: Finding = { severity, title: f.title };
+    if (f.file) out.file = f.file;
+    if (typeof f.line === "number") out.line = f.line;
+    if (f.rationale) out.rationale = f.rationale;
+    if (severity !== f.severity) (out as Record<string, unknown>).originalSeverity = f.severity;
+    return out;
+  });
+}
+
+export async function resultToEvent(
+  root: string,
+  state: AutopilotState,
+  result: PersonaResult,
+  expectedPlan: string | undefined,
+  now: string,
+): Promise<AutopilotEvent> {
+  const hasOutcome = result.kind === "executed" && result.outcome !== undefined;
+  if (result.error && !hasOutcome) return { type: "PERSONA_FAILED", error: result.error, now };
+  switch (result.kind) {
+    case "planned": {
+      const { facts, tried } = await locatePlan(root, state, result.planPath, expectedPlan);
+      if (!facts)
+        throw new AutopilotError(
+          "bad_result",
+          `No plan file found for phase ${state.currentPhase + 1} (looked at: ${tried.join(", ") || "nothing"}). Write the plan file, then report again with its planPath.`,
+        );
+      if (result.concerns) facts.concerns = result.concerns;
+      return { type: "PLANNED", plan: facts, ...(result.summary ? { summary: result.summary } : {}), now };
+    }
+    case "executed": {
+      const outcome = result.outcome!;
+      if (outcome === "checkpoint") {
+        if (!result.checkpoint)
+          throw new AutopilotError("bad_result", 'outcome "checkpoint" needs checkpoint: {type, label}. Report again with it.');
+        return { type: "EXECUTED", outcome, checkpoint: result.checkpoint, now };
+      }
+      if (outcome === "failed") {
+        return {
+          type: "EXECUTED",
+          outcome,
+          task: result.task
+            ? { number: result.task.number ?? null, name: result.task.name }
+            : { number: null, name: "unnamed task" },
+          error: result.error ?? "the executor reported a failure without an error message",
+          ...(result.fixAttempted ? { fixAttempted: result.fixAttempted } : {}),
+          now,
+        };
+      }
+      return { type: "EXECUTED", outcome, ...(result.summary ? { summary: result.summary } : {}), now };
+    }
+    case "verified":
+      if (!result.verdict) throw new AutopilotError("bad_result", 'A "verified" result needs verdict "pass" or "fail".');
+      return { type: "VERIFIED", verdict: result.verdict, findings: result.findings ?? [], now };
+    case "reviewed":
+      return { type: "REVIEWED", findings: normalizeFindings(result.findings ?? []), now };
+    case "fixed":
+      return { type: "FIXED", summary: result.summary ?? "", now };
+  }
+}

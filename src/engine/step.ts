@@ -1,0 +1,228 @@
+// The Step: a pure function of the saved state. `autopilot_next` after any crash or context reset
+// therefore gives the same answer as the call that saved the state.
+import type { AutopilotState } from "../session/schema.js";
+import type { AskNext, Next, Step } from "../protocol/step.js";
+import { ANSWERS, checkpointOptions, effectiveComplexity } from "../../machines/autopilot.machine.js";
+import { doneTotals } from "../../machines/reports.js";
+import { dispatchFor } from "../personas/dispatch.js";
+import { stateValueOf } from "./machine-state.js";
+
+export function stageOf(state: AutopilotState): string | null {
+  const v = stateValueOf(state);
+  return typeof v === "string" ? null : (Object.values(v)[0] as string);
+}
+
+/** The question the session waits on, or null. */
+export function askFor(state: AutopilotState): AskNext | null {
+  if (state.stopped) return null;
+  const stage = stageOf(state);
+  const phase = state.phases[state.currentPhase];
+  const n = state.currentPhase + 1;
+  const ask = (question: string, options: readonly string[], context?: string): AskNext => ({
+    kind: "ask",
+    question,
+    options: [...options],
+    ...(context ? { context } : {}),
+  });
+  const personaError = state.phaseRun.personaError;
+  if (stage === "personaFailed")
+    return ask(
+      "The persona could not finish this step. Retry the step or stop?",
+      ANSWERS.personaFailed,
+      personaError ?? undefined,
+    );
+  switch (state.currentState) {
+    case "APPROVE_PLAN":
+      if (stage === "review")
+        return ask(
+          "Approve this plan and begin execution? (yes / revise / skip phase / stop)",
+          ANSWERS.approvePlan,
+          `Plan: ${phase.planPath ?? "?"}`,
+        );
+      if (stage === "revising")
+        return ask(
+          `Edit the plan file ${phase.planPath ?? ""} directly, then answer "done" to re-present it (or "stop").`,
+          ANSWERS.revised,
+        );
+      return null;
+    case "EXECUTE": {
+      if (stage === "checkpoint" && state.phaseRun.checkpoint) {
+        const cp = state.phaseRun.checkpoint;
+        const q =
+          cp.type === "human-verify"
+            ? `Checkpoint "${cp.label}": please verify the result. Confirm, reject (say why), or stop?`
+            : cp.type === "human-action"
+              ? `Checkpoint "${cp.label}" needs you to act. Answer "done" when it is done, or "stop".`
+              : `Checkpoint "${cp.label}": a decision is needed.`;
+        return ask(q, checkpointOptions(cp), cp.details);
+      }
+      if (stage === "exhausted") {
+        const spec =
+          state.consecutiveExhausted >= 2
+            ? " Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing."
+            : "";
+        return ask(
+          "How should we proceed? (fix manually and continue / revise plan / stop)",
+          ANSWERS.exhausted,
+          `The retry budget (${state.retryBudget.maxAttempts} attempts) is exhausted.${spec}`,
+        );
+      }
+      return null;
+    }
+    case "VERIFY":
+      if (stage === "failed")
+        return ask(
+          "Fix these issues before review? (fix / skip verification / stop)",
+          ANSWERS.verifyFailed,
+          state.phaseRun.verificationFindings.map((f) => `- ${f}`).join("\n") || undefined,
+        );
+      return null;
+    case "REVIEW":
+      if (stage === "blocked")
+        return ask(
+          "Address blocking findings before completing this phase? (fix / override / stop)",
+          ANSWERS.reviewBlocked,
+          state.phaseRun.reviewFindings
+            .filter((f) => f.severity === "blocking")
+            .map((f) => `- ${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}`)
+            .join("\n"),
+        );
+      return null;
+    case "PHASE_COMPLETE": {
+      const next = state.phases[state.currentPhase + 1];
+      if (!next) return null;
+      return ask(
+        `Phase ${n} complete. Next: Phase ${n + 1}: ${next.name} (complexity: ${effectiveComplexity(next)}). Continue? (yes / stop)`,
+        ANSWERS.continuePhase,
+      );
+    }
+    case "FINAL_REVIEW":
+      if (stage === "blocked")
+        return ask(
+          "Address blocking findings before completing? (fix / override / stop)",
+          ANSWERS.finalBlocked,
+          state.finalReview.findings
+            .filter((f) => f.severity === "blocking")
+            .map((f) => `- ${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}`)
+            .join("\n"),
+        );
+      if (stage === "exhausted")
+        return ask(
+          "How should we proceed? (fix manually and continue / stop)",
+          ANSWERS.finalExhausted,
+          `Blocking findings remain after ${state.finalReview.retryCount - 1} fix rounds.`,
+        );
+      return null;
+    default:
+      return null;
+  }
+}
+
+export function nextFor(state: AutopilotState, slug: string): Next {
+  if (state.currentState === "DONE") {
+    const t = doneTotals(state);
+    return {
+      kind: "done",
+      summary: {
+        ...t,
+        specPath: state.specPath,
+        commits: state.commits.length,
+        decisions: state.decisions.length,
+      },
+    };
+  }
+  if (state.stopped)
+    return {
+      kind: "wait",
+      reason: `Stopped by the user at ${state.currentState}. The session is saved and resumes in the same place.`,
+      resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
+    };
+  const stage = stageOf(state);
+  if (state.currentState === "PLAN" && stage === "awaitingInteractivePlan") {
+    const phase = state.phases[state.currentPhase];
+    return {
+      kind: "wait",
+      reason: `Phase ${state.currentPhase + 1}: ${phase.name} is marked high-complexity. Run planning interactively for this phase (the harness-planning skill with the user), save the plan under the plans folder, then resume.`,
+      resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
+    };
+  }
+  const ask = askFor(state);
+  if (ask) return ask;
+  const dispatch = dispatchFor(state, slug);
+  if (dispatch) return dispatch;
+  // A state that needs facts the engine gathers (ASSESS, reading a plan, validation) is never
+  // saved as the last word of a call; if a crash left one, the next call finishes it.
+  return {
+    kind: "wait",
+    reason: `The session is between steps (${state.currentState}); the next autopilot call finishes it.`,
+    resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
+  };
+}
+
+export function renderStep(state: AutopilotState, slug: string): Step {
+  const phase = state.phases[state.currentPhase];
+  const inPhase = !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) && !!phase;
+  return {
+    session: slug,
+    stepId: state.stepId,
+    state: state.currentState,
+    phase: inPhase
+      ? {
+          index: state.currentPhase,
+          number: state.currentPhase + 1,
+          name: phase.name,
+          complexity: phase.complexity,
+          complexityOverride: phase.complexityOverride,
+          total: state.phases.length,
+        }
+      : null,
+    rigor: state.rigorLevel,
+    reviewPlans: state.reviewPlans,
+    ...(state.report ? { report: state.report } : {}),
+    next: nextFor(state, slug),
+  };
+}
+
+/** Match what a user typed onto one of the offered options (case, spacing, unique prefix). */
+export function matchAnswer(answer: string, options: readonly string[]): string | null {
+  const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, " ");
+  const a = norm(answer);
+  if (!a) return null;
+  const exact = options.find((o) => norm(o) === a);
+  if (exact) return exact;
+  const prefixed = options.filter((o) => norm(o).startsWith(a));
+  return prefixed.length === 1 ? prefixed[0] : null;
+}
+
+/** The human-readable rendering of a Step: what happened, then numbered instructions. */
+export function renderStepText(step: Step): string {
+  const lines: string[] = [];
+  const where = step.phase
+    ? `${step.state} · phase ${step.phase.number}/${step.phase.total}: ${step.phase.name}`
+    : step.state;
+  lines.push(`autopilot ${step.session} · step ${step.stepId} · ${where} · rigor ${step.rigor}`);
+  if (step.report) lines.push("", step.report);
+  lines.push("");
+  const n = step.next;
+  if (n.kind === "dispatch") {
+    lines.push(
+      `1. Dispatch the ${n.persona} subagent (${n.description}) with this prompt:`,
+      "",
+      n.prompt.split("\n").map((l) => `   ${l}`).join("\n"),
+      "",
+      `2. Call autopilot_report with {"session":"${step.session}","stepId":${step.stepId},"result":<the persona's JSON, kind "${n.expects.result}">}.`,
+    );
+  } else if (n.kind === "ask") {
+    lines.push(`1. Ask the user: ${n.question}`);
+    if (n.context) lines.push(n.context.split("\n").map((l) => `   ${l}`).join("\n"));
+    lines.push(
+      `   Options: ${n.options.map((o) => `"${o}"`).join(", ")}`,
+      `2. Call autopilot_decide with {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<the user's reason, if given>}.`,
+    );
+  } else if (n.kind === "wait") {
+    lines.push(`1. Tell the user: ${n.reason}`, `2. Stop here. To continue later: ${n.resumeWith}.`);
+  } else {
+    lines.push("1. Show the user the summary above. The session is DONE.");
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,111 @@
+// The host loop, without a chat client: take the Step, do what it says (run the persona through a
+// runner, or put the question to a gate), report back, repeat until the session is done or waits.
+// The MCP path and this one drive the same engine and write the same files.
+import type { Engine } from "../engine/engine.js";
+import type { AskNext, DispatchNext, Step } from "../protocol/step.js";
+import type { PersonaRunner, TokenUsage } from "../runners/types.js";
+import type { DecisionBy } from "../session/schema.js";
+
+export interface GateAnswer {
+  answer: string;
+  rationale?: string;
+  by: DecisionBy;
+}
+
+export interface Gate {
+  answer(step: Step, ask: AskNext): Promise<GateAnswer>;
+}
+
+export interface DriveEvents {
+  onStep?(step: Step): void;
+  onRunnerLog?(lines: string[]): void;
+  onAnswer?(step: Step, answer: GateAnswer): void;
+  onUsage?(step: Step, usage: TokenUsage): void;
+}
+
+export interface DriveResult {
+  final: Step;
+  steps: number;
+}
+
+export async function drive(
+  engine: Engine,
+  first: Step,
+  runner: PersonaRunner,
+  gate: Gate,
+  events: DriveEvents = {},
+  opts: { maxSteps?: number; signal?: AbortSignal } = {},
+): Promise<DriveResult> {
+  let step = first;
+  let count = 0;
+  const max = opts.maxSteps ?? 2000;
+  for (;;) {
+    events.onStep?.(step);
+    const next = step.next;
+    if (next.kind === "done" || next.kind === "wait") return { final: step, steps: count };
+    if (opts.signal?.aborted) return { final: step, steps: count };
+    if (++count > max) throw new Error(`the run did not finish within ${max} steps`);
+    if (next.kind === "dispatch") {
+      const outcome = await runner.run(dispatchTask(engine, step, next), opts.signal);
+      if (outcome.log?.length) events.onRunnerLog?.(outcome.log);
+      if (outcome.usage) events.onUsage?.(step, outcome.usage);
+      step = await engine.report(step.session, step.stepId, outcome.result);
+    } else {
+      const a = await gate.answer(step, next);
+      events.onAnswer?.(step, a);
+      step = await engine.decide(step.session, step.stepId, a.answer, a.rationale, a.by);
+    }
+  }
+}
+
+function dispatchTask(engine: Engine, step: Step, next: DispatchNext) {
+  return {
+    persona: next.persona,
+    description: next.description,
+    prompt: next.prompt,
+    expects: next.expects,
+    projectRoot: engine.root,
+    session: step.session,
+    phaseIndex: step.state === "FINAL_REVIEW" ? null : (step.phase?.index ?? null),
+    phaseName: step.state === "FINAL_REVIEW" ? null : (step.phase?.name ?? null),
+  };
+}
+
+/**
+ * `--yes`: approve plans, continue between phases, confirm checkpoints, fix (a bounded number of
+ * times) but never override a blocking finding, and stop when a budget is exhausted. Every answer
+ * is recorded as a policy decision with the rule that made it.
+ */
+export class PolicyGate implements Gate {
+  private fixes = new Map<string, number>();
+  private retries = new Map<string, number>();
+  constructor(private readonly maxFixRounds = 2) {}
+
+  async answer(step: Step, ask: AskNext): Promise<GateAnswer> {
+    const has = (o: string) => ask.options.includes(o);
+    const by = "policy" as const;
+    const key = `${step.state}:${step.phase?.index ?? "final"}`;
+    if (has("retry")) {
+      const n = (this.retries.get(key) ?? 0) + 1;
+      this.retries.set(key, n);
+      return n <= 1
+        ? { answer: "retry", by, rationale: "--yes policy: retry a failed persona step once" }
+        : { answer: "stop", by, rationale: "--yes policy: the persona failed twice; a human should look" };
+    }
+    if (step.state === "APPROVE_PLAN" && has("yes")) return { answer: "yes", by, rationale: "--yes policy: approve plans" };
+    if (step.state === "APPROVE_PLAN" && has("done")) return { answer: "done", by, rationale: "--yes policy: re-present the plan" };
+    if (step.state === "PHASE_COMPLETE") return { answer: "yes", by, rationale: "--yes policy: continue to the next phase" };
+    if (has("fix manually and continue")) return { answer: "stop", by, rationale: "--yes policy: an exhausted budget needs a human" };
+    if (has("confirm")) return { answer: "confirm", by, rationale: "--yes policy: confirm human-verify checkpoints" };
+    if (has("done") && step.state === "EXECUTE") return { answer: "done", by, rationale: "--yes policy: human-action checkpoints are assumed done" };
+    if (has("fix")) {
+      const n = (this.fixes.get(key) ?? 0) + 1;
+      this.fixes.set(key, n);
+      return n <= this.maxFixRounds
+        ? { answer: "fix", by, rationale: `--yes policy: fix (round ${n} of ${this.maxFixRounds}); never override a blocking finding` }
+        : { answer: "stop", by, rationale: "--yes policy: fixes did not resolve the findings; a human should decide" };
+    }
+    const first = ask.options.find((o) => o !== "stop") ?? "stop";
+    return { answer: first, by, rationale: `--yes policy: take the first option ("${first}")` };
+  }
+}

@@ -1,0 +1,257 @@
+// Turns a resting state into the dispatch the host must carry out: which persona, a one-line
+// description, a short prompt, the result kind expected and the artifacts. Pure: the prompt is a
+// function of the saved state. Anything long goes into a brief file the prompt names; the engine
+// writes that file (see briefContent) so the host model never copies kilobytes.
+import path from "node:path";
+import type { AutopilotState } from "../session/schema.js";
+import type { DispatchNext, PersonaName, ResultKind } from "../protocol/step.js";
+import { sessionDirRel } from "../session/paths.js";
+import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
+import { phaseSlug } from "../effects/scratchpad.js";
+
+export interface DispatchFacts {
+  /** The phase's section of the spec, for the planner. */
+  phaseDescription?: string;
+  /** Per-phase review findings, formatted, for the final review. */
+  phaseFindings?: string;
+  /** `git diff --stat` of startingCommit..HEAD, for reviewers. */
+  diffStat?: string;
+  /** Relevant learnings, bounded. */
+  learnings?: string;
+}
+
+const posix = path.posix;
+
+export function briefPath(slug: string, stepId: number): string {
+  return posix.join(sessionDirRel(slug), "briefs", `step-${stepId}.md`);
+}
+
+export function plannedPlanPath(state: AutopilotState): string {
+  const phase = state.phases[state.currentPhase];
+  if (phase.planPath) return phase.planPath;
+  const date = (state.phaseRun.startedAt ?? state.updatedAt ?? "1970-01-01").slice(0, 10);
+  return posix.join(plansDirFor(state.specPath), planFileName(date, phase.name));
+}
+
+function scratchpadRule(state: AutopilotState, slug: string): string {
+  const dir = posix.join(sessionDirRel(slug), "scratchpad", phaseSlug(state.phases[state.currentPhase]?.name ?? "final"));
+  switch (state.rigorLevel) {
+    case "fast":
+      return "Rigor fast: keep research in the conversation; write no scratchpad files.";
+    case "thorough":
+      return `Rigor thorough: write all research, reasoning and intermediate output to ${dir}/ and refer to those files.`;
+    default:
+      return `Rigor standard: research longer than ~500 words goes to ${dir}/ (refer to the file instead of inlining it).`;
+  }
+}
+
+const RETRY_GUIDANCE = [
+  "",
+  "Attempt 1: read the error output and apply the obvious fix, for the failed task only.",
+  "Attempt 2: expand context: read the related files and .harness/learnings.md for similar failures before fixing.",
+  "Attempt 3: full context: re-read the test output, the imports and the plan's instructions for ambiguity before fixing.",
+];
+
+export function retryLevel(state: AutopilotState): number {
+  return state.retryBudget.currentTask?.attemptsUsed ?? 0;
+}
+
+function reply(kind: ResultKind, shape: string): string {
+  return `Finish with one JSON object in a \`\`\`json block: ${shape}. If you cannot do the job: {"kind":"${kind}","error":"why"}.`;
+}
+
+/** The dispatch for the current resting state, or null when the state waits on no persona. */
+export function dispatchFor(state: AutopilotState, slug: string): DispatchNext | null {
+  const stage = state.stage;
+  const phase = state.phases[state.currentPhase];
+  const n = state.currentPhase + 1;
+  const sessionDir = sessionDirRel(slug);
+  const handoff = posix.join(sessionDir, "handoff.json");
+  const execState = posix.join(sessionDir, "state.json");
+  const brief = briefPath(slug, state.stepId);
+  const make = (
+    persona: PersonaName,
+    description: string,
+    result: ResultKind,
+    lines: string[],
+    artifacts: DispatchNext["expects"]["artifacts"],
+  ): DispatchNext => ({
+    kind: "dispatch",
+    persona,
+    description,
+    prompt: lines.filter(Boolean).join("\n"),
+    expects: { result, artifacts: { ...artifacts, brief } },
+  });
+
+  if (state.currentState === "PLAN" && stage === "planning") {
+    const plan = plannedPlanPath(state);
+    return make(
+      "harness-planner",
+      `Plan phase ${n}: ${phase.name}`,
+      "planned",
+      [
+        `You are harness-planner. Plan phase ${n} of ${state.phases.length}: ${phase.name} (complexity ${phase.complexity}) of the spec ${state.specPath}.`,
+        `Read the brief first: ${brief}.`,
+        state.phaseRun.revision ? `This is a revision of the existing plan ${plan}: see the brief for why.` : "",
+        `Write the plan to ${plan}: a "**Tasks:** N" header, one "### Task N: Name" heading per task, and a [checkpoint:human-verify|decision|human-action] marker in the heading of any task where a human must act.`,
+        state.rigorLevel === "fast"
+          ? "Rigor fast: skip the skeleton pass."
+          : state.rigorLevel === "thorough"
+            ? "Rigor thorough: start the plan with a short skeleton section (goals, task outline) for the human to approve."
+            : "",
+        scratchpadRule(state, slug),
+        `Write ${handoff} with {"fromSkill":"harness-planning","phase":"${phase.name}","planPath":"${plan}","concerns":[...],"summary":"..."}.`,
+        reply("planned", `{"kind":"planned","planPath":"${plan}","concerns":["risk or uncertainty", ...],"summary":"..."}`),
+      ],
+      { plan, handoff },
+    );
+  }
+
+  if (state.currentState === "EXECUTE" && stage === "running") {
+    const plan = phase.planPath ?? plannedPlanPath(state);
+    const level = retryLevel(state);
+    const cur = state.retryBudget.currentTask;
+    const fix = state.phaseRun.fix;
+    const what = fix
+      ? `Fix the ${fix.source} findings of phase ${n}: ${phase.name} (listed in the brief).`
+      : level > 0 && cur
+        ? `Retry ${level}/${state.retryBudget.maxAttempts} of task ${cur.number ?? "?"} (${cur.name}) of phase ${n}: ${phase.name}. ${RETRY_GUIDANCE[level] ?? RETRY_GUIDANCE[3]} Earlier attempts are in the brief.`
+        : state.phaseRun.checkpointAnswer
+          ? `Resume phase ${n}: ${phase.name} after the human checkpoint (${state.phaseRun.checkpointAnswer}).`
+          : state.phaseRun.checkpointsPassed.length
+            ? `Continue phase ${n}: ${phase.name} after checkpoint "${state.phaseRun.checkpointsPassed.at(-1)}".`
+            : `Execute phase ${n}: ${phase.name}, task by task.`;
+    return make(
+      "harness-task-executor",
+      fix ? `Fix phase ${n}: ${phase.name}` : level > 0 ? `Retry ${level}/3, phase ${n}: ${phase.name}` : `Execute phase ${n}: ${phase.name}`,
+      "executed",
+      [
+        `You are harness-task-executor. ${what}`,
+        `Plan: ${plan}. Brief: ${brief}. Keep ${execState} updated after each task.`,
+        "Do not commit: the server commits at each passing checkpoint. Stop at every [checkpoint:*] task and report it.",
+        scratchpadRule(state, slug),
+        reply(
+          "executed",
+          `{"kind":"executed","outcome":"complete"} or {"kind":"executed","outcome":"checkpoint","checkpoint":{"type":"passed|human-verify|decision|human-action","label":"...","options":[...]}} or {"kind":"executed","outcome":"failed","task":{"number":N,"name":"..."},"error":"...","fixAttempted":"..."}`,
+        ),
+      ],
+      { plan, state: execState, handoff },
+    );
+  }
+
+  if (state.currentState === "VERIFY" && stage === "running") {
+    return make(
+      "harness-verifier",
+      `Verify phase ${n}: ${phase.name}`,
+      "verified",
+      [
+        `You are harness-verifier. Verify phase ${n}: ${phase.name} against its plan ${phase.planPath ?? "(see brief)"} and the spec ${state.specPath}.`,
+        state.rigorLevel === "thorough"
+          ? "Rigor thorough: full verification with expanded checks (every acceptance criterion, edge cases, the project's whole validation suite)."
+          : "Run the project's validation commands and check the phase's acceptance criteria.",
+        `Brief: ${brief}.`,
+        reply("verified", `{"kind":"verified","verdict":"pass|fail","findings":["what failed and where", ...]}`),
+      ],
+      { plan: phase.planPath ?? undefined },
+    );
+  }
+
+  if (state.currentState === "REVIEW" && stage === "running") {
+    return make(
+      "harness-code-reviewer",
+      `Review phase ${n}: ${phase.name}`,
+      "reviewed",
+      [
+        `You are harness-code-reviewer. Review the changes of phase ${n}: ${phase.name} (plan ${phase.planPath ?? "see brief"}).`,
+        `Brief: ${brief} (diff scope and context).`,
+        reply("reviewed", `{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"...","line":N,"title":"...","rationale":"..."}]}`),
+      ],
+      {},
+    );
+  }
+
+  if (state.currentState === "FINAL_REVIEW" && stage === "running") {
+    return make(
+      "harness-code-reviewer",
+      "Final review: cross-phase coherence check",
+      "reviewed",
+      [
+        `You are harness-code-reviewer, running the final project-wide review of ${state.specPath}.`,
+        `Review the FULL diff: git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD, not just the last phase.`,
+        `The brief ${brief} lists every per-phase finding: do not assume they are resolved, verify. Focus on cross-phase coherence: naming consistency, duplicated utilities, architectural drift.`,
+        reply("reviewed", `{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"...","line":N,"title":"...","rationale":"..."}]}`),
+      ],
+      {},
+    );
+  }
+
+  if (state.currentState === "FINAL_REVIEW" && stage === "fixing") {
+    return make(
+      "harness-task-executor",
+      "Fix final review findings",
+      "fixed",
+      [
+        `You are harness-task-executor. Fix the blocking findings of the final review (round ${state.finalReview.retryCount} of 3), one task per finding; they are listed in ${brief}.`,
+        "Do not commit: the server commits after the fixes are reviewed.",
+        `Write ${handoff} when done.`,
+        reply("fixed", `{"kind":"fixed","summary":"what was fixed"}`),
+      ],
+      { handoff },
+    );
+  }
+  return null;
+}
+
+/** The brief file's content: everything the persona needs that is too long for the prompt. */
+export function briefContent(state: AutopilotState, slug: string, facts: DispatchFacts): string {
+  const phase = state.phases[state.currentPhase];
+  const out: string[] = [`# Brief for step ${state.stepId} (${state.currentState})`, ""];
+  out.push(`- Spec: ${state.specPath}`, `- Session: ${slug} (${sessionDirRel(slug)})`, `- Rigor: ${state.rigorLevel}`);
+  if (state.currentState !== "FINAL_REVIEW" && phase) {
+    out.push(`- Phase ${state.currentPhase + 1} of ${state.phases.length}: ${phase.name} (complexity ${phase.complexity}${phase.complexityOverride ? `, reviewed as ${phase.complexityOverride}` : ""})`);
+    if (phase.planPath) out.push(`- Plan: ${phase.planPath}`);
+  }
+  if (state.startingCommit) out.push(`- Starting commit: ${state.startingCommit}`);
+  out.push("");
+  if (state.currentState === "PLAN") {
+    if (state.phaseRun.revision) out.push("## Why the plan is being revised", "", state.phaseRun.revision, "");
+    out.push("## The phase in the spec", "", facts.phaseDescription?.trim() || "(The spec gives no description beyond the heading; read the spec.)", "");
+  }
+  if (state.currentState === "EXECUTE") {
+    const cur = state.retryBudget.currentTask;
+    if (cur && cur.attempts.length) {
+      out.push(`## Retry ${cur.attemptsUsed} of ${state.retryBudget.maxAttempts}: task ${cur.number ?? "?"} (${cur.name})`, "");
+      out.push(RETRY_GUIDANCE[Math.min(cur.attemptsUsed, 3)], "");
+      for (const a of cur.attempts)
+        out.push(`- Attempt ${a.attempt} (${a.timestamp}): ${a.fixAttempted ? `tried: ${a.fixAttempted}; ` : ""}error: ${a.error}`);
+      out.push("");
+    }
+    if (state.phaseRun.fix) {
+      out.push(`## ${state.phaseRun.fix.source === "review" ? "Blocking review findings" : "Verification failures"} to fix`, "");
+      for (const f of state.phaseRun.fix.findings) out.push(`- ${f}`);
+      out.push("");
+    }
+    if (state.phaseRun.checkpointAnswer) out.push("## Human checkpoint answer", "", state.phaseRun.checkpointAnswer, "");
+    if (state.phaseRun.checkpointsPassed.length)
+      out.push("## Checkpoints already passed (committed)", "", ...state.phaseRun.checkpointsPassed.map((c) => `- ${c}`), "");
+  }
+  if (state.currentState === "VERIFY" && state.phaseRun.lastValidation)
+    out.push("## Last validation run", "", state.phaseRun.lastValidation.summary, "");
+  if (state.currentState === "REVIEW" || state.currentState === "FINAL_REVIEW") {
+    if (facts.diffStat) out.push(`## Diff ${state.startingCommit ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
+  }
+  if (state.currentState === "FINAL_REVIEW") {
+    if (state.stage === "fixing") {
+      out.push("## Blocking findings to fix", "");
+      for (const f of state.finalReview.findings.filter((x) => x.severity === "blocking"))
+        out.push(`- ${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}${f.rationale ? ` — ${f.rationale}` : ""}`);
+      out.push("");
+    } else {
+      out.push("## Per-phase review findings", "", facts.phaseFindings?.trim() || "(none recorded)", "");
+      if (state.phaseRun.lastValidation)
+        out.push("## Validation after the last fix round", "", state.phaseRun.lastValidation.summary, "");
+    }
+  }
+  if (facts.learnings?.trim()) out.push("## Learnings", "", facts.learnings.trim(), "");
+  return out.join("\n");
+}
