@@ -286,6 +286,9 @@ function normalizePhases(raw: unknown, topPlanPath: unknown, notes: Notes): Phas
  *  3. the phase just before `currentPhase` is still pending (not skipped) while every phase before
  *     it is done, and `currentPhase` itself is not done: a 0-based writer never leaves an unfinished
  *     phase behind the current one, a 1-based writer always does.
+ * None of this applies to a file this server wrote (it carries our `stepId`): we count from 0, and
+ * re-reading our own output must not shift the phase again, since the `n` fields that gave the
+ * evidence are still there.
  */
 function resolveCurrentPhase(
   raw: unknown,
@@ -293,6 +296,7 @@ function resolveCurrentPhase(
   state: StateName,
   notes: Notes,
   top: Rec,
+  ours: boolean,
 ): number {
   const n = phases.length;
   let cp = asInt(raw);
@@ -307,7 +311,9 @@ function resolveCurrentPhase(
   const original = cp;
   let oneBased: string | null = null;
   const numbers = phases.map((d) => phaseNumber(d.rec));
-  if (n > 0 && numbers[0] !== null) {
+  if (ours) {
+    // written by us: 0-based by construction
+  } else if (n > 0 && numbers[0] !== null) {
     if (numbers[0] === 1) oneBased = "its phases are numbered from 1";
   } else if (n > 0 && cp === n && state !== "DONE" && state !== "FINAL_REVIEW") {
     oneBased = `currentPhase (${cp}) equals the number of phases in state ${state}`;
@@ -586,10 +592,16 @@ function defaultFinalReview(): Rec {
   return { status: "pending", findings: [], retryCount: 0 };
 }
 
+// Long prose makes a poor title; the full text stays in its own field.
+function firstLine(text: string): string {
+  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? text.trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
 function normalizeFinding(item: unknown, notes: Notes): Rec {
   if (typeof item === "string") {
     notes.add(`finalReview: a finding given as text became { severity: "note", title }`);
-    return { severity: "note", title: item };
+    return { severity: "note", title: item.trim() === "" ? "(untitled finding)" : item };
   }
   if (!isRec(item)) {
     notes.add(`finalReview: a finding that was neither text nor an object was kept as { severity: "note", value }`);
@@ -611,8 +623,7 @@ function normalizeFinding(item: unknown, notes: Notes): Rec {
     const from = ["summary", "message", "description", "text", "finding", "issue", "detail", "rationale", "name"].find((k) =>
       nonEmptyString(f[k]),
     );
-    // Long prose makes a poor title; the full text stays in its own field.
-    f.title = from ? (f[from] as string).split("\n")[0].slice(0, 200) : "(untitled finding)";
+    f.title = from ? firstLine(f[from] as string) : "(untitled finding)";
     notes.add(`finalReview: a finding without a title got one from ${from ? `"${from}"` : "nowhere (\"(untitled finding)\")"}`);
   }
   if (has(f, "line") && !(typeof f.line === "number" && Number.isInteger(f.line))) {
@@ -692,7 +703,9 @@ function cleanDir(d: string): string {
 }
 
 function resolveSessionDir(raw: Rec, specPath: string, opts: MigrateOptions, notes: Notes, top: Rec): string {
-  const claimed = nonEmptyString(raw.sessionDir) ? cleanDir(raw.sessionDir) : null;
+  const cleaned = nonEmptyString(raw.sessionDir) ? cleanDir(raw.sessionDir) : "";
+  const claimed = cleaned !== "" ? cleaned : null;
+  if (claimed === null && has(raw, "sessionDir")) keepOriginal(top, "sessionDir", raw.sessionDir);
   if (opts.sessionDir) {
     const actual = cleanDir(opts.sessionDir);
     if (claimed !== null && claimed !== actual) {
@@ -708,12 +721,23 @@ function resolveSessionDir(raw: Rec, specPath: string, opts: MigrateOptions, not
     return claimed;
   }
   // Some hand-written files name their slug instead of the directory.
-  if (nonEmptyString(raw.sessionSlug) && !/[\\/\0]|\.\./.test(raw.sessionSlug)) {
-    const d = sessionDirRel(raw.sessionSlug);
-    notes.add(`sessionDir missing; derived ${d} from sessionSlug`);
-    return d;
+  if (nonEmptyString(raw.sessionSlug)) {
+    try {
+      const d = sessionDirRel(raw.sessionSlug);
+      notes.add(`sessionDir missing; derived ${d} from sessionSlug`);
+      return d;
+    } catch {
+      // not a usable folder name: fall back to the spec path, as the skill would
+    }
   }
-  const d = sessionDirRel(slugFromSpecPath(specPath));
+  // A spec path written on Windows names the same spec; the slug rule only knows "/".
+  const slug = slugFromSpecPath(specPath.replace(/\\/g, "/"));
+  let d: string;
+  try {
+    d = sessionDirRel(slug);
+  } catch {
+    corrupt(`no sessionDir, and the specPath ${JSON.stringify(specPath)} gives no usable session name`);
+  }
   notes.add(`sessionDir missing; derived ${d} from the spec path`);
   return d;
 }
@@ -797,7 +821,8 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   // -- tolerant normalisation --
   const sessionDir = resolveSessionDir(s, specPath, opts, notes, top);
   const drafts = normalizePhases(s.phases, s.planPath, notes);
-  const currentPhase = resolveCurrentPhase(s.currentPhase, drafts, state, notes, top);
+  const ours = typeof s.stepId === "number" && Number.isInteger(s.stepId) && s.stepId >= 0;
+  const currentPhase = resolveCurrentPhase(s.currentPhase, drafts, state, notes, top, ours);
   let inferred = 0;
   const phases = drafts.map((d, i) => {
     if (d.status === null) {
