@@ -661,6 +661,7 @@ export const autopilotMachine = setup({
       const nextPhase = context.phases[i + 1];
       withOutbox(
         effect(next, "writeSummary", {
+          lastActive: now,
           phase: `${i + 1} of ${context.phases.length}`,
           status: skipped
             ? `Phase ${i + 1} skipped.`
@@ -736,7 +737,7 @@ export const autopilotMachine = setup({
       finalReview: { ...context.finalReview, status: "overridden" as const },
     })),
     // DONE ----------------------------------------------------------------------------------------
-    finish: assign(({ context }) => {
+    finish: assign(({ context, event }) => {
       const next: AutopilotState = { ...context, outbox: context.outbox };
       const add = (type: Effect["type"], args: Record<string, unknown>) => {
         next.outbox = [...next.outbox, effect(next, type, args)];
@@ -745,6 +746,7 @@ export const autopilotMachine = setup({
       add("appendLearnings", {});
       add("roadmapDone", {});
       add("writeSummary", {
+        lastActive: (event as { now: string }).now,
         status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
         keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${context.finalReview.status}.`,
         nextStep: "All phases complete. Create PR or close session.",

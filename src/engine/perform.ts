@@ -97,7 +97,8 @@ export async function performEffect(
     case "writeSummary":
       await writeSessionSummary(root, slug, {
         session: slug,
-        lastActive: now,
+        // The time the transition happened, saved with the effect: a replay writes the same bytes.
+        lastActive: typeof a.lastActive === "string" ? a.lastActive : now,
         skill: "harness-autopilot",
         phase: (a.phase as string | undefined) ?? null,
         status: String(a.status ?? ""),

@@ -1,0 +1,191 @@
+// Tests generated from the machine itself: @xstate/graph walks every reachable state from sample
+// events, and we check that every state node and every transition the machine defines is taken
+// by some path, and that invariants hold on every state reached.
+import { describe, expect, it } from "vitest";
+import { getAdjacencyMap, getShortestPaths, getStateNodes } from "@xstate/graph";
+import type { AnyStateNode } from "xstate";
+import { ANSWERS, autopilotMachine, type AutopilotEvent } from "../../machines/autopilot.machine.js";
+import { askFor } from "../../src/engine/step.js";
+import { AutopilotState as StateSchema, type AutopilotState } from "../../src/session/schema.js";
+import { NOW, blocking, initState, note, plan } from "./helpers.js";
+
+type Snap = ReturnType<typeof autopilotMachine.resolveState>;
+
+function ctxOf(s: Snap): AutopilotState {
+  return s.context as AutopilotState;
+}
+
+/** The events worth trying from a state: the answers it offers plus each kind of persona result. */
+function eventsFor(s: Snap): AutopilotEvent[] {
+  const c = ctxOf(s);
+  const now = NOW;
+  const out: AutopilotEvent[] = [];
+  if (s.matches("INIT")) {
+    for (const rigorLevel of ["fast", "standard", "thorough"] as const)
+      for (const reviewPlans of [false, true])
+        out.push({
+          type: "START",
+          phases: [
+            { name: "Core Scanner", complexity: "low" },
+            { name: "Rule Engine", complexity: "high" },
+          ],
+          specPath: "docs/changes/scanner/proposal.md",
+          sessionDir: ".harness/sessions/changes--scanner--proposal",
+          startingCommit: "0000000",
+          rigorLevel,
+          reviewPlans,
+          now,
+        });
+    return out;
+  }
+  out.push({ type: "RESUME", now });
+  out.push({ type: "ASSESSED", planPath: null, now }, { type: "ASSESSED", planPath: "docs/plans/p.md", now });
+  for (const facts of [plan(3), plan(11), plan(21), plan(16), plan(3, 0, ["risk"])]) {
+    out.push({ type: "PLANNED", plan: facts, now }, { type: "PLAN_FACTS", plan: facts, now });
+  }
+  out.push(
+    { type: "EXECUTED", outcome: "complete", now },
+    { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "passed", label: "cp" }, now },
+    { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "human-verify", label: "look" }, now },
+    { type: "EXECUTED", outcome: "failed", task: { number: 1, name: "t" }, error: "e", now },
+    { type: "VALIDATED", passed: true, summary: "ok", now },
+    { type: "VALIDATED", passed: false, summary: "bad", now },
+    { type: "VERIFIED", verdict: "pass", findings: [], now },
+    { type: "VERIFIED", verdict: "fail", findings: ["x"], now },
+    { type: "REVIEWED", findings: [note], now },
+    { type: "REVIEWED", findings: [blocking], now },
+    { type: "FIXED", summary: "f", now },
+    { type: "PERSONA_FAILED", error: "e", now },
+  );
+  const ask = askFor({ ...c, currentState: topOf(s), stage: stageOf(s) });
+  for (const answer of ask?.options ?? []) out.push({ type: "DECIDE", answer, by: "human", now });
+  return out.filter((e) => s.can(e));
+}
+
+function topOf(s: Snap): AutopilotState["currentState"] {
+  const v = s.value as string | Record<string, string>;
+  return (typeof v === "string" ? v : Object.keys(v)[0]) as AutopilotState["currentState"];
+}
+function stageOf(s: Snap): string | null {
+  const v = s.value as string | Record<string, string>;
+  return typeof v === "string" ? null : Object.values(v)[0];
+}
+
+/** What distinguishes states for the walk: finite, so the graph is finite. */
+function serialize(s: Snap): string {
+  const c = ctxOf(s);
+  return JSON.stringify([
+    s.value,
+    c.rigorLevel,
+    c.reviewPlans,
+    c.currentPhase,
+    c.stopped,
+    c.phases.map((p) => p.status),
+    c.phases[c.currentPhase]?.complexityOverride ?? null,
+    c.retryBudget.currentTask?.attemptsUsed ?? 0,
+    // "fix manually and continue" may follow any number of exhausted rounds: past the budget
+    // every count behaves the same.
+    Math.min(c.finalReview.retryCount, 4),
+    c.consecutiveExhausted,
+    c.phaseRun.exhausted,
+    c.phaseRun.fix?.source ?? null,
+  ]);
+}
+
+const paths = getShortestPaths(autopilotMachine, {
+  input: initState(),
+  events: eventsFor,
+  serializeState: serialize,
+  limit: 200_000,
+});
+
+describe("the machine, walked by @xstate/graph", () => {
+  it("reaches every state node the machine defines", () => {
+    const reached = new Set<string>();
+    for (const p of paths) for (const id of p.state._nodes.map((n: AnyStateNode) => n.id)) reached.add(id);
+    const all = getStateNodes(autopilotMachine.root).map((n) => n.id);
+    // Transient nodes (evaluate, fixBudgetCheck) are passed through within one step; they are
+    // covered by the transitions test below.
+    const transient = ["autopilot.APPROVE_PLAN.evaluate", "autopilot.FINAL_REVIEW.fixBudgetCheck"];
+    const missing = all.filter((id) => !reached.has(id) && !transient.includes(id));
+    expect(missing).toEqual([]);
+    expect(paths.length).toBeGreaterThan(100);
+  });
+
+  it("takes every transition the machine defines, eventless ones included", () => {
+    // Every edge of the reachable graph, not only the shortest paths: ask the machine which
+    // transition definitions each (state, event) pair takes.
+    const taken = new Set<unknown>();
+    const adjacency = getAdjacencyMap(autopilotMachine, {
+      input: initState(),
+      events: eventsFor,
+      serializeState: serialize,
+      limit: 200_000,
+    });
+    for (const { state, transitions } of Object.values(adjacency))
+      for (const { event } of Object.values(transitions))
+        for (const t of autopilotMachine.getTransitionData(state as never, event as never)) taken.add(t);
+    const untaken: string[] = [];
+    for (const node of getStateNodes(autopilotMachine.root)) {
+      for (const [eventType, defs] of node.transitions) {
+        for (const d of defs) if (!taken.has(d)) untaken.push(`${node.id} on ${eventType} → ${d.target?.map((t) => t.id).join(",") ?? "(self)"}`);
+      }
+    }
+    expect(untaken).toEqual([]);
+    // Eventless branches, by their outcome: each APPROVE_PLAN.evaluate branch and each
+    // FINAL_REVIEW.fixBudgetCheck branch leaves its own mark.
+    const decisions = new Set(paths.flatMap((p) => ctxOf(p.state).decisions.map((d) => d.decision)));
+    expect(decisions).toEqual(expect.objectContaining({}));
+    for (const d of ["auto_approved_plan", "auto_approved_plan_fast", "approved_plan", "revised_plan", "skipped_phase", "stopped"])
+      expect(decisions.has(d), d).toBe(true);
+    const values = new Set(paths.map((p) => JSON.stringify(p.state.value)));
+    expect(values.has(JSON.stringify({ APPROVE_PLAN: "review" }))).toBe(true);
+    expect(values.has(JSON.stringify({ FINAL_REVIEW: "fixing" }))).toBe(true);
+    expect(values.has(JSON.stringify({ FINAL_REVIEW: "exhausted" }))).toBe(true);
+  });
+
+  it("every state reached is a valid schemaVersion 5 state file whose currentState matches the machine", () => {
+    for (const p of paths) {
+      const c = ctxOf(p.state);
+      expect(() => StateSchema.parse(c)).not.toThrow();
+      expect(c.currentState).toBe(topOf(p.state));
+    }
+  });
+
+  it("never exceeds the retry budget or three final-review fix rounds, on any path", () => {
+    for (const p of paths) {
+      const c = ctxOf(p.state);
+      expect(c.retryBudget.currentTask?.attemptsUsed ?? 0).toBeLessThanOrEqual(c.retryBudget.maxAttempts);
+      if (p.state.matches({ FINAL_REVIEW: "fixing" })) expect(c.finalReview.retryCount).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it("never reaches EXECUTE without a plan decision for the phase", () => {
+    for (const p of paths) {
+      if (!p.state.matches("EXECUTE")) continue;
+      const c = ctxOf(p.state);
+      const approvals = c.decisions.filter(
+        (d) => d.phase === c.currentPhase && ["auto_approved_plan", "auto_approved_plan_fast", "approved_plan"].includes(d.decision),
+      );
+      expect(approvals.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("every ask offers only answers the machine accepts", () => {
+    for (const p of paths) {
+      const c = ctxOf(p.state);
+      const ask = askFor(c);
+      if (!ask) continue;
+      for (const answer of ask.options)
+        expect(p.state.can({ type: "DECIDE", answer, by: "human", now: NOW }), `${JSON.stringify(p.state.value)} ${answer}`).toBe(true);
+    }
+  });
+
+  it("offers exactly the skill's options at each gate", () => {
+    expect(ANSWERS.approvePlan).toEqual(["yes", "revise", "skip phase", "stop"]);
+    expect(ANSWERS.exhausted).toEqual(["fix manually and continue", "revise plan", "stop"]);
+    expect(ANSWERS.verifyFailed).toEqual(["fix", "skip verification", "stop"]);
+    expect(ANSWERS.reviewBlocked).toEqual(["fix", "override", "stop"]);
+    expect(ANSWERS.continuePhase).toEqual(["yes", "stop"]);
+  });
+});

@@ -1,0 +1,73 @@
+// Drive the pure machine through the same apply() the engine uses, with no disk and no clock.
+import type { AutopilotEvent, PlanFacts, SpecPhaseInput } from "../../machines/autopilot.machine.js";
+import { apply } from "../../src/engine/machine-state.js";
+import { engineDefaults, emptyPhaseRun, type AutopilotState, type Finding, type RigorLevel } from "../../src/session/schema.js";
+
+export const NOW = "2026-03-19T10:00:00.000Z";
+
+export function initState(): AutopilotState {
+  return {
+    schemaVersion: 5,
+    sessionDir: ".harness/sessions/changes--scanner--proposal",
+    specPath: "docs/changes/scanner/proposal.md",
+    startingCommit: "0000000000000000000000000000000000000000",
+    reviewPlans: false,
+    rigorLevel: "standard",
+    currentState: "INIT",
+    currentPhase: 0,
+    phases: [],
+    retryBudget: { maxAttempts: 3, currentTask: null },
+    history: [],
+    decisions: [],
+    finalReview: { status: "pending", findings: [], retryCount: 0 },
+    ...engineDefaults(),
+    phaseRun: emptyPhaseRun(NOW),
+  };
+}
+
+export function started(
+  phases: SpecPhaseInput[],
+  opts: { rigor?: RigorLevel; reviewPlans?: boolean } = {},
+): AutopilotState {
+  return apply(initState(), {
+    type: "START",
+    phases,
+    specPath: "docs/changes/scanner/proposal.md",
+    sessionDir: ".harness/sessions/changes--scanner--proposal",
+    startingCommit: "0000000000000000000000000000000000000000",
+    rigorLevel: opts.rigor ?? "standard",
+    reviewPlans: opts.reviewPlans ?? false,
+    now: NOW,
+  });
+}
+
+type Dist<T> = T extends unknown ? Omit<T, "now"> : never;
+/** One event, as the engine applies it: the previous transition's effects were performed and cleared. */
+export function send(state: AutopilotState, event: Dist<AutopilotEvent>): AutopilotState {
+  return apply({ ...state, outbox: [] }, { ...event, now: NOW } as AutopilotEvent);
+}
+
+export function plan(taskCount: number, checkpointCount = 0, concerns: string[] = []): PlanFacts {
+  return { path: "docs/changes/scanner/plans/2026-03-19-x-plan.md", taskCount, checkpointCount, concerns };
+}
+
+/** From ASSESS with no plan on disk to the APPROVE_PLAN gate's outcome, for a planner result. */
+export function planned(state: AutopilotState, facts: PlanFacts): AutopilotState {
+  let s = send(state, { type: "ASSESSED", planPath: null });
+  return send(s, { type: "PLANNED", plan: facts });
+}
+
+export function where(s: AutopilotState): string {
+  return s.stage ? `${s.currentState}.${s.stage}` : s.currentState;
+}
+
+export const blocking: Finding = { severity: "blocking", title: "bug" };
+export const note: Finding = { severity: "note", title: "nit" };
+
+/** Run one phase from EXECUTE.running through a clean review to PHASE_COMPLETE. */
+export function finishPhase(s: AutopilotState): AutopilotState {
+  s = send(s, { type: "EXECUTED", outcome: "complete" });
+  if (s.stage === "validating") s = send(s, { type: "VALIDATED", passed: true, summary: "ok" });
+  else s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
+  return send(s, { type: "REVIEWED", findings: [note] });
+}
