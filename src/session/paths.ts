@@ -38,6 +38,8 @@ export interface SessionPaths {
   failures: string;
   sessionsDir: string;
   sessionsIndex: string;
+  /** The pre-session singleton (schemaVersion 1) that older skill versions wrote for every spec. */
+  legacyState: string;
 }
 
 export function sessionPaths(projectRoot: string, slug: string): SessionPaths {
@@ -79,5 +81,6 @@ export function sessionPaths(projectRoot: string, slug: string): SessionPaths {
     failures: path.join(harnessDir, "failures.md"),
     sessionsDir,
     sessionsIndex: path.join(sessionsDir, "index.md"),
+    legacyState: path.join(harnessDir, STATE_FILE),
   };
 }

@@ -2,7 +2,8 @@
 // migrates to schemaVersion 5 with its phases, decisions and history intact, and passes
 // `autopilot state check` through the built CLI.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { migrateState } from "../../src/session/migrate.js";
@@ -132,6 +133,20 @@ describe("autopilot state check: failures a user can act on", () => {
     const r = run("check", fixture("no-such-file.json"));
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/no such file/);
+  });
+  it("a file inside .harness/sessions/<slug>/ belongs to that session, whatever its sessionDir says", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "autopilot-check-"));
+    try {
+      const file = path.join(dir, ".harness/sessions/my-slug/autopilot-state.json");
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, readFileSync(fixture("v2-no-commit.json")));
+      const r = run("check", file, "--json");
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout).sessionDir).toBe(".harness/sessions/my-slug");
+      expect(JSON.parse(r.stdout).originalSessionDir).toBe(".harness/sessions/changes--conflict-prediction--proposal");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   it("usage mistakes: exit 2", () => {
     expect(run().status).toBe(2);

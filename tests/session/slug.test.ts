@@ -135,6 +135,7 @@ describe("session paths", () => {
     expect(p.learnings).toBe("/proj/.harness/learnings.md");
     expect(p.failures).toBe("/proj/.harness/failures.md");
     expect(p.sessionsIndex).toBe("/proj/.harness/sessions/index.md");
+    expect(p.legacyState).toBe("/proj/.harness/autopilot-state.json");
   });
   it("refuses a scratchpad phase label that climbs out", () => {
     const p = sessionPaths("/proj", "s");
