@@ -248,16 +248,29 @@ export const autopilotMachine = setup({
           }),
         ),
         phaseRun: emptyPhaseRun(e.now),
-        report: null,
+        report: [
+          `Read spec — found ${e.phases.length} phase${e.phases.length === 1 ? "" : "s"}:`,
+          ...e.phases.map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
+          `Rigor level: ${e.rigorLevel}${e.reviewPlans ? " · --review-plans" : ""}`,
+          `Created ${e.sessionDir}/autopilot-state.json. Starting Phase 1.`,
+        ].join("\n"),
       };
     }),
+    resumeReport: assign(({ context }) => ({
+      report: appendReport(
+        context.report,
+        context.currentState === "DONE"
+          ? "This session is DONE."
+          : `Resuming autopilot from state ${context.currentState}, phase ${context.currentPhase + 1}: ${context.phases[context.currentPhase]?.name ?? "?"}.`,
+      ),
+    })),
     clearReport: assign({ report: () => null }),
     clearStopped: assign({ stopped: () => false }),
     markStopped: assign(({ context, event }) => {
       const e = event as Ev<"DECIDE">;
       return {
         stopped: true,
-        report: `Stopped at ${context.currentState}. The session is saved; resume it with autopilot_start (or \`autopilot run\`).`,
+        report: appendReport(context.report, `Stopped at ${context.currentState}. The session is saved; resume it with autopilot_start (or \`autopilot run\`).`),
         decisions: [
           ...context.decisions,
           decision(context, e, {
@@ -287,17 +300,18 @@ export const autopilotMachine = setup({
     }),
     awaitInteractivePlan: assign(({ context }) => ({
       awaitingInteractivePlan: true,
-      report:
-        `${phaseLabel(context)} is marked high-complexity. Plan it interactively ` +
-        `(the harness-planning skill, or the harness-planner persona with a human in the loop), ` +
-        `then resume autopilot to continue.`,
+      report: appendReport(
+        context.report,
+        `${phaseLabel(context)} — complexity: high. This phase requires interactive planning: run the ` +
+          `harness-planning skill with the user for this phase, then resume autopilot to continue.`,
+      ),
     })),
     assessReport: assign(({ context }) => {
       const phase = context.phases[context.currentPhase];
       const c = effectiveComplexity(phase);
       return {
         awaitingInteractivePlan: false,
-        report: `${phaseLabel(context)} — complexity: ${c}. Auto-planning.${c === "medium" ? " Medium complexity: review the plan with extra scrutiny." : ""}`,
+        report: appendReport(context.report, `${phaseLabel(context)} — complexity: ${c}. Auto-planning.${c === "medium" ? " Medium complexity: review the plan with extra scrutiny." : ""}`),
       };
     }),
     // PLAN --------------------------------------------------------------------------------
@@ -324,7 +338,7 @@ export const autopilotMachine = setup({
           concerns: [...e.plan.concerns],
           revision: null,
         },
-        report: note,
+        report: note ? appendReport(context.report, note) : context.report,
       };
     }),
     // APPROVE_PLAN --------------------------------------------------------------------------
@@ -426,7 +440,7 @@ export const autopilotMachine = setup({
           checkpointsPassed: [...context.phaseRun.checkpointsPassed, label],
           checkpointAnswer: null,
         },
-        report: `Checkpoint passed: ${label}`,
+        report: appendReport(context.report, `Checkpoint passed: ${label}`),
       };
     }),
     commitExecutionComplete: assign(({ context }) => {
@@ -437,14 +451,13 @@ export const autopilotMachine = setup({
         outbox: [...context.outbox, effect(context, "commit", { label, recovery: false, phase: context.currentPhase })],
         retryBudget: { ...context.retryBudget, currentTask: null },
         phaseRun: { ...context.phaseRun, checkpointAnswer: null, fix: null, personaError: null },
-        report: null,
       };
     }),
     holdCheckpoint: assign(({ context, event }) => {
       const e = event as Ev<"EXECUTED">;
       return {
         phaseRun: { ...context.phaseRun, checkpoint: e.checkpoint!, checkpointAnswer: null },
-        report: `Checkpoint reached (${e.checkpoint!.type}): ${e.checkpoint!.label}${e.checkpoint!.details ? `\n${e.checkpoint!.details}` : ""}`,
+        report: appendReport(context.report, `Checkpoint reached (${e.checkpoint!.type}): ${e.checkpoint!.label}${e.checkpoint!.details ? `\n${e.checkpoint!.details}` : ""}`),
       };
     }),
     answerCheckpoint: assign(({ context, event }) => {
@@ -466,7 +479,6 @@ export const autopilotMachine = setup({
           checkpoint: null,
           checkpointAnswer: `${cp?.label ?? "checkpoint"}: ${e.answer}${e.rationale ? ` (${e.rationale})` : ""}`,
         },
-        report: null,
       };
     }),
     recordRetry: assign(({ context, event }) => {
@@ -497,7 +509,7 @@ export const autopilotMachine = setup({
           },
         },
         phaseRun: { ...context.phaseRun, retriesUsed: context.phaseRun.retriesUsed + 1 },
-        report: `Task ${task.number ?? "?"}: ${task.name} — FAILED\nError: ${e.error ?? "unknown error"}\nRetry ${attempt}/${context.retryBudget.maxAttempts}${attempt === 1 ? ": apply the obvious fix." : attempt === 2 ? ": expand context (related files, learnings)." : ": full context (test output, imports, plan instructions)."}`,
+        report: appendReport(context.report, `Task ${task.number ?? "?"}: ${task.name} — FAILED\nError: ${e.error ?? "unknown error"}\nRetry ${attempt}/${context.retryBudget.maxAttempts}${attempt === 1 ? ": apply the obvious fix." : attempt === 2 ? ": expand context (related files, learnings)." : ": full context (test output, imports, plan instructions)."}`),
       };
     }),
     exhaustBudget: assign(({ context, event }) => {
@@ -536,7 +548,7 @@ export const autopilotMachine = setup({
         ],
         phaseRun: { ...context.phaseRun, exhausted: true, retriesUsed: context.phaseRun.retriesUsed },
         consecutiveExhausted: context.phaseRun.exhausted ? context.consecutiveExhausted : consecutive,
-        report: lines.join("\n"),
+        report: appendReport(context.report, lines.join("\n")),
       };
     }),
     recordDecision: assign(({ context, event }, params: { decision: string }) => {
@@ -551,7 +563,6 @@ export const autopilotMachine = setup({
             ...(e.rationale ? { rationale: e.rationale } : {}),
           }),
         ],
-        report: null,
       };
     }),
     resetRetryBudget: assign(({ context }) => ({
@@ -570,14 +581,14 @@ export const autopilotMachine = setup({
     // VERIFY --------------------------------------------------------------------------------
     verificationPass: assign(({ context }) => ({
       phaseRun: { ...context.phaseRun, verification: "pass" as const, verificationFindings: [] },
-      report: "Verification: pass",
+      report: appendReport(context.report, "Verification: pass"),
     })),
     verificationFail: assign(({ context, event }) => {
       const findings =
         event.type === "VERIFIED" ? event.findings : event.type === "VALIDATED" ? [event.summary] : [];
       return {
         phaseRun: { ...context.phaseRun, verification: "fail" as const, verificationFindings: findings },
-        report: ["Verification failed:", ...findings.map((f) => `- ${f}`)].join("\n"),
+        report: appendReport(context.report, ["Verification failed:", ...findings.map((f) => `- ${f}`)].join("\n")),
       };
     }),
     storeValidation: assign(({ context, event }) => {
@@ -605,7 +616,7 @@ export const autopilotMachine = setup({
           ...context.outbox,
           effect(context, "writeReview", { phase: context.currentPhase, findings: e.findings }),
         ],
-        report: `Review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note`,
+        report: appendReport(context.report, `Review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note`),
       };
     }),
     fixReview: assign(({ context }) => ({
@@ -685,7 +696,6 @@ export const autopilotMachine = setup({
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: emptyPhaseRun((event as { now: string }).now),
       awaitingInteractivePlan: false,
-      report: null,
     })),
     // FINAL_REVIEW -----------------------------------------------------------------------------
     startFinalReview: assign(({ context }) => ({
@@ -697,7 +707,7 @@ export const autopilotMachine = setup({
       for (const f of e.findings) counts[f.severity] += 1;
       return {
         finalReview: { ...context.finalReview, findings: e.findings },
-        report: `Final review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note.`,
+        report: appendReport(context.report, `Final review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note.`),
       };
     }),
     finalReviewPassed: assign(({ context }) => ({
@@ -720,7 +730,7 @@ export const autopilotMachine = setup({
             text: `Final review still has ${blocking.length} blocking finding(s) after ${MAX_FINAL_REVIEW_FIXES} fix rounds: ${blocking.map((f) => f.title).join("; ")}`,
           }),
         ],
-        report: `Final review: blocking findings remain after ${MAX_FINAL_REVIEW_FIXES} fix rounds. Recorded in .harness/failures.md.`,
+        report: appendReport(context.report, `Final review: blocking findings remain after ${MAX_FINAL_REVIEW_FIXES} fix rounds. Recorded in .harness/failures.md.`),
       };
     }),
     commitFinalFix: assign(({ context }) => ({
@@ -757,12 +767,11 @@ export const autopilotMachine = setup({
       const e = event as Ev<"PERSONA_FAILED">;
       return {
         phaseRun: { ...context.phaseRun, personaError: e.error },
-        report: `The persona could not finish this step: ${e.error}`,
+        report: appendReport(context.report, `The persona could not finish this step: ${e.error}`),
       };
     }),
     clearPersonaError: assign(({ context }) => ({
       phaseRun: { ...context.phaseRun, personaError: null },
-      report: null,
     })),
   },
 }).createMachine({
@@ -772,7 +781,7 @@ export const autopilotMachine = setup({
   on: {
     // A resumed session: clear a "stop", and let eventless transitions finish anything a crash or
     // an older tool left half-way (e.g. a PHASE_COMPLETE whose last phase is done).
-    RESUME: { actions: ["clearStopped"] },
+    RESUME: { actions: ["clearStopped", "resumeReport"] },
   },
   states: {
     INIT: {

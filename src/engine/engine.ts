@@ -148,14 +148,7 @@ export class Engine {
         reviewPlans: parsed.reviewPlans,
         now,
       });
-      const lines = [
-        `Read spec — found ${phases.length} phase${phases.length === 1 ? "" : "s"}:`,
-        ...phases.map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
-        `Rigor level: ${parsed.rigorLevel}${parsed.reviewPlans ? " · --review-plans" : ""}`,
-        `Created ${sessionDirRel(slug)}/autopilot-state.json. Starting Phase 1.`,
-      ];
       const step = await this.render(slug, s);
-      step.report = step.report ? `${lines.join("\n")}\n\n${step.report}` : lines.join("\n");
       return { step, resumed: false, ignoredFlags: [], notes: [] };
     });
   }
@@ -264,7 +257,9 @@ export class Engine {
 
   /** Apply an event, save it with its outbox, perform the effects, then gather any facts owed. */
   private async advance(slug: string, state: AutopilotState, event: AutopilotEvent): Promise<AutopilotState> {
-    let s = apply(state, event);
+    // The report is what happened since the host last saw a Step: a host event starts it afresh,
+    // and the automatic steps that follow (probes, effects) add to it.
+    let s = apply({ ...state, report: null }, event);
     await this.store.write(slug, s);
     s = await this.performOutbox(slug, s);
     return this.runProbes(slug, s);

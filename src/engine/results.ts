@@ -41,10 +41,18 @@ export async function locatePlan(
   const phase = state.phases[state.currentPhase];
   const handoff = await readHandoff(root, state.sessionDir).catch(() => null);
   const tried: string[] = [];
-  const candidates: (string | null | undefined)[] = [reported, handoff?.planPath];
+  // A handoff left by an earlier phase's planner must not pass for this phase's plan.
+  const otherPlans = new Set(state.phases.filter((_, i) => i !== state.currentPhase).map((p) => p.planPath));
+  const handoffPhase = typeof handoff?.phase === "string" ? handoff.phase.trim().toLowerCase() : null;
+  const namesOtherPhase = state.phases.some(
+    (p, i) => i !== state.currentPhase && handoffPhase !== null && p.name.toLowerCase() === handoffPhase,
+  );
+  const handoffIsOurs = !namesOtherPhase && !(handoff?.planPath && otherPlans.has(handoff.planPath));
+  const fromHandoff = handoff?.planPath && handoffIsOurs && !otherPlans.has(handoff.planPath) ? handoff.planPath : null;
+  const candidates: (string | null | undefined)[] = [reported, fromHandoff];
   candidates.push(await findPlanForPhase(root, state.specPath, phase.name));
   candidates.push(expected);
-  const concerns = handoff?.concerns ?? [];
+  const concerns = handoffIsOurs ? (handoff?.concerns ?? []) : [];
   for (const c of candidates) {
     if (!c || tried.includes(c)) continue;
     tried.push(c);
