@@ -4,7 +4,7 @@
 import type { Engine } from "../engine/engine.js";
 import type { AskNext, DispatchNext, Step } from "../protocol/step.js";
 import type { PersonaRunner, TokenUsage } from "../runners/types.js";
-import type { DecisionBy } from "../session/schema.js";
+import type { Decision, DecisionBy } from "../session/schema.js";
 
 export interface GateAnswer {
   answer: string;
@@ -79,15 +79,35 @@ function dispatchTask(engine: Engine, step: Step, next: DispatchNext) {
 export class PolicyGate implements Gate {
   private fixes = new Map<string, number>();
   private retries = new Map<string, number>();
-  constructor(private readonly maxFixRounds = 2) {}
+  /**
+   * `decisions`: the session's recorded decisions. When given, the rounds already spent are counted
+   * from them (policy answers of the same state and phase), so a run killed and resumed answers
+   * exactly as one that never stopped; without it the gate counts in memory.
+   */
+  constructor(
+    private readonly maxFixRounds = 2,
+    private readonly decisions?: (slug: string) => Promise<Decision[]>,
+  ) {}
+
+  private async count(map: Map<string, number>, key: string, step: Step, answer: string): Promise<number> {
+    if (this.decisions) {
+      const phase = step.phase?.index ?? null;
+      const past = (await this.decisions(step.session)).filter(
+        (d) => d.by === "policy" && d.state === step.state && (d.phase ?? null) === phase && d.answer === answer,
+      );
+      return past.length + 1;
+    }
+    const n = (map.get(key) ?? 0) + 1;
+    map.set(key, n);
+    return n;
+  }
 
   async answer(step: Step, ask: AskNext): Promise<GateAnswer> {
     const has = (o: string) => ask.options.includes(o);
     const by = "policy" as const;
     const key = `${step.state}:${step.phase?.index ?? "final"}`;
     if (has("retry")) {
-      const n = (this.retries.get(key) ?? 0) + 1;
-      this.retries.set(key, n);
+      const n = await this.count(this.retries, key, step, "retry");
       return n <= 1
         ? { answer: "retry", by, rationale: "--yes policy: retry a failed persona step once" }
         : { answer: "stop", by, rationale: "--yes policy: the persona failed twice; a human should look" };
@@ -99,8 +119,7 @@ export class PolicyGate implements Gate {
     if (has("confirm")) return { answer: "confirm", by, rationale: "--yes policy: confirm human-verify checkpoints" };
     if (has("done") && step.state === "EXECUTE") return { answer: "done", by, rationale: "--yes policy: human-action checkpoints are assumed done" };
     if (has("fix")) {
-      const n = (this.fixes.get(key) ?? 0) + 1;
-      this.fixes.set(key, n);
+      const n = await this.count(this.fixes, key, step, "fix");
       return n <= this.maxFixRounds
         ? { answer: "fix", by, rationale: `--yes policy: fix (round ${n} of ${this.maxFixRounds}); never override a blocking finding` }
         : { answer: "stop", by, rationale: "--yes policy: fixes did not resolve the findings; a human should decide" };

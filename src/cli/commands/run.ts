@@ -1,0 +1,93 @@
+// `autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner scripted|anthropic|command]
+//  [--yes] [--project DIR] [--json]`: the machine headless, personas run by a runner, gates on the
+// terminal (or by policy with --yes). The same command resumes the session where it stopped.
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { UsageError } from "../usage.js";
+import { readHeadlessConfig } from "../../headless/config.js";
+import { chooseRunnerName, createRunner } from "../../headless/runners.js";
+import { runHeadless } from "../../headless/run.js";
+
+export const USAGE =
+  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner scripted|anthropic|command] [--yes] [--project DIR] [--json]";
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        fast: { type: "boolean" },
+        thorough: { type: "boolean" },
+        "review-plans": { type: "boolean" },
+        runner: { type: "string" },
+        yes: { type: "boolean", short: "y" },
+        project: { type: "string" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split("\n")[0]}\n${USAGE}`);
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parse(argv);
+  if (v.help) {
+    process.stdout.write(USAGE + "\n");
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(`${positionals.length ? "one spec at a time" : "which spec?"}\n${USAGE}`);
+  if (v.fast && v.thorough) throw new UsageError("Cannot use --fast and --thorough together. Choose one.");
+  const cwd = process.cwd();
+  const root = path.resolve(cwd, v.project ?? ".");
+  // The spec is given as the user sees it: relative to where they are.
+  const spec = path.relative(root, path.resolve(cwd, positionals[0])) || positionals[0];
+
+  const config = await readHeadlessConfig(root);
+  const runnerName = chooseRunnerName(v.runner, config);
+  const runner = createRunner(runnerName, config);
+
+  const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans"].filter(Boolean) as string[];
+  const resumeCommand = [
+    "autopilot run",
+    positionals[0],
+    ...(v.runner ? [`--runner ${v.runner}`] : []),
+    ...(v.project ? [`--project ${v.project}`] : []),
+  ].join(" ");
+
+  const out = v.json ? process.stderr : process.stdout;
+  const ctrl = new AbortController();
+  let interrupts = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    out.write(`\n${sig}: stopping after the current step (again to quit at once)…\n`);
+    ctrl.abort(new Error(`interrupted by ${sig}`));
+    // A pending question on the terminal cannot be answered any more.
+    process.stdin.destroy();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const r = await runHeadless({
+      root,
+      spec,
+      flags,
+      runner,
+      yes: !!v.yes,
+      out,
+      json: v.json ? process.stdout : undefined,
+      input: process.stdin,
+      interactive: !!process.stdin.isTTY,
+      resumeCommand,
+      signal: ctrl.signal,
+    });
+    return r.code;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

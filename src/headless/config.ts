@@ -1,0 +1,103 @@
+// `.harness/config.json`, the parts a headless run reads: which runner, the agent command, the
+// model, and a script for the simulated personas. Other keys (validation, ...) belong to others and
+// are left alone; a file that is not a JSON object is treated as "no runner settings".
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { AutopilotError } from "../protocol/errors.js";
+import type { Script } from "../runners/scripted.js";
+
+export const CONFIG_FILE = ".harness/config.json";
+export const RUNNER_NAMES = ["scripted", "anthropic", "command"] as const;
+export type RunnerName = (typeof RUNNER_NAMES)[number];
+
+const Checkpoint = z.enum(["passed", "human-verify", "decision", "human-action"]);
+const ScriptedPhase = z.object({
+  tasks: z.number().int().min(1).max(100).optional(),
+  checkpoints: z.record(z.string().regex(/^\d+$/), Checkpoint).optional(),
+  concerns: z.array(z.string()).optional(),
+  fail: z.object({ task: z.number().int().min(1), times: z.number().int().min(0), error: z.string().optional() }).optional(),
+  verifyFailsOnce: z.boolean().optional(),
+  blockingReviewOnce: z.boolean().optional(),
+});
+export const ScriptSchema = z.object({
+  phases: z.record(z.string().regex(/^\d+$/), ScriptedPhase).optional(),
+  finalBlocking: z.number().int().min(0).optional(),
+});
+
+const RunnerConfig = z.object({
+  runner: z.enum(RUNNER_NAMES).optional(),
+  /** The command runner's template, e.g. "claude -p --agent {persona}". */
+  command: z.string().min(1).optional(),
+  /** The command runner's time limit per dispatch, seconds. */
+  timeoutSec: z.number().positive().optional(),
+  /** The anthropic runner's model. */
+  model: z.string().min(1).optional(),
+  /** The anthropic runner's model turns per dispatch. */
+  maxTurns: z.number().int().positive().optional(),
+  scripted: ScriptSchema.optional(),
+});
+
+export interface HeadlessConfig {
+  runner?: RunnerName;
+  command?: string;
+  timeoutSec?: number;
+  model?: string;
+  maxTurns?: number;
+  scripted?: Script;
+}
+
+/** Reads the runner settings of `.harness/config.json`; a missing file is an empty config. */
+export async function readHeadlessConfig(root: string): Promise<HeadlessConfig> {
+  let text: string;
+  try {
+    text = await readFile(path.join(root, CONFIG_FILE), "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new AutopilotError("bad_input", `Cannot read ${CONFIG_FILE}: ${(e as Error).message}.`);
+  }
+  if (!text.trim()) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (e) {
+    throw new AutopilotError("bad_input", `${CONFIG_FILE} is not valid JSON (${(e as Error).message}). Fix it, or choose the runner with --runner.`);
+  }
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return {};
+  const r = raw as Record<string, unknown>;
+  const picked = Object.fromEntries(
+    ["runner", "command", "timeoutSec", "model", "maxTurns", "scripted"].filter((k) => r[k] !== undefined).map((k) => [k, r[k]]),
+  );
+  const parsed = RunnerConfig.safeParse(picked);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue.path.join(".") || "(root)";
+    const hint = where === "runner" ? ` Use one of: ${RUNNER_NAMES.join(", ")}.` : "";
+    throw new AutopilotError("bad_input", `${CONFIG_FILE}: "${where}" is invalid: ${issue.message}.${hint}`);
+  }
+  const c = parsed.data;
+  return {
+    ...c,
+    ...(c.scripted ? { scripted: toScript(c.scripted) } : {}),
+  };
+}
+
+function toScript(s: z.infer<typeof ScriptSchema>): Script {
+  const phases: NonNullable<Script["phases"]> = {};
+  for (const [k, p] of Object.entries(s.phases ?? {})) {
+    const checkpoints: Record<number, z.infer<typeof Checkpoint>> = {};
+    for (const [t, cp] of Object.entries(p.checkpoints ?? {})) checkpoints[Number(t)] = cp;
+    phases[Number(k)] = { ...p, ...(p.checkpoints ? { checkpoints } : {}) };
+  }
+  return { ...(s.phases ? { phases } : {}), ...(s.finalBlocking !== undefined ? { finalBlocking: s.finalBlocking } : {}) };
+}
+
+/** A script given inline (the demo's bundled script file): checked like the config's. */
+export function parseScript(raw: unknown, where: string): Script {
+  const parsed = ScriptSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AutopilotError("bad_input", `${where}: "${issue.path.join(".") || "(root)"}" is invalid: ${issue.message}.`);
+  }
+  return toScript(parsed.data);
+}
