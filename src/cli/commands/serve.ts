@@ -1,0 +1,31 @@
+// `autopilot serve [--project DIR] [--elicit]` (the default command): the MCP server on stdio.
+// stdout is the protocol channel: nothing else may ever be written to it.
+import path from "node:path";
+import { statSync } from "node:fs";
+import { serveStdio } from "../../mcp/server.js";
+import { UsageError } from "../usage.js";
+
+export async function run(argv: string[]): Promise<number> {
+  let project: string | undefined;
+  let elicit = process.env.AUTOPILOT_ELICIT === "1";
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--elicit") elicit = true;
+    else if (a === "--project" || a.startsWith("--project=")) {
+      project = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
+      if (!project) throw new UsageError("--project takes a directory: autopilot serve --project DIR");
+    } else if (a === "--help" || a === "-h") {
+      process.stderr.write("usage: autopilot serve [--project DIR] [--elicit]\n  MCP server on stdio; the project root is DIR or the current directory.\n");
+      return 0;
+    } else throw new UsageError(`unknown option "${a}". Usage: autopilot serve [--project DIR] [--elicit]`);
+  }
+  const root = path.resolve(project ?? process.cwd());
+  try {
+    if (!statSync(root).isDirectory()) throw new Error("not a directory");
+  } catch (e) {
+    throw new UsageError(`--project ${root}: ${(e as Error).message}`);
+  }
+  const heartbeat = Number(process.env.AUTOPILOT_HEARTBEAT_MS);
+  await serveStdio({ root, elicit, heartbeatMs: Number.isFinite(heartbeat) && heartbeat > 0 ? heartbeat : undefined });
+  return 0;
+}

@@ -1,0 +1,67 @@
+// In-band human decisions: when enabled and the client declares form elicitation, an `ask` Step is
+// put to the user as a form (the options as an enum) instead of going back to the host model.
+// Anything but an accepted answer (decline, cancel, an error, a time-out) leaves the ask Step to
+// be returned as usual, so the host can still ask and call autopilot_decide.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Step } from "../protocol/step.js";
+
+/** A human may take all day; the SDK's default 60 s would turn every gate into a fallback. */
+export const ELICIT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+export function clientCanElicit(server: Server): boolean {
+  const e = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (!e) return false;
+  // An empty capability object predates modes and means form.
+  return e.form !== undefined || e.url === undefined;
+}
+
+export interface InBandAnswer {
+  answer: string;
+  rationale?: string;
+}
+
+export function elicitMessage(step: Step): string {
+  if (step.next.kind !== "ask") return "";
+  const where = step.phase ? `Phase ${step.phase.number}/${step.phase.total}: ${step.phase.name}` : step.state;
+  return [
+    `autopilot · ${where}`,
+    ...(step.report ? ["", step.report] : []),
+    "",
+    step.next.question,
+    ...(step.next.context ? ["", step.next.context] : []),
+  ].join("\n");
+}
+
+export async function askInBand(
+  server: Server,
+  step: Step,
+  opts: { signal?: AbortSignal; timeoutMs?: number; onWaiting?: () => void } = {},
+): Promise<InBandAnswer | null> {
+  if (step.next.kind !== "ask") return null;
+  const options = step.next.options;
+  try {
+    opts.onWaiting?.();
+    const res = await server.elicitInput(
+      {
+        mode: "form",
+        message: elicitMessage(step),
+        requestedSchema: {
+          type: "object",
+          properties: {
+            answer: { type: "string", title: "Answer", enum: options, description: step.next.question },
+            rationale: { type: "string", title: "Why (optional)" },
+          },
+          required: ["answer"],
+        },
+      },
+      { timeout: opts.timeoutMs ?? ELICIT_TIMEOUT_MS, signal: opts.signal },
+    );
+    if (res.action !== "accept" || !res.content) return null;
+    const answer = res.content.answer;
+    if (typeof answer !== "string" || !options.includes(answer)) return null;
+    const rationale = typeof res.content.rationale === "string" && res.content.rationale.trim() ? res.content.rationale.trim() : undefined;
+    return { answer, ...(rationale ? { rationale } : {}) };
+  } catch {
+    return null;
+  }
+}

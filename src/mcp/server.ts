@@ -1,0 +1,75 @@
+// The MCP server: the control plane of the autopilot. It cannot start subagents in the client, so
+// every tool result is a Step telling the host the one next thing to do.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { registerTools } from "./tools.js";
+import { registerPrompts } from "./prompts.js";
+import { registerResources } from "./resources.js";
+
+export interface ServerOptions {
+  root: string;
+  elicit?: boolean;
+  /** How often a long tool call sends a progress heartbeat (ms). */
+  heartbeatMs?: number;
+  now?: () => Date;
+}
+
+export const INSTRUCTIONS =
+  "Autopilot runs a multi-phase spec through plan, execute, verify and review. Start with autopilot_start (or the autopilot prompt); every result is a Step whose `next` says the one thing to do, and names the tool to call afterwards.";
+
+/** The package version, found from this file whether it runs from src/ or dist/src/. */
+export function packageVersion(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const file = path.join(dir, "package.json");
+    if (existsSync(file)) {
+      try {
+        const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+        if (pkg.name === "autopilot-mcp" && pkg.version) return pkg.version;
+      } catch {
+        // keep looking
+      }
+    }
+    dir = path.dirname(dir);
+  }
+  return "0.0.0";
+}
+
+export function createServer(opts: ServerOptions): McpServer {
+  const server = new McpServer(
+    { name: "autopilot", version: packageVersion() },
+    { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
+  );
+  const log = (level: "info" | "warning" | "error", message: string) => {
+    server.server.sendLoggingMessage({ level, logger: "autopilot", data: message }).catch(() => {
+      // Not connected (yet, or any more): there is no one to tell.
+    });
+  };
+  registerTools(server, {
+    root: path.resolve(opts.root),
+    elicit: opts.elicit ?? false,
+    heartbeatMs: opts.heartbeatMs ?? 10_000,
+    log,
+    now: opts.now,
+  });
+  registerPrompts(server);
+  registerResources(server, path.resolve(opts.root));
+  return server;
+}
+
+/** Serve on stdin/stdout until the client closes stdin. stdout carries protocol only. */
+export async function serveStdio(opts: ServerOptions): Promise<void> {
+  const server = createServer(opts);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+    process.stdin.once("close", () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close().catch(() => {});
+}

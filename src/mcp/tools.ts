@@ -1,0 +1,238 @@
+// The eight tools. Thin: check input, call the engine, render. Every Step tool answers with the
+// Step (structuredContent) and its text; every failure is an isError result with a stable code.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Engine } from "../engine/engine.js";
+import { AutopilotError } from "../protocol/errors.js";
+import { PersonaResult, type Step } from "../protocol/step.js";
+import { sessionDirRel } from "../session/paths.js";
+import { gatherContext, type ContextPart } from "../effects/context.js";
+import { writeScratchpad } from "../effects/scratchpad.js";
+import {
+  DecideInput,
+  DecisionsInput,
+  GatherInput,
+  NextInput,
+  ReportInput,
+  ScratchpadInput,
+  StartInput,
+  StatusInput,
+  StepOutput,
+} from "./schemas.js";
+import { errorResult, jsonResult, stepResult } from "./render.js";
+import { Progress, type Extra } from "./progress.js";
+import { askInBand, clientCanElicit } from "./elicitation.js";
+import { decisionLog, listSessions, sessionDetail, summaryLine } from "./sessions.js";
+import path from "node:path";
+
+export interface ToolContext {
+  root: string;
+  /** In-band human decisions (AUTOPILOT_ELICIT=1 or --elicit), when the client supports them. */
+  elicit: boolean;
+  heartbeatMs: number;
+  log: (level: "info" | "warning" | "error", message: string) => void;
+  now?: () => Date;
+}
+
+export function registerTools(server: McpServer, ctx: ToolContext): void {
+  const engineFor = (progress?: Progress) =>
+    new Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now });
+
+  /** A Step tool: progress while it runs, in-band questions afterwards if enabled, errors as results. */
+  const stepTool = (
+    run: (engine: Engine) => Promise<{ step: Step; preface?: string[]; report?: string[] }>,
+    opts: { elicit: boolean },
+  ) =>
+    async (extra: Extra): Promise<CallToolResult> => {
+      const progress = new Progress(extra, ctx.heartbeatMs);
+      try {
+        const engine = engineFor(progress);
+        const out = await run(engine);
+        let step = out.step;
+        if (out.report?.length) step = { ...step, report: [...out.report, ...(step.report ? [step.report] : [])].join("\n\n") };
+        const preface = [...(out.preface ?? [])];
+        if (opts.elicit) step = await answerInBand(engine, step, extra, progress, preface);
+        return stepResult(step, preface);
+      } catch (e) {
+        return errorResult(e);
+      } finally {
+        progress.stop();
+      }
+    };
+
+  /** Put ask Steps to the user through the client's form until one is not answered. */
+  const answerInBand = async (engine: Engine, first: Step, extra: Extra, progress: Progress, preface: string[]): Promise<Step> => {
+    if (!ctx.elicit || !clientCanElicit(server.server)) return first;
+    let step = first;
+    // Each accepted answer is one transition; the bound only guards against a defect looping.
+    for (let i = 0; i < 100 && step.next.kind === "ask"; i++) {
+      const got = await askInBand(server.server, step, {
+        signal: extra.signal,
+        onWaiting: () => progress.report("waiting for the user's answer"),
+      });
+      if (!got) return step;
+      try {
+        step = await engine.decide(step.session, step.stepId, got.answer, got.rationale, "human");
+        preface.push(`The user answered "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""} in the client's form; it is recorded.`);
+      } catch (e) {
+        // Someone else moved the session while the user was answering: show where it is now.
+        const current = e instanceof AutopilotError ? (e.details?.step as Step | undefined) : undefined;
+        if (current) return current;
+        throw e;
+      }
+    }
+    return step;
+  };
+
+  const safe = async (fn: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+    try {
+      return await fn();
+    } catch (e) {
+      return errorResult(e);
+    }
+  };
+
+  server.registerTool(
+    "autopilot_start",
+    {
+      description: "Start or resume an autopilot session on a spec. Returns the first Step: do what its `next` says.",
+      inputSchema: StartInput,
+      outputSchema: StepOutput,
+    },
+    (args, extra) =>
+      stepTool(
+        async (engine) => {
+          const r = await engine.start(args.spec, args.flags);
+          return {
+            step: r.step,
+            report: r.resumed ? r.notes : [],
+          };
+        },
+        { elicit: true },
+      )(extra),
+  );
+
+  server.registerTool(
+    "autopilot_next",
+    {
+      description: "The session's current Step again (after a context reset). Changes nothing.",
+      inputSchema: NextInput,
+      outputSchema: StepOutput,
+      annotations: { idempotentHint: true },
+    },
+    // No in-band questions here: autopilot_next promises to change nothing.
+    (args, extra) => stepTool(async (engine) => ({ step: await engine.next(args.session) }), { elicit: false })(extra),
+  );
+
+  server.registerTool(
+    "autopilot_report",
+    {
+      description: "Report a dispatched persona's result (kind = the Step's expects.result). Returns the next Step.",
+      inputSchema: ReportInput,
+      outputSchema: StepOutput,
+    },
+    (args, extra) =>
+      stepTool(
+        async (engine) => {
+          const parsed = PersonaResult.safeParse(args.result);
+          if (!parsed.success) {
+            // An unknown session is the more useful error; otherwise show where the session is.
+            const step = await engine.peek(args.session);
+            const issue = parsed.error.issues[0];
+            throw new AutopilotError(
+              "bad_result",
+              `The result does not fit the protocol (${["result", ...issue.path].join(".")}: ${issue.message}). Send {"kind": <expects.result>, ...} as described in docs/mcp.md.`,
+              { step },
+            );
+          }
+          return { step: await engine.report(args.session, args.stepId, parsed.data) };
+        },
+        { elicit: true },
+      )(extra),
+  );
+
+  server.registerTool(
+    "autopilot_decide",
+    {
+      description: "Record the user's answer to an ask Step (one of its options). Returns the next Step.",
+      inputSchema: DecideInput,
+      outputSchema: StepOutput,
+    },
+    (args, extra) =>
+      stepTool(
+        async (engine) => ({ step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, "human") }),
+        { elicit: true },
+      )(extra),
+  );
+
+  server.registerTool(
+    "autopilot_status",
+    {
+      description: "All sessions and what each waits on, or one session in detail. Read-only.",
+      inputSchema: StatusInput,
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      safe(async () => {
+        const engine = engineFor();
+        if (args.session) {
+          const d = await sessionDetail(engine, args.session);
+          return jsonResult(d, summaryLine(d));
+        }
+        const sessions = await listSessions(engine);
+        const text = sessions.length ? sessions.map(summaryLine).join("\n") : "No autopilot sessions in this project. Start one with autopilot_start.";
+        return jsonResult({ sessions }, text);
+      }),
+  );
+
+  server.registerTool(
+    "autopilot_decisions",
+    {
+      description: "The decision log: decisions with signals, phase history, final review, commits. Read-only.",
+      inputSchema: DecisionsInput,
+      annotations: { readOnlyHint: true },
+    },
+    (args) => safe(async () => jsonResult(await decisionLog(engineFor(), args.session))),
+  );
+
+  server.registerTool(
+    "gather_context",
+    {
+      description: "Session context in one call: state, learnings, handoff, validation (runs the project's checks; ask for it explicitly).",
+      inputSchema: GatherInput,
+      annotations: { readOnlyHint: true },
+    },
+    (args, extra) =>
+      safe(async () => {
+        await engineFor().read(args.session); // unknown_session, unsafe names
+        const progress = new Progress(extra, ctx.heartbeatMs);
+        try {
+          const include: ContextPart[] = args.include ?? ["state", "learnings", "handoff"];
+          if (include.includes("validation")) progress.report("running the project's validation commands");
+          return jsonResult(await gatherContext(ctx.root, args.session, include, { signal: extra.signal }));
+        } finally {
+          progress.stop();
+        }
+      }),
+  );
+
+  server.registerTool(
+    "write_scratchpad",
+    {
+      description: "Save bulky research to the session scratchpad (cleared when the phase completes). Returns the path.",
+      inputSchema: ScratchpadInput,
+    },
+    (args) =>
+      safe(async () => {
+        const state = await engineFor().read(args.session);
+        if (state.rigorLevel === "fast")
+          throw new AutopilotError(
+            "bad_input",
+            "This session runs with --fast: the scratchpad is skipped. Keep the research in the conversation.",
+          );
+        const file = await writeScratchpad(ctx.root, sessionDirRel(args.session), args.phase, args.filename, args.content);
+        const rel = path.relative(ctx.root, file).split(path.sep).join("/");
+        return jsonResult({ path: rel }, `Wrote ${rel}.`);
+      }),
+  );
+}
