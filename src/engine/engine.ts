@@ -94,7 +94,7 @@ export class Engine {
     const slug = slugFromSpecPath(rel);
     return this.store.withLock(slug, async () => {
       if (await this.store.exists(slug)) {
-        const { state, notes } = await this.store.read(slug);
+        const { state, notes } = await this.load(slug);
         if (state.currentState !== "DONE") {
           let s = await this.finishPending(slug, state);
           s = await this.advance(slug, s, { type: "RESUME", now: this.now() });
@@ -238,10 +238,15 @@ export class Engine {
   private async withSession<T>(slug: string, fn: (state: AutopilotState) => Promise<T>): Promise<T> {
     if (!(await this.store.exists(slug)))
       throw new AutopilotError("unknown_session", unknownSessionMessage(slug, await this.store.list()));
-    return this.store.withLock(slug, async () => {
-      const { state } = await this.store.read(slug);
-      return fn(state);
-    });
+    return this.store.withLock(slug, async () => fn((await this.load(slug)).state));
+  }
+
+  private async load(slug: string) {
+    const loaded = await this.store.read(slug);
+    // The skill's migration: a pre-v3 file whose history names no commit starts from HEAD.
+    if (loaded.state.startingCommit === null)
+      loaded.state.startingCommit = await headCommit(this.root).catch(() => null);
+    return loaded;
   }
 
   private async assertStep(slug: string, state: AutopilotState, stepId: number): Promise<void> {
