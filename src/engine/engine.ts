@@ -23,6 +23,9 @@ import { locatePlan, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
 import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.js";
 import { gatherDispatchFacts } from "./facts.js";
+// Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
+import { faultPoint } from "./faults.js";
+import type { LockOptions } from "../session/store.js";
 
 export interface EngineOptions {
   /** The clock; tests pass a fixed one. */
@@ -32,6 +35,8 @@ export interface EngineOptions {
   /** Diagnostics for the client's log. */
   log?: (level: "info" | "warning" | "error", message: string) => void;
   validationTimeoutMs?: number;
+  /** Session lock timing (wait before `busy`, stale takeover); the store's defaults otherwise. */
+  lock?: LockOptions;
 }
 
 export interface StartResult {
@@ -150,7 +155,7 @@ export class Engine {
       });
       const step = await this.render(slug, s);
       return { step, resumed: false, ignoredFlags: [], notes: [] };
-    });
+    }, this.opts.lock);
   }
 
   /** The current Step again. Finishes work a crash left half-done; otherwise changes nothing. */
@@ -238,7 +243,7 @@ export class Engine {
   private async withSession<T>(slug: string, fn: (state: AutopilotState) => Promise<T>): Promise<T> {
     if (!(await this.store.exists(slug)))
       throw new AutopilotError("unknown_session", unknownSessionMessage(slug, await this.store.list()));
-    return this.store.withLock(slug, async () => fn((await this.load(slug)).state));
+    return this.store.withLock(slug, async () => fn((await this.load(slug)).state), this.opts.lock);
   }
 
   private async load(slug: string) {
@@ -265,7 +270,9 @@ export class Engine {
     // The report is what happened since the host last saw a Step: a host event starts it afresh,
     // and the automatic steps that follow (probes, effects) add to it.
     let s = apply({ ...state, report: null }, event);
+    faultPoint("before-save");
     await this.store.write(slug, s);
+    faultPoint("after-save");
     s = await this.performOutbox(slug, s);
     return this.runProbes(slug, s);
   }
@@ -283,10 +290,13 @@ export class Engine {
   private async performOutbox(slug: string, state: AutopilotState): Promise<AutopilotState> {
     if (!state.outbox.length) return state;
     let s = state;
+    let performed = 0;
     for (const effect of state.outbox) {
       this.opts.onProgress?.(`effect ${effect.type}`);
       s = await performEffect(this.root, slug, s, effect, this.now());
+      if (++performed === 1) faultPoint("mid-effects");
     }
+    faultPoint("after-effects");
     s = { ...s, outbox: [] };
     await this.store.write(slug, s);
     return s;
@@ -301,7 +311,9 @@ export class Engine {
       if (!probe) return s;
       const event = await this.probe(s, probe);
       s = apply(s, event);
+      faultPoint("before-save");
       await this.store.write(slug, s);
+      faultPoint("after-probe-save");
       s = await this.performOutbox(slug, s);
     }
     throw new AutopilotError("internal", "The session did not come to rest after 20 automatic steps. Please report this.");

@@ -1,0 +1,42 @@
+// Fault injection, a testing hook: `AUTOPILOT_FAULT=<point>:<n>` makes this process SIGKILL itself
+// the n-th time it reaches `<point>` (n counts from 1, per process). Several may be given, comma
+// separated. The reliability suite uses it to prove that a crash at any point of a transition
+// leaves a session that the next call finishes exactly as an uninterrupted run would.
+//
+// With the variable unset (every real run) `faultPoint` returns at once: the spec is parsed once,
+// at first use, and the common path is one null check.
+
+export const FAULT_POINTS = ["before-save", "after-save", "mid-effects", "after-effects", "after-probe-save"] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+let plan: Map<string, number> | null | undefined;
+const reached = new Map<string, number>();
+
+function parsePlan(spec: string | undefined): Map<string, number> | null {
+  if (!spec || !spec.trim()) return null;
+  const out = new Map<string, number>();
+  for (const part of spec.split(",")) {
+    const m = /^\s*([a-z-]+):(\d+)\s*$/.exec(part);
+    if (!m || !(FAULT_POINTS as readonly string[]).includes(m[1]) || Number(m[2]) < 1) {
+      // A typo here would silently test nothing: say so loudly, once.
+      process.emitWarning(`AUTOPILOT_FAULT entry ${JSON.stringify(part)} ignored: use <point>:<n> with point one of ${FAULT_POINTS.join(", ")}`);
+      continue;
+    }
+    out.set(m[1], Number(m[2]));
+  }
+  return out.size ? out : null;
+}
+
+/** Crash here (SIGKILL, no cleanup, no flush) if AUTOPILOT_FAULT says so. */
+export function faultPoint(name: FaultPoint): void {
+  if (plan === undefined) plan = parsePlan(process.env.AUTOPILOT_FAULT);
+  if (plan === null) return;
+  const n = (reached.get(name) ?? 0) + 1;
+  reached.set(name, n);
+  if (plan.get(name) === n) process.kill(process.pid, "SIGKILL");
+}
+
+/** How often each point was reached in this process (only counted while a fault plan is set). */
+export function faultCounts(): Record<string, number> {
+  return Object.fromEntries(reached);
+}
