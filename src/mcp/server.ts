@@ -14,6 +14,8 @@ export interface ServerOptions {
   elicit?: boolean;
   /** How often a long tool call sends a progress heartbeat (ms). */
   heartbeatMs?: number;
+  /** How long an in-band question waits for the human (default a day). */
+  elicitTimeoutMs?: number;
   now?: () => Date;
 }
 
@@ -52,6 +54,7 @@ export function createServer(opts: ServerOptions): McpServer {
     root: path.resolve(opts.root),
     elicit: opts.elicit ?? false,
     heartbeatMs: opts.heartbeatMs ?? 10_000,
+    elicitTimeoutMs: opts.elicitTimeoutMs,
     log,
     now: opts.now,
   });

@@ -30,6 +30,7 @@ export interface ToolContext {
   /** In-band human decisions (AUTOPILOT_ELICIT=1 or --elicit), when the client supports them. */
   elicit: boolean;
   heartbeatMs: number;
+  elicitTimeoutMs?: number;
   log: (level: "info" | "warning" | "error", message: string) => void;
   now?: () => Date;
 }
@@ -40,6 +41,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
 
   /** A Step tool: progress while it runs, in-band questions afterwards if enabled, errors as results. */
   const stepTool = (
+    name: string,
     run: (engine: Engine) => Promise<{ step: Step; preface?: string[]; report?: string[] }>,
     opts: { elicit: boolean },
   ) =>
@@ -52,9 +54,12 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         if (out.report?.length) step = { ...step, report: [...out.report, ...(step.report ? [step.report] : [])].join("\n\n") };
         const preface = [...(out.preface ?? [])];
         if (opts.elicit) step = await answerInBand(engine, step, extra, progress, preface);
+        ctx.log("info", `${name} ${step.session}: step ${step.stepId} ${step.state} → ${step.next.kind}${step.next.kind === "dispatch" ? ` ${step.next.persona}` : ""}`);
         return stepResult(step, preface);
       } catch (e) {
-        return errorResult(e);
+        const r = errorResult(e);
+        ctx.log("warning", `${name}: ${(r.structuredContent as { error: { code: string } }).error.code}`);
+        return r;
       } finally {
         progress.stop();
       }
@@ -68,6 +73,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     for (let i = 0; i < 100 && step.next.kind === "ask"; i++) {
       const got = await askInBand(server.server, step, {
         signal: extra.signal,
+        timeoutMs: ctx.elicitTimeoutMs,
         onWaiting: () => progress.report("waiting for the user's answer"),
       });
       if (!got) return step;
@@ -101,6 +107,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       stepTool(
+        "autopilot_start",
         async (engine) => {
           const r = await engine.start(args.spec, args.flags);
           return {
@@ -121,7 +128,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       annotations: { idempotentHint: true },
     },
     // No in-band questions here: autopilot_next promises to change nothing.
-    (args, extra) => stepTool(async (engine) => ({ step: await engine.next(args.session) }), { elicit: false })(extra),
+    (args, extra) => stepTool("autopilot_next", async (engine) => ({ step: await engine.next(args.session) }), { elicit: false })(extra),
   );
 
   server.registerTool(
@@ -133,6 +140,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       stepTool(
+        "autopilot_report",
         async (engine) => {
           const parsed = PersonaResult.safeParse(args.result);
           if (!parsed.success) {
@@ -160,6 +168,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       stepTool(
+        "autopilot_decide",
         async (engine) => ({ step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, "human") }),
         { elicit: true },
       )(extra),

@@ -25,7 +25,17 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError(`--project ${root}: ${(e as Error).message}`);
   }
-  const heartbeat = Number(process.env.AUTOPILOT_HEARTBEAT_MS);
-  await serveStdio({ root, elicit, heartbeatMs: Number.isFinite(heartbeat) && heartbeat > 0 ? heartbeat : undefined });
+  await serveStdio({
+    root,
+    elicit,
+    heartbeatMs: positiveEnv("AUTOPILOT_HEARTBEAT_MS"),
+    elicitTimeoutMs: positiveEnv("AUTOPILOT_ELICIT_TIMEOUT_MS"),
+  });
   return 0;
+}
+
+/** Tuning knobs for tests and slow clients; anything but a positive number means the default. */
+function positiveEnv(name: string): number | undefined {
+  const n = Number(process.env[name]);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
 }
