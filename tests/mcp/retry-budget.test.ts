@@ -1,0 +1,71 @@
+// The retry budget over MCP: three failures of one task are retried with escalating context and
+// the fourth attempt may pass; a fourth failure exhausts the budget, keeps the passing work in a
+// recovery commit and records the failure in .harness/failures.md.
+import { afterEach, describe, expect, it } from "vitest";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
+import type { Step } from "../../src/protocol/step.js";
+import { git } from "../helpers/git.js";
+import { agreeable, logSubjects, openSession, playHost, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
+
+const SPEC_PATH = "docs/specs/scanner.md";
+const SLUG = "specs--scanner";
+const SPEC = specWith([{ name: "Core Scanner", complexity: "low" }]);
+
+let s: Session | undefined;
+afterEach(async () => {
+  await s?.dispose();
+  s = undefined;
+});
+
+describe("retry budget", () => {
+  it("a task failing 3 times is retried each time and then passes", async () => {
+    s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
+    const trace = { steps: [] as Step[] };
+    const runner = new ScriptedRunner({ phases: { 0: { fail: { task: 2, times: 3 } } } });
+    const end = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, { trace });
+    expect(end.state).toBe("DONE");
+    // No human was asked about the failures: each came back as another executor dispatch.
+    expect(trace.steps.some((x) => x.state === "EXECUTE" && x.next.kind === "ask")).toBe(false);
+    const retries = trace.steps.filter((x) => x.state === "EXECUTE" && /FAILED/.test(x.report ?? ""));
+    expect(retries.map((x) => x.report!.match(/Retry (\d)\/3/)?.[1])).toEqual(["1", "2", "3"]);
+    for (const r of retries) expect(r.next).toMatchObject({ kind: "dispatch", persona: "harness-task-executor" });
+    const state = await s.state(SLUG);
+    expect(state.history[0]).toMatchObject({ retriesUsed: 3 });
+    expect(await logSubjects(s.root)).not.toContainEqual(expect.stringContaining("[autopilot][recovery]"));
+  });
+
+  it("a fourth failure exhausts the budget: recovery commit, failures.md, then the human decides", async () => {
+    s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
+    const runner = new ScriptedRunner({ phases: { 0: { fail: { task: 2, times: 4, error: "Test timeout after 5000ms" } } } });
+    const ask = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, { until: (x) => x.next.kind === "ask" });
+    expect(ask).toMatchObject({
+      state: "EXECUTE",
+      next: { kind: "ask", options: ["fix manually and continue", "revise plan", "stop"] },
+    });
+    expect(ask.report).toMatch(/budget exhausted/);
+    expect(ask.report).toMatch(/Attempt 3/);
+
+    const subjects = await logSubjects(s.root);
+    const recovery = subjects.filter((x) => x.startsWith("[autopilot][recovery]"));
+    expect(recovery).toHaveLength(1);
+    expect(recovery[0]).toContain("Core Scanner");
+    const failures = await readFile(path.join(s.root, ".harness/failures.md"), "utf8");
+    expect(failures).toMatch(/Core Scanner/);
+    expect(failures).toMatch(/Test timeout after 5000ms/);
+    // The task's passing predecessor is in the recovery commit.
+    expect(await git(s.root, "show", "--stat", "--format=%s", "HEAD")).toMatch(/task-1\.ts/);
+
+    const next = await stepCall(s.srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: ask.stepId,
+      answer: "fix manually and continue",
+      rationale: "I fixed the async test by hand",
+    });
+    expect(next.next.kind).toBe("dispatch");
+    const d = (await s.state(SLUG)).decisions.at(-1);
+    expect(d).toMatchObject({ answer: "fix manually and continue", by: "human", rationale: "I fixed the async test by hand" });
+    expect((await playHost(s.srv.client, s.root, next, runner, agreeable)).state).toBe("DONE");
+  });
+});
