@@ -36,7 +36,9 @@ export interface DriverLock {
 
 function files(root: string, slug: string) {
   const dir = sessionPaths(root, slug).sessionDir;
-  return { dir, lock: path.join(dir, DRIVER_LOCK), info: path.join(dir, DRIVER_INFO) };
+  // proper-lockfile keys the locks a process holds by the locked path: the store locks the session
+  // folder itself for each tool call, so this lock names its own (never created) path.
+  return { dir, key: path.join(dir, "driver"), lock: path.join(dir, DRIVER_LOCK), info: path.join(dir, DRIVER_INFO) };
 }
 
 /** Who drives the session now, or null when nobody does (no lock, or the holder is dead). */
@@ -44,7 +46,7 @@ export async function readDriver(root: string, slug: string): Promise<DriverInfo
   const f = files(root, slug);
   let locked: boolean;
   try {
-    locked = await lockfile.check(f.dir, { lockfilePath: f.lock, realpath: false, stale: STALE_MS });
+    locked = await lockfile.check(f.key, { lockfilePath: f.lock, realpath: false, stale: STALE_MS });
   } catch {
     return null;
   }
@@ -78,7 +80,7 @@ export async function acquireDriverLock(root: string, slug: string, command: str
   await mkdir(f.dir, { recursive: true });
   let compromised: Error | null = null;
   const attempt = () =>
-    lockfile.lock(f.dir, {
+    lockfile.lock(f.key, {
       lockfilePath: f.lock,
       realpath: false,
       stale: STALE_MS,

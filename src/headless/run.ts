@@ -61,7 +61,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
   const reader = new LineReader(o.input);
   try {
     const engine = new Engine(root, { log: (_level, m) => progress.write(`    · ${m}`) });
-    const started = await engine.start(rel, o.flags);
+    const started = await startWaiting(engine, rel, o.flags, progress);
     progress.resumed(started.resumed);
     progress.write(
       `autopilot run ${rel} · session ${slug} · runner ${o.runner.name}${o.runner.simulated ? " (simulated)" : ""} · gates: ${o.yes ? "--yes policy" : o.interactive ? "terminal" : "stdin"}`,
@@ -112,6 +112,28 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
   } finally {
     reader.close();
     await lock.release();
+  }
+}
+
+/**
+ * Start or resume. A process killed inside a tool call leaves the store's per-call lock behind until
+ * it goes stale (10 s); we hold the driver lock, so nobody else should drive, and waiting for it
+ * beats failing the resume that naturally follows a crash.
+ */
+async function startWaiting(engine: Engine, rel: string, flags: string[], progress: Progress) {
+  const deadline = Date.now() + 15_000;
+  let told = false;
+  for (;;) {
+    try {
+      return await engine.start(rel, flags);
+    } catch (e) {
+      if (!(e instanceof AutopilotError && e.code === "busy") || Date.now() > deadline) throw e;
+      if (!told) {
+        progress.write("The session's lock is held by another process, or was left by a run that was killed (it clears 10 s after its last refresh): waiting…");
+        told = true;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
   }
 }
 

@@ -1,0 +1,182 @@
+// `autopilot run` end to end through the built CLI, in temp git repositories.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TempRepo } from "../helpers/git.js";
+import { assertBuilt, cli, readState, RICH_SCRIPT, SLUG, SPEC_REL, specRepo, start, subjects, writeConfig } from "./_cli.js";
+
+const repos: TempRepo[] = [];
+async function repo(opts: Parameters<typeof specRepo>[0] = {}) {
+  const r = await specRepo(opts);
+  repos.push(r);
+  return r;
+}
+
+beforeAll(() => assertBuilt());
+afterAll(async () => {
+  await Promise.all(repos.map((r) => r.cleanup()));
+});
+
+describe("autopilot run --runner scripted --yes", () => {
+  it("carries a three-phase spec to DONE with the expected commits, decisions and usage ledger", async () => {
+    const r = await repo({ config: { scripted: RICH_SCRIPT } });
+    const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes"], { cwd: r.dir });
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    const lines = res.stdout.split("\n");
+    expect(lines[0]).toMatch(/^SIMULATION: personas are simulated by the scripted runner/);
+    expect(res.stdout).toMatch(/\[\+\d+\.\ds\] phase 2\/3 File Reading · EXECUTE · dispatch harness-task-executor \(Retry 1\/3, phase 2: File Reading\)/);
+    expect(res.stdout).toContain('→ "yes" by policy: --yes policy: approve plans');
+    expect(res.stdout).toMatch(/DONE in .* 3 phases completed · 9 tasks · 2 retries · final review passed/);
+    expect(await subjects(r.dir)).toEqual([
+      "[autopilot] Final review fixes (round 1)",
+      "[autopilot] Phase 3: Command Line — execution complete",
+      "[autopilot] Phase 2: File Reading — review fixes",
+      "[autopilot] Phase 2: File Reading — execution complete",
+      "[autopilot] Phase 1: Counting Core — execution complete",
+      "[autopilot] Checkpoint 2: Counting Core step 2",
+      "initial commit",
+    ]);
+    const state = await readState(r.dir);
+    expect(state.currentState).toBe("DONE");
+    const policy = state.decisions.filter((d: { by?: string }) => d.by === "policy");
+    expect(policy.map((d: { decision: string }) => d.decision)).toEqual([
+      "continued",
+      "approved_plan",
+      "fix_review",
+      "continued",
+      "fix_final_review",
+    ]);
+    expect(policy.every((d: { rationale?: string }) => d.rationale?.startsWith("--yes policy:"))).toBe(true);
+    const usage = JSON.parse(await readFile(path.join(r.dir, ".harness/sessions", SLUG, "usage.json"), "utf8"));
+    expect(usage.byPersona["harness-planner"].dispatches).toBe(3);
+    expect(usage.byPhase["2"]).toMatchObject({ name: "File Reading" });
+    expect(usage.byPhase.final.dispatches).toBeGreaterThanOrEqual(3);
+    expect(usage.total.dispatches).toBe(
+      Object.values(usage.byPersona as Record<string, { dispatches: number }>).reduce((a, p) => a + p.dispatches, 0),
+    );
+  });
+
+  it("--json prints the final Step as JSON on stdout, progress on stderr", async () => {
+    const r = await repo();
+    const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--json"], { cwd: r.dir });
+    expect(res.code).toBe(0);
+    const step = JSON.parse(res.stdout);
+    expect(step).toMatchObject({ session: SLUG, state: "DONE", next: { kind: "done" } });
+    expect(res.stderr).toMatch(/^SIMULATION/);
+  });
+
+  it("takes the runner from .harness/config.json and runs from a subdirectory with --project", async () => {
+    const r = await repo({ config: { runner: "scripted" } });
+    const res = await cli(["run", path.join(r.dir, SPEC_REL), "--yes", "--project", r.dir], { cwd: path.join(r.dir, "docs") });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("runner scripted (simulated)");
+    expect((await readState(r.dir)).currentState).toBe("DONE");
+  });
+
+  it("stops with the reason and the resume command when a phase needs interactive planning", async () => {
+    const r = await repo({ spec: "# X\n\n## Implementation Order\n\n### Phase 1: Big One\n<!-- complexity: high -->\nHard.\n" });
+    const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes"], { cwd: r.dir });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/Waiting \(PLAN, step \d+\): Phase 1: Big One is marked high-complexity/);
+    expect(res.stdout).toContain(`To continue: autopilot run ${SPEC_REL} --runner scripted`);
+  });
+});
+
+describe("gates on the terminal", () => {
+  it("reads answers from stdin: number, text, a reason after it, and asks again on an invalid answer", async () => {
+    const r = await repo();
+    const p = start(["run", SPEC_REL, "--runner", "scripted", "--review-plans"], { cwd: r.dir, stdin: "pipe" });
+    const answers = ["9", "1 because the plan is small", "yes", "y fine", "1", "yes"];
+    const prompts = () => (p.stdout().match(/^ {2}\? |is not one of the options/gm) ?? []).length;
+    // Answer each prompt as it appears (a re-ask after an invalid answer counts as a prompt).
+    let answered = 0;
+    const t0 = Date.now();
+    while (p.child.exitCode === null && answered < answers.length && Date.now() - t0 < 30_000) {
+      if (prompts() > answered) p.child.stdin!.write(answers[answered++] + "\n");
+      else await new Promise((res) => setTimeout(res, 20));
+    }
+    p.child.stdin!.end();
+    const res = await p.done;
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('"9" is not one of the options. Type 1-4');
+    expect(res.stdout).toContain("    1) yes");
+    expect(res.stdout).toContain("DONE in");
+    const state = await readState(r.dir);
+    const human = state.decisions.filter((d: { by?: string }) => d.by === "human");
+    expect(human[0]).toMatchObject({ decision: "approved_plan", answer: "yes", rationale: "because the plan is small", phase: 0 });
+    expect(human.some((d: { rationale?: string }) => d.rationale === "fine")).toBe(true);
+    expect(state.decisions.some((d: { by?: string }) => d.by === "policy")).toBe(false);
+  });
+
+  it("without a terminal and without --yes, stops at the question with exit 0 and the way to continue", async () => {
+    const r = await repo();
+    const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--review-plans"], { cwd: r.dir });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("? Approve this plan and begin execution?");
+    expect(res.stdout).toContain("Stopped at a question (APPROVE_PLAN");
+    expect(res.stdout).toContain(`To continue: run \`autopilot run ${SPEC_REL} --runner scripted\` in a terminal`);
+    expect((await readState(r.dir)).currentState).toBe("APPROVE_PLAN");
+    // ... and the same command with --yes continues it to the end; the resume says flags are ignored.
+    const again = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--fast"], { cwd: r.dir });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("Resuming autopilot from state APPROVE_PLAN");
+    expect(again.stdout).toMatch(/Flags --fast ignored/);
+    const state = await readState(r.dir);
+    expect(state.currentState).toBe("DONE");
+    expect(state.rigorLevel).toBe("standard");
+    expect(state.reviewPlans).toBe(true);
+  });
+});
+
+describe("one driver per session", () => {
+  it("a second autopilot run on the same session fails fast with busy, naming the holder's pid", async () => {
+    const r = await repo();
+    const first = start(["run", SPEC_REL, "--runner", "scripted", "--review-plans"], { cwd: r.dir, stdin: "pipe" });
+    await first.waitFor("? Approve this plan");
+    const t0 = Date.now();
+    const second = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes"], { cwd: r.dir });
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(new RegExp(`being driven by another autopilot run \\(pid ${first.child.pid} `));
+    expect(second.stderr).toContain("[busy]");
+    // The holder is unaffected: ending its input leaves the session at the question.
+    first.child.stdin!.end();
+    const res = await first.done;
+    expect(res.code).toBe(0);
+    expect((await readState(r.dir)).currentState).toBe("APPROVE_PLAN");
+  });
+});
+
+describe("usage", () => {
+  it("bad usage exits 2 with the right form", async () => {
+    const r = await repo();
+    for (const args of [["run"], ["run", SPEC_REL, "--bogus"], ["run", SPEC_REL, "other.md"], ["run", SPEC_REL, "--runner", "gpt"]]) {
+      const res = await cli(args, { cwd: r.dir });
+      expect(res.code, args.join(" ")).toBe(2);
+      expect(res.stderr).toMatch(/autopilot run: /);
+    }
+    const both = await cli(["run", SPEC_REL, "--runner", "scripted", "--fast", "--thorough"], { cwd: r.dir });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("Cannot use --fast and --thorough together. Choose one.");
+  });
+
+  it("with no runner chosen anywhere, says how to choose one (exit 2)", async () => {
+    const r = await repo();
+    const res = await cli(["run", SPEC_REL], { cwd: r.dir });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("choose a runner: --runner scripted");
+    expect(res.stderr).toContain(".harness/config.json");
+  });
+
+  it("a missing spec and a bad config are one-line failures (exit 1)", async () => {
+    const r = await repo();
+    const missing = await cli(["run", "docs/nope.md", "--runner", "scripted"], { cwd: r.dir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/Spec not found.*\[spec_not_found\]/);
+    await writeConfig(r.dir, { runner: "gpt" });
+    const bad = await cli(["run", SPEC_REL], { cwd: r.dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('.harness/config.json: "runner" is invalid');
+  });
+});
