@@ -1,0 +1,123 @@
+// A host in a child process, for the reliability suites: it drives one session with the compiled
+// Engine, the scripted runner and the --yes policy, and can be SIGKILLed anywhere (AUTOPILOT_FAULT,
+// or from outside). Usage: node crash-driver.mjs '<json options>'; prints one JSON line per event.
+//
+// modes:
+//   drive   start (or, if the session exists, pick up with autopilot_next) and run to DONE/wait.
+//           A persona's result is kept per stepId in the session folder before it is reported, so
+//           a host restarted after a crash reports the same result again rather than running the
+//           persona twice (the scripted runner's memory would otherwise move on, and the run would
+//           differ from an uninterrupted one for reasons that are the runner's, not the engine's).
+//   next    call engine.next once, print the Step.
+//   report  wait until the file opts.barrier exists, then report opts.result for opts.stepId once.
+//   decide  same, with engine.decide(opts.answer).
+//   hold    take the session lock and keep it until killed.
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile, rename } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const opts = JSON.parse(process.argv[2]);
+const load = (rel) => import(pathToFileURL(path.join(opts.dist, rel)).href);
+const { Engine } = await load("src/engine/engine.js");
+const { ScriptedRunner } = await load("src/runners/scripted.js");
+const { PolicyGate } = await load("src/headless/drive.js");
+const { faultCounts } = await load("src/engine/faults.js");
+
+// A fixed day (file names carry the date) at the real time of day: timestamps differ between
+// processes, as they would in life, and the suites compare files with timestamps removed.
+const DAY = Date.UTC(2026, 2, 19);
+const now = () => new Date(DAY + (Date.now() % 86_400_000));
+const engine = new Engine(opts.root, { now, lock: opts.lock });
+const print = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+const sessionDir = path.join(opts.root, ".harness/sessions", opts.slug ?? "");
+
+function errOut(e) {
+  return { ok: false, code: e?.code ?? null, message: String(e?.message ?? e), stack: e?.code ? undefined : String(e?.stack ?? "") };
+}
+
+async function waitFor(file) {
+  while (!existsSync(file)) await new Promise((r) => setTimeout(r, 5));
+}
+
+async function cached(stepId, compute) {
+  const dir = path.join(sessionDir, "driver-cache");
+  const file = path.join(dir, `outcome-${stepId}.json`);
+  try {
+    return JSON.parse(await readFile(file, "utf8"));
+  } catch {
+    const v = await compute();
+    await mkdir(dir, { recursive: true });
+    await writeFile(file + ".tmp", JSON.stringify(v));
+    await rename(file + ".tmp", file);
+    return v;
+  }
+}
+
+async function drive() {
+  const runner = new ScriptedRunner(opts.script ?? {});
+  const gate = new PolicyGate(2, async (slug) => (await engine.read(slug)).decisions);
+  let step = existsSync(path.join(sessionDir, "autopilot-state.json"))
+    ? opts.resumeWithStart
+      ? (await engine.start(opts.spec, opts.flags)).step
+      : await engine.next(opts.slug)
+    : (await engine.start(opts.spec, opts.flags)).step;
+  let steps = 0;
+  for (;;) {
+    const next = step.next;
+    if (next.kind === "done" || next.kind === "wait") break;
+    if (++steps > 500) throw new Error("no end after 500 steps");
+    if (next.kind === "dispatch") {
+      const result = await cached(step.stepId, async () =>
+        (
+          await runner.run({
+            persona: next.persona,
+            description: next.description,
+            prompt: next.prompt,
+            expects: next.expects,
+            projectRoot: engine.root,
+            session: step.session,
+            phaseIndex: step.state === "FINAL_REVIEW" ? null : (step.phase?.index ?? null),
+            phaseName: step.state === "FINAL_REVIEW" ? null : (step.phase?.name ?? null),
+          })
+        ).result,
+      );
+      step = await engine.report(step.session, step.stepId, result);
+    } else {
+      // An exhausted retry budget: the policy would stop; the suites answer as a human who fixed
+      // it by hand would, so a run also writes a recovery commit and a failures.md entry.
+      const a = next.options.includes("fix manually and continue")
+        ? { answer: "fix manually and continue", rationale: "fixed by hand (reliability suite)", by: "human" }
+        : await gate.answer(step, next);
+      step = await engine.decide(step.session, step.stepId, a.answer, a.rationale, a.by);
+    }
+  }
+  print({ event: "end", state: step.state, kind: step.next.kind, stepId: step.stepId, steps, counts: faultCounts() });
+}
+
+try {
+  if (opts.mode === "drive") await drive();
+  else if (opts.mode === "next") print({ ok: true, step: await engine.next(opts.slug) });
+  else if (opts.mode === "report" || opts.mode === "decide") {
+    if (opts.barrier) await waitFor(opts.barrier);
+    const t0 = Date.now();
+    try {
+      const step =
+        opts.mode === "report"
+          ? await engine.report(opts.slug, opts.stepId, opts.result)
+          : await engine.decide(opts.slug, opts.stepId, opts.answer, "concurrent test");
+      print({ ok: true, stepId: step.stepId, state: step.state, ms: Date.now() - t0 });
+    } catch (e) {
+      print({ ...errOut(e), ms: Date.now() - t0 });
+    }
+  } else if (opts.mode === "hold") {
+    await engine.store.withLock(opts.slug, async () => {
+      print({ event: "holding" });
+      await new Promise(() => setInterval(() => {}, 1000));
+    }, opts.lock);
+  } else throw new Error(`unknown mode ${opts.mode}`);
+  process.exit(0);
+} catch (e) {
+  print({ event: "error", ...errOut(e) });
+  process.exit(1);
+}

@@ -1,0 +1,55 @@
+// The multi-process suites run the engine in child processes, which cannot load TypeScript: they
+// use a private build of src/ and machines/ (never the shared dist/, which other work rebuilds at
+// any time). The build is keyed by a hash of the sources, so the suites share one per change.
+import { createHash } from "node:crypto";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+
+const execFileP = promisify(execFile);
+export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+export const CRASH_DRIVER = path.join(REPO_ROOT, "tests/helpers/crash-driver.mjs");
+
+async function sourceFiles(dir: string, out: string[] = []): Promise<string[]> {
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) await sourceFiles(p, out);
+    else if (e.name.endsWith(".ts")) out.push(p);
+  }
+  return out;
+}
+
+/** The directory holding `src/engine/engine.js` etc., built if needed. */
+export async function builtDist(): Promise<string> {
+  const files = [...(await sourceFiles(path.join(REPO_ROOT, "src"))), ...(await sourceFiles(path.join(REPO_ROOT, "machines")))].sort();
+  const h = createHash("sha256");
+  for (const f of files) h.update(f).update(await readFile(f));
+  const key = h.digest("hex").slice(0, 16);
+  const base = path.join(tmpdir(), "autopilot-reliability-build");
+  const out = path.join(base, key);
+  if (existsSync(path.join(out, "src/engine/engine.js"))) return out;
+  await mkdir(base, { recursive: true });
+  const tmp = `${out}.tmp-${process.pid}-${Date.now()}`;
+  // Type errors elsewhere in the tree (work in progress) must not stop the emit.
+  await execFileP(process.execPath, [path.join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", REPO_ROOT, "--outDir", tmp, "--sourceMap", "false"], {
+    cwd: REPO_ROOT,
+    maxBuffer: 32 * 1024 * 1024,
+  }).catch((e) => {
+    if (!existsSync(path.join(tmp, "src/engine/engine.js"))) throw e;
+  });
+  // package.json "type": "module" must be visible from the build for Node to load ESM.
+  await (await import("node:fs/promises")).writeFile(path.join(tmp, "package.json"), '{ "type": "module" }\n');
+  await rm(path.join(tmp, "node_modules"), { force: true, recursive: true });
+  await (await import("node:fs/promises")).symlink(path.join(REPO_ROOT, "node_modules"), path.join(tmp, "node_modules"));
+  try {
+    await rename(tmp, out);
+  } catch {
+    // Another suite finished the same build first.
+    await rm(tmp, { recursive: true, force: true });
+  }
+  await stat(path.join(out, "src/engine/engine.js"));
+  return out;
+}

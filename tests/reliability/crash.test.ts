@@ -1,0 +1,171 @@
+// Crash at every point: a host process is SIGKILLed (AUTOPILOT_FAULT) at each point of a transition,
+// in many states, and restarted until the session is done. Every restart meets the dead process's
+// lock and must take it over; every finished run must equal an uninterrupted one: the final state
+// (timestamps aside), the commit subjects, the session files. A duplicate commit, a lost decision or
+// a counter reset shows up as a difference.
+//
+// Sizes: RELIABILITY_CHAINS (sessions per kill point, default 6) and RELIABILITY_KILLS (kills per
+// session, default 3); `npm run soak` raises both. RELIABILITY_SEED picks the kill counts.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rm } from "node:fs/promises";
+import { builtDist } from "./build.js";
+import {
+  LOCK,
+  SCRIPT,
+  SLUG,
+  SPEC_PATH,
+  copyRepo,
+  makeTemplate,
+  pool,
+  rng,
+  runDriver,
+  snapshot,
+  stateFileIsValid,
+  type RunSnapshot,
+} from "./harness.js";
+import { FAULT_POINTS, type FaultPoint } from "../../src/engine/faults.js";
+
+const CHAINS = Number(process.env.RELIABILITY_CHAINS ?? 6);
+const KILLS = Number(process.env.RELIABILITY_KILLS ?? 3);
+const SEED = Number(process.env.RELIABILITY_SEED ?? 20260319);
+const PARALLEL = Number(process.env.RELIABILITY_PARALLEL ?? 4);
+
+let dist: string;
+let template: string;
+let baseline: RunSnapshot;
+let baselineResumed: RunSnapshot;
+let counts: Record<string, number>;
+
+function baseOpts(dir: string, extra: Record<string, unknown> = {}) {
+  return { dist, root: dir, spec: SPEC_PATH, slug: SLUG, mode: "drive", lock: LOCK, script: SCRIPT, ...extra };
+}
+
+beforeAll(async () => {
+  dist = await builtDist();
+  template = await makeTemplate();
+  const repo = await copyRepo(template);
+  // Counting is on only while a fault plan is set: one that never fires counts every point.
+  const run = await runDriver(baseOpts(repo.dir), { AUTOPILOT_FAULT: "before-save:1000000" });
+  const end = run.lines.find((l) => l.event === "end");
+  if (!end || end.state !== "DONE") throw new Error(`baseline run failed: ${JSON.stringify(run.lines)} ${run.stderr}`);
+  counts = end.counts;
+  baseline = await snapshot(repo.dir);
+  baselineResumed = await snapshot(repo.dir, { ignoreStepIds: true });
+  await repo.cleanup();
+}, 120_000);
+
+afterAll(async () => {
+  if (template) await rm(template, { recursive: true, force: true });
+});
+
+interface Kill {
+  point: FaultPoint;
+  n: number;
+}
+
+interface ChainResult {
+  kills: { point: FaultPoint; n: number; killed: boolean; stateFile: string }[];
+  restarts: number;
+  snap: RunSnapshot;
+  ms: number;
+}
+
+/** Run one session through a list of kills (one per process), then to the end without faults. */
+async function chain(plan: Kill[], resumeWithStart: boolean): Promise<ChainResult> {
+  const t0 = Date.now();
+  const repo = await copyRepo(template);
+  try {
+    const kills: ChainResult["kills"] = [];
+    let restarts = 0;
+    for (const k of plan) {
+      const run = await runDriver(baseOpts(repo.dir, { resumeWithStart }), { AUTOPILOT_FAULT: `${k.point}:${k.n}` });
+      const killed = run.signal === "SIGKILL";
+      if (!killed && run.code !== 0) throw new Error(`driver failed (${k.point}:${k.n}): ${JSON.stringify(run.lines)} ${run.stderr}`);
+      kills.push({ ...k, killed, stateFile: await stateFileIsValid(repo.dir) });
+      restarts++;
+      if (!killed) break; // the session finished before the n-th occurrence: nothing left to kill
+    }
+    const last = await runDriver(baseOpts(repo.dir, { resumeWithStart }));
+    restarts++;
+    const end = last.lines.find((l) => l.event === "end");
+    if (!end) throw new Error(`final run failed after ${JSON.stringify(plan)}: ${JSON.stringify(last.lines)} ${last.stderr}`);
+    expect(end.state).toBe("DONE");
+    return { kills, restarts, snap: await snapshot(repo.dir, { ignoreStepIds: resumeWithStart }), ms: Date.now() - t0 };
+  } finally {
+    await repo.cleanup();
+  }
+}
+
+/** Kill counts spread over the whole run: each kill lands somewhere in the next process's share. */
+function planFor(points: FaultPoint[], r: () => number): Kill[] {
+  return points.map((point) => {
+    const per = Math.max(1, Math.ceil(counts[point] / KILLS));
+    return { point, n: 1 + Math.floor(r() * per) };
+  });
+}
+
+function summarize(label: string, results: ChainResult[]) {
+  const byPoint: Record<string, { tried: number; killed: number }> = {};
+  for (const r of results)
+    for (const k of r.kills) {
+      const e = (byPoint[k.point] ??= { tried: 0, killed: 0 });
+      e.tried++;
+      if (k.killed) e.killed++;
+    }
+  const kills = results.reduce((a, r) => a + r.kills.filter((k) => k.killed).length, 0);
+  console.log(
+    `[reliability] ${label}: ${results.length} sessions, ${kills} SIGKILLs survived, ${results.reduce((a, r) => a + r.restarts, 0)} process starts; by point ${JSON.stringify(byPoint)}; ` +
+      `max session ${Math.max(...results.map((r) => r.ms))} ms`,
+  );
+  return kills;
+}
+
+describe("crash at every point", () => {
+  it("the uninterrupted run reaches every kill point, with one commit per effect", () => {
+    for (const p of FAULT_POINTS) expect(counts[p], p).toBeGreaterThan(0);
+    expect(new Set(baseline.trailers).size).toBe(baseline.trailers.length);
+    expect(baseline.subjects).toContain("[autopilot][recovery] Phase 3: CLI Integration — recovery at task 1");
+    expect(baseline.files[".harness/failures.md"]).toMatch(/retry-exhausted/);
+    // Everything the run changed is committed, except the learnings DONE appends after the last commit.
+    expect(baseline.status).toBe("?? .harness/learnings.md\n");
+    console.log(`[reliability] kill points reached in one uninterrupted session: ${JSON.stringify(counts)}`);
+  });
+
+  it(
+    "a SIGKILL at any point, restarted with autopilot_next, ends exactly as an uninterrupted run",
+    async () => {
+      const r = rng(SEED);
+      const plans: Kill[][] = [];
+      for (const p of FAULT_POINTS) for (let c = 0; c < CHAINS; c++) plans.push(planFor(Array(KILLS).fill(p), r));
+      // Mixed chains: a different point at each kill.
+      for (let c = 0; c < CHAINS; c++) plans.push(planFor(Array.from({ length: KILLS }, () => FAULT_POINTS[Math.floor(r() * FAULT_POINTS.length)]), r));
+      const results = await pool(plans, PARALLEL, async (plan) => {
+        const res = await chain(plan, false);
+        for (const k of res.kills) expect(k.stateFile, JSON.stringify(k)).toMatch(/^(ok|missing)$/);
+        expect(res.snap, `after kills ${JSON.stringify(plan)}`).toEqual(baseline);
+        return res;
+      });
+      const kills = summarize("restart with autopilot_next", results);
+      expect(kills).toBeGreaterThanOrEqual(Math.floor(plans.length * KILLS * 0.8));
+    },
+    600_000,
+  );
+
+  it(
+    "a SIGKILL at any point, resumed with autopilot_start, ends as an uninterrupted run (step numbers aside)",
+    async () => {
+      const r = rng(SEED + 1);
+      const plans = Array.from({ length: Math.max(2, Math.ceil(CHAINS / 2)) }, () =>
+        planFor(Array.from({ length: KILLS }, () => FAULT_POINTS[Math.floor(r() * FAULT_POINTS.length)]), r),
+      );
+      const results = await pool(plans, PARALLEL, async (plan) => {
+        const res = await chain(plan, true);
+        for (const k of res.kills) expect(k.stateFile, JSON.stringify(k)).toMatch(/^(ok|missing)$/);
+        expect(res.snap, `after kills ${JSON.stringify(plan)}`).toEqual(baselineResumed);
+        return res;
+      });
+      summarize("resume with autopilot_start", results);
+    },
+    600_000,
+  );
+});
