@@ -1,0 +1,131 @@
+// In-band human decisions: with AUTOPILOT_ELICIT=1 and a client that declares form elicitation,
+// ask Steps are put to the user as a form and applied as human decisions; decline, cancel, a
+// time-out, a client without the capability, or elicitation not enabled all fall back to the ask
+// Step and autopilot_decide.
+import { afterEach, describe, expect, it } from "vitest";
+import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
+import type { Step } from "../../src/protocol/step.js";
+import { agreeable, openSession, playHost, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
+
+const SPEC_PATH = "docs/specs/feature.md";
+const SLUG = "specs--feature";
+const SPEC = specWith([
+  { name: "Parser", complexity: "low" },
+  { name: "Printer", complexity: "low" },
+]);
+
+let s: Session | undefined;
+afterEach(async () => {
+  await s?.dispose();
+  s = undefined;
+});
+
+interface Seen {
+  message: string;
+  schema: any;
+}
+
+function open(env: Record<string, string>, onElicit?: (seen: Seen) => ElicitResult | Promise<ElicitResult>, args?: string[]) {
+  return openSession({
+    spec: SPEC,
+    specPath: SPEC_PATH,
+    server: {
+      env,
+      args,
+      ...(onElicit ? { onElicit: (p) => onElicit({ message: p.message, schema: p.requestedSchema }) } : {}),
+    },
+  });
+}
+
+describe("elicitation", () => {
+  it("accept: every question is answered in the client's form; the host never sees an ask", async () => {
+    const seen: Seen[] = [];
+    s = await open({ AUTOPILOT_ELICIT: "1" }, (p) => {
+      seen.push(p);
+      const options: string[] = p.schema.properties.answer.enum;
+      const answer = options.includes("yes") ? "yes" : options[0];
+      return { action: "accept", content: { answer, rationale: "looks right" } };
+    });
+    const trace = { steps: [] as Step[] };
+    const end = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), () => {
+      throw new Error("the host was asked");
+    }, { trace });
+    expect(end.state).toBe("DONE");
+    expect(trace.steps.some((x) => x.next.kind === "ask")).toBe(false);
+    // Two plan approvals and one "continue?" between the phases.
+    expect(seen).toHaveLength(3);
+    expect(seen[0].message).toMatch(/Approve this plan/);
+    expect(seen[0].schema.properties.answer.enum).toEqual(["yes", "revise", "skip phase", "stop"]);
+    expect(seen[0].schema.required).toEqual(["answer"]);
+    expect(seen[1].message).toMatch(/Continue\?/);
+    const human = (await s.state(SLUG)).decisions.filter((d: any) => d.by === "human");
+    expect(human).toHaveLength(3);
+    expect(human.every((d: any) => d.answer === "yes" && d.rationale === "looks right")).toBe(true);
+  });
+
+  it("the text result says what the user answered in-band", async () => {
+    s = await open({ AUTOPILOT_ELICIT: "1" }, () => ({ action: "accept", content: { answer: "yes" } }));
+    const { call } = await import("../helpers/mcp-client.js");
+    const first = await s.start("--review-plans");
+    const { result } = await new ScriptedRunner({}).run((await import("../helpers/mcp-client.js")).taskFor(s.root, first));
+    const r = await call(s.srv.client, "autopilot_report", { session: SLUG, stepId: first.stepId, result });
+    expect(r.step?.state).toBe("EXECUTE");
+    expect(r.text).toMatch(/The user answered "yes" in the client's form/);
+  });
+
+  for (const action of ["decline", "cancel"] as const) {
+    it(`${action}: the ask Step comes back and autopilot_decide still works`, async () => {
+      let asked = 0;
+      s = await open({ AUTOPILOT_ELICIT: "1" }, () => {
+        asked++;
+        return { action };
+      });
+      const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
+        until: (x) => x.next.kind === "ask",
+      });
+      expect(asked).toBe(1);
+      expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask" } });
+      const next = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
+      expect(next.state).toBe("EXECUTE");
+    });
+  }
+
+  it("time-out: a user who does not answer leaves the ask Step", async () => {
+    s = await open({ AUTOPILOT_ELICIT: "1", AUTOPILOT_ELICIT_TIMEOUT_MS: "300" }, () => new Promise<ElicitResult>((r) => setTimeout(() => r({ action: "accept", content: { answer: "yes" } }), 1500)));
+    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
+      until: (x) => x.next.kind === "ask",
+    });
+    expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask" } });
+    expect((await s.state(SLUG)).decisions.filter((d: any) => d.by === "human")).toHaveLength(0);
+  });
+
+  it("an answer not among the options is ignored", async () => {
+    s = await open({}, () => ({ action: "accept", content: { answer: "definitely" } }), ["--elicit"]);
+    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
+      until: (x) => x.next.kind === "ask",
+    });
+    expect(ask.next.kind).toBe("ask");
+  });
+
+  it("not enabled: a client that could elicit is never asked in-band", async () => {
+    let asked = 0;
+    s = await open({ AUTOPILOT_ELICIT: "0" }, () => {
+      asked++;
+      return { action: "accept", content: { answer: "yes" } };
+    });
+    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
+      until: (x) => x.next.kind === "ask",
+    });
+    expect(ask.next.kind).toBe("ask");
+    expect(asked).toBe(0);
+  });
+
+  it("enabled, but the client does not declare elicitation: the ask Step as usual", async () => {
+    s = await open({ AUTOPILOT_ELICIT: "1" });
+    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
+      until: (x) => x.next.kind === "ask",
+    });
+    expect(ask.next.kind).toBe("ask");
+  });
+});
