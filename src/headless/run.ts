@@ -180,7 +180,7 @@ async function summarise(
   const usage = await readUsage(root, slug);
   if (usage.total.dispatches) {
     p.write(
-      `Dispatches: ${usage.total.dispatches} (${o.runner.simulated ? "simulated, no tokens" : formatTokens(usage.total)}) · usage per persona and phase: ${dir}/${USAGE_FILE}`,
+      `Dispatches: ${usage.total.dispatches} (${o.runner.simulated ? "simulated, no tokens" : usage.total.inputTokens + usage.total.outputTokens ? formatTokens(usage.total) : "this runner reports no token counts"}) · usage per persona and phase: ${dir}/${USAGE_FILE}`,
     );
   }
   p.write(`Session files: ${path.join(root, dir)}/`);

@@ -1,0 +1,55 @@
+// `autopilot run --runner command` end to end: every persona is a small script standing in for an
+// agent CLI (tests/fixtures/headless/fake-agent.mjs), configured in .harness/config.json.
+import { readFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TempRepo } from "../helpers/git.js";
+import { assertBuilt, cli, readState, ROOT, SPEC_REL, specRepo, subjects } from "./_cli.js";
+
+const AGENT = path.join(ROOT, "tests/fixtures/headless/fake-agent.mjs");
+let r: TempRepo;
+let logDir: string;
+
+beforeAll(async () => {
+  assertBuilt();
+  r = await specRepo({ config: { runner: "command", command: `node ${JSON.stringify(AGENT)} {persona}` } });
+  logDir = await mkdtemp(path.join(tmpdir(), "autopilot-agent-log-"));
+});
+afterAll(async () => {
+  await r?.cleanup();
+  await rm(logDir, { recursive: true, force: true });
+});
+
+describe("autopilot run with the command runner", () => {
+  it("runs every persona through the agent command and reaches DONE", async () => {
+    const log = path.join(logDir, "calls.txt");
+    const res = await cli(["run", SPEC_REL, "--yes"], { cwd: r.dir, env: { FAKE_AGENT_LOG: log } });
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    expect(res.stdout).not.toContain("SIMULATION");
+    expect(res.stdout).toContain("runner command ·");
+    expect(res.stdout).toMatch(/│ \$ node .*fake-agent\.mjs"? harness-planner/);
+    const calls = (await readFile(log, "utf8")).trim().split("\n");
+    expect(calls.slice(0, 4)).toEqual([
+      "harness-planner planned",
+      "harness-task-executor executed",
+      "harness-verifier verified",
+      "harness-code-reviewer reviewed",
+    ]);
+    expect(calls.at(-1)).toBe("harness-code-reviewer reviewed");
+    expect(calls).toHaveLength(3 * 4 + 1);
+    const state = await readState(r.dir);
+    expect(state.currentState).toBe("DONE");
+    expect(state.phases.every((p: { planPath?: string }) => p.planPath?.includes("/plans/"))).toBe(true);
+    expect(await subjects(r.dir)).toEqual([
+      "[autopilot] Phase 3: Command Line — execution complete",
+      "[autopilot] Phase 2: File Reading — execution complete",
+      "[autopilot] Phase 1: Counting Core — execution complete",
+      "initial commit",
+    ]);
+    const usage = JSON.parse(await readFile(path.join(r.dir, ".harness/sessions", state.sessionDir.split("/").pop(), "usage.json"), "utf8"));
+    expect(usage.byRunner.command.dispatches).toBe(13);
+  });
+});

@@ -1,0 +1,55 @@
+// `autopilot demo` through the built CLI: no configuration, no network, the current directory
+// untouched, every state, a retry, a policy-approved pause, commits and DONE.
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertBuilt, cli } from "./_cli.js";
+
+let cwd: string;
+let repoDir: string | undefined;
+beforeAll(async () => {
+  assertBuilt();
+  cwd = await mkdtemp(path.join(tmpdir(), "autopilot-demo-cwd-"));
+});
+afterAll(async () => {
+  await rm(cwd, { recursive: true, force: true });
+  if (repoDir?.includes("autopilot-demo-")) await rm(repoDir, { recursive: true, force: true });
+});
+
+describe("autopilot demo", () => {
+  it("runs the bundled spec to DONE and shows the whole story", async () => {
+    const t0 = Date.now();
+    // No git identity and no global config: the demo must bring its own.
+    const res = await cli(["demo"], { cwd, env: { GIT_CONFIG_GLOBAL: "/dev/null", HOME: cwd, ANTHROPIC_API_KEY: "" } });
+    const took = Date.now() - t0;
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    expect(took).toBeLessThan(30_000);
+    const out = res.stdout;
+    repoDir = /^Repository: (.+)$/m.exec(out)?.[1];
+    expect(repoDir).toBeTruthy();
+    expect(out.split("\n")[0]).toContain("personas are simulated by the scripted runner");
+    for (const state of ["INIT", "ASSESS", "PLAN", "APPROVE_PLAN", "EXECUTE", "VERIFY", "REVIEW", "PHASE_COMPLETE", "FINAL_REVIEW", "DONE"]) {
+      expect(out, state).toMatch(new RegExp(`\\] .*\\b${state}\\b`));
+    }
+    expect(out).toContain("Auto-approved Phase 1: Counting Core");
+    expect(out).toMatch(/APPROVE_PLAN · ask: Approve this plan[\s\S]*Planner concerns: 1 concern\(s\) \(triggered\)[\s\S]*→ "yes" by policy: --yes policy: approve plans/);
+    expect(out).toContain("(Retry 1/3, phase 2: File Reading and Totals)");
+    expect(out).toContain("(Retry 2/3, phase 2: File Reading and Totals)");
+    expect(out).toContain('→ "fix" by policy');
+    expect(out).toMatch(/DONE in [\d.]+s · 3 phases completed/);
+    expect(out).toMatch(/Decision log[\s\S]*APPROVE_PLAN\s+approved_plan \(yes\)\s+policy\s+plannerConcerns/);
+    expect(out).toMatch(/git log --oneline:\n(\s+[0-9a-f]{7,} .*\n)+/);
+    expect(out).toMatch(/\[autopilot\] Checkpoint 2: Counting Core step 2/);
+    expect(out).toMatch(/\[autopilot\] Phase 2: File Reading and Totals — review fixes/);
+    // The current directory is untouched.
+    expect(await readdir(cwd)).toEqual([]);
+    expect(repoDir!.startsWith(path.resolve(cwd))).toBe(false);
+  });
+
+  it("takes no arguments", async () => {
+    const res = await cli(["demo", "--bogus"], { cwd });
+    expect(res.code).toBe(2);
+  });
+});

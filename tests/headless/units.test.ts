@@ -1,0 +1,145 @@
+// The headless pieces on their own: answer parsing, the config, the usage ledger, the driver lock,
+// and the policy gate counting rounds from recorded decisions.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseAnswer } from "../../src/headless/terminal-gate.js";
+import { readHeadlessConfig } from "../../src/headless/config.js";
+import { recordUsage } from "../../src/headless/usage.js";
+import { acquireDriverLock, readDriver } from "../../src/headless/driver-lock.js";
+import { PolicyGate } from "../../src/headless/drive.js";
+import type { AskNext, Step } from "../../src/protocol/step.js";
+import type { Decision } from "../../src/session/schema.js";
+
+const dirs: string[] = [];
+async function tmp() {
+  const d = await mkdtemp(path.join(tmpdir(), "autopilot-headless-"));
+  dirs.push(d);
+  return d;
+}
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+describe("parseAnswer", () => {
+  const approve = ["yes", "revise", "skip phase", "stop"];
+  it.each([
+    ["1", { answer: "yes" }],
+    ["2 because the tests are thin", { answer: "revise", rationale: "because the tests are thin" }],
+    ["3: not needed now", { answer: "skip phase", rationale: "not needed now" }],
+    ["yes", { answer: "yes" }],
+    ["YES, looks good", { answer: "yes", rationale: "looks good" }],
+    ["skip phase — covered by phase 3", { answer: "skip phase", rationale: "covered by phase 3" }],
+    ["sk", { answer: "skip phase" }],
+    ["y fine", { answer: "yes", rationale: "fine" }],
+  ])("%j", (line, expected) => {
+    expect(parseAnswer(line, approve)).toEqual(expected);
+  });
+  it.each(["", "   ", "0", "5", "s", "maybe", "12"])("rejects %j", (line) => {
+    expect(parseAnswer(line, approve)).toBeNull();
+  });
+  it("prefers the longest option a line starts with", () => {
+    expect(parseAnswer("fix manually and continue I did it", ["fix manually and continue", "revise plan", "stop"])).toEqual({
+      answer: "fix manually and continue",
+      rationale: "I did it",
+    });
+  });
+});
+
+describe(".harness/config.json", () => {
+  it("reads runner settings and a script, ignores other keys and non-object files", async () => {
+    const d = await tmp();
+    await mkdir(path.join(d, ".harness"));
+    expect(await readHeadlessConfig(d)).toEqual({});
+    await writeFile(path.join(d, ".harness/config.json"), JSON.stringify(["npm test"]));
+    expect(await readHeadlessConfig(d)).toEqual({});
+    await writeFile(
+      path.join(d, ".harness/config.json"),
+      JSON.stringify({ runner: "command", command: "agent {persona}", validation: ["x"], scripted: { phases: { "1": { fail: { task: 2, times: 1 }, checkpoints: { "3": "human-verify" } } } } }),
+    );
+    expect(await readHeadlessConfig(d)).toEqual({
+      runner: "command",
+      command: "agent {persona}",
+      scripted: { phases: { 1: { fail: { task: 2, times: 1 }, checkpoints: { 3: "human-verify" } } } },
+    });
+    await writeFile(path.join(d, ".harness/config.json"), "{ nope");
+    await expect(readHeadlessConfig(d)).rejects.toThrow(/not valid JSON/);
+    await writeFile(path.join(d, ".harness/config.json"), JSON.stringify({ scripted: { phases: { "0": { checkpoints: { "1": "maybe" } } } } }));
+    await expect(readHeadlessConfig(d)).rejects.toThrow(/scripted\.phases\.0\.checkpoints\.1/);
+  });
+});
+
+describe("usage ledger", () => {
+  it("adds per persona, phase and runner; totals only grow", async () => {
+    const d = await tmp();
+    const u = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 50, cacheWriteTokens: 5 };
+    await recordUsage(d, "s", { runner: "anthropic", persona: "harness-planner", phaseIndex: 0, phaseName: "Core", usage: u });
+    await recordUsage(d, "s", { runner: "anthropic", persona: "harness-planner", phaseIndex: 1, phaseName: "Next", usage: u });
+    const led = await recordUsage(d, "s", { runner: "anthropic", persona: "harness-code-reviewer", phaseIndex: null, phaseName: null });
+    expect(led.total).toEqual({ dispatches: 3, inputTokens: 200, outputTokens: 20, cacheReadTokens: 100, cacheWriteTokens: 10 });
+    expect(led.byPersona["harness-planner"].inputTokens).toBe(200);
+    expect(led.byPhase["1"]).toMatchObject({ name: "Core", dispatches: 1, outputTokens: 10 });
+    expect(led.byPhase.final).toMatchObject({ name: "final review", dispatches: 1, inputTokens: 0 });
+    const onDisk = JSON.parse(await readFile(path.join(d, ".harness/sessions/s/usage.json"), "utf8"));
+    expect(onDisk.total.dispatches).toBe(3);
+  });
+});
+
+describe("driver lock", () => {
+  it("is exclusive, names its holder, and is released", async () => {
+    const d = await tmp();
+    const a = await acquireDriverLock(d, "s", "autopilot run a.md");
+    expect(await readDriver(d, "s")).toMatchObject({ pid: process.pid, command: "autopilot run a.md" });
+    await expect(acquireDriverLock(d, "s", "b")).rejects.toMatchObject({ code: "busy", message: expect.stringContaining(`pid ${process.pid}`) });
+    await a.release();
+    expect(await readDriver(d, "s")).toBeNull();
+    const b = await acquireDriverLock(d, "s", "b");
+    await b.release();
+  });
+
+  it("takes over at once from a holder on this machine whose process is gone", async () => {
+    const d = await tmp();
+    const sdir = path.join(d, ".harness/sessions/s");
+    await mkdir(path.join(sdir, "driver.lock"), { recursive: true });
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString();
+    await writeFile(path.join(sdir, "driver.json"), JSON.stringify({ pid: Number(dead), hostname: hostname(), startedAt: "x", command: "old" }));
+    expect(await readDriver(d, "s")).toBeNull();
+    const t0 = Date.now();
+    const l = await acquireDriverLock(d, "s", "new");
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(await readDriver(d, "s")).toMatchObject({ pid: process.pid, command: "new" });
+    await l.release();
+  });
+});
+
+describe("PolicyGate with recorded decisions", () => {
+  const step = (state: Step["state"], phase: number | null): Step => ({
+    session: "s",
+    stepId: 1,
+    state,
+    phase: phase === null ? null : { index: phase, number: phase + 1, name: "P", complexity: "low", complexityOverride: null, total: 3 },
+    rigor: "standard",
+    reviewPlans: false,
+    next: { kind: "ask", question: "q", options: ["fix", "override", "stop"] },
+  });
+  const ask = { kind: "ask", question: "q", options: ["fix", "override", "stop"] } as AskNext;
+
+  it("counts fix rounds from the session, so a new process answers like the old one", async () => {
+    const decisions: Decision[] = [];
+    const gate = () => new PolicyGate(2, async () => decisions);
+    const rec = async (s: Step) => {
+      const a = await gate().answer(s, ask);
+      decisions.push({ phase: s.phase?.index ?? null, state: s.state, decision: a.answer, answer: a.answer, by: a.by, timestamp: null });
+      return a;
+    };
+    expect((await rec(step("REVIEW", 1))).answer).toBe("fix");
+    expect((await rec(step("REVIEW", 1))).rationale).toContain("round 2 of 2");
+    expect((await rec(step("REVIEW", 1))).answer).toBe("stop");
+    // Another phase, or the final review, starts its own count; never "override".
+    expect((await rec(step("REVIEW", 2))).answer).toBe("fix");
+    expect((await rec(step("FINAL_REVIEW", null))).answer).toBe("fix");
+    expect(decisions.some((d) => d.answer === "override")).toBe(false);
+  });
+});
