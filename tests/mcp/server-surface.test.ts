@@ -1,0 +1,137 @@
+// What every client sees: server name and version, exactly the eight tools with short
+// descriptions (tools/list stays small: it sits in every conversation), output schemas on the Step
+// tools, the autopilot prompt, the resources, log messages and progress notifications.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
+import { call, openSession, REPO_ROOT, SCANNER_PATH, SCANNER_SLUG, taskFor, type Session } from "../helpers/mcp-client.js";
+
+const TOOLS = [
+  "autopilot_start",
+  "autopilot_next",
+  "autopilot_report",
+  "autopilot_decide",
+  "autopilot_status",
+  "autopilot_decisions",
+  "gather_context",
+  "write_scratchpad",
+];
+const STEP_TOOLS = TOOLS.slice(0, 4);
+/** Measured 7.1 KB when written; a budget, so that growth is a decision. */
+export const TOOLS_LIST_BUDGET = 7500;
+
+let s: Session;
+const logs: string[] = [];
+beforeAll(async () => {
+  s = await openSession({
+    validation: ['node -e "setTimeout(() => process.exit(0), 700)"'],
+    server: { env: { AUTOPILOT_HEARTBEAT_MS: "100" } },
+  });
+  s.srv.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    logs.push(String(n.params.data));
+  });
+  await s.srv.client.setLoggingLevel("info");
+});
+afterAll(async () => {
+  await s.dispose();
+});
+
+describe("server surface", () => {
+  it("names itself autopilot with the package version and declares logging", () => {
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
+    expect(s.srv.client.getServerVersion()).toMatchObject({ name: "autopilot", version: pkg.version });
+    expect(s.srv.client.getServerCapabilities()).toMatchObject({ logging: {}, tools: {}, prompts: {}, resources: {} });
+    expect(s.srv.client.getInstructions()).toMatch(/autopilot_start/);
+  });
+
+  it("lists exactly the eight tools, small", async () => {
+    const { tools } = await s.srv.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+    for (const t of tools) expect(t.description!.length, t.name).toBeLessThanOrEqual(140);
+    for (const name of STEP_TOOLS) {
+      const t = tools.find((x) => x.name === name)!;
+      expect(t.outputSchema, name).toMatchObject({ type: "object" });
+    }
+    const bytes = Buffer.byteLength(JSON.stringify({ tools }));
+    console.log(`tools/list: ${bytes} bytes`);
+    expect(bytes).toBeLessThan(TOOLS_LIST_BUDGET);
+  });
+
+  it("offers the autopilot prompt with spec and flags", async () => {
+    const { prompts } = await s.srv.client.listPrompts();
+    const p = prompts.find((x) => x.name === "autopilot")!;
+    expect(p.arguments).toEqual([
+      expect.objectContaining({ name: "spec", required: true }),
+      expect.objectContaining({ name: "flags", required: false }),
+    ]);
+    const got = await s.srv.client.getPrompt({ name: "autopilot", arguments: { spec: SCANNER_PATH, flags: "--fast" } });
+    const text = (got.messages[0].content as { text: string }).text;
+    expect(text).toContain(`autopilot_start with {"spec":"${SCANNER_PATH}","flags":"--fast"}`);
+    expect(text).toMatch(/autopilot_report/);
+    expect(text).toMatch(/autopilot_decide/);
+  });
+
+  it("sends progress while validation runs and logs each Step", async () => {
+    const first = await call(s.srv.client, "autopilot_start", { spec: SCANNER_PATH, flags: "--fast" });
+    expect(first.step?.rigor).toBe("fast");
+    expect(logs.some((l) => l.includes(`autopilot_start ${SCANNER_SLUG}`))).toBe(true);
+    const runner = new ScriptedRunner({});
+    let step = first.step!;
+    const progress: string[] = [];
+    // Plan, then execute: reporting the executor's result runs the (slow) validation commands.
+    while (step.state !== "REVIEW") {
+      const { result } = await runner.run(taskFor(s.root, step));
+      const r = await call(s.srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: step.stepId, result }, {
+        onprogress: (p) => progress.push(p.message ?? ""),
+      });
+      step = r.step!;
+    }
+    expect(progress).toContain("running the project's validation commands");
+    expect(progress.some((m) => m.startsWith("still "))).toBe(true);
+  });
+
+  it("lists sessions and reads their state and decisions as resources", async () => {
+    const { resources } = await s.srv.client.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toContain("autopilot://sessions");
+    expect(uris).toContain(`autopilot://sessions/${SCANNER_SLUG}/state`);
+    expect(uris).toContain(`autopilot://sessions/${SCANNER_SLUG}/decisions`);
+    const { resourceTemplates } = await s.srv.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      "autopilot://sessions/{slug}/decisions",
+      "autopilot://sessions/{slug}/state",
+    ]);
+
+    const list = JSON.parse((await s.srv.client.readResource({ uri: "autopilot://sessions" })).contents[0].text as string);
+    expect(list.sessions[0]).toMatchObject({ session: SCANNER_SLUG, state: "REVIEW", waitingOn: "persona" });
+    const state = JSON.parse(
+      (await s.srv.client.readResource({ uri: `autopilot://sessions/${SCANNER_SLUG}/state` })).contents[0].text as string,
+    );
+    expect(state).toMatchObject({ schemaVersion: 5, currentState: "REVIEW", rigorLevel: "fast" });
+    const decisions = JSON.parse(
+      (await s.srv.client.readResource({ uri: `autopilot://sessions/${SCANNER_SLUG}/decisions` })).contents[0].text as string,
+    );
+    expect(decisions.decisions[0]).toMatchObject({ phase: 0, by: "auto" });
+    await expect(s.srv.client.readResource({ uri: "autopilot://sessions/nope/state" })).rejects.toThrow(/No autopilot session/);
+  });
+
+  it("autopilot_status: all sessions, or one in detail", async () => {
+    const all = await call(s.srv.client, "autopilot_status", {});
+    expect(all.text).toMatch(new RegExp(`${SCANNER_SLUG}: REVIEW · phase 1/3 Core Scanner`));
+    const one = await call(s.srv.client, "autopilot_status", { session: SCANNER_SLUG });
+    expect(one.result.structuredContent).toMatchObject({
+      session: SCANNER_SLUG,
+      waitingOn: "persona",
+      waitingFor: expect.stringContaining("harness-code-reviewer"),
+      phases: [expect.objectContaining({ name: "Core Scanner" }), expect.anything(), expect.anything()],
+      step: { state: "REVIEW" },
+    });
+  });
+
+  it("writes nothing but protocol to stdout", () => {
+    // Any stray line would have reached the client's JSON parser; the server kept quiet on stderr too.
+    expect(s.srv.stderr()).toBe("");
+  });
+});
