@@ -1,0 +1,614 @@
+// The decision log: what the session decided, who decided it and why, phase by phase. A plain,
+// JSON-able object built from a (migrated) state file, so every consumer shows the same thing:
+// `autopilot log` (md, json, html), the MCP `autopilot_decisions` tool and the
+// `autopilot://sessions/{slug}/decisions` resource.
+//
+// Pure: no I/O, no clock. Upstream files reach us through the store's migration, which keeps their
+// quirks (plain-string decisions become `{decision: "note", note}`, missing `by`, history entries
+// with only some fields); every field below that the file could not supply is null rather than a
+// guess, and the few inferences we make are marked (`whoInferred`, `phaseInferred`).
+import { firedSignals } from "../../machines/autopilot.machine.js";
+import { TASK_THRESHOLD, type SignalName } from "../../machines/reports.js";
+import {
+  normalizeSeverity,
+  type AutopilotState,
+  type Decision,
+  type Finding,
+  type HistoryEntry,
+  type Signals,
+} from "../session/schema.js";
+
+export const DECISION_LOG_VERSION = 1;
+
+export type Who = "auto" | "human" | "policy" | "unknown";
+
+export interface SeverityTally {
+  blocking: number;
+  warning: number;
+  note: number;
+}
+
+export interface PhaseRef {
+  /** 0-based, as stored in the state file. */
+  index: number;
+  /** 1-based, as people count phases. */
+  number: number;
+  /** null when the index names no phase of the spec (an upstream file out of step with its spec). */
+  name: string | null;
+}
+
+export interface SignalRow {
+  name: SignalName;
+  label: string;
+  /** The recorded value: boolean, complexity, null, list of concerns or a task count. */
+  value: boolean | string | number | string[] | null;
+  /** The value as a short text. */
+  display: string;
+  /** When the signal fires, in words. */
+  rule: string;
+  /** Whether the value meets the rule (computed from the recorded value). */
+  fires: boolean;
+  /** Whether the signal counted for this decision: false for all in fast mode (not evaluated). */
+  fired: boolean;
+}
+
+export type PlanMode = "auto" | "fast" | "paused";
+
+export interface PlanGate {
+  /** auto: no signal fired; fast: --fast skips evaluation; paused: a person or policy answered. */
+  mode: PlanMode;
+  /** What happened to the plan. */
+  result: "approved" | "revised" | "skipped" | "other";
+  /** false in fast mode: the signals were recorded but did not decide anything. */
+  evaluated: boolean;
+  signals: SignalRow[];
+  /** Names of the signals that fired (the recorded list, else computed from the values). */
+  fired: string[];
+}
+
+export interface LoggedDecision {
+  /** 1-based position in the session's decisions. */
+  n: number;
+  /** The machine's decision name (`auto_approved_plan`, `overrode_review`, ...; `note` for legacy text). */
+  decision: string;
+  /** The decision in words. */
+  what: string;
+  kind: "plan" | "checkpoint" | "execution" | "verification" | "review" | "phase" | "final-review" | "stop" | "note";
+  timestamp: string | null;
+  who: Who;
+  /** true when the file did not record `by` and `who` was read from the decision's name. */
+  whoInferred: boolean;
+  /** The machine state the decision was taken in, when recorded. */
+  state: string | null;
+  phase: PhaseRef | null;
+  /** true when the phase was read from the text of a legacy decision ("Phase 2 plan approved"). */
+  phaseInferred: boolean;
+  /** Present on plan decisions that carry a signal snapshot. */
+  plan: PlanGate | null;
+  answer: string | null;
+  rationale: string | null;
+  note: string | null;
+}
+
+export type PhaseOutcome = "complete" | "overridden" | "skipped" | "in progress" | "pending";
+
+export interface PhaseLog extends PhaseRef {
+  name: string;
+  complexity: string;
+  complexityOverride: string | null;
+  status: string;
+  planPath: string | null;
+  outcome: PhaseOutcome;
+  tasks: number | null;
+  retries: number | null;
+  /** pass | fail | skipped | not run, or null when the file does not say. */
+  verification: string | null;
+  reviewFindings: SeverityTally | null;
+  reviewOverridden: boolean;
+  verificationSkipped: boolean;
+  startedAt: string | null;
+  completedAt: string | null;
+  durationMs: number | null;
+  /** Decision numbers (`n`) taken in this phase. */
+  decisions: number[];
+  /** Decisions that overrode a gate in this phase (overrode_review, skipped_verification, ...). */
+  overrides: string[];
+  commits: number;
+  recoveryCommits: number;
+}
+
+export interface FinalReviewLog {
+  status: string;
+  findings: SeverityTally;
+  items: { severity: string; title: string; file: string | null; line: number | null; rationale: string | null }[];
+  /** Fix rounds run (the machine allows at most 3). */
+  fixRounds: number;
+  /** Decision numbers taken during the final review. */
+  decisions: number[];
+}
+
+export interface CommitLog {
+  sha: string;
+  short: string;
+  label: string;
+  recovery: boolean;
+  phase: PhaseRef | null;
+  timestamp: string | null;
+}
+
+export interface Totals {
+  phases: { total: number; complete: number; skipped: number; pending: number };
+  tasks: number;
+  retries: number;
+  decisions: { total: number; auto: number; human: number; policy: number; unknown: number };
+  plans: { auto: number; fast: number; paused: number };
+  overrides: number;
+  commits: { total: number; recovery: number };
+  reviewFindings: SeverityTally;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+}
+
+export interface DecisionLog {
+  logVersion: typeof DECISION_LOG_VERSION;
+  session: string;
+  /** A title for people: the PR title the session wrote, else the spec's folder or file name. */
+  title: string;
+  spec: string;
+  rigor: string;
+  reviewPlans: boolean;
+  currentState: string;
+  stage: string | null;
+  currentPhase: PhaseRef | null;
+  stopped: boolean;
+  startingCommit: string | null;
+  updatedAt: string | null;
+  outcome: { status: "done" | "stopped" | "in progress"; headline: string };
+  decisions: LoggedDecision[];
+  phases: PhaseLog[];
+  finalReview: FinalReviewLog;
+  commits: CommitLog[];
+  totals: Totals;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const WHAT: Record<string, string> = {
+  auto_approved_plan: "Plan auto-approved (no signal fired)",
+  auto_approved_plan_fast: "Plan auto-approved (--fast)",
+  approved_plan: "Plan approved after review",
+  revised_plan: "Plan sent back for revision",
+  plan_revised: "Revised plan re-presented",
+  skipped_phase: "Phase skipped",
+  continued: "Continued to the next phase",
+  stopped: "Stopped",
+  retried_step: "Retried a failed persona step",
+  fixed_manually: "Fixed by hand, continued",
+  revise_plan_after_failure: "Plan revised after the retry budget ran out",
+  fix_verification: "Fix verification failures",
+  skipped_verification: "Verification skipped",
+  fix_review: "Fix blocking review findings",
+  overrode_review: "Blocking review findings overridden",
+  fix_final_review: "Fix final review findings",
+  overrode_final_review: "Blocking final review findings overridden",
+  checkpoint_human_verify: "Human-verify checkpoint answered",
+  checkpoint_decision: "Decision checkpoint answered",
+  checkpoint_human_action: "Human-action checkpoint answered",
+};
+
+const PLAN_RESULT: Record<string, PlanGate["result"]> = {
+  auto_approved_plan: "approved",
+  auto_approved_plan_fast: "approved",
+  approved_plan: "approved",
+  revised_plan: "revised",
+  skipped_phase: "skipped",
+};
+
+/** Decisions that let work pass a gate it did not pass on its own. */
+export const OVERRIDE_DECISIONS = new Set([
+  "overrode_review",
+  "overrode_final_review",
+  "skipped_verification",
+  "skipped_phase",
+  "fixed_manually",
+]);
+
+function kindOf(d: Decision): LoggedDecision["kind"] {
+  const name = d.decision;
+  if (PLAN_RESULT[name] || name === "plan_revised" || name === "revise_plan_after_failure") return "plan";
+  if (name.startsWith("checkpoint_")) return "checkpoint";
+  if (name === "stopped") return "stop";
+  if (name === "continued") return "phase";
+  if (name.includes("final_review") || d.state === "FINAL_REVIEW") return "final-review";
+  if (name.includes("verification") || d.state === "VERIFY") return "verification";
+  if (name.includes("review") || d.state === "REVIEW") return "review";
+  if (name === "fixed_manually" || d.state === "EXECUTE") return "execution";
+  if (d.signals) return "plan";
+  if (name === "note") return "note";
+  return d.state === "APPROVE_PLAN" ? "plan" : "note";
+}
+
+function words(name: string): string {
+  const s = name.replace(/_/g, " ").trim();
+  return s ? s[0].toUpperCase() + s.slice(1) : name;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === "string" && v.trim() !== "" ? v : null;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
+function time(v: unknown): number | null {
+  if (typeof v !== "string") return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : t;
+}
+
+function duration(start: string | null, end: string | null): number | null {
+  const a = time(start);
+  const b = time(end);
+  return a !== null && b !== null && b >= a ? b - a : null;
+}
+
+function phaseRef(state: AutopilotState, index: number | null | undefined): PhaseRef | null {
+  if (typeof index !== "number" || !Number.isInteger(index) || index < 0) return null;
+  return { index, number: index + 1, name: state.phases[index]?.name ?? null };
+}
+
+export function tally(findings: readonly { severity: unknown }[]): SeverityTally {
+  const out = { blocking: 0, warning: 0, note: 0 };
+  for (const f of findings) out[normalizeSeverity(f.severity) ?? "note"] += 1;
+  return out;
+}
+
+/** `{blocking, warning, note}` or the upstream `{critical, important, suggestion}`, summed. */
+function tallyRecord(rec: Record<string, unknown> | undefined): SeverityTally | null {
+  if (!rec || typeof rec !== "object") return null;
+  const out = { blocking: 0, warning: 0, note: 0 };
+  let any = false;
+  for (const [k, v] of Object.entries(rec)) {
+    const sev = normalizeSeverity(k);
+    const n = num(v);
+    if (!sev || n === null) continue;
+    out[sev] += n;
+    any = true;
+  }
+  return any ? out : null;
+}
+
+// ---- signals -------------------------------------------------------------------------------
+
+export const SIGNAL_LABELS: Record<SignalName, string> = {
+  reviewPlans: "Review plans flag",
+  highComplexity: "Phase complexity",
+  complexityOverride: "Complexity override",
+  plannerConcerns: "Planner concerns",
+  taskCount: "Task count",
+};
+
+export function signalRows(signals: Signals, recordedFired: readonly string[] | null, evaluated: boolean): SignalRow[] {
+  const threshold = num(signals.taskThreshold) ?? TASK_THRESHOLD;
+  const fires = new Set<string>(firedSignals({ ...signals, taskThreshold: threshold }));
+  const fired = (n: SignalName) => evaluated && (recordedFired ? recordedFired.includes(n) : fires.has(n));
+  const concerns = Array.isArray(signals.plannerConcerns) ? signals.plannerConcerns.map(String) : [];
+  const rows: Omit<SignalRow, "fired">[] = [
+    {
+      name: "reviewPlans",
+      label: SIGNAL_LABELS.reviewPlans,
+      value: signals.reviewPlans,
+      display: signals.reviewPlans ? "on" : "off",
+      rule: "--review-plans or --thorough is set",
+      fires: fires.has("reviewPlans"),
+    },
+    {
+      name: "highComplexity",
+      label: SIGNAL_LABELS.highComplexity,
+      value: signals.highComplexity,
+      display: String(signals.highComplexity),
+      rule: "the spec marks the phase high",
+      fires: fires.has("highComplexity"),
+    },
+    {
+      name: "complexityOverride",
+      label: SIGNAL_LABELS.complexityOverride,
+      value: signals.complexityOverride,
+      display: signals.complexityOverride ?? "none",
+      rule: "the plan outgrew a low rating (>10 tasks or >3 checkpoints)",
+      fires: fires.has("complexityOverride"),
+    },
+    {
+      name: "plannerConcerns",
+      label: SIGNAL_LABELS.plannerConcerns,
+      value: concerns,
+      display: concerns.length ? `${concerns.length}: ${concerns.join("; ")}` : "none",
+      rule: "the planner raised any concern",
+      fires: fires.has("plannerConcerns"),
+    },
+    {
+      name: "taskCount",
+      label: SIGNAL_LABELS.taskCount,
+      value: signals.taskCount,
+      display: String(signals.taskCount),
+      rule: `more than ${threshold} tasks`,
+      fires: fires.has("taskCount"),
+    },
+  ];
+  return rows.map((r) => ({ ...r, fired: fired(r.name) }));
+}
+
+function planGate(d: Decision, who: Who): PlanGate | null {
+  if (!d.signals) return null;
+  const fast = d.decision === "auto_approved_plan_fast";
+  const mode: PlanMode = fast
+    ? "fast"
+    : d.decision === "auto_approved_plan" || who === "auto"
+      ? "auto"
+      : who === "human" || who === "policy" || d.answer !== undefined
+        ? "paused"
+        : "auto";
+  const evaluated = !fast;
+  const signals = signalRows(d.signals, d.fired ?? null, evaluated);
+  return {
+    mode,
+    result: PLAN_RESULT[d.decision] ?? "other",
+    evaluated,
+    signals,
+    fired: evaluated ? signals.filter((s) => s.fired).map((s) => s.name) : [],
+  };
+}
+
+// ---- decisions -----------------------------------------------------------------------------
+
+function whoOf(d: Decision): { who: Who; inferred: boolean } {
+  if (d.by === "auto" || d.by === "human" || d.by === "policy") return { who: d.by, inferred: false };
+  if (d.decision.startsWith("auto_approved")) return { who: "auto", inferred: true };
+  return { who: "unknown", inferred: false };
+}
+
+function logDecision(state: AutopilotState, d: Decision, i: number): LoggedDecision {
+  const { who, inferred } = whoOf(d);
+  const note = str(d.note) ?? (d.decision === "note" && d.value !== undefined ? JSON.stringify(d.value) : null);
+  let phase = phaseRef(state, d.phase);
+  let phaseInferred = false;
+  if (!phase) {
+    // Legacy decisions are sentences: "Phase 2 plan approved by human".
+    const m = /\bphase\s+(\d+)\b/i.exec(`${d.decision === "note" ? "" : d.decision} ${note ?? ""}`);
+    const n = m ? Number(m[1]) : NaN;
+    if (n >= 1 && n <= state.phases.length && d.state !== "FINAL_REVIEW") {
+      phase = phaseRef(state, n - 1);
+      phaseInferred = true;
+    }
+  }
+  const legacyText = d.decision !== "note" && !WHAT[d.decision] && /\s/.test(d.decision);
+  return {
+    n: i + 1,
+    decision: d.decision,
+    what: WHAT[d.decision] ?? (d.decision === "note" ? (note ?? "Note") : legacyText ? d.decision : words(d.decision)),
+    kind: kindOf(d),
+    timestamp: str(d.timestamp),
+    who,
+    whoInferred: inferred,
+    state: str(d.state),
+    phase,
+    phaseInferred,
+    plan: planGate(d, who),
+    answer: str(d.answer),
+    rationale: str(d.rationale),
+    note: d.decision === "note" ? null : note,
+  };
+}
+
+// ---- phases --------------------------------------------------------------------------------
+
+function historyFor(state: AutopilotState, index: number): HistoryEntry[] {
+  const name = state.phases[index]?.name;
+  return state.history.filter(
+    (h) => h.phase === index || ((h.phase === null || h.phase === undefined) && name !== undefined && h.name === name),
+  );
+}
+
+/** Several entries for one phase (re-runs, per-state upstream entries): first value wins, widest span. */
+function mergeHistory(entries: HistoryEntry[]) {
+  const pick = <T>(f: (h: HistoryEntry) => T | null | undefined): T | null => {
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const v = f(entries[i]);
+      if (v !== null && v !== undefined) return v;
+    }
+    return null;
+  };
+  let startedAt: string | null = null;
+  let completedAt: string | null = null;
+  for (const h of entries) {
+    const s = str(h.startedAt) ?? str(h.timestamp);
+    const c = str(h.completedAt) ?? str(h.timestamp);
+    if (s && time(s) !== null && (!startedAt || time(s)! < time(startedAt)!)) startedAt = s;
+    if (c && time(c) !== null && (!completedAt || time(c)! > time(completedAt)!)) completedAt = c;
+  }
+  return {
+    startedAt,
+    completedAt,
+    tasks: pick((h) => num(h.tasksCompleted)),
+    retries: pick((h) => num(h.retriesUsed)),
+    verification:
+      pick((h) => str(h.verification)) ??
+      pick((h) => (typeof h.verificationPassed === "boolean" ? (h.verificationPassed ? "pass" : "fail") : null)),
+    review: pick((h) => tallyRecord(h.reviewFindings)),
+    overridden: entries.some((h) => h.reviewOverridden === true),
+    skipped: entries.some((h) => h.skipped === true),
+  };
+}
+
+function phaseLogs(state: AutopilotState, decisions: LoggedDecision[]): PhaseLog[] {
+  const done = state.currentState === "DONE" || state.currentState === "FINAL_REVIEW";
+  return state.phases.map((p, i) => {
+    const entries = historyFor(state, i);
+    const h = mergeHistory(entries);
+    const mine = decisions.filter((d) => d.phase?.index === i);
+    const overrides = mine.filter((d) => OVERRIDE_DECISIONS.has(d.decision)).map((d) => d.decision);
+    const current = !done && i === state.currentPhase && p.status === "pending";
+    const run = state.phaseRun;
+    const liveReview = current && run.reviewFindings.length ? tally(run.reviewFindings) : null;
+    const skipped = p.status === "skipped" || h.skipped;
+    const reviewOverridden = h.overridden || overrides.includes("overrode_review") || (current && run.reviewOverridden);
+    const verificationSkipped = h.verification === "skipped" && !skipped ? true : overrides.includes("skipped_verification");
+    const startedAt = h.startedAt ?? str(p.startedAt) ?? (current ? run.startedAt : null);
+    const completedAt = h.completedAt ?? str(p.completedAt) ?? null;
+    let outcome: PhaseOutcome;
+    if (skipped) outcome = "skipped";
+    else if (p.status === "complete" || entries.length > 0)
+      outcome = reviewOverridden || verificationSkipped || overrides.length ? "overridden" : "complete";
+    else if (current) outcome = "in progress";
+    else outcome = "pending";
+    const commits = state.commits.filter((c) => c.phase === i);
+    return {
+      index: i,
+      number: i + 1,
+      name: p.name,
+      complexity: p.complexity,
+      complexityOverride: p.complexityOverride ?? null,
+      status: p.status,
+      planPath: p.planPath ?? null,
+      outcome,
+      tasks: h.tasks ?? (current ? run.taskCount : null),
+      retries: h.retries ?? (current ? run.retriesUsed : null),
+      verification: h.verification ?? (current ? run.verification : null),
+      reviewFindings: h.review ?? liveReview,
+      reviewOverridden,
+      verificationSkipped,
+      startedAt,
+      completedAt,
+      durationMs: duration(startedAt, completedAt),
+      decisions: mine.map((d) => d.n),
+      overrides,
+      commits: commits.length,
+      recoveryCommits: commits.filter((c) => c.recovery).length,
+    };
+  });
+}
+
+// ---- the log -------------------------------------------------------------------------------
+
+function headline(state: AutopilotState, phases: PhaseLog[]): DecisionLog["outcome"] {
+  const total = phases.length;
+  const complete = phases.filter((p) => p.outcome === "complete" || p.outcome === "overridden").length;
+  const skipped = phases.filter((p) => p.outcome === "skipped").length;
+  const counts = `${complete} of ${total} phase${total === 1 ? "" : "s"} complete${skipped ? `, ${skipped} skipped` : ""}`;
+  if (state.currentState === "DONE") {
+    const fr = state.finalReview.status;
+    return { status: "done", headline: `Done: ${counts}; final review ${fr === "pending" ? "not recorded" : fr}.` };
+  }
+  const where = state.currentState === "FINAL_REVIEW" ? "the final review" : `Phase ${state.currentPhase + 1}`;
+  if (state.stopped) return { status: "stopped", headline: `Stopped at ${state.currentState} (${where}): ${counts}.` };
+  return { status: "in progress", headline: `In progress at ${state.currentState} (${where}): ${counts}.` };
+}
+
+export function buildDecisionLog(state: AutopilotState, slug: string): DecisionLog {
+  const decisions = state.decisions.map((d, i) => logDecision(state, d, i));
+  const phases = phaseLogs(state, decisions);
+  const commits: CommitLog[] = state.commits.map((c) => ({
+    sha: c.sha,
+    short: c.sha.slice(0, 7),
+    label: c.label,
+    recovery: c.recovery === true,
+    phase: phaseRef(state, c.phase),
+    timestamp: str(c.timestamp),
+  }));
+  const finalReview: FinalReviewLog = {
+    status: state.finalReview.status,
+    findings: tally(state.finalReview.findings),
+    items: state.finalReview.findings.map((f: Finding) => ({
+      severity: normalizeSeverity(f.severity) ?? "note",
+      title: String(f.title ?? ""),
+      file: str(f.file),
+      line: num(f.line),
+      rationale: str(f.rationale),
+    })),
+    fixRounds: num(state.finalReview.retryCount) ?? 0,
+    decisions: decisions.filter((d) => d.kind === "final-review" || (d.state === "FINAL_REVIEW" && !d.phase)).map((d) => d.n),
+  };
+  const byWho = { auto: 0, human: 0, policy: 0, unknown: 0 };
+  for (const d of decisions) byWho[d.who] += 1;
+  const plans = { auto: 0, fast: 0, paused: 0 };
+  for (const d of decisions) if (d.plan) plans[d.plan.mode] += 1;
+  const reviewFindings = { blocking: 0, warning: 0, note: 0 };
+  for (const p of phases)
+    if (p.reviewFindings) for (const k of ["blocking", "warning", "note"] as const) reviewFindings[k] += p.reviewFindings[k];
+  const starts = [
+    ...phases.map((p) => p.startedAt),
+    ...decisions.map((d) => d.timestamp),
+    ...commits.map((c) => c.timestamp),
+  ].filter((t): t is string => time(t) !== null);
+  const ends = [...starts, ...phases.map((p) => p.completedAt)].filter((t): t is string => time(t) !== null);
+  if (state.currentState === "DONE" && time(state.updatedAt) !== null) ends.push(state.updatedAt!);
+  const startedAt = starts.length ? starts.reduce((a, b) => (time(b)! < time(a)! ? b : a)) : null;
+  const endedAt = ends.length ? ends.reduce((a, b) => (time(b)! > time(a)! ? b : a)) : null;
+  const totals: Totals = {
+    phases: {
+      total: phases.length,
+      complete: phases.filter((p) => p.outcome === "complete" || p.outcome === "overridden").length,
+      skipped: phases.filter((p) => p.outcome === "skipped").length,
+      pending: phases.filter((p) => p.outcome === "pending" || p.outcome === "in progress").length,
+    },
+    tasks: phases.reduce((n, p) => n + (p.outcome === "in progress" ? 0 : (p.tasks ?? 0)), 0),
+    retries: phases.reduce((n, p) => n + (p.retries ?? 0), 0),
+    decisions: { total: decisions.length, ...byWho },
+    plans,
+    overrides: decisions.filter((d) => OVERRIDE_DECISIONS.has(d.decision)).length,
+    commits: { total: commits.length, recovery: commits.filter((c) => c.recovery).length },
+    reviewFindings,
+    startedAt,
+    endedAt,
+    durationMs: duration(startedAt, endedAt),
+  };
+  const inPhase = state.currentState !== "DONE" && state.currentState !== "FINAL_REVIEW" && state.currentState !== "INIT";
+  return {
+    logVersion: DECISION_LOG_VERSION,
+    session: slug,
+    title: titleOf(state),
+    spec: state.specPath,
+    rigor: state.rigorLevel,
+    reviewPlans: state.reviewPlans,
+    currentState: state.currentState,
+    stage: state.stage ?? null,
+    currentPhase: inPhase ? phaseRef(state, state.currentPhase) : null,
+    stopped: state.stopped === true,
+    startingCommit: state.startingCommit ?? null,
+    updatedAt: str(state.updatedAt),
+    outcome: headline(state, phases),
+    decisions,
+    phases,
+    finalReview,
+    commits,
+    totals,
+  };
+}
+
+/** "docs/changes/security-scanner/proposal.md" → "Security scanner". */
+export function titleOf(state: AutopilotState): string {
+  const pr = (state as { pullRequest?: { title?: unknown } }).pullRequest;
+  const fromPr = pr && typeof pr === "object" ? str(pr.title) : null;
+  if (fromPr) return fromPr;
+  const parts = state.specPath.replace(/\\/g, "/").split("/").filter(Boolean);
+  const file = (parts.at(-1) ?? "").replace(/\.md$/i, "");
+  const generic = /^(proposal|spec|design|readme|index)$/i.test(file);
+  const base = generic && parts.length > 1 ? parts.at(-2)! : file || state.specPath;
+  const text = base.replace(/[-_]+/g, " ").trim();
+  return text ? text[0].toUpperCase() + text.slice(1) : state.specPath;
+}
+
+/** "1 h 4 min", "3 min 20 s", "45 s": for the reports. */
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return "—";
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  const d = Math.floor(h / 24);
+  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
+}
