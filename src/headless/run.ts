@@ -58,7 +58,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
   if (o.runner.simulated && !o.quietBanner) progress.write(SIMULATION_BANNER);
 
   const lock = await acquireDriverLock(root, slug, `autopilot run ${rel} (runner ${o.runner.name})`);
-  const reader = new LineReader(o.input);
+  const reader = new LineReader(o.input, o.signal);
   try {
     const engine = new Engine(root, { log: (_level, m) => progress.write(`    · ${m}`) });
     const started = await startWaiting(engine, rel, o.flags, progress);

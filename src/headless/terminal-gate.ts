@@ -58,7 +58,20 @@ export class LineReader {
   private lines: string[] = [];
   private waiting: ((l: string | null) => void) | null = null;
   private ended = false;
-  constructor(private readonly input: Readable) {}
+  constructor(
+    private readonly input: Readable,
+    signal?: AbortSignal,
+  ) {
+    // An interrupted run stops waiting for an answer as if the input had ended.
+    signal?.addEventListener("abort", () => this.end(), { once: true });
+  }
+
+  private end(): void {
+    this.ended = true;
+    const w = this.waiting;
+    this.waiting = null;
+    w?.(null);
+  }
 
   private open(): Interface {
     if (!this.rl) {
@@ -70,12 +83,7 @@ export class LineReader {
           w(l);
         } else this.lines.push(l);
       });
-      this.rl.on("close", () => {
-        this.ended = true;
-        const w = this.waiting;
-        this.waiting = null;
-        w?.(null);
-      });
+      this.rl.on("close", () => this.end());
     }
     return this.rl;
   }

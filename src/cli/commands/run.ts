@@ -66,8 +66,6 @@ export async function run(argv: string[]): Promise<number> {
     if (interrupts > 1) process.exit(130);
     out.write(`\n${sig}: stopping after the current step (again to quit at once)…\n`);
     ctrl.abort(new Error(`interrupted by ${sig}`));
-    // A pending question on the terminal cannot be answered any more.
-    process.stdin.destroy();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
