@@ -1,0 +1,416 @@
+// The decision log as one self-contained HTML page: inline CSS, inline SVG, no script, no network
+// (a Content-Security-Policy says so to the browser too). Every piece of text that came from a
+// spec, a plan, a persona or a person goes through `esc`.
+import { renderStateDiagram, stateGraph, type StateGraph } from "./diagram.js";
+import { planOutcome } from "./markdown.js";
+import {
+  formatDuration,
+  type DecisionLog,
+  type LoggedDecision,
+  type PhaseLog,
+  type SeverityTally,
+} from "./model.js";
+
+export function esc(s: unknown): string {
+  return String(s ?? "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+function when(ts: string | null): string {
+  if (!ts) return `<span class="muted">—</span>`;
+  const t = Date.parse(ts);
+  if (Number.isNaN(t)) return esc(ts);
+  const iso = new Date(t).toISOString();
+  return `<time datetime="${esc(iso)}">${esc(iso.slice(0, 10))} ${esc(iso.slice(11, 19))}</time>`;
+}
+
+function dash(v: string | number | null | undefined): string {
+  return v === null || v === undefined || v === "" ? `<span class="muted">—</span>` : esc(v);
+}
+
+function sevChips(t: SeverityTally | null): string {
+  if (!t) return `<span class="muted">—</span>`;
+  return (["blocking", "warning", "note"] as const)
+    .map((k) => `<span class="sev sev-${k}${t[k] ? "" : " zero"}" title="${k}">${t[k]} ${k}</span>`)
+    .join(" ");
+}
+
+function whoChip(d: LoggedDecision): string {
+  return `<span class="who who-${esc(d.who)}">${esc(d.who)}${d.whoInferred ? "<small> (inferred)</small>" : ""}</span>`;
+}
+
+function phaseName(d: LoggedDecision): string {
+  if (d.phase) return `${d.phase.number}${d.phase.name ? ` · ${esc(d.phase.name)}` : ""}${d.phaseInferred ? ` <small class="muted">(from text)</small>` : ""}`;
+  return d.state === "FINAL_REVIEW" || d.state === "DONE" ? "final review" : `<span class="muted">—</span>`;
+}
+
+const OUTCOME_TEXT: Record<PhaseLog["outcome"], string> = {
+  complete: "complete",
+  overridden: "complete with override",
+  skipped: "skipped",
+  "in progress": "in progress",
+  pending: "pending",
+};
+
+function outcomeClass(o: string): string {
+  return `o-${o.replace(/\s+/g, "-")}`;
+}
+
+// ---- sections ------------------------------------------------------------------------------
+
+function header(log: DecisionLog): string {
+  const t = log.totals;
+  const status = log.outcome.status;
+  const badge = status === "done" ? (log.finalReview.status === "overridden" ? "Done (final review overridden)" : "Done") : status === "stopped" ? "Stopped" : "In progress";
+  const badgeCls = status === "done" ? (log.finalReview.status === "overridden" ? "o-overridden" : "o-complete") : status === "stopped" ? "o-stopped" : "o-in-progress";
+  const stat = (label: string, value: string, sub = "") =>
+    `<div class="stat"><dt>${esc(label)}</dt><dd><span class="stat-value">${value}</span>${sub ? `<span class="stat-sub">${sub}</span>` : ""}</dd></div>`;
+  return `<header class="masthead">
+  <p class="eyebrow">autopilot · decision log</p>
+  <div class="title-row">
+    <h1>${esc(log.title)}</h1>
+    <p class="badge ${badgeCls}">${esc(badge)}</p>
+  </div>
+  <p class="headline">${esc(log.outcome.headline)}</p>
+  <p class="facts"><span>Spec <code>${esc(log.spec)}</code></span><span>Session <code>${esc(log.session)}</code></span><span>Rigor <strong>${esc(log.rigor)}</strong>${log.reviewPlans ? " · --review-plans" : ""}</span>${log.startingCommit ? `<span>From commit <code>${esc(log.startingCommit.slice(0, 12))}</code></span>` : ""}</p>
+  <dl class="stats">
+    ${stat("Phases", `${t.phases.complete}/${t.phases.total}`, t.phases.skipped ? `${t.phases.skipped} skipped` : "complete")}
+    ${stat("Tasks", String(t.tasks))}
+    ${stat("Retries", String(t.retries))}
+    ${stat("Decisions", String(t.decisions.total), `${t.decisions.auto} auto · ${t.decisions.human} human · ${t.decisions.policy} policy${t.decisions.unknown ? ` · ${t.decisions.unknown} unknown` : ""}`)}
+    ${stat("Overrides", String(t.overrides))}
+    ${stat("Commits", String(t.commits.total), t.commits.recovery ? `${t.commits.recovery} recovery` : "")}
+    ${stat("Time", esc(formatDuration(t.durationMs)))}
+  </dl>
+</header>`;
+}
+
+function timeline(log: DecisionLog): string {
+  const phases = log.phases;
+  const timed = phases.length > 0 && phases.every((p) => p.outcome === "pending" || p.outcome === "skipped" || (p.durationMs !== null && p.durationMs > 0));
+  const weight = (p: PhaseLog) => (timed && p.durationMs ? Math.max(1, Math.round(p.durationMs / 1000)) : 1);
+  const avg = timed ? Math.max(1, Math.round(phases.filter((p) => p.durationMs).reduce((n, p) => n + weight(p), 0) / Math.max(1, phases.filter((p) => p.durationMs).length))) : 1;
+  const seg = (p: PhaseLog) => {
+    const marks: string[] = [];
+    if (p.retries) marks.push(`<span class="mark mark-retry" title="retries used">↻ ${p.retries} ${p.retries === 1 ? "retry" : "retries"}</span>`);
+    if (p.reviewOverridden) marks.push(`<span class="mark mark-override" title="a blocking review was overridden">⚑ review overridden</span>`);
+    if (p.verificationSkipped) marks.push(`<span class="mark mark-override">⚑ verification skipped</span>`);
+    if (p.overrides.includes("fixed_manually")) marks.push(`<span class="mark mark-override">⚑ fixed by hand</span>`);
+    if (p.complexityOverride) marks.push(`<span class="mark">▲ ${esc(p.complexity)} → ${esc(p.complexityOverride)}</span>`);
+    if (p.recoveryCommits) marks.push(`<span class="mark mark-override">⛑ ${p.recoveryCommits} recovery</span>`);
+    const grow = p.outcome === "pending" || p.outcome === "skipped" ? (timed ? Math.max(1, Math.round(avg / 2)) : 1) : weight(p);
+    const meta = [
+      p.durationMs !== null ? formatDuration(p.durationMs) : null,
+      p.tasks !== null ? `${p.tasks} task${p.tasks === 1 ? "" : "s"}` : null,
+      p.verification ? `verify ${p.verification}` : null,
+    ].filter(Boolean);
+    return `<li class="seg ${outcomeClass(p.outcome)}" style="flex-grow:${grow}" data-phase="${p.number}">
+      <span class="seg-head"><span class="seg-num">Phase ${p.number}</span><span class="seg-state">${esc(OUTCOME_TEXT[p.outcome])}</span></span>
+      <span class="seg-name">${esc(p.name)}</span>
+      <span class="seg-meta">${esc(meta.join(" · ") || "not started")}</span>
+      ${marks.length ? `<span class="marks">${marks.join("")}</span>` : ""}
+    </li>`;
+  };
+  const fr = log.finalReview;
+  const frOutcome = fr.status === "passed" ? "complete" : fr.status === "overridden" ? "overridden" : fr.status === "failed" ? "failed" : fr.status === "in_progress" ? "in progress" : "pending";
+  const finalSeg = `<li class="seg seg-final ${outcomeClass(frOutcome)}" style="flex-grow:${timed ? Math.max(1, Math.round(avg / 2)) : 1}" data-phase="final">
+      <span class="seg-head"><span class="seg-num">Final review</span><span class="seg-state">${esc(fr.status.replace("_", " "))}</span></span>
+      <span class="seg-name">All phases</span>
+      <span class="seg-meta">${fr.findings.blocking} blocking · ${fr.findings.warning} warning · ${fr.findings.note} note</span>
+      ${fr.fixRounds ? `<span class="marks"><span class="mark mark-retry">↻ ${fr.fixRounds} fix round${fr.fixRounds === 1 ? "" : "s"}</span></span>` : ""}
+    </li>`;
+  const rows = phases
+    .map(
+      (p) => `<tr class="${outcomeClass(p.outcome)}">
+        <th scope="row">${p.number}. ${esc(p.name)}</th>
+        <td>${esc(p.complexity)}${p.complexityOverride ? ` → <strong>${esc(p.complexityOverride)}</strong>` : ""}</td>
+        <td><span class="dot"></span>${esc(OUTCOME_TEXT[p.outcome])}</td>
+        <td class="num">${dash(p.tasks)}</td>
+        <td class="num">${dash(p.retries)}</td>
+        <td>${dash(p.verification)}</td>
+        <td>${sevChips(p.reviewFindings)}${p.reviewOverridden ? ` <span class="mark mark-override">overridden</span>` : ""}</td>
+        <td>${esc(formatDuration(p.durationMs))}</td>
+        <td class="num">${p.commits}</td>
+      </tr>`,
+    )
+    .join("\n");
+  return `<section class="card" aria-labelledby="timeline-h">
+  <h2 id="timeline-h">Timeline</h2>
+  <p class="hint">${timed ? "Each bar's width is the time the phase took." : "Equal blocks: this session did not record how long every phase took."} Colour shows the outcome; ↻ marks retries, ⚑ marks a gate a person or policy overrode.</p>
+  <ol class="timeline" aria-label="Phases in order">
+    ${phases.map(seg).join("\n")}
+    ${finalSeg}
+  </ol>
+  <ul class="legend" aria-label="Legend">
+    <li><span class="swatch o-complete"></span>complete</li>
+    <li><span class="swatch o-overridden"></span>complete with override</li>
+    <li><span class="swatch o-skipped"></span>skipped</li>
+    <li><span class="swatch o-in-progress"></span>in progress</li>
+    <li><span class="swatch o-pending"></span>pending</li>
+  </ul>
+  <div class="scroll">
+  <table class="data">
+    <caption>Per-phase history</caption>
+    <thead><tr><th scope="col">Phase</th><th scope="col">Complexity</th><th scope="col">Outcome</th><th scope="col">Tasks</th><th scope="col">Retries</th><th scope="col">Verification</th><th scope="col">Review findings</th><th scope="col">Time</th><th scope="col">Commits</th></tr></thead>
+    <tbody>
+${rows}
+    </tbody>
+  </table>
+  </div>
+</section>`;
+}
+
+function diagram(log: DecisionLog, graph: StateGraph): string {
+  const svg = renderStateDiagram(graph, { current: log.currentState, stage: log.stage });
+  return `<section class="card" aria-labelledby="diagram-h">
+  <h2 id="diagram-h">State machine</h2>
+  <p class="hint">Drawn from the machine definition: ${graph.nodes.length} states and ${graph.edges.length} transitions between them. Solid arrows go forward, dashed arrows go back; a small loop means the state also moves between its own substates (retries, checkpoints, fix rounds). Hover a state or an arrow for its transitions.</p>
+  <figure class="diagram">
+    <div class="scroll">${svg}</div>
+    <figcaption>The session is at <strong class="current-state">${esc(log.currentState)}</strong>${log.stage ? ` (${esc(log.stage)})` : ""}${log.currentPhase ? `, phase ${log.currentPhase.number}${log.currentPhase.name ? `: ${esc(log.currentPhase.name)}` : ""}` : ""}.</figcaption>
+  </figure>
+</section>`;
+}
+
+function gates(log: DecisionLog): string {
+  const list = log.decisions.filter((d) => d.plan);
+  if (!list.length)
+    return `<section class="card" aria-labelledby="gates-h"><h2 id="gates-h">Plan approvals</h2><p class="hint">No plan decision in this session recorded its signals.</p></section>`;
+  const card = (d: LoggedDecision) => {
+    const p = d.plan!;
+    const verdictCls = p.mode === "paused" ? `v-paused v-${p.result}` : `v-${p.mode}`;
+    const rows = p.signals
+      .map(
+        (s) => `<tr class="${s.fired ? "fired" : ""}">
+          <th scope="row">${esc(s.label)}<span class="rule">fires when ${esc(s.rule)}</span></th>
+          <td>${esc(s.display)}</td>
+          <td class="fired-cell">${p.evaluated ? (s.fired ? `<span class="fire">● fired</span>` : `<span class="muted">no</span>`) : `<span class="muted">not evaluated${s.fires ? " (would fire)" : ""}</span>`}</td>
+        </tr>`,
+      )
+      .join("\n");
+    return `<article class="gate" aria-labelledby="gate-${d.n}-h">
+      <h3 id="gate-${d.n}-h">${d.phase ? `Phase ${d.phase.number}${d.phase.name ? `: ${esc(d.phase.name)}` : ""}` : "Plan"}</h3>
+      <p class="verdict ${verdictCls}">${esc(planOutcome(d))}</p>
+      <table class="signals">
+        <caption class="sr-only">Signals behind decision ${d.n}</caption>
+        <thead><tr><th scope="col">Signal</th><th scope="col">Value</th><th scope="col">Fired</th></tr></thead>
+        <tbody>
+${rows}
+        </tbody>
+      </table>
+      ${d.rationale ? `<p class="why"><strong>Why:</strong> ${esc(d.rationale)}</p>` : ""}
+      ${d.note ? `<p class="why"><strong>Note:</strong> ${esc(d.note)}</p>` : ""}
+      <p class="meta">Decision #${d.n} · ${esc(d.decision)} · ${whoChip(d)} · ${when(d.timestamp)}</p>
+    </article>`;
+  };
+  return `<section class="card" aria-labelledby="gates-h">
+  <h2 id="gates-h">Plan approvals</h2>
+  <p class="hint">Each plan is checked against five signals. In standard rigor any signal that fires pauses for a person; <code>--fast</code> approves without evaluating them and <code>--thorough</code> always pauses.</p>
+  <div class="gates">
+${list.map(card).join("\n")}
+  </div>
+</section>`;
+}
+
+function decisionsTable(log: DecisionLog): string {
+  const rows = log.decisions
+    .map(
+      (d) => `<tr class="k-${esc(d.kind)}">
+        <td class="num">${d.n}</td>
+        <td class="nowrap">${when(d.timestamp)}</td>
+        <td>${phaseName(d)}</td>
+        <td>${d.state ? `<code>${esc(d.state)}</code>` : `<span class="muted">—</span>`}</td>
+        <th scope="row">${esc(d.what)}${d.decision !== "note" && d.what !== d.decision ? `<br><code class="small">${esc(d.decision)}</code>` : ""}</th>
+        <td>${whoChip(d)}</td>
+        <td>${d.plan ? (d.plan.evaluated ? esc(d.plan.fired.join(", ") || "none") : `<span class="muted">not evaluated</span>`) : `<span class="muted">—</span>`}</td>
+        <td>${dash(d.answer)}</td>
+        <td class="why-cell">${d.rationale ? esc(d.rationale) : d.note ? esc(d.note) : `<span class="muted">—</span>`}</td>
+      </tr>`,
+    )
+    .join("\n");
+  return `<section class="card" aria-labelledby="decisions-h">
+  <h2 id="decisions-h">Every decision</h2>
+  ${
+    log.decisions.length
+      ? `<div class="scroll"><table class="data">
+    <caption class="sr-only">All decisions in order</caption>
+    <thead><tr><th scope="col">#</th><th scope="col">When (UTC)</th><th scope="col">Phase</th><th scope="col">State</th><th scope="col">Decision</th><th scope="col">Who</th><th scope="col">Signals fired</th><th scope="col">Answer</th><th scope="col">Why</th></tr></thead>
+    <tbody>
+${rows}
+    </tbody>
+  </table></div>`
+      : `<p class="hint">No decisions recorded.</p>`
+  }
+</section>`;
+}
+
+function finalReview(log: DecisionLog): string {
+  const fr = log.finalReview;
+  const cls = fr.status === "passed" ? "o-complete" : fr.status === "overridden" ? "o-overridden" : fr.status === "failed" ? "o-failed" : "o-pending";
+  const items = fr.items.length
+    ? `<div class="scroll"><table class="data">
+      <caption class="sr-only">Final review findings</caption>
+      <thead><tr><th scope="col">Severity</th><th scope="col">Finding</th><th scope="col">Where</th><th scope="col">Why</th></tr></thead>
+      <tbody>${fr.items
+        .map(
+          (f) => `<tr><td><span class="sev sev-${esc(f.severity)}">${esc(f.severity)}</span></td><th scope="row">${esc(f.title)}</th><td>${f.file ? `<code>${esc(f.file)}${f.line !== null ? `:${f.line}` : ""}</code>` : `<span class="muted">—</span>`}</td><td>${dash(f.rationale)}</td></tr>`,
+        )
+        .join("")}</tbody></table></div>`
+    : `<p class="hint">No findings recorded.</p>`;
+  return `<section class="card" aria-labelledby="final-h">
+  <h2 id="final-h">Final review</h2>
+  <p class="final-line"><span class="badge small ${cls}">${esc(fr.status.replace("_", " "))}</span> ${sevChips(fr.findings)} <span class="muted">· ${fr.fixRounds} fix round${fr.fixRounds === 1 ? "" : "s"} of at most 3</span></p>
+  ${items}
+</section>`;
+}
+
+function commits(log: DecisionLog): string {
+  return `<section class="card" aria-labelledby="commits-h">
+  <h2 id="commits-h">Commits</h2>
+  ${
+    log.commits.length
+      ? `<div class="scroll"><table class="data">
+    <caption class="sr-only">Commits autopilot made</caption>
+    <thead><tr><th scope="col">SHA</th><th scope="col">Phase</th><th scope="col">Label</th><th scope="col">Kind</th><th scope="col">When (UTC)</th></tr></thead>
+    <tbody>${log.commits
+      .map(
+        (c) => `<tr${c.recovery ? ` class="recovery"` : ""}><td><code title="${esc(c.sha)}">${esc(c.short)}</code></td><td>${c.phase ? `${c.phase.number}${c.phase.name ? ` · ${esc(c.phase.name)}` : ""}` : "final"}</td><th scope="row">${esc(c.label)}</th><td>${c.recovery ? `<span class="mark mark-override">recovery</span>` : "checkpoint"}</td><td class="nowrap">${when(c.timestamp)}</td></tr>`,
+      )
+      .join("")}</tbody>
+  </table></div>`
+      : `<p class="hint">No commits recorded by autopilot in this session.</p>`
+  }
+</section>`;
+}
+
+const CSS = `
+:root{--ink:#172033;--muted:#4b5567;--line:#d5dae3;--bg:#f3f5f9;--card:#fff;--ok:#1e6f46;--warn:#a34a06;--skip:#5b6473;--run:#1d4ed8;--bad:#b42318}
+*{box-sizing:border-box}
+html{background:var(--bg);color:var(--ink);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+body{margin:0;padding:28px 20px 48px}
+main{max-width:1240px;margin:0 auto;display:grid;gap:20px}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88em}
+code.small{font-size:.78em;color:var(--muted);font-weight:400}
+.muted{color:var(--muted)}
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.masthead{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:22px 26px;border-top:6px solid #24324f}
+.eyebrow{margin:0;text-transform:uppercase;letter-spacing:.12em;font-size:12px;font-weight:600;color:var(--muted)}
+.title-row{display:flex;align-items:center;gap:14px;flex-wrap:wrap}
+h1{margin:4px 0;font-size:30px;line-height:1.2;overflow-wrap:anywhere}
+h2{margin:0 0 4px;font-size:20px}
+h3{margin:0;font-size:16px;overflow-wrap:anywhere}
+.headline{margin:2px 0 10px;font-size:17px}
+.facts{display:flex;flex-wrap:wrap;gap:6px 22px;margin:0 0 16px;color:var(--muted);font-size:14px}
+.facts code,.facts strong{color:var(--ink)}
+.badge{display:inline-block;margin:0;padding:4px 12px;border-radius:999px;font-weight:700;font-size:14px;color:#fff}
+.badge.small{font-size:12px;padding:2px 10px}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(130px,1fr));gap:10px;margin:0}
+.stat{background:#f7f8fb;border:1px solid var(--line);border-radius:10px;padding:10px 12px}
+.stat dt{font-size:12px;text-transform:uppercase;letter-spacing:.08em;color:var(--muted);font-weight:600}
+.stat dd{margin:2px 0 0}
+.stat-value{display:block;font-size:24px;font-weight:700;line-height:1.2}
+.stat-sub{display:block;font-size:12px;color:var(--muted)}
+.card{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:20px 24px}
+.hint{margin:0 0 14px;color:var(--muted);font-size:14px;max-width:90ch}
+.o-complete{--c:var(--ok)}.o-overridden{--c:var(--warn)}.o-skipped{--c:var(--skip)}.o-in-progress{--c:var(--run)}.o-failed,.o-stopped{--c:var(--bad)}.o-pending{--c:#fff}
+.badge{background:var(--c,#24324f)}
+.timeline{list-style:none;margin:0 0 10px;padding:0;display:flex;gap:4px;flex-wrap:wrap}
+.seg{flex-basis:0;min-width:170px;background:var(--c);color:#fff;border-radius:8px;padding:10px 12px;display:flex;flex-direction:column;gap:2px;position:relative}
+.seg.o-pending{color:var(--ink);border:2px dashed #8a94a6;background:#fff}
+.seg-final{background-image:repeating-linear-gradient(135deg,rgba(255,255,255,.10) 0 8px,transparent 8px 16px)}
+.seg-head{display:flex;justify-content:space-between;gap:8px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;font-weight:700;opacity:.95}
+.seg-name{font-weight:700;font-size:16px;line-height:1.25;overflow-wrap:anywhere}
+.seg-meta{font-size:13px}
+.marks{display:flex;flex-wrap:wrap;gap:4px;margin-top:4px}
+.mark{display:inline-block;font-size:12px;font-weight:600;padding:1px 7px;border-radius:999px;background:#fff;color:var(--ink);border:1px solid #fff}
+.mark-retry{color:#1e3a8a}
+.mark-override{color:#7a3505;background:#fff3e6;border-color:#f1c38f}
+.seg .mark{border-color:rgba(255,255,255,.7)}
+.legend{list-style:none;display:flex;flex-wrap:wrap;gap:6px 18px;margin:0 0 16px;padding:0;font-size:13px;color:var(--muted)}
+.swatch{display:inline-block;width:14px;height:14px;border-radius:4px;background:var(--c);vertical-align:-2px;margin-right:6px}
+.swatch.o-pending{border:2px dashed #8a94a6}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;width:100%}
+caption{text-align:left;font-weight:700;padding:4px 0 8px}
+.data th,.data td{text-align:left;vertical-align:top;padding:7px 10px;border-bottom:1px solid var(--line);font-size:14px}
+.data thead th{font-size:12px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);border-bottom:2px solid var(--line);white-space:nowrap}
+.data tbody th{font-weight:600}
+.num{text-align:right!important;font-variant-numeric:tabular-nums}
+.nowrap{white-space:nowrap}
+.why-cell{max-width:36ch}
+.dot{display:inline-block;width:10px;height:10px;border-radius:50%;background:var(--c);margin-right:6px;border:1px solid #8a94a6}
+.sev{display:inline-block;font-size:12px;font-weight:600;padding:0 7px;border-radius:999px;white-space:nowrap}
+.sev-blocking{background:#fde8e8;color:#8f1d1d}.sev-warning{background:#fff1dc;color:#7a3a05}.sev-note{background:#e8eef9;color:#233b6e}
+.sev.zero{background:#f1f3f6;color:var(--muted);font-weight:400}
+.who{display:inline-block;font-size:12px;font-weight:700;padding:1px 8px;border-radius:999px;text-transform:uppercase;letter-spacing:.04em}
+.who small{text-transform:none;font-weight:400}
+.who-auto{background:#e6effd;color:#1e3a8a}.who-human{background:#fdf0e1;color:#7a3a05}.who-policy{background:#efe9fb;color:#4c2a91}.who-unknown{background:#eceef2;color:#3b4250}
+.diagram{margin:0}
+.diagram svg{display:block;max-width:100%;height:auto;margin:0 auto}
+.diagram figcaption{margin-top:8px;font-size:14px;color:var(--muted)}
+.diagram figcaption strong{color:#1d4ed8}
+.sd-box{fill:#fff;stroke:#3b4557}
+.sd-label{font:700 11.5px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#172033;letter-spacing:.03em}
+.sd-node.final .sd-box{stroke:#1e6f46}
+.sd-node.current .sd-box{fill:#1d4ed8;stroke:#1d4ed8}
+.sd-node.current .sd-label{fill:#fff}
+.sd-here{font:700 11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#1d4ed8}
+.sd-edge-label{font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#3b4557;paint-order:stroke;stroke:#fff;stroke-width:4px;stroke-linejoin:round}
+.sd-edge-label.sd-below{fill:#7a3a05}
+.gates{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:14px}
+.gate{border:1px solid var(--line);border-radius:12px;padding:14px 16px;background:#fbfcfe}
+.verdict{margin:6px 0 10px;font-weight:700;font-size:14px;padding:5px 10px;border-radius:8px;background:#e7f4ec;color:#15532f}
+.verdict.v-fast{background:#e6effd;color:#1e3a8a}
+.verdict.v-paused{background:#fff1dc;color:#7a3a05}
+.verdict.v-skipped,.verdict.v-revised{background:#f1f3f6;color:#3b4250}
+.signals th,.signals td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);font-size:13px;vertical-align:top}
+.signals thead th{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
+.signals tbody th{font-weight:600;width:48%}
+.signals .rule{display:block;color:var(--muted);font-size:12px;font-weight:400}
+.signals td{overflow-wrap:anywhere}
+.signals tr.fired{background:#fff6f6}
+.fire{color:#8f1d1d;font-weight:700;white-space:nowrap}
+.why{margin:10px 0 0;font-size:14px;overflow-wrap:anywhere}
+.meta{margin:8px 0 0;font-size:12px;color:var(--muted)}
+.final-line{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:0 0 10px}
+tr.recovery th{color:#7a3505}
+footer{max-width:1240px;margin:8px auto 0;color:var(--muted);font-size:13px}
+@media print{body{padding:0}.card,.masthead{break-inside:avoid}}
+`;
+
+export interface HtmlOptions {
+  /** The machine graph to draw (default: the autopilot machine's). */
+  graph?: StateGraph;
+}
+
+export function renderHtml(log: DecisionLog, opts: HtmlOptions = {}): string {
+  const graph = opts.graph ?? stateGraph();
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="generator" content="autopilot log">
+<title>${esc(`Decision log: ${log.title}`)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+${header(log)}
+${timeline(log)}
+${diagram(log, graph)}
+${gates(log)}
+${decisionsTable(log)}
+${finalReview(log)}
+${commits(log)}
+</main>
+<footer><p>Generated by <code>autopilot log ${esc(log.session)} --format html</code> from <code>.harness/sessions/${esc(log.session)}/autopilot-state.json</code>${log.updatedAt ? `, last updated ${when(log.updatedAt)} UTC` : ""}. Self-contained: no scripts, no network.</p></footer>
+</body>
+</html>
+`;
+}

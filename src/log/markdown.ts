@@ -1,0 +1,156 @@
+// The decision log as Markdown: a report a person reads in a terminal, an editor or a PR comment.
+import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, type SeverityTally } from "./model.js";
+
+/** One table cell: no line breaks, pipes escaped, raw HTML neutralised (renderers would run it). */
+export function mdCell(s: string | number | boolean | null | undefined): string {
+  if (s === null || s === undefined || s === "") return "—";
+  return String(s)
+    .replace(/\r?\n|\r/g, " ")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/\|/g, "\\|")
+    .trim();
+}
+
+/** Inline text outside tables. */
+function mdText(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function table(head: string[], rows: (string | number | boolean | null | undefined)[][]): string {
+  const lines = [`| ${head.join(" | ")} |`, `| ${head.map(() => "---").join(" | ")} |`];
+  for (const r of rows) lines.push(`| ${r.map(mdCell).join(" | ")} |`);
+  return lines.join("\n");
+}
+
+export function severities(t: SeverityTally | null): string {
+  return t ? `${t.blocking} blocking, ${t.warning} warning, ${t.note} note` : "—";
+}
+
+export function phaseLabel(d: Pick<LoggedDecision, "phase" | "phaseInferred" | "state">): string {
+  if (d.phase) return `${d.phase.number}${d.phase.name ? `. ${d.phase.name}` : ""}${d.phaseInferred ? " (from text)" : ""}`;
+  return d.state === "FINAL_REVIEW" || d.state === "DONE" ? "final review" : "";
+}
+
+export function whoLabel(d: LoggedDecision): string {
+  return d.whoInferred ? `${d.who} (inferred)` : d.who;
+}
+
+export function planOutcome(d: LoggedDecision): string {
+  if (!d.plan) return "";
+  if (d.plan.mode === "fast") return "auto-approved: --fast, signals not evaluated";
+  if (d.plan.mode === "auto") return d.plan.fired.length ? "auto-approved" : "auto-approved: no signal fired";
+  return `paused → ${d.who} answered "${d.answer ?? "?"}" (${d.plan.result})`;
+}
+
+function phaseOutcome(p: PhaseLog): string {
+  const extra: string[] = [];
+  if (p.reviewOverridden) extra.push("review overridden");
+  if (p.verificationSkipped) extra.push("verification skipped");
+  if (p.complexityOverride) extra.push(`complexity ${p.complexity} → ${p.complexityOverride}`);
+  if (p.recoveryCommits) extra.push(`${p.recoveryCommits} recovery commit(s)`);
+  return p.outcome + (extra.length ? ` (${extra.join("; ")})` : "");
+}
+
+export function renderMarkdown(log: DecisionLog): string {
+  const t = log.totals;
+  const out: string[] = [];
+  out.push(`# Decision log: ${mdText(log.title)}`, "", `Spec: ${mdText(log.spec)}`, "");
+  out.push(`**${mdText(log.outcome.headline)}**`, "");
+  out.push(
+    table(
+      ["Session", "Rigor", "Review plans", "State", "Starting commit", "Time"],
+      [[log.session, log.rigor, log.reviewPlans ? "yes" : "no", log.currentState + (log.stage ? ` (${log.stage})` : ""), log.startingCommit?.slice(0, 12) ?? null, formatDuration(t.durationMs)]],
+    ),
+    "",
+  );
+  out.push(
+    `${t.phases.complete}/${t.phases.total} phases complete${t.phases.skipped ? `, ${t.phases.skipped} skipped` : ""} · ${t.tasks} tasks · ${t.retries} ${t.retries === 1 ? "retry" : "retries"} · ` +
+      `${t.decisions.total} decisions (${t.decisions.auto} auto, ${t.decisions.human} human, ${t.decisions.policy} policy${t.decisions.unknown ? `, ${t.decisions.unknown} unknown` : ""}) · ` +
+      `${t.overrides} override${t.overrides === 1 ? "" : "s"} · ${t.commits.total} commits${t.commits.recovery ? ` (${t.commits.recovery} recovery)` : ""}`,
+    "",
+  );
+
+  out.push("## Decisions", "");
+  if (!log.decisions.length) out.push("No decisions recorded.", "");
+  else
+    out.push(
+      table(
+        ["#", "When", "Phase", "State", "Decision", "Who", "Signals fired", "Answer", "Why"],
+        log.decisions.map((d) => [
+          d.n,
+          d.timestamp,
+          phaseLabel(d),
+          d.state,
+          d.what,
+          whoLabel(d),
+          d.plan ? (d.plan.evaluated ? d.plan.fired.join(", ") || "none" : "not evaluated (--fast)") : null,
+          d.answer,
+          d.rationale ?? d.note,
+        ]),
+      ),
+      "",
+    );
+
+  const gates = log.decisions.filter((d) => d.plan);
+  if (gates.length) {
+    out.push("## Plan approvals: the signals behind each", "");
+    out.push("A signal marked ✱ fired. In standard rigor any fired signal pauses for a person; `--fast` skips the evaluation and `--thorough` always pauses.", "");
+    out.push(
+      table(
+        ["#", "Phase", "Review plans", "Complexity", "Override", "Concerns", "Tasks", "Outcome"],
+        gates.map((d) => {
+          const s = Object.fromEntries(d.plan!.signals.map((r) => [r.name, r]));
+          const v = (name: string) => `${s[name].display}${s[name].fired ? " ✱" : ""}`;
+          return [d.n, phaseLabel(d), v("reviewPlans"), v("highComplexity"), v("complexityOverride"), v("plannerConcerns"), `${v("taskCount")}`, planOutcome(d)];
+        }),
+      ),
+      "",
+    );
+  }
+
+  out.push("## Phases", "");
+  out.push(
+    table(
+      ["#", "Phase", "Complexity", "Outcome", "Tasks", "Retries", "Verification", "Review findings", "Time", "Commits"],
+      log.phases.map((p) => [
+        p.number,
+        p.name,
+        p.complexityOverride ? `${p.complexity} → ${p.complexityOverride}` : p.complexity,
+        phaseOutcome(p),
+        p.tasks,
+        p.retries,
+        p.verification,
+        severities(p.reviewFindings),
+        formatDuration(p.durationMs),
+        p.commits,
+      ]),
+    ),
+    "",
+  );
+
+  const fr = log.finalReview;
+  out.push("## Final review", "");
+  out.push(`Status: **${fr.status}** · ${severities(fr.findings)} · ${fr.fixRounds} fix round${fr.fixRounds === 1 ? "" : "s"}`, "");
+  if (fr.items.length)
+    out.push(
+      table(
+        ["Severity", "Finding", "Where", "Why"],
+        fr.items.map((f) => [f.severity, f.title, f.file ? `${f.file}${f.line !== null ? `:${f.line}` : ""}` : null, f.rationale]),
+      ),
+      "",
+    );
+
+  out.push("## Commits", "");
+  if (!log.commits.length) out.push("No commits recorded by autopilot.", "");
+  else
+    out.push(
+      table(
+        ["SHA", "Phase", "Label", "Recovery", "When"],
+        log.commits.map((c) => [c.short, c.phase ? `${c.phase.number}. ${c.phase.name ?? ""}` : "final", c.label, c.recovery ? "yes" : "no", c.timestamp]),
+      ),
+      "",
+    );
+  return out.join("\n");
+}
