@@ -6,7 +6,8 @@
 //  - before each write the previous file, if it still reads, is kept as the last good copy;
 //  - one process at a time works on a session (a lock that a crashed process cannot wedge).
 import { constants as fsConstants } from "node:fs";
-import { access, mkdir, open, readFile, readdir, stat } from "node:fs/promises";
+import { access, mkdir, open, readFile, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import writeFileAtomic from "write-file-atomic";
@@ -216,10 +217,17 @@ export class SessionStore {
             compromised = e;
           },
         });
+        await this.recordOwner(p.lock);
         break;
       } catch (e) {
         if (errCode(e) !== "ELOCKED") {
           throw new AutopilotError("internal", `Could not lock session "${slug}" (${this.rel(p.lock)}): ${(e as Error).message}`);
+        }
+        // A holder on this machine that no longer exists (killed mid-call) cannot refresh its
+        // lock; mark the lock stale at once instead of making every caller wait out the timeout.
+        if (await this.ownerIsDead(p.lock)) {
+          await utimes(p.lock, 0, 0).catch(() => {});
+          continue;
         }
         if (Date.now() >= deadline) throw await this.busyError(slug, stale);
         await sleep(50 + Math.floor(Math.random() * 100));
@@ -238,6 +246,35 @@ export class SessionStore {
       await release!().catch(() => {
         // Already released or taken over; nothing of ours left to clean up.
       });
+    }
+  }
+
+  /** Who holds the lock: pid and host, tied to this lock directory's inode. */
+  private async recordOwner(lock: string): Promise<void> {
+    try {
+      const ino = (await stat(lock)).ino;
+      await writeFile(`${lock}.owner`, JSON.stringify({ pid: process.pid, host: hostname(), ino }));
+    } catch {
+      // Without an owner record the lock still works; it just goes stale by time alone.
+    }
+  }
+
+  private async ownerIsDead(lock: string): Promise<boolean> {
+    try {
+      const owner = JSON.parse(await readFile(`${lock}.owner`, "utf8")) as { pid: number; host: string; ino: number };
+      // The inode ties the record to this very lock directory: a new holder's lock is a new
+      // directory, so a record left by a dead process never condemns a live holder.
+      if (owner.host !== hostname() || owner.pid === process.pid || owner.ino !== (await stat(lock)).ino) return false;
+      try {
+        process.kill(owner.pid, 0);
+        return false;
+      } catch (e) {
+        if (errCode(e) !== "ESRCH") return false;
+        await rm(`${lock}.owner`, { force: true });
+        return true;
+      }
+    } catch {
+      return false;
     }
   }
 

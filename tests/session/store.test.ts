@@ -244,13 +244,25 @@ describe("one process at a time per session", () => {
     await holder.exited;
   });
 
-  it("a lock left by a SIGKILLed process is recovered once it goes stale", async () => {
-    const holder = child("hold", root, SLUG, "60000", "2000", "100");
+  it("a lock left by a SIGKILLed process on this machine is recovered at once", async () => {
+    const holder = child("hold", root, SLUG, "60000", "10000", "100");
     await holder.waitFor(/locked/);
     holder.proc.kill("SIGKILL");
     await holder.exited;
     expect(existsSync(store.paths(SLUG).lock)).toBe(true);
-    // Just killed: the lock still looks alive.
+    const t0 = Date.now();
+    expect(await store.withLock(SLUG, () => "recovered", { waitMs: 100 })).toBe("recovered");
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(existsSync(store.paths(SLUG).lock)).toBe(false);
+  });
+
+  it("a lock with no owner record (another host) is recovered once it goes stale", async () => {
+    const holder = child("hold", root, SLUG, "60000", "2000", "100");
+    await holder.waitFor(/locked/);
+    holder.proc.kill("SIGKILL");
+    await holder.exited;
+    rmSync(`${store.paths(SLUG).lock}.owner`, { force: true });
+    // Just killed and nothing says who held it: the lock still looks alive.
     expect((await rejection(store.withLock(SLUG, () => 0, { staleMs: 2000, waitMs: 100 }))).code).toBe("busy");
     // Real time passes; nobody refreshes it; we take it over.
     const t0 = Date.now();
