@@ -40,6 +40,19 @@ export interface StartServerOptions {
 }
 
 export async function startServer(opts: StartServerOptions): Promise<ServerHandle> {
+  // Other work in this tree may be rebuilding dist/ at this moment (tsc rewrites files in place);
+  // a server that dies while connecting read a half-written file, and a second try reads it whole.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(opts);
+    } catch (e) {
+      if (attempt >= 3 || !/Connection closed/i.test(String((e as Error)?.message))) throw e;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+}
+
+async function startServerOnce(opts: StartServerOptions): Promise<ServerHandle> {
   assertBuilt();
   const transport = new StdioClientTransport({
     command: process.execPath,

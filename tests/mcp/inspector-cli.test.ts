@@ -16,6 +16,19 @@ afterAll(async () => {
 });
 
 async function inspect(...method: string[]): Promise<any> {
+  // A concurrent rebuild of dist/ elsewhere in the tree can kill a server mid-start (see
+  // startServer); the inspector reports that as "Connection closed", so try again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inspectOnce(...method);
+    } catch (e) {
+      if (attempt >= 3 || !/Connection closed/.test(String(e))) throw e;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+}
+
+async function inspectOnce(...method: string[]): Promise<any> {
   // npx from the package root resolves the locally installed inspector; --project points the
   // server at the temporary repository.
   const { stdout } = await run(
