@@ -162,11 +162,11 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
   const adjacent = graph.edges.filter((e) => index.get(e.to)! - index.get(e.from)! === 1);
   const below = graph.edges.filter((e) => index.get(e.to)! < index.get(e.from)!);
   const span = (e: GraphEdge) => Math.abs(index.get(e.to)! - index.get(e.from)!);
-  const arcHeight = (e: GraphEdge) => 24 + span(e) * 15;
+  const arcHeight = (e: GraphEdge) => 26 + span(e) * 16;
   const maxAbove = Math.max(0, ...above.map(arcHeight));
   const maxBelow = Math.max(0, ...below.map(arcHeight));
   const loopRoom = 26;
-  const top = Math.max(maxAbove + 16, loopRoom + 18) + 8;
+  const top = Math.max(maxAbove + 16, loopRoom + 18) + 22;
   const nodeY = top;
   const midY = nodeY + NODE_H / 2;
   const height = nodeY + NODE_H + maxBelow * 0.75 + 24;
@@ -187,8 +187,8 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
   );
 
   const edgeTitle = (e: GraphEdge) => `<title>${escapeXml(`${e.from} → ${e.to}\n${e.details.join("\n")}`)}</title>`;
-  const label = (text: string, lx: number, ly: number, cls: string) =>
-    `<text class="sd-edge-label ${cls}" x="${lx}" y="${ly}" text-anchor="middle">${escapeXml(text)}</text>`;
+  const label = (text: string, lx: number, ly: number, cls: string, anchor = "middle") =>
+    `<text class="sd-edge-label ${cls}" x="${lx}" y="${ly}" text-anchor="${anchor}">${escapeXml(text)}</text>`;
   const short = (e: GraphEdge) => {
     const t = e.labels.slice(0, 2).join(" / ") + (e.labels.length > 2 ? " …" : "");
     return t.length > 30 ? t.slice(0, 29) + "…" : t;
@@ -242,14 +242,14 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
       `<g class="sd-edge sd-jump" data-from="${escapeXml(e.from)}" data-to="${escapeXml(e.to)}">${edgeTitle(e)}<path d="M${x1},${y0} C${x1},${y0 - h} ${x2},${y0 - h} ${x2},${y0 - 2}" fill="none" stroke="#3b4557" stroke-width="1.4" marker-end="url(#sd-arrow)"/>${label(short(e), (x1 + x2) / 2, y0 - h * 0.75 - 5, "sd-above")}</g>`,
     );
   }
-  // Returns: arcs below the row.
+  // Returns: arcs below the row, labelled where they leave (nested arcs leave no room at the apex).
   for (const e of below) {
     const x1 = port("bottom", e, "from");
     const x2 = port("bottom", e, "to");
     const h = arcHeight(e);
     const y0 = nodeY + NODE_H;
     out.push(
-      `<g class="sd-edge sd-back" data-from="${escapeXml(e.from)}" data-to="${escapeXml(e.to)}">${edgeTitle(e)}<path d="M${x1},${y0} C${x1},${y0 + h} ${x2},${y0 + h} ${x2},${y0 + 2}" fill="none" stroke="#8a4b0f" stroke-width="1.4" stroke-dasharray="5 3" marker-end="url(#sd-arrow-back)"/>${label(short(e), (x1 + x2) / 2, y0 + h * 0.75 + 14, "sd-below")}</g>`,
+      `<g class="sd-edge sd-back" data-from="${escapeXml(e.from)}" data-to="${escapeXml(e.to)}">${edgeTitle(e)}<path d="M${x1},${y0} C${x1},${y0 + h} ${x2},${y0 + h} ${x2},${y0 + 2}" fill="none" stroke="#8a4b0f" stroke-width="1.4" stroke-dasharray="5 3" marker-end="url(#sd-arrow-back)"/>${label(short(e), x1 - 6, y0 + 18, "sd-below", "end")}</g>`,
     );
   }
   // States.
@@ -268,7 +268,8 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
       .join("\n");
     const lines = labelLines(node.id);
     const lineH = 14;
-    const firstY = midY - ((lines.length - 1) * lineH) / 2 + 4.5;
+    const stageLine = isCurrent && opts.stage ? 6 : 0;
+    const firstY = midY - ((lines.length - 1) * lineH) / 2 + 4.5 - stageLine;
     const parts: string[] = [];
     parts.push(`<g class="${cls}" data-state="${escapeXml(node.id)}"${isCurrent ? ' data-current="true" aria-current="step"' : ""}>`);
     parts.push(`<title>${escapeXml(tip)}</title>`);
@@ -292,8 +293,14 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
     if (node.initial)
       parts.push(`<circle cx="${x(i) - 9}" cy="${midY}" r="4.5" fill="#3b4557"/>`);
     if (isCurrent) {
-      const tag = opts.stage ? `here · ${opts.stage}` : "here";
-      parts.push(`<text class="sd-here" x="${cx(i)}" y="${nodeY - 10}" text-anchor="middle">▼ ${escapeXml(tag)}</text>`);
+      // The marker sits above every arc, with a pointer down to the box; the stage is written
+      // inside the box, under the name.
+      parts.push(
+        `<line class="sd-pointer" x1="${cx(i)}" y1="19" x2="${cx(i)}" y2="${nodeY - 6}" stroke="#1d4ed8" stroke-width="1.5" stroke-dasharray="3 3"/>`,
+        `<text class="sd-here" x="${cx(i)}" y="13" text-anchor="middle">▼ current state</text>`,
+      );
+      if (opts.stage)
+        parts.push(`<text class="sd-stage" x="${cx(i)}" y="${nodeY + NODE_H - 7}" text-anchor="middle">${escapeXml(opts.stage)}</text>`);
     }
     parts.push(`</g>`);
     out.push(parts.join(""));

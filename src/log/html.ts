@@ -91,9 +91,13 @@ function header(log: DecisionLog): string {
 
 function timeline(log: DecisionLog): string {
   const phases = log.phases;
-  const timed = phases.length > 0 && phases.every((p) => p.outcome === "pending" || p.outcome === "skipped" || (p.durationMs !== null && p.durationMs > 0));
-  const weight = (p: PhaseLog) => (timed && p.durationMs ? Math.max(1, Math.round(p.durationMs / 1000)) : 1);
-  const avg = timed ? Math.max(1, Math.round(phases.filter((p) => p.durationMs).reduce((n, p) => n + weight(p), 0) / Math.max(1, phases.filter((p) => p.durationMs).length))) : 1;
+  // Finished phases are as wide as the time they took (when every finished phase recorded it);
+  // unfinished ones, and the final review, get the average width.
+  const finished = phases.filter((p) => p.outcome === "complete" || p.outcome === "overridden");
+  const timed = finished.length > 0 && finished.every((p) => p.durationMs !== null && p.durationMs > 0);
+  const secs = (p: PhaseLog) => Math.max(1, Math.round((p.durationMs ?? 0) / 1000));
+  const avg = timed ? Math.max(1, Math.round(finished.reduce((n, p) => n + secs(p), 0) / finished.length)) : 1;
+  const weight = (p: PhaseLog) => (timed && finished.includes(p) ? secs(p) : avg);
   const seg = (p: PhaseLog) => {
     const marks: string[] = [];
     if (p.retries) marks.push(`<span class="mark mark-retry" title="retries used">↻ ${p.retries} ${p.retries === 1 ? "retry" : "retries"}</span>`);
@@ -102,7 +106,7 @@ function timeline(log: DecisionLog): string {
     if (p.overrides.includes("fixed_manually")) marks.push(`<span class="mark mark-override">⚑ fixed by hand</span>`);
     if (p.complexityOverride) marks.push(`<span class="mark">▲ ${esc(p.complexity)} → ${esc(p.complexityOverride)}</span>`);
     if (p.recoveryCommits) marks.push(`<span class="mark mark-override">⛑ ${p.recoveryCommits} recovery</span>`);
-    const grow = p.outcome === "pending" || p.outcome === "skipped" ? (timed ? Math.max(1, Math.round(avg / 2)) : 1) : weight(p);
+    const grow = weight(p);
     const meta = [
       p.durationMs !== null ? formatDuration(p.durationMs) : null,
       p.tasks !== null ? `${p.tasks} task${p.tasks === 1 ? "" : "s"}` : null,
@@ -117,7 +121,7 @@ function timeline(log: DecisionLog): string {
   };
   const fr = log.finalReview;
   const frOutcome = fr.status === "passed" ? "complete" : fr.status === "overridden" ? "overridden" : fr.status === "failed" ? "failed" : fr.status === "in_progress" ? "in progress" : "pending";
-  const finalSeg = `<li class="seg seg-final ${outcomeClass(frOutcome)}" style="flex-grow:${timed ? Math.max(1, Math.round(avg / 2)) : 1}" data-phase="final">
+  const finalSeg = `<li class="seg seg-final ${outcomeClass(frOutcome)}" style="flex-grow:${avg}" data-phase="final">
       <span class="seg-head"><span class="seg-num">Final review</span><span class="seg-state">${esc(fr.status.replace("_", " "))}</span></span>
       <span class="seg-name">All phases</span>
       <span class="seg-meta">${fr.findings.blocking} blocking · ${fr.findings.warning} warning · ${fr.findings.note} note</span>
@@ -133,14 +137,14 @@ function timeline(log: DecisionLog): string {
         <td class="num">${dash(p.retries)}</td>
         <td>${dash(p.verification)}</td>
         <td>${sevChips(p.reviewFindings)}${p.reviewOverridden ? ` <span class="mark mark-override">overridden</span>` : ""}</td>
-        <td>${esc(formatDuration(p.durationMs))}</td>
+        <td class="nowrap">${esc(formatDuration(p.durationMs))}</td>
         <td class="num">${p.commits}</td>
       </tr>`,
     )
     .join("\n");
   return `<section class="card" aria-labelledby="timeline-h">
   <h2 id="timeline-h">Timeline</h2>
-  <p class="hint">${timed ? "Each bar's width is the time the phase took." : "Equal blocks: this session did not record how long every phase took."} Colour shows the outcome; ↻ marks retries, ⚑ marks a gate a person or policy overrode.</p>
+  <p class="hint">${timed ? "A finished phase's width is the time it took; unfinished phases and the final review get the average width." : "Equal blocks: this session did not record how long every phase took."} Colour shows the outcome; ↻ marks retries, ⚑ marks a gate a person or policy overrode.</p>
   <ol class="timeline" aria-label="Phases in order">
     ${phases.map(seg).join("\n")}
     ${finalSeg}
@@ -292,7 +296,8 @@ const CSS = `
 *{box-sizing:border-box}
 html{background:var(--bg);color:var(--ink);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 body{margin:0;padding:28px 20px 48px}
-main{max-width:1240px;margin:0 auto;display:grid;gap:20px}
+main{max-width:1240px;margin:0 auto;display:grid;grid-template-columns:minmax(0,1fr);gap:20px}
+main>*{min-width:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:.88em}
 code.small{font-size:.78em;color:var(--muted);font-weight:400}
 .muted{color:var(--muted)}
@@ -305,21 +310,22 @@ h2{margin:0 0 4px;font-size:20px}
 h3{margin:0;font-size:16px;overflow-wrap:anywhere}
 .headline{margin:2px 0 10px;font-size:17px}
 .facts{display:flex;flex-wrap:wrap;gap:6px 22px;margin:0 0 16px;color:var(--muted);font-size:14px}
-.facts code,.facts strong{color:var(--ink)}
+.facts code,.facts strong{color:var(--ink);overflow-wrap:anywhere}
 .badge{display:inline-block;margin:0;padding:4px 12px;border-radius:999px;font-weight:700;font-size:14px;color:#fff}
 .badge.small{font-size:12px;padding:2px 10px}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(130px,1fr));gap:10px;margin:0}
 .stat{background:#f7f8fb;border:1px solid var(--line);border-radius:10px;padding:10px 12px}
 .stat dt{font-size:12px;text-transform:uppercase;letter-spacing:.08em;color:var(--muted);font-weight:600}
 .stat dd{margin:2px 0 0}
-.stat-value{display:block;font-size:24px;font-weight:700;line-height:1.2}
+.stat-value{display:block;font-size:22px;font-weight:700;line-height:1.2}
 .stat-sub{display:block;font-size:12px;color:var(--muted)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:20px 24px}
 .hint{margin:0 0 14px;color:var(--muted);font-size:14px;max-width:90ch}
 .o-complete{--c:var(--ok)}.o-overridden{--c:var(--warn)}.o-skipped{--c:var(--skip)}.o-in-progress{--c:var(--run)}.o-failed,.o-stopped{--c:var(--bad)}.o-pending{--c:#fff}
 .badge{background:var(--c,#24324f)}
+.badge.o-pending{color:var(--ink);border:1px dashed #8a94a6}
 .timeline{list-style:none;margin:0 0 10px;padding:0;display:flex;gap:4px;flex-wrap:wrap}
-.seg{flex-basis:0;min-width:170px;background:var(--c);color:#fff;border-radius:8px;padding:10px 12px;display:flex;flex-direction:column;gap:2px;position:relative}
+.seg{flex-basis:0;min-width:min(170px,100%);background:var(--c);color:#fff;border-radius:8px;padding:10px 12px;display:flex;flex-direction:column;gap:2px;position:relative}
 .seg.o-pending{color:var(--ink);border:2px dashed #8a94a6;background:#fff}
 .seg-final{background-image:repeating-linear-gradient(135deg,rgba(255,255,255,.10) 0 8px,transparent 8px 16px)}
 .seg-head{display:flex;justify-content:space-between;gap:8px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;font-weight:700;opacity:.95}
@@ -358,10 +364,11 @@ caption{text-align:left;font-weight:700;padding:4px 0 8px}
 .sd-node.final .sd-box{stroke:#1e6f46}
 .sd-node.current .sd-box{fill:#1d4ed8;stroke:#1d4ed8}
 .sd-node.current .sd-label{fill:#fff}
-.sd-here{font:700 11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#1d4ed8}
+.sd-here{font:700 12px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#1d4ed8}
+.sd-stage{font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#fff}
 .sd-edge-label{font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#3b4557;paint-order:stroke;stroke:#fff;stroke-width:4px;stroke-linejoin:round}
 .sd-edge-label.sd-below{fill:#7a3a05}
-.gates{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:14px}
+.gates{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(340px,100%),1fr));gap:14px}
 .gate{border:1px solid var(--line);border-radius:12px;padding:14px 16px;background:#fbfcfe}
 .verdict{margin:6px 0 10px;font-weight:700;font-size:14px;padding:5px 10px;border-radius:8px;background:#e7f4ec;color:#15532f}
 .verdict.v-fast{background:#e6effd;color:#1e3a8a}
@@ -379,6 +386,7 @@ caption{text-align:left;font-weight:700;padding:4px 0 8px}
 .final-line{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:0 0 10px}
 tr.recovery th{color:#7a3505}
 footer{max-width:1240px;margin:8px auto 0;color:var(--muted);font-size:13px}
+@media (max-width:600px){body{padding:12px 10px 32px}.masthead,.card{padding:16px}h1{font-size:24px}.seg{flex-basis:100%}}
 @media print{body{padding:0}.card,.masthead{break-inside:avoid}}
 `;
 

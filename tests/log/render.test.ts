@@ -100,7 +100,8 @@ describe("HTML", () => {
   it("marks the current state and its stage mid-session", () => {
     const html = renderHtml(buildDecisionLog(midPhaseState(state), SLUG));
     expect(html).toMatch(/data-state="EXECUTE" data-current="true"/);
-    expect(html).toContain("▼ here · running");
+    expect(html).toContain("▼ current state");
+    expect(html).toContain('<text class="sd-stage"');
     expect(html).toContain('class="seg o-in-progress"');
     expect(html).toContain('class="seg o-pending"');
     expect(html.match(/data-current="true"/g)).toHaveLength(1);
