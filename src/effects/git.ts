@@ -3,6 +3,8 @@
 // here is one `git add` plus one `git commit` on the checked-out branch.
 import { simpleGit, type SimpleGit } from "simple-git";
 import { existsSync } from "node:fs";
+import path from "node:path";
+import lockfile from "proper-lockfile";
 import { AutopilotError } from "../protocol/errors.js";
 
 /** Session scratch lives under here and must never reach a commit, whatever the user's .gitignore says. */
@@ -150,6 +152,51 @@ export interface CommitCheckpointResult {
  */
 export async function commitCheckpoint(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
   await assertGitReady(root);
+  return withRepoLock(root, () => commitLocked(root, args));
+}
+
+const REPO_LOCK_WAIT_MS = 30_000;
+
+/**
+ * Sessions lock themselves, not the repository: two sessions of one repository (two processes)
+ * share one git index, and without this their add+commit raced on .git/index.lock and one failed
+ * with an uncoded git error (found by tests/reliability/concurrency.test.ts).
+ */
+async function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  const common = path.resolve(root, (await raw(plainGit(root), ["rev-parse", "--git-common-dir"])).trim());
+  const lockPath = path.join(common, "autopilot-commit.lock");
+  const deadline = Date.now() + REPO_LOCK_WAIT_MS;
+  let release: () => Promise<void>;
+  for (;;) {
+    try {
+      release = await lockfile.lock(common, { lockfilePath: lockPath, realpath: false, stale: 10_000, retries: 0, onCompromised: () => {} });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ELOCKED") throw e;
+      if (Date.now() >= deadline)
+        throw new AutopilotError(
+          "busy",
+          `Another autopilot process has been committing in this repository for ${REPO_LOCK_WAIT_MS / 1000} s (lock ${lockPath}). Call autopilot_next to retry the commit; it is made once.`,
+        );
+      await new Promise((r) => setTimeout(r, 25 + Math.floor(Math.random() * 50)));
+    }
+  }
+  try {
+    return await fn();
+  } catch (e) {
+    // A git the user runs (an editor, a hook, another tool) holds the index: say so with a code.
+    if (!(e instanceof AutopilotError) && /index\.lock/.test(String((e as Error)?.message)))
+      throw new AutopilotError(
+        "busy",
+        `Another git process is using this repository (.git/index.lock exists). Wait for it to finish (or remove the file if no git is running), then call autopilot_next: the commit is retried, and made once.`,
+      );
+    throw e;
+  } finally {
+    await release!().catch(() => {});
+  }
+}
+
+async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
   const id = sanitizeEffectId(args.effectId);
   const subject = checkpointMessage(args.label, args.recovery === true);
   const existing = await findEffectCommit(root, id, args.since ?? null);
