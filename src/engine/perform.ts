@@ -28,6 +28,17 @@ async function specTitle(root: string, state: AutopilotState): Promise<string | 
   }
 }
 
+/**
+ * The id an effect leaves in shared places (commit trailers, markers in .harness/failures.md and
+ * learnings.md). Step-based ids alone ("s4-commit") repeat between sessions: a second session of
+ * the same repository found the first one's commit or failure line, took it for its own and skipped
+ * its work (found by tests/reliability/concurrency.test.ts). The slug and starting commit name the
+ * session, so a later session of the same spec gets ids of its own too.
+ */
+export function sharedEffectId(slug: string, state: AutopilotState, effect: Effect): string {
+  return `${slug}@${(state.startingCommit ?? "none").slice(0, 12)}/${effect.id}`;
+}
+
 function addReport(state: AutopilotState, line: string): AutopilotState {
   return { ...state, report: state.report ? `${state.report}\n${line}` : line };
 }
@@ -45,7 +56,7 @@ export async function performEffect(
       const r = await commitCheckpoint(root, {
         label: String(a.label),
         recovery: a.recovery === true,
-        effectId: effect.id,
+        effectId: sharedEffectId(slug, state, effect),
         phase: typeof a.phase === "number" ? a.phase : null,
         since: state.startingCommit,
       });
@@ -77,7 +88,7 @@ export async function performEffect(
         skill: String(a.skill),
         type: String(a.type),
         text: String(a.text),
-        effectId: effect.id,
+        effectId: sharedEffectId(slug, state, effect),
       });
       return state;
     case "clearScratchpad":
@@ -140,7 +151,7 @@ export async function performEffect(
           totals.retries > 0 || totals.overriddenReviews > 0
             ? `${totals.retries} retries and ${totals.overriddenReviews} overridden review(s) across the run.`
             : null,
-        effectId: effect.id,
+        effectId: sharedEffectId(slug, state, effect),
       });
       const promoted = await promoteSessionLearnings(root, slug);
       let next = addReport(
