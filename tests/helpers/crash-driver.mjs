@@ -11,6 +11,7 @@
 //   next    call engine.next once, print the Step.
 //   report  wait until the file opts.barrier exists, then report opts.result for opts.stepId once.
 //   decide  same, with engine.decide(opts.answer).
+//   serve   take requests as JSON lines on stdin (see below), answer as JSON lines.
 //   hold    take the session lock and keep it until killed.
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile, rename } from "node:fs/promises";
@@ -109,6 +110,28 @@ try {
       print({ ok: true, stepId: step.stepId, state: step.state, ms: Date.now() - t0 });
     } catch (e) {
       print({ ...errOut(e), ms: Date.now() - t0 });
+    }
+  } else if (opts.mode === "serve") {
+    // One request per stdin line: {id, op: "report"|"decide"|"next", slug, stepId, result, answer,
+    // at}. Each waits until the wall clock reaches `at`, so several processes fire together.
+    const { createInterface } = await import("node:readline");
+    print({ event: "ready" });
+    for await (const line of createInterface({ input: process.stdin })) {
+      if (!line.trim()) continue;
+      const req = JSON.parse(line);
+      while (Date.now() < (req.at ?? 0)) await new Promise((r) => setTimeout(r, 1));
+      const t0 = Date.now();
+      try {
+        const step =
+          req.op === "report"
+            ? await engine.report(req.slug, req.stepId, req.result)
+            : req.op === "decide"
+              ? await engine.decide(req.slug, req.stepId, req.answer, req.rationale, req.by ?? "human")
+              : await engine.next(req.slug);
+        print({ id: req.id, ok: true, stepId: step.stepId, state: step.state, ms: Date.now() - t0 });
+      } catch (e) {
+        print({ id: req.id, ...errOut(e), ms: Date.now() - t0 });
+      }
     }
   } else if (opts.mode === "hold") {
     await engine.store.withLock(opts.slug, async () => {

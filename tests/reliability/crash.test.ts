@@ -28,7 +28,7 @@ import { FAULT_POINTS, type FaultPoint } from "../../src/engine/faults.js";
 const CHAINS = Number(process.env.RELIABILITY_CHAINS ?? 6);
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 3);
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20260319);
-const PARALLEL = Number(process.env.RELIABILITY_PARALLEL ?? 4);
+const PARALLEL = Number(process.env.RELIABILITY_PARALLEL ?? 8);
 
 let dist: string;
 let template: string;
