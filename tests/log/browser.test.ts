@@ -123,6 +123,36 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
     await expect(fired.locator(".fire").isVisible()).resolves.toBe(true);
     expect(await paused.locator('th[scope="col"]').allInnerTexts()).toEqual(["SIGNAL", "VALUE", "FIRED"]);
 
+    // Text contrast: every text element against the first opaque background behind it.
+    const low = await p.evaluate(() => {
+      const rgb = (s: string) => (s.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = ([r, g, b]: number[]) => {
+        const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+      };
+      const bgOf = (el: Element | null): number[] => {
+        for (let e = el; e; e = e.parentElement) {
+          const c = rgb(getComputedStyle(e).backgroundColor);
+          if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3);
+        }
+        return [255, 255, 255];
+      };
+      const bad: string[] = [];
+      let checked = 0;
+      for (const el of document.querySelectorAll("main *:not(svg *), footer *")) {
+        const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent!.trim());
+        if (!own) continue;
+        checked++;
+        const fg = rgb(getComputedStyle(el).color).slice(0, 3);
+        const [a, b] = [lum(fg), lum(bgOf(el))].sort((x, y) => y - x);
+        const ratio = (a + 0.05) / (b + 0.05);
+        if (ratio < 4.5) bad.push(`${el.tagName}.${el.className}: ${ratio.toFixed(2)} "${el.textContent!.trim().slice(0, 30)}"`);
+      }
+      return { bad, checked };
+    });
+    expect(low.bad).toEqual([]);
+    expect(low.checked).toBeGreaterThan(200);
+
     // Headings in order, no page-level horizontal scrolling.
     expect(await p.locator("h2").allInnerTexts()).toEqual(["Timeline", "State machine", "Plan approvals", "Every decision", "Final review", "Commits"]);
     expect(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
