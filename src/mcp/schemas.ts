@@ -50,8 +50,9 @@ const STEP_FIELDS = ["session", "stepId", "state", "phase", "rigor", "reviewPlan
  * when isError is set, so the error shape must pass too; the `anyOf` keeps the Step's fields
  * required whenever there is no error.
  */
+// Loose at the top: a Step field added later must not make every client reject every Step.
 export const StepOutput = z
-  .object({
+  .looseObject({
     session: z.string().optional(),
     stepId: z.number().optional(),
     state: z.string().optional(),

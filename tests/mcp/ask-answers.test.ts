@@ -74,35 +74,35 @@ describe("answers at each ask", () => {
     it.concurrent(`stop at "${c.kind}" waits, and autopilot_start resumes at the same question`, async () => {
       const s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
       try {
-      const scripted = new ScriptedRunner(c.script ?? {});
-      const runner = c.plannerFails ? new PlannerFailsOnce(scripted) : scripted;
-      const ask = await playHost(s.srv.client, s.root, await s.start(c.flags), runner, c.answer ?? agreeable, { until: c.is });
-      expect(c.is(ask), `reached ${ask.state}/${ask.next.kind}`).toBe(true);
-      expect(ask.next.kind).toBe("ask");
-      expect(opts(ask)).toContain("stop");
+        const scripted = new ScriptedRunner(c.script ?? {});
+        const runner = c.plannerFails ? new PlannerFailsOnce(scripted) : scripted;
+        const ask = await playHost(s.srv.client, s.root, await s.start(c.flags), runner, c.answer ?? agreeable, { until: c.is });
+        expect(c.is(ask), `reached ${ask.state}/${ask.next.kind}`).toBe(true);
+        expect(ask.next.kind).toBe("ask");
+        expect(opts(ask)).toContain("stop");
 
-      const stopped = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "stop" });
-      expect(stopped.state).toBe(ask.state);
-      expect(stopped.next).toMatchObject({ kind: "wait", resumeWith: `autopilot_start {"spec":"${SPEC_PATH}"}` });
-      expect((stopped.next as { reason: string }).reason).toMatch(/Stopped/);
-      const stop = (await s.state(SLUG)).decisions.at(-1);
-      expect(stop).toMatchObject({ answer: "stop", by: "human" });
+        const stopped = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "stop" });
+        expect(stopped.state).toBe(ask.state);
+        expect(stopped.next).toMatchObject({ kind: "wait", resumeWith: `autopilot_start {"spec":"${SPEC_PATH}"}` });
+        expect((stopped.next as { reason: string }).reason).toMatch(/Stopped/);
+        const stop = (await s.state(SLUG)).decisions.at(-1);
+        expect(stop).toMatchObject({ answer: "stop", by: "human" });
 
-      // A new conversation: the flags differ, the session keeps its own.
-      const resumed = await s.start("--fast");
-      expect(resumed.state).toBe(ask.state);
-      expect(resumed.phase).toEqual(ask.phase);
-      expect(resumed.rigor).toBe(ask.rigor);
-      expect(resumed.next).toEqual(ask.next);
-      expect(resumed.report).toMatch(/Flags --fast ignored/);
+        // A new conversation: the flags differ, the session keeps its own.
+        const resumed = await s.start("--fast");
+        expect(resumed.state).toBe(ask.state);
+        expect(resumed.phase).toEqual(ask.phase);
+        expect(resumed.rigor).toBe(ask.rigor);
+        expect(resumed.next).toEqual(ask.next);
+        expect(resumed.report).toMatch(/Flags --fast ignored/);
 
-      // And the question still works.
-      const answered = await stepCall(s.srv.client, "autopilot_decide", {
-        session: SLUG,
-        stepId: resumed.stepId,
-        answer: agreeable(resumed as Step & { next: { kind: "ask" } }),
-      });
-      expect(answered.stepId).toBeGreaterThan(resumed.stepId);
+        // And the question still works.
+        const answered = await stepCall(s.srv.client, "autopilot_decide", {
+          session: SLUG,
+          stepId: resumed.stepId,
+          answer: agreeable(resumed as Step & { next: { kind: "ask" } }),
+        });
+        expect(answered.stepId).toBeGreaterThan(resumed.stepId);
       } finally {
         await s.dispose();
       }

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
-import { agreeable, openSession, playHost, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
+import { agreeable, call, openSession, playHost, specWith, stepCall, taskFor, type Session } from "../helpers/mcp-client.js";
 
 const SPEC_PATH = "docs/specs/feature.md";
 const SLUG = "specs--feature";
@@ -66,9 +66,8 @@ describe("elicitation", () => {
 
   it("the text result says what the user answered in-band", async () => {
     s = await open({ AUTOPILOT_ELICIT: "1" }, () => ({ action: "accept", content: { answer: "yes" } }));
-    const { call } = await import("../helpers/mcp-client.js");
     const first = await s.start("--review-plans");
-    const { result } = await new ScriptedRunner({}).run((await import("../helpers/mcp-client.js")).taskFor(s.root, first));
+    const { result } = await new ScriptedRunner({}).run(taskFor(s.root, first));
     const r = await call(s.srv.client, "autopilot_report", { session: SLUG, stepId: first.stepId, result });
     expect(r.step?.state).toBe("EXECUTE");
     expect(r.text).toMatch(/The user answered "yes" in the client's form/);
