@@ -104,15 +104,12 @@ describe("server surface", () => {
       "autopilot://sessions/{slug}/state",
     ]);
 
-    const list = JSON.parse((await s.srv.client.readResource({ uri: "autopilot://sessions" })).contents[0].text as string);
+    const read = async (uri: string) => JSON.parse(((await s.srv.client.readResource({ uri })).contents[0] as { text: string }).text);
+    const list = await read("autopilot://sessions");
     expect(list.sessions[0]).toMatchObject({ session: SCANNER_SLUG, state: "REVIEW", waitingOn: "persona" });
-    const state = JSON.parse(
-      (await s.srv.client.readResource({ uri: `autopilot://sessions/${SCANNER_SLUG}/state` })).contents[0].text as string,
-    );
+    const state = await read(`autopilot://sessions/${SCANNER_SLUG}/state`);
     expect(state).toMatchObject({ schemaVersion: 5, currentState: "REVIEW", rigorLevel: "fast" });
-    const decisions = JSON.parse(
-      (await s.srv.client.readResource({ uri: `autopilot://sessions/${SCANNER_SLUG}/decisions` })).contents[0].text as string,
-    );
+    const decisions = await read(`autopilot://sessions/${SCANNER_SLUG}/decisions`);
     expect(decisions.decisions[0]).toMatchObject({ phase: 0, by: "auto" });
     await expect(s.srv.client.readResource({ uri: "autopilot://sessions/nope/state" })).rejects.toThrow(/No autopilot session/);
   });
