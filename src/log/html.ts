@@ -113,7 +113,7 @@ function timeline(log: DecisionLog): string {
       p.verification ? `verify ${p.verification}` : null,
     ].filter(Boolean);
     return `<li class="seg ${outcomeClass(p.outcome)}" style="flex-grow:${grow}" data-phase="${p.number}">
-      <span class="seg-head"><span class="seg-num">Phase ${p.number}</span><span class="seg-state">${esc(OUTCOME_TEXT[p.outcome])}</span></span>
+      <span class="seg-head"><span class="seg-num">Phase ${p.number}</span><span class="seg-state">${esc(p.outcome === "overridden" ? "overridden" : OUTCOME_TEXT[p.outcome])}</span></span>
       <span class="seg-name">${esc(p.name)}</span>
       <span class="seg-meta">${esc(meta.join(" · ") || "not started")}</span>
       ${marks.length ? `<span class="marks">${marks.join("")}</span>` : ""}
