@@ -6,6 +6,7 @@ import type { Step } from "../protocol/step.js";
 import type { AutopilotState } from "../session/schema.js";
 import { renderStep } from "../engine/step.js";
 import { errorPayload } from "./render.js";
+import { buildDecisionLog, type DecisionLog } from "../log/model.js";
 
 export type WaitingOn = "persona" | "human" | "resume" | "nothing";
 
@@ -97,28 +98,9 @@ export async function sessionDetail(engine: Engine, slug: string) {
 }
 
 /** The decision log as data: every decision with its signals, the phase history, the final review, commits. */
-export async function decisionLog(engine: Engine, slug: string) {
-  const state = await engine.read(slug);
-  return {
-    session: slug,
-    specPath: state.specPath,
-    state: state.currentState,
-    rigor: state.rigorLevel,
-    reviewPlans: state.reviewPlans,
-    startingCommit: state.startingCommit,
-    phases: state.phases.map((p, i) => ({
-      number: i + 1,
-      name: p.name,
-      complexity: p.complexity,
-      complexityOverride: p.complexityOverride,
-      status: p.status,
-      planPath: p.planPath,
-    })),
-    decisions: state.decisions,
-    history: state.history,
-    finalReview: state.finalReview,
-    commits: state.commits,
-  };
+/** The decision log (the same model `autopilot log` renders): read-only. */
+export async function decisionLog(engine: Engine, slug: string): Promise<DecisionLog> {
+  return buildDecisionLog(await engine.read(slug), slug);
 }
 
 export function isBroken(s: SessionSummary | BrokenSession): s is BrokenSession {

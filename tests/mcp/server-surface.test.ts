@@ -110,7 +110,7 @@ describe("server surface", () => {
     const state = await read(`autopilot://sessions/${SCANNER_SLUG}/state`);
     expect(state).toMatchObject({ schemaVersion: 5, currentState: "REVIEW", rigorLevel: "fast" });
     const decisions = await read(`autopilot://sessions/${SCANNER_SLUG}/decisions`);
-    expect(decisions.decisions[0]).toMatchObject({ phase: 0, by: "auto" });
+    expect(decisions.decisions[0]).toMatchObject({ decision: "auto_approved_plan_fast", phase: { index: 0 }, who: "auto" });
     await expect(s.srv.client.readResource({ uri: "autopilot://sessions/nope/state" })).rejects.toThrow(/No autopilot session/);
   });
 
