@@ -1,0 +1,184 @@
+// Plays the host model against a built MCP server over stdio (the SDK Client + StdioClientTransport,
+// as tests/helpers/mcp-client.ts does) and counts what the host would read and write.
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Step } from "../src/protocol/step.js";
+import type { PersonaTask } from "../src/runners/types.js";
+import { ScriptedRunner } from "../src/runners/scripted.js";
+import { bytes } from "./stats.js";
+import { git, gitEnv } from "./repo.js";
+
+export interface Spawned {
+  client: Client;
+  /** ms from spawn to the first tools/list answer (initialize included, as a host sees it). */
+  coldMs: number;
+  toolsJson: string;
+  instructions: string;
+  close(): Promise<void>;
+}
+
+export async function spawnServer(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Spawned> {
+  const t0 = performance.now();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    cwd,
+    env: { ...gitEnv(), ...env },
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", () => {});
+  const client = new Client({ name: "autopilot-bench-host", version: "1.0.0" }, { capabilities: {} });
+  await client.connect(transport);
+  const tools = await client.listTools();
+  const coldMs = performance.now() - t0;
+  return {
+    client,
+    coldMs,
+    toolsJson: JSON.stringify(tools),
+    instructions: client.getInstructions() ?? "",
+    close: async () => {
+      await client.close().catch(() => {});
+    },
+  };
+}
+
+/** What the host model sees of one tool result. */
+export function resultBytes(r: CallToolResult): { text: number; structured: number } {
+  const text = r.content.reduce((n, c) => n + (c.type === "text" ? bytes(c.text) : 0), 0);
+  const structured = r.structuredContent ? bytes(JSON.stringify(r.structuredContent)) : 0;
+  return { text, structured };
+}
+
+export interface ReportSample {
+  ms: number;
+  kind: string; // the result kind reported: planned, executed, ...
+  committed: boolean; // HEAD moved during the call (a checkpoint commit)
+  stateBytes: number; // the state file after the call
+}
+
+export interface SessionStats {
+  slug: string;
+  steps: Step[];
+  calls: number;
+  readText: number;
+  readStructured: number;
+  write: number;
+  /** Host → subagent: the dispatch prompts the host copies into its Agent tool (not an MCP argument). */
+  dispatchPromptBytes: number;
+  /** Σ over transitions of the state file's size right after it: what a skill-driven host re-reads. */
+  stateReadsBytes: number;
+  stateSizes: number[];
+  reports: ReportSample[];
+  decides: number[];
+  last: Step;
+}
+
+export function newStats(): SessionStats {
+  return {
+    slug: "",
+    steps: [],
+    calls: 0,
+    readText: 0,
+    readStructured: 0,
+    write: 0,
+    dispatchPromptBytes: 0,
+    stateReadsBytes: 0,
+    stateSizes: [],
+    reports: [],
+    decides: [],
+    last: undefined as unknown as Step,
+  };
+}
+
+export function stateFile(root: string, slug: string): string {
+  return path.join(root, ".harness/sessions", slug, "autopilot-state.json");
+}
+
+async function timedCall(client: Client, st: SessionStats, name: string, args: Record<string, unknown>) {
+  st.write += bytes(JSON.stringify(args));
+  const t0 = performance.now();
+  const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
+  const dt = performance.now() - t0;
+  st.calls += 1;
+  const b = resultBytes(r);
+  st.readText += b.text;
+  st.readStructured += b.structured;
+  if (r.isError) throw new Error(`${name} failed: ${r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")}`);
+  return { step: r.structuredContent as unknown as Step, ms: dt };
+}
+
+async function afterTransition(root: string, st: SessionStats, step: Step): Promise<number> {
+  st.steps.push(step);
+  st.slug = step.session;
+  const size = (await stat(stateFile(root, step.session))).size;
+  st.stateSizes.push(size);
+  st.stateReadsBytes += size;
+  return size;
+}
+
+function taskFor(root: string, step: Step): PersonaTask {
+  if (step.next.kind !== "dispatch") throw new Error("not a dispatch step");
+  const final = step.state === "FINAL_REVIEW";
+  return {
+    persona: step.next.persona,
+    description: step.next.description,
+    prompt: step.next.prompt,
+    expects: step.next.expects,
+    projectRoot: root,
+    session: step.session,
+    phaseIndex: final ? null : (step.phase?.index ?? null),
+    phaseName: final ? null : (step.phase?.name ?? null),
+  };
+}
+
+const agreeable = (options: string[]) => {
+  for (const pick of ["yes", "confirm", "done", "fix", "retry", "continue"]) if (options.includes(pick)) return pick;
+  return options[0];
+};
+
+export async function startSession(client: Client, root: string, specPath: string, st: SessionStats): Promise<Step> {
+  const { step } = await timedCall(client, st, "autopilot_start", { spec: specPath });
+  await afterTransition(root, st, step);
+  st.last = step;
+  return step;
+}
+
+/**
+ * The host loop: dispatch → run the scripted persona in-process, then autopilot_report (timed);
+ * ask → autopilot_decide with an agreeable answer. Stops at done/wait, or when `until` says so.
+ */
+export async function play(
+  client: Client,
+  root: string,
+  first: Step,
+  st: SessionStats,
+  runner = new ScriptedRunner(),
+  until?: (s: Step) => boolean,
+): Promise<Step> {
+  let step = first;
+  for (let i = 0; i < 10_000; i++) {
+    if (step.next.kind === "done" || step.next.kind === "wait" || until?.(step)) break;
+    if (step.next.kind === "dispatch") {
+      st.dispatchPromptBytes += bytes(step.next.prompt) + bytes(step.next.description);
+      const { result } = await runner.run(taskFor(root, step));
+      const before = (await git(root, "rev-parse", "HEAD")).trim();
+      const out = await timedCall(client, st, "autopilot_report", { session: step.session, stepId: step.stepId, result });
+      const after = (await git(root, "rev-parse", "HEAD")).trim();
+      const size = await afterTransition(root, st, out.step);
+      st.reports.push({ ms: out.ms, kind: result.kind, committed: before !== after, stateBytes: size });
+      step = out.step;
+    } else {
+      const answer = agreeable(step.next.options);
+      const out = await timedCall(client, st, "autopilot_decide", { session: step.session, stepId: step.stepId, answer });
+      await afterTransition(root, st, out.step);
+      st.decides.push(out.ms);
+      step = out.step;
+    }
+  }
+  st.last = step;
+  return step;
+}

@@ -1,0 +1,273 @@
+// `npm run bench`: host context, latency, cold start and scale figures for the built server over
+// stdio, against the upstream skill, a minimal SDK echo server and a plain JSON read+write.
+// docs/performance.md explains every figure; keep the two in step.
+import { existsSync, statSync } from "node:fs";
+import { open, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { makeProject, specWith } from "./repo.js";
+import { newStats, play, spawnServer, startSession, stateFile, type SessionStats } from "./host.js";
+import { bytes, kb, median, ms, percentile, ratio, sum, table } from "./stats.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const REPO_ROOT = path.resolve(here, "../.."); // dist/bench → the package root
+const MAIN_JS = path.join(REPO_ROOT, "dist/src/cli/main.js");
+const ECHO_JS = path.join(here, "echo-server.js");
+const SKILL = path.resolve(REPO_ROOT, "../shared/seeds/002_001e486e8664ef6a.txt");
+/** Size of the upstream SKILL text (harness-autopilot) as measured on 2026-05 when it is absent. */
+const SKILL_FALLBACK_BYTES = 46_814;
+
+const args = new Set(process.argv.slice(2));
+const QUICK = args.has("--quick");
+const COLD_N = QUICK ? 3 : 7;
+const ECHO_N = QUICK ? 50 : 200;
+const SMALL_SESSIONS = QUICK ? 1 : 3;
+const SCALE_PHASES = 200;
+const SCALE_DECISIONS = 5_000;
+const SCALE_PLAY_PHASES = QUICK ? 1 : 3;
+const DEADLINE = Date.now() + 110_000;
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model.trim() ?? "unknown CPU"} · ${cpus.length} cores · ${Math.round(os.totalmem() / 2 ** 30)} GiB · ${os.platform()} ${os.release()} · node ${process.version}`;
+}
+
+async function skillBytes(): Promise<{ size: number; note: string }> {
+  if (existsSync(SKILL)) return { size: statSync(SKILL).size, note: path.relative(REPO_ROOT, SKILL) };
+  console.log(`note: ${SKILL} is not here (it is on the CI machine, not in a clone); using its measured size, ${SKILL_FALLBACK_BYTES} bytes.`);
+  return { size: SKILL_FALLBACK_BYTES, note: `fallback ${SKILL_FALLBACK_BYTES} B (file absent)` };
+}
+
+async function promptText(client: Awaited<ReturnType<typeof spawnServer>>["client"], spec: string): Promise<string> {
+  const p = await client.getPrompt({ name: "autopilot", arguments: { spec } });
+  return p.messages.map((m) => (m.content.type === "text" ? m.content.text : "")).join("\n");
+}
+
+// ---- cold start --------------------------------------------------------------------------------
+async function coldStart(dir: string) {
+  const ours: number[] = [];
+  const echo: number[] = [];
+  for (let i = 0; i < COLD_N; i++) {
+    // Alternate which goes first so a warm page cache favours neither.
+    const order = i % 2 ? ["echo", "ours"] : ["ours", "echo"];
+    for (const which of order) {
+      const s = which === "ours" ? await spawnServer([MAIN_JS, "serve"], dir) : await spawnServer([ECHO_JS], dir);
+      (which === "ours" ? ours : echo).push(s.coldMs);
+      await s.close();
+    }
+  }
+  return { ours: median(ours), echo: median(echo) };
+}
+
+// ---- echo latency ------------------------------------------------------------------------------
+async function echoLatency(dir: string) {
+  const s = await spawnServer([ECHO_JS], dir);
+  const xs: number[] = [];
+  for (let i = 0; i < ECHO_N; i++) {
+    const t0 = performance.now();
+    await s.client.callTool({ name: "echo", arguments: { message: `ping ${i}` } });
+    xs.push(performance.now() - t0);
+  }
+  await s.close();
+  return xs.slice(Math.min(10, xs.length >> 2)); // drop the warm-up calls
+}
+
+// ---- one small session -------------------------------------------------------------------------
+async function smallSession(first: boolean) {
+  const proj = await makeProject(specWith(3, (i) => (i === 1 ? "medium" : "low")));
+  try {
+    const srv = await spawnServer([MAIN_JS, "serve"], proj.dir);
+    const st = newStats();
+    // Reads before the first call: the tool list, the server instructions, the prompt the user runs.
+    const prompt = await promptText(srv.client, proj.specPath);
+    const fixed = { tools: bytes(srv.toolsJson), instructions: bytes(srv.instructions), prompt: bytes(prompt) };
+    const step = await startSession(srv.client, proj.dir, proj.specPath, st);
+    const end = await play(srv.client, proj.dir, step, st);
+    if (end.next.kind !== "done") throw new Error(`the 3-phase session stopped at ${end.state} (${end.next.kind})`);
+    const state = JSON.parse(await readFile(stateFile(proj.dir, st.slug), "utf8"));
+    await srv.close();
+    return { st, fixed, decisions: state.decisions as unknown[], first };
+  } finally {
+    await proj.cleanup();
+  }
+}
+
+// ---- scale ---------------------------------------------------------------------------------------
+async function plainJsonRW(file: string, n: number) {
+  const text = await readFile(file, "utf8");
+  const tmp = `${file}.bench-copy.json`;
+  await writeFile(tmp, text);
+  const plain: number[] = [];
+  const synced: number[] = [];
+  for (let i = 0; i < n; i++) {
+    let t0 = performance.now();
+    let v = JSON.parse(await readFile(tmp, "utf8"));
+    await writeFile(tmp, JSON.stringify(v, null, 2) + "\n");
+    plain.push(performance.now() - t0);
+    // The same with an fsync, as any crash-safe write must do.
+    t0 = performance.now();
+    v = JSON.parse(await readFile(tmp, "utf8"));
+    const fh = await open(tmp, "w");
+    await fh.writeFile(JSON.stringify(v, null, 2) + "\n");
+    await fh.sync();
+    await fh.close();
+    synced.push(performance.now() - t0);
+  }
+  return { plain: median(plain), synced: median(synced) };
+}
+
+async function scale(templates: unknown[]) {
+  const proj = await makeProject(specWith(SCALE_PHASES));
+  try {
+    const srv = await spawnServer([MAIN_JS, "serve"], proj.dir);
+    const before = newStats();
+    const first = await startSession(srv.client, proj.dir, proj.specPath, before);
+    // Phase 1 with the 200-phase file and no decisions yet.
+    const phaseOf = (n: number) => (s: { phase: { number: number } | null }) => (s.phase?.number ?? 0) > n;
+    let step = await play(srv.client, proj.dir, first, before, undefined, phaseOf(SCALE_PLAY_PHASES));
+    // Inject the history. The server keeps nothing between calls (each call locks the session and
+    // re-reads the file), so editing the JSON between two calls is what a very long session looks like.
+    const file = stateFile(proj.dir, before.slug);
+    const state = JSON.parse(await readFile(file, "utf8"));
+    const done = Math.max(1, state.currentPhase);
+    const base = Date.parse("2026-01-01T00:00:00Z");
+    for (let i = 0; i < SCALE_DECISIONS; i++) {
+      const t = structuredClone(templates[i % templates.length]) as Record<string, unknown>;
+      t.phase = i % done;
+      t.timestamp = new Date(base + i * 60_000).toISOString();
+      state.decisions.push(t);
+    }
+    await writeFile(file, JSON.stringify(state, null, 2) + "\n");
+    const after = newStats();
+    after.slug = before.slug;
+    step = await play(srv.client, proj.dir, step, after, undefined, phaseOf(2 * SCALE_PLAY_PHASES));
+    const rw = await plainJsonRW(file, 10);
+    const size = statSync(file).size;
+    await srv.close();
+    return { before, after, rw, size, decisions: state.decisions.length };
+  } finally {
+    await proj.cleanup();
+  }
+}
+
+// ---- report -----------------------------------------------------------------------------------
+function lat(st: SessionStats[], pick: (r: SessionStats["reports"][number]) => boolean) {
+  const xs = st.flatMap((s) => s.reports.filter(pick).map((r) => r.ms));
+  return { p50: percentile(xs, 50), p99: percentile(xs, 99), n: xs.length };
+}
+
+async function main() {
+  const t0 = performance.now();
+  if (!existsSync(MAIN_JS) || !existsSync(ECHO_JS)) throw new Error("build first: npm run bench builds and runs");
+  console.log(`machine: ${machine()}`);
+  const skill = await skillBytes();
+
+  const coldProj = await makeProject(specWith(3));
+  const cold = await coldStart(coldProj.dir);
+  const echo = await echoLatency(coldProj.dir);
+  await coldProj.cleanup();
+  const echoP50 = percentile(echo, 50);
+  const echoP99 = percentile(echo, 99);
+
+  const smalls = [];
+  for (let i = 0; i < SMALL_SESSIONS && (i === 0 || Date.now() < DEADLINE - 60_000); i++) smalls.push(await smallSession(i === 0));
+  const s0 = smalls[0];
+  const st = s0.st;
+  const readFixed = s0.fixed.tools + s0.fixed.instructions + s0.fixed.prompt;
+  const readText = readFixed + st.readText;
+  const readBoth = readText + st.readStructured;
+  const hostTotal = readBoth + st.write;
+  const baseline = skill.size + st.stateReadsBytes;
+  const transitions = st.steps.length;
+
+  console.log("\nHost context, one 3-phase session (" + `${transitions} transitions, ${st.calls} tool calls)`);
+  console.log(
+    table(
+      ["item", "bytes", "note"],
+      [
+        ["tools/list JSON", String(s0.fixed.tools), "8 tools with input/output schemas"],
+        ["server instructions", String(s0.fixed.instructions), "from initialize"],
+        ["prompt `autopilot`", String(s0.fixed.prompt), "the text the user's slash command inserts"],
+        ["results: text content", String(st.readText), `${(st.readText / st.calls).toFixed(0)} B per call`],
+        ["results: structuredContent", String(st.readStructured), "JSON, if the client shows it too"],
+        ["host reads (text only)", String(readText), ""],
+        ["host reads (text + structured)", String(readBoth), "counted below"],
+        ["host writes (tool arguments)", String(st.write), `${(st.write / st.calls).toFixed(0)} B per call`],
+        ["(dispatch prompts the host forwards)", String(st.dispatchPromptBytes), "Agent tool input, not MCP; not counted"],
+        ["host total", String(hostTotal), "reads (text + structured) + writes"],
+        ["skill file", String(skill.size), skill.note],
+        ["state file re-reads", String(st.stateReadsBytes), `Σ of its size after each of ${transitions} transitions`],
+        ["skill-driven baseline", String(baseline), ""],
+        ["ratio host / baseline", ratio(hostTotal, baseline), `text only: ${ratio(readText + st.write, baseline)}; aim ≤ 0.1`],
+      ],
+    ),
+  );
+
+  const all = smalls.map((s) => s.st);
+  const L = {
+    all: lat(all, () => true),
+    commit: lat(all, (r) => r.committed),
+    nocommit: lat(all, (r) => !r.committed),
+  };
+  const sc = await scale(s0.decisions.length ? s0.decisions : [{ phase: 0, decision: "approved", timestamp: null, by: "auto" }]);
+  const Sb = { all: lat([sc.before], () => true), commit: lat([sc.before], (r) => r.committed), nocommit: lat([sc.before], (r) => !r.committed) };
+  const Sa = { all: lat([sc.after], () => true), commit: lat([sc.after], (r) => r.committed), nocommit: lat([sc.after], (r) => !r.committed) };
+  const row = (label: string, x: { p50: number; p99: number; n: number }) => [
+    label,
+    String(x.n),
+    ms(x.p50),
+    ms(x.p99),
+    ratio(x.p50, echoP50),
+    ratio(x.p99, echoP99),
+  ];
+  console.log(`\nLatency: autopilot_report round trips vs echo (echo p50 ${ms(echoP50)}, p99 ${ms(echoP99)}, n=${echo.length})`);
+  console.log(
+    table(
+      ["reports", "n", "p50", "p99", "p50/echo", "p99/echo"],
+      [
+        row(`3 phases, all (${smalls.length} sessions)`, L.all),
+        row("  with a git commit (executed)", L.commit),
+        row("  without (planned/verified/reviewed)", L.nocommit),
+        row(`200 phases, 0 decisions, all`, Sb.all),
+        row("  with a git commit", Sb.commit),
+        row("  without", Sb.nocommit),
+        row(`200 phases, ${sc.decisions} decisions, all`, Sa.all),
+        row("  with a git commit", Sa.commit),
+        row("  without", Sa.nocommit),
+      ],
+    ),
+  );
+
+  console.log(`\nCold start: spawn → first tools/list answer, median of ${COLD_N}`);
+  console.log(
+    table(["server", "median", "ratio"], [["autopilot serve", ms(cold.ours), ratio(cold.ours, cold.echo)], ["minimal SDK echo", ms(cold.echo), "1.0×"]]),
+  );
+
+  const smallSize = median(st.stateSizes);
+  const perStep = (s: SessionStats) => (s.readText + s.readStructured + s.write) / Math.max(1, s.calls);
+  console.log(`\nScale: ${SCALE_PHASES}-phase spec, ${sc.decisions} decisions injected into the state file`);
+  console.log(
+    table(
+      ["figure", "3 phases", `200 ph, 0 dec`, `200 ph, ${sc.decisions} dec`],
+      [
+        ["state file (median over steps)", kb(smallSize), kb(median(sc.before.stateSizes)), kb(median(sc.after.stateSizes))],
+        ["host bytes per call", perStep(st).toFixed(0), perStep(sc.before).toFixed(0), perStep(sc.after).toFixed(0)],
+        ["report p50 (no commit)", ms(L.nocommit.p50), ms(Sb.nocommit.p50), ms(Sa.nocommit.p50)],
+        ["report p50 (commit)", ms(L.commit.p50), ms(Sb.commit.p50), ms(Sa.commit.p50)],
+      ],
+    ),
+  );
+  const growth = Sa.nocommit.p50 - Sb.nocommit.p50;
+  console.log(
+    `plain JSON read+parse+stringify+write of the ${kb(sc.size)} file: ${ms(sc.rw.plain)} (with fsync ${ms(sc.rw.synced)}); ` +
+      `report growth from 0 to ${sc.decisions} decisions (p50, no commit): ${ms(growth)} = ${(growth / sc.rw.synced).toFixed(1)} fsynced plain read+writes`,
+  );
+  console.log(`\nbench took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
