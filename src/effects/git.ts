@@ -1,7 +1,7 @@
 // Git effects: checkpoint and recovery commits, the final-review diff scope, the PR text.
 // Never pushes, never rewrites history, never switches or touches another branch: every write
 // here is one `git add` plus one `git commit` on the checked-out branch.
-import { simpleGit, type SimpleGit } from "simple-git";
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import lockfile from "proper-lockfile";
@@ -17,27 +17,47 @@ const PROJECT_PATHSPEC = [".", `:(exclude)${SESSION_SCRATCH_DIR}`];
 export const EFFECT_TRAILER = "Autopilot-Effect";
 const FALLBACK_IDENTITY = ["user.name=autopilot", "user.email=autopilot@localhost.invalid"];
 
-function plainGit(root: string): SimpleGit {
+/** Where and how to run git: the project root, and `-c` settings for every command. */
+interface Git {
+  root: string;
+  config: string[];
+}
+
+function plainGit(root: string): Git {
   if (!existsSync(root)) {
     throw new AutopilotError("not_a_git_repo", `Project directory ${root} does not exist. Run autopilot from your project root.`);
   }
-  return simpleGit({ baseDir: root });
+  return { root, config: [] };
 }
 
 /**
  * A git client for writing commits. The repository's own identity is used when it has one; the
- * fallback is passed with `-c` so no config file is edited (and simple-git 4 refuses `.env()`
- * copies of some environments).
+ * fallback is passed with `-c` so no config file is edited.
  */
-async function committingGit(root: string): Promise<SimpleGit> {
+async function committingGit(root: string): Promise<Git> {
   const g = plainGit(root);
-  const [name, email] = await Promise.all([g.getConfig("user.name"), g.getConfig("user.email")]);
-  if (name.value && email.value) return g;
-  return simpleGit({ baseDir: root, config: FALLBACK_IDENTITY });
+  const get = (key: string) => raw(g, ["config", "--get", key]).then((v) => v.trim(), () => "");
+  const [name, email] = await Promise.all([get("user.name"), get("user.email")]);
+  if (name && email) return g;
+  return { root, config: FALLBACK_IDENTITY };
 }
 
-async function raw(g: SimpleGit, args: string[]): Promise<string> {
-  return g.raw(args);
+/**
+ * Runs git (argv, no shell) in the project root and returns stdout. Same contract as simple-git's
+ * `raw()`, which this replaces: a non-zero exit rejects only when git wrote to stderr (callers
+ * decide on the output otherwise). simple-git waited a fixed 50 ms after every command that
+ * printed nothing (`git add`, `git commit -q`, a `log --grep` with no match): 150 ms of each
+ * ~260 ms checkpoint report (docs/performance.md).
+ */
+function raw(g: Git, args: string[]): Promise<string> {
+  const argv = [...g.config.flatMap((c) => ["-c", c]), ...args];
+  return new Promise((resolve, reject) => {
+    execFile("git", argv, { cwd: g.root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout);
+      if (typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === "number" && stderr.length === 0) return resolve(stdout);
+      reject(new Error(stderr.trim() || err.message));
+    });
+  });
 }
 
 /**
@@ -232,7 +252,7 @@ export async function diffScope(root: string, startingCommit: string): Promise<D
   return { range, files, stat };
 }
 
-async function resolveCommit(g: SimpleGit, rev: string): Promise<string> {
+async function resolveCommit(g: Git, rev: string): Promise<string> {
   const r = assertRev(rev, "startingCommit");
   const full = (await raw(g, ["rev-parse", "--verify", "-q", `${r}^{commit}`]).catch(() => "")).trim();
   if (!full) {
