@@ -64,6 +64,12 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class SessionStore {
   readonly projectRoot: string;
+  /**
+   * Per slug, the file text this store last read successfully or wrote. `write` re-checks that the
+   * file on disk still reads before replacing it; a file still holding exactly this text needs no
+   * second parse and migration (at 5,000 decisions those cost ~30 ms per write, docs/performance.md).
+   */
+  private readonly known = new Map<string, string>();
 
   constructor(projectRoot: string) {
     this.projectRoot = path.resolve(projectRoot);
@@ -142,9 +148,12 @@ export class SessionStore {
 
   /** Read and migrate to schemaVersion 5 in memory; the file itself changes only on `write`. */
   async read(slug: string, opts: { head?: string | null } = {}): Promise<MigrateResult> {
-    const raw = await this.readRaw(slug);
+    const text = await this.readText(slug);
+    const raw = await this.parse(slug, text);
     try {
-      return migrateState(raw, { head: opts.head, sessionDir: this.paths(slug).sessionDirRel });
+      const result = migrateState(raw, { head: opts.head, sessionDir: this.paths(slug).sessionDirRel });
+      this.known.set(slug, text);
+      return result;
     } catch (e) {
       if (e instanceof AutopilotError) throw await this.corruptError(slug, e.message);
       throw e;
@@ -184,12 +193,14 @@ export class SessionStore {
     if (current !== null) {
       // Someone may have broken the file by hand since we read it: replacing it would destroy
       // the only copy of whatever they were fixing.
-      if (!this.reads(slug, current)) {
+      if (current !== this.known.get(slug) && !this.reads(slug, current)) {
         throw await this.corruptError(slug, "it no longer reads as a state file, so it was not replaced");
       }
       await writeFileAtomic(p.lastGood, current, { fsync: true });
     }
-    await writeFileAtomic(p.state, serializeState(state), { fsync: true });
+    const text = serializeState(state);
+    await writeFileAtomic(p.state, text, { fsync: true });
+    this.known.set(slug, text);
     await fsyncDir(p.sessionDir);
   }
 
