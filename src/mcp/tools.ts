@@ -2,7 +2,7 @@
 // Step (structuredContent) and its text; every failure is an isError result with a stable code.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/engine.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { PersonaResult, type Step } from "../protocol/step.js";
 import { sessionDirRel } from "../session/paths.js";
@@ -25,6 +25,16 @@ import { askInBand, clientCanElicit } from "./elicitation.js";
 import { decisionLog, listSessions, sessionDetail, summaryLine } from "./sessions.js";
 import path from "node:path";
 
+let engineModule: Promise<typeof import("../engine/engine.js")> | undefined;
+/**
+ * The engine module, loaded on the first call that needs it rather than at start-up: it brings the
+ * markdown parser, the state machine and the effects (~100 ms of module loading on the bench
+ * machine), none of which tools/list needs (docs/performance.md, cold start).
+ */
+export function loadEngine(): Promise<typeof import("../engine/engine.js")> {
+  return (engineModule ??= import("../engine/engine.js"));
+}
+
 export interface ToolContext {
   root: string;
   /** In-band human decisions (AUTOPILOT_ELICIT=1 or --elicit), when the client supports them. */
@@ -36,8 +46,8 @@ export interface ToolContext {
 }
 
 export function registerTools(server: McpServer, ctx: ToolContext): void {
-  const engineFor = (progress?: Progress) =>
-    new Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now });
+  const engineFor = async (progress?: Progress) =>
+    new (await loadEngine()).Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now });
 
   /** A Step tool: progress while it runs, in-band questions afterwards if enabled, errors as results. */
   const stepTool = (
@@ -48,7 +58,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     async (extra: Extra): Promise<CallToolResult> => {
       const progress = new Progress(extra, ctx.heartbeatMs);
       try {
-        const engine = engineFor(progress);
+        const engine = await engineFor(progress);
         const out = await run(engine);
         let step = out.step;
         if (out.report?.length) step = { ...step, report: [...out.report, ...(step.report ? [step.report] : [])].join("\n\n") };
@@ -183,7 +193,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     (args) =>
       safe(async () => {
-        const engine = engineFor();
+        const engine = await engineFor();
         if (args.session) {
           const d = await sessionDetail(engine, args.session);
           return jsonResult(d, summaryLine(d));
@@ -201,7 +211,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       inputSchema: DecisionsInput,
       annotations: { readOnlyHint: true },
     },
-    (args) => safe(async () => jsonResult(await decisionLog(engineFor(), args.session))),
+    (args) => safe(async () => jsonResult(await decisionLog(await engineFor(), args.session))),
   );
 
   server.registerTool(
@@ -213,7 +223,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     (args, extra) =>
       safe(async () => {
-        await engineFor().read(args.session); // unknown_session, unsafe names
+        await (await engineFor()).read(args.session); // unknown_session, unsafe names
         const progress = new Progress(extra, ctx.heartbeatMs);
         try {
           const include: ContextPart[] = args.include ?? ["state", "learnings", "handoff"];
@@ -233,7 +243,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     },
     (args) =>
       safe(async () => {
-        const state = await engineFor().read(args.session);
+        const state = await (await engineFor()).read(args.session);
         if (state.rigorLevel === "fast")
           throw new AutopilotError(
             "bad_input",
