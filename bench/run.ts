@@ -21,12 +21,12 @@ const SKILL_FALLBACK_BYTES = 46_814;
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
-const COLD_N = QUICK ? 3 : 7;
+const COLD_N = QUICK ? 3 : 11;
 const ECHO_N = QUICK ? 50 : 200;
-const SMALL_SESSIONS = QUICK ? 1 : 3;
+const SMALL_SESSIONS = QUICK ? 1 : 5;
 const SCALE_PHASES = 200;
 const SCALE_DECISIONS = 5_000;
-const SCALE_PLAY_PHASES = QUICK ? 1 : 3;
+const SCALE_PLAY_PHASES = QUICK ? 1 : 4;
 const DEADLINE = Date.now() + 110_000;
 
 function machine(): string {
@@ -58,7 +58,8 @@ async function coldStart(dir: string) {
       await s.close();
     }
   }
-  return { ours: median(ours), echo: median(echo) };
+  // The ratio is the median of per-pair ratios: a busy machine slows both of a pair alike.
+  return { ours: median(ours), echo: median(echo), ratio: median(ours.map((o, i) => o / echo[i])) };
 }
 
 // ---- echo latency ------------------------------------------------------------------------------
@@ -176,9 +177,14 @@ async function main() {
   const s0 = smalls[0];
   const st = s0.st;
   const readFixed = s0.fixed.tools + s0.fixed.instructions + s0.fixed.prompt;
+  // A client shows the model one form of each result: the text content, or (Claude Code since
+  // 2.1.12x, VS Code) JSON.stringify(structuredContent) instead of it. Both are counted; the larger
+  // one is the figure.
   const readText = readFixed + st.readText;
-  const readBoth = readText + st.readStructured;
-  const hostTotal = readBoth + st.write;
+  const readStruct = readFixed + st.readStructured;
+  const hostText = readText + st.write;
+  const hostStruct = readStruct + st.write;
+  const hostTotal = Math.max(hostText, hostStruct);
   const baseline = skill.size + st.stateReadsBytes;
   const transitions = st.steps.length;
 
@@ -190,17 +196,16 @@ async function main() {
         ["tools/list JSON", String(s0.fixed.tools), "8 tools with input/output schemas"],
         ["server instructions", String(s0.fixed.instructions), "from initialize"],
         ["prompt `autopilot`", String(s0.fixed.prompt), "the text the user's slash command inserts"],
-        ["results: text content", String(st.readText), `${(st.readText / st.calls).toFixed(0)} B per call`],
-        ["results: structuredContent", String(st.readStructured), "JSON, if the client shows it too"],
-        ["host reads (text only)", String(readText), ""],
-        ["host reads (text + structured)", String(readBoth), "counted below"],
+        ["results as text content", String(st.readText), `${(st.readText / st.calls).toFixed(0)} B per call`],
+        ["results as structuredContent JSON", String(st.readStructured), `${(st.readStructured / st.calls).toFixed(0)} B per call`],
         ["host writes (tool arguments)", String(st.write), `${(st.write / st.calls).toFixed(0)} B per call`],
         ["(dispatch prompts the host forwards)", String(st.dispatchPromptBytes), "Agent tool input, not MCP; not counted"],
-        ["host total", String(hostTotal), "reads (text + structured) + writes"],
+        ["host total, text client", String(hostText), "tools + instructions + prompt + text + writes"],
+        ["host total, structured client", String(hostStruct), "the same with structuredContent instead of text"],
         ["skill file", String(skill.size), skill.note],
         ["state file re-reads", String(st.stateReadsBytes), `Σ of its size after each of ${transitions} transitions`],
-        ["skill-driven baseline", String(baseline), ""],
-        ["ratio host / baseline", ratio(hostTotal, baseline), `text only: ${ratio(readText + st.write, baseline)}; aim ≤ 0.1`],
+        ["skill-driven baseline", String(baseline), "skill + state re-reads"],
+        ["ratio host / baseline", ratio(hostTotal, baseline), `text ${ratio(hostText, baseline)}, structured ${ratio(hostStruct, baseline)}; aim ≤ 0.1`],
       ],
     ),
   );
@@ -240,13 +245,15 @@ async function main() {
     ),
   );
 
-  console.log(`\nCold start: spawn → first tools/list answer, median of ${COLD_N}`);
+  console.log(`\nCold start: spawn → first tools/list answer, median of ${COLD_N} (ratio: median of per-pair ratios)`);
   console.log(
-    table(["server", "median", "ratio"], [["autopilot serve", ms(cold.ours), ratio(cold.ours, cold.echo)], ["minimal SDK echo", ms(cold.echo), "1.0×"]]),
+    table(["server", "median", "ratio"], [["autopilot serve", ms(cold.ours), `${cold.ratio.toFixed(2)}×`], ["minimal SDK echo", ms(cold.echo), "1.00×"]]),
   );
 
   const smallSize = median(st.stateSizes);
-  const perStep = (s: SessionStats) => (s.readText + s.readStructured + s.write) / Math.max(1, s.calls);
+  // Per call, the larger of the two client views, plus the arguments sent.
+  const perStep = (s: SessionStats) => (Math.max(s.readText, s.readStructured) + s.write) / Math.max(1, s.calls);
+  const perState = (s: SessionStats) => median(s.stateSizes);
   console.log(`\nScale: ${SCALE_PHASES}-phase spec, ${sc.decisions} decisions injected into the state file`);
   console.log(
     table(
@@ -254,6 +261,12 @@ async function main() {
       [
         ["state file (median over steps)", kb(smallSize), kb(median(sc.before.stateSizes)), kb(median(sc.after.stateSizes))],
         ["host bytes per call", perStep(st).toFixed(0), perStep(sc.before).toFixed(0), perStep(sc.after).toFixed(0)],
+        [
+          "  ÷ state re-read per transition",
+          ratio(perStep(st), perState(st)),
+          ratio(perStep(sc.before), perState(sc.before)),
+          ratio(perStep(sc.after), perState(sc.after)),
+        ],
         ["report p50 (no commit)", ms(L.nocommit.p50), ms(Sb.nocommit.p50), ms(Sa.nocommit.p50)],
         ["report p50 (commit)", ms(L.commit.p50), ms(Sb.commit.p50), ms(Sa.commit.p50)],
       ],
