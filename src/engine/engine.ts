@@ -25,6 +25,7 @@ import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.j
 import { gatherDispatchFacts } from "./facts.js";
 // Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
 import { faultPoint } from "./faults.js";
+import { assertParseableMarkdown } from "./limits.js";
 import type { LockOptions } from "../session/store.js";
 
 export interface EngineOptions {
@@ -122,6 +123,7 @@ export class Engine {
       const specText = await readFile(path.join(this.root, rel), "utf8").catch((e: NodeJS.ErrnoException) => {
         throw new AutopilotError("spec_not_found", `Cannot read the spec ${rel}: ${e.code ?? e.message}.`);
       });
+      assertParseableMarkdown(specText, `The spec ${rel}`);
       const { phases } = parseSpec(specText);
       await assertGitReady(this.root);
       const startingCommit = await headCommit(this.root);

@@ -10,6 +10,7 @@ import { countPlan } from "../markdown/plan.js";
 import { findPlanForPhase } from "../markdown/plans-folder.js";
 import { readHandoff } from "../effects/handoff.js";
 import { resolveInside } from "../effects/fsutil.js";
+import { assertParseableMarkdown } from "./limits.js";
 
 /** Read a plan inside the project and count it; null when the file is not there. */
 export async function readPlanFacts(
@@ -24,6 +25,7 @@ export async function readPlanFacts(
   } catch {
     return null;
   }
+  assertParseableMarkdown(text, `The plan ${planPath}`);
   const counts = countPlan(text);
   return { path: planPath, taskCount: counts.tasks, checkpointCount: counts.checkpoints, concerns };
 }
