@@ -1,6 +1,7 @@
 // What a host reports (a persona's result) becomes a machine event here. The server does not take
 // a persona's word for files: it finds the plan itself, checks it exists and counts it.
-import { readFile } from "node:fs/promises";
+import { readFile, realpath } from "node:fs/promises";
+import path from "node:path";
 import type { AutopilotEvent, PlanFacts } from "../../machines/autopilot.machine.js";
 import type { AutopilotState, Finding } from "../session/schema.js";
 import { normalizeSeverity } from "../session/schema.js";
@@ -21,8 +22,15 @@ export async function readPlanFacts(
   const abs = resolveInside(root, planPath);
   let text: string;
   try {
+    // The lexical check above does not see links: a planner could name a link to /etc/passwd
+    // inside the project and have the server read (and report on) it.
+    const [realRoot, real] = await Promise.all([realpath(root), realpath(abs)]);
+    const back = path.relative(realRoot, real);
+    if (back.startsWith("..") || path.isAbsolute(back))
+      throw new AutopilotError("outside_project", `The plan ${planPath} links to ${real}, outside the project. Write the plan inside the project.`, { path: planPath });
     text = await readFile(abs, "utf8");
-  } catch {
+  } catch (e) {
+    if (e instanceof AutopilotError) throw e;
     return null;
   }
   assertParseableMarkdown(text, `The plan ${planPath}`);
