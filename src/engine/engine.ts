@@ -7,7 +7,7 @@ import path from "node:path";
 import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
 import type { AutopilotState, DecisionBy, RigorLevel } from "../session/schema.js";
 import { engineDefaults, emptyPhaseRun } from "../session/schema.js";
-import type { PersonaResult, Step } from "../protocol/step.js";
+import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { SessionStore } from "../session/store.js";
 import { resolveSpecPath, slugFromSpecPath, assertSafeSlug } from "../session/slug.js";
@@ -171,6 +171,18 @@ export class Engine {
 
   async report(slug: string, stepId: number, result: PersonaResult): Promise<Step> {
     assertSafeSlug(slug);
+    assertStepId(stepId);
+    // Callers other than the MCP layer (headless hosts, scripts) reach here unvalidated: a result
+    // with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
+    const parsed = PersonaResultSchema.safeParse(result);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new AutopilotError(
+        "bad_result",
+        `The result is not a persona result (${issue.path.join(".") || "result"}: ${issue.message}). Report an object with the kind the Step expects, e.g. {"kind": "planned", "planPath": "..."}.`,
+      );
+    }
+    result = parsed.data;
     return this.withSession(slug, async (state) => {
       let s = await this.finishPending(slug, state);
       await this.assertStep(slug, s, stepId);
@@ -195,6 +207,9 @@ export class Engine {
 
   async decide(slug: string, stepId: number, answer: string, rationale?: string, by: DecisionBy = "human"): Promise<Step> {
     assertSafeSlug(slug);
+    assertStepId(stepId);
+    if (rationale !== undefined && rationale !== null && typeof rationale !== "string")
+      throw new AutopilotError("bad_input", "rationale must be a string (the user's reason, in their words).");
     return this.withSession(slug, async (state) => {
       let s = await this.finishPending(slug, state);
       await this.assertStep(slug, s, stepId);
@@ -375,6 +390,11 @@ export class Engine {
     const stamp = this.now().replace(/[:.]/g, "-");
     await rename(p.state, path.join(path.dirname(p.state), `autopilot-state.done-${stamp}.json`));
   }
+}
+
+function assertStepId(stepId: unknown): asserts stepId is number {
+  if (typeof stepId !== "number" || !Number.isSafeInteger(stepId))
+    throw new AutopilotError("bad_input", `stepId must be the integer stepId of the Step being answered, not ${JSON.stringify(stepId) ?? String(stepId)}. Call autopilot_next for the current Step.`);
 }
 
 function unknownSessionMessage(slug: string, known: string[]): string {
