@@ -3,6 +3,7 @@
 // from an agent, so every write is confined: no separators, no `..`, no absolute names, and no
 // symlink anywhere between the session directory and the file (a link could point outside).
 // Whether to write at all (fast mode writes nothing) is the engine's decision, not this module's.
+import { createHash } from "node:crypto";
 import { lstat, readdir, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
@@ -26,8 +27,13 @@ export function phaseSlug(phase: string | number): string {
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 80);
-  if (!slug) throw new AutopilotError("bad_input", `Phase "${phase}" has no usable name for a scratchpad folder. Pass the phase name or index.`);
-  return slug;
+  if (slug) return slug;
+  if (!String(phase).trim())
+    throw new AutopilotError("bad_input", `Phase "${phase}" has no usable name for a scratchpad folder. Pass the phase name or index.`);
+  // A name with no Latin letters or digits ("中文", "🚀") once threw here, and since every
+  // dispatch Step names the scratchpad folder, such a session could never render a Step again
+  // (found by tests/reliability/hostile.test.ts). A stable hash gives it a folder of its own.
+  return `phase-${createHash("sha256").update(String(phase)).digest("hex").slice(0, 10)}`;
 }
 
 function checkFilename(filename: string): string {
