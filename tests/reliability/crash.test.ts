@@ -29,6 +29,8 @@ const CHAINS = Number(process.env.RELIABILITY_CHAINS ?? 6);
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 3);
 const SEED = Number(process.env.RELIABILITY_SEED ?? 20260319);
 const PARALLEL = Number(process.env.RELIABILITY_PARALLEL ?? 8);
+// Generous per-test limits that grow with the soak's sizes; CI's default run takes about 1-2 minutes.
+const LIMIT_MS = Math.max(600_000, CHAINS * KILLS * 40_000);
 
 let dist: string;
 let template: string;
@@ -148,7 +150,7 @@ describe("crash at every point", () => {
       const kills = summarize("restart with autopilot_next", results);
       expect(kills).toBeGreaterThanOrEqual(Math.floor(plans.length * KILLS * 0.8));
     },
-    600_000,
+    LIMIT_MS,
   );
 
   it(
@@ -166,6 +168,6 @@ describe("crash at every point", () => {
       });
       summarize("resume with autopilot_start", results);
     },
-    600_000,
+    LIMIT_MS,
   );
 });
