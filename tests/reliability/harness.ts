@@ -161,7 +161,7 @@ export async function snapshot(dir: string, opts: { ignoreStepIds?: boolean } = 
     .split("\n")
     .map((l) => l.trim())
     .filter(Boolean);
-  const trailers = opts.ignoreStepIds ? trailerIds.map((t) => t.replace(/^s\d+-/, "s<n>-")) : trailerIds;
+  const trailers = opts.ignoreStepIds ? trailerIds.map((t) => t.replace(/\bs\d+-/g, "s<n>-")) : trailerIds;
   const status = await git(dir, "status", "--porcelain", "--untracked-files=all", "--", ".", ":(exclude).harness/sessions");
   return { state, subjects, files, trailers, status };
 }

@@ -1,7 +1,7 @@
 // Hostile and broken input, generated (fast-check) and hand-made, against the Engine API as any
 // host or client could call it (`as any`: the MCP layer's schemas are not relied on here). Every
 // refusal is an AutopilotError with a code, the session folder is byte-identical afterwards, and
-// the engine keeps working. Figures: RELIABILITY_RUNS scales the generated runs (default 60).
+// the engine keeps working. Figures: RELIABILITY_RUNS scales the generated runs (default 40).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
@@ -15,7 +15,7 @@ import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { PolicyGate, drive } from "../../src/headless/drive.js";
 import { SPEC, SPEC_PATH, SLUG } from "./harness.js";
 
-const RUNS = Number(process.env.RELIABILITY_RUNS ?? 60);
+const RUNS = Number(process.env.RELIABILITY_RUNS ?? 40);
 const DAY = Date.UTC(2026, 2, 19);
 const now = () => new Date(DAY + (Date.now() % 86_400_000));
 const tally = { generated: 0, handMade: 0, refusedWithCode: 0, accepted: 0, crashes: 0 };

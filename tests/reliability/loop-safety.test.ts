@@ -134,7 +134,7 @@ describe("loop safety", () => {
           last = used;
         }
       }),
-      { numRuns: Number(process.env.RELIABILITY_RUNS ?? 60) / 3, endOnFailure: true },
+      { numRuns: Math.ceil(Number(process.env.RELIABILITY_RUNS ?? 40) / 3), endOnFailure: true },
     );
     console.log(`[reliability] loop safety: ${sequences} generated sequences of resume/next/stale/repeat, no counter lowered, budget never passed`);
     await git(repo.dir, "status");
