@@ -180,9 +180,11 @@ const REPO_LOCK_WAIT_MS = 30_000;
 /**
  * Sessions lock themselves, not the repository: two sessions of one repository (two processes)
  * share one git index, and without this their add+commit raced on .git/index.lock and one failed
- * with an uncoded git error (found by tests/reliability/concurrency.test.ts).
+ * with an uncoded git error (found by tests/reliability/concurrency.test.ts). The engine also holds
+ * it around read-modify-write of files every session shares (failures.md, learnings.md, the
+ * roadmap). Not re-entrant.
  */
-async function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+export async function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   const common = path.resolve(root, (await raw(plainGit(root), ["rev-parse", "--git-common-dir"])).trim());
   const lockPath = path.join(common, "autopilot-commit.lock");
   const deadline = Date.now() + REPO_LOCK_WAIT_MS;

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Finding } from "../session/schema.js";
-import { commitCheckpoint, prTitleAndBody } from "../effects/git.js";
+import { commitCheckpoint, prTitleAndBody, withRepoLock } from "../effects/git.js";
 import { appendFailure } from "../effects/failures.js";
 import { clearScratchpad } from "../effects/scratchpad.js";
 import { setFeatureDone, syncRoadmap } from "../effects/roadmap.js";
@@ -43,7 +43,25 @@ function addReport(state: AutopilotState, line: string): AutopilotState {
   return { ...state, report: state.report ? `${state.report}\n${line}` : line };
 }
 
+/**
+ * Effects that read, change and rewrite a file every session of the project shares. Two sessions
+ * finishing at once each read the old file and the last writer dropped the other's line; these run
+ * under the repository lock (commits take it themselves).
+ */
+const SHARED_FILE_EFFECTS = new Set<Effect["type"]>(["appendFailure", "appendLearnings", "syncRoadmap", "roadmapDone"]);
+
 export async function performEffect(
+  root: string,
+  slug: string,
+  state: AutopilotState,
+  effect: Effect,
+  now: string,
+): Promise<AutopilotState> {
+  if (SHARED_FILE_EFFECTS.has(effect.type)) return withRepoLock(root, () => performUnlocked(root, slug, state, effect, now));
+  return performUnlocked(root, slug, state, effect, now);
+}
+
+async function performUnlocked(
   root: string,
   slug: string,
   state: AutopilotState,
