@@ -60,11 +60,24 @@ function reply(kind: ResultKind, shape: string): string {
   return `Finish with one JSON object in a \`\`\`json block: ${shape}. If you cannot do the job: {"kind":"${kind}","error":"why"}.`;
 }
 
+interface Planned {
+  next: DispatchNext;
+  /** The step's rules, in the brief: what the persona must follow beyond the short prompt. */
+  rules: string[];
+}
+
 /** The dispatch for the current resting state, or null when the state waits on no persona. */
 export function dispatchFor(state: AutopilotState, slug: string): DispatchNext | null {
+  return planDispatch(state, slug)?.next ?? null;
+}
+
+// The prompt stays a few lines (the host model reads it, and copies it into the subagent call);
+// every rule goes into the brief file the prompt names, which only the persona reads.
+function planDispatch(state: AutopilotState, slug: string): Planned | null {
   const stage = state.stage;
   const phase = state.phases[state.currentPhase];
   const n = state.currentPhase + 1;
+  const of = `${n}/${state.phases.length}`;
   const sessionDir = sessionDirRel(slug);
   const handoff = posix.join(sessionDir, "handoff.json");
   const execState = posix.join(sessionDir, "state.json");
@@ -73,14 +86,20 @@ export function dispatchFor(state: AutopilotState, slug: string): DispatchNext |
     persona: PersonaName,
     description: string,
     result: ResultKind,
-    lines: string[],
+    prompt: string[],
+    rules: string[],
     artifacts: DispatchNext["expects"]["artifacts"],
-  ): DispatchNext => ({
-    kind: "dispatch",
-    persona,
-    description,
-    prompt: lines.filter(Boolean).join("\n"),
-    expects: { result, artifacts: { ...artifacts, brief } },
+  ): Planned => ({
+    next: {
+      kind: "dispatch",
+      persona,
+      description,
+      prompt: [...prompt, `Read ${brief} first: it has the rules and the result format. Reply with one "${result}" result as JSON.`]
+        .filter(Boolean)
+        .join("\n"),
+      expects: { result, artifacts: { ...artifacts, brief } },
+    },
+    rules: rules.filter(Boolean),
   });
 
   if (state.currentState === "PLAN" && stage === "planning") {
@@ -90,9 +109,10 @@ export function dispatchFor(state: AutopilotState, slug: string): DispatchNext |
       `Plan phase ${n}: ${phase.name}`,
       "planned",
       [
-        `You are harness-planner. Plan phase ${n} of ${state.phases.length}: ${phase.name} (complexity ${phase.complexity}) of the spec ${state.specPath}.`,
-        `Read the brief first: ${brief}.`,
-        state.phaseRun.revision ? `This is a revision of the existing plan ${plan}: see the brief for why.` : "",
+        `${state.phaseRun.revision ? "Revise the plan for" : "Plan"} phase ${of} "${phase.name}" of ${state.specPath}. Write the plan to ${plan} and the handoff to ${handoff}.`,
+      ],
+      [
+        state.phaseRun.revision ? `This is a revision of the existing plan ${plan}: see "Why the plan is being revised" below.` : "",
         `Write the plan to ${plan}: a "**Tasks:** N" header, one "### Task N: Name" heading per task, and a [checkpoint:human-verify|decision|human-action] marker in the heading of any task where a human must act.`,
         state.rigorLevel === "fast"
           ? "Rigor fast: skip the skeleton pass."
@@ -113,21 +133,22 @@ export function dispatchFor(state: AutopilotState, slug: string): DispatchNext |
     const cur = state.retryBudget.currentTask;
     const fix = state.phaseRun.fix;
     const what = fix
-      ? `Fix the ${fix.source} findings of phase ${n}: ${phase.name} (listed in the brief).`
+      ? `Fix the ${fix.source} findings of phase ${of} "${phase.name}" (plan ${plan}).`
       : level > 0 && cur
-        ? `Retry ${level}/${state.retryBudget.maxAttempts} of task ${cur.number ?? "?"} (${cur.name}) of phase ${n}: ${phase.name}. ${RETRY_GUIDANCE[level] ?? RETRY_GUIDANCE[3]} Earlier attempts are in the brief.`
+        ? `Retry ${level}/${state.retryBudget.maxAttempts} of task ${cur.number ?? "?"} (${cur.name}) of phase ${of} "${phase.name}" (plan ${plan}).`
         : state.phaseRun.checkpointAnswer
-          ? `Resume phase ${n}: ${phase.name} after the human checkpoint (${state.phaseRun.checkpointAnswer}).`
+          ? `Resume phase ${of} "${phase.name}" (plan ${plan}) after the human checkpoint.`
           : state.phaseRun.checkpointsPassed.length
-            ? `Continue phase ${n}: ${phase.name} after checkpoint "${state.phaseRun.checkpointsPassed.at(-1)}".`
-            : `Execute phase ${n}: ${phase.name}, task by task.`;
+            ? `Continue phase ${of} "${phase.name}" (plan ${plan}) after checkpoint "${state.phaseRun.checkpointsPassed.at(-1)}".`
+            : `Execute phase ${of} "${phase.name}" from the plan ${plan}, task by task.`;
     return make(
       "harness-task-executor",
       fix ? `Fix phase ${n}: ${phase.name}` : level > 0 ? `Retry ${level}/3, phase ${n}: ${phase.name}` : `Execute phase ${n}: ${phase.name}`,
       "executed",
+      [what],
       [
-        `You are harness-task-executor. ${what}`,
-        `Plan: ${plan}. Brief: ${brief}. Keep ${execState} updated after each task.`,
+        level > 0 && cur && !fix ? `${RETRY_GUIDANCE[level] ?? RETRY_GUIDANCE[3]} Earlier attempts are listed below.` : "",
+        `Keep ${execState} updated after each task.`,
         "Do not commit: the server commits at each passing checkpoint. Stop at every [checkpoint:*] task and report it.",
         scratchpadRule(state, slug),
         reply(
@@ -144,28 +165,25 @@ export function dispatchFor(state: AutopilotState, slug: string): DispatchNext |
       "harness-verifier",
       `Verify phase ${n}: ${phase.name}`,
       "verified",
+      [`Verify phase ${of} "${phase.name}" of ${state.specPath} against its plan ${phase.planPath ?? "(see the brief)"}.`],
       [
-        `You are harness-verifier. Verify phase ${n}: ${phase.name} against its plan ${phase.planPath ?? "(see brief)"} and the spec ${state.specPath}.`,
         state.rigorLevel === "thorough"
           ? "Rigor thorough: full verification with expanded checks (every acceptance criterion, edge cases, the project's whole validation suite)."
           : "Run the project's validation commands and check the phase's acceptance criteria.",
-        `Brief: ${brief}.`,
         reply("verified", `{"kind":"verified","verdict":"pass|fail","findings":["what failed and where", ...]}`),
       ],
       { plan: phase.planPath ?? undefined },
     );
   }
 
+  const reviewShape = `{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"...","line":N,"title":"...","rationale":"..."}]}`;
   if (state.currentState === "REVIEW" && stage === "running") {
     return make(
       "harness-code-reviewer",
       `Review phase ${n}: ${phase.name}`,
       "reviewed",
-      [
-        `You are harness-code-reviewer. Review the changes of phase ${n}: ${phase.name} (plan ${phase.planPath ?? "see brief"}).`,
-        `Brief: ${brief} (diff scope and context).`,
-        reply("reviewed", `{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"...","line":N,"title":"...","rationale":"..."}]}`),
-      ],
+      [`Review the changes of phase ${of} "${phase.name}" (plan ${phase.planPath ?? "see the brief"}).`],
+      ["Report findings with severity blocking, warning or note; the diff scope is below.", reply("reviewed", reviewShape)],
       {},
     );
   }
@@ -175,11 +193,11 @@ export function dispatchFor(state: AutopilotState, slug: string): DispatchNext |
       "harness-code-reviewer",
       "Final review: cross-phase coherence check",
       "reviewed",
+      [`Final review of ${state.specPath}: the FULL diff ${state.startingCommit ?? "<startingCommit>"}..HEAD, not just the last phase.`],
       [
-        `You are harness-code-reviewer, running the final project-wide review of ${state.specPath}.`,
-        `Review the FULL diff: git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD, not just the last phase.`,
-        `The brief ${brief} lists every per-phase finding: do not assume they are resolved, verify. Focus on cross-phase coherence: naming consistency, duplicated utilities, architectural drift.`,
-        reply("reviewed", `{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"...","line":N,"title":"...","rationale":"..."}]}`),
+        `Review the full diff (git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD).`,
+        "The per-phase findings below were found and addressed during the phases: do not assume they are resolved, verify. Focus on cross-phase coherence: naming consistency, duplicated utilities, architectural drift.",
+        reply("reviewed", reviewShape),
       ],
       {},
     );
@@ -190,9 +208,10 @@ export function dispatchFor(state: AutopilotState, slug: string): DispatchNext |
       "harness-task-executor",
       "Fix final review findings",
       "fixed",
+      [`Fix the blocking findings of the final review of ${state.specPath} (round ${state.finalReview.retryCount} of 3).`],
       [
-        `You are harness-task-executor. Fix the blocking findings of the final review (round ${state.finalReview.retryCount} of 3), one task per finding; they are listed in ${brief}.`,
-        "Do not commit: the server commits after the fixes are reviewed.",
+        "One task per finding (listed below).",
+        "Do not commit: the server commits after the fixes.",
         `Write ${handoff} when done.`,
         reply("fixed", `{"kind":"fixed","summary":"what was fixed"}`),
       ],
@@ -213,6 +232,8 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
   }
   if (state.startingCommit) out.push(`- Starting commit: ${state.startingCommit}`);
   out.push("");
+  const planned = planDispatch(state, slug);
+  if (planned) out.push("## How to do this step", "", ...planned.rules.map((r) => `- ${r}`), "");
   if (state.currentState === "PLAN") {
     if (state.phaseRun.revision) out.push("## Why the plan is being revised", "", state.phaseRun.revision, "");
     out.push("## The phase in the spec", "", facts.phaseDescription?.trim() || "(The spec gives no description beyond the heading; read the spec.)", "");

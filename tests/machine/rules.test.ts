@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { blocking, finishPhase, note, plan, planned, send, started, where } from "./helpers.js";
 import { complexityOverrideFor } from "../../machines/autopilot.machine.js";
-import { dispatchFor } from "../../src/personas/dispatch.js";
+import { briefContent, dispatchFor } from "../../src/personas/dispatch.js";
 import { renderStep } from "../../src/engine/step.js";
 import type { AutopilotState } from "../../src/session/schema.js";
 
@@ -11,6 +11,11 @@ const low = { name: "Core Scanner", complexity: "low" as const };
 const medium = { name: "Rule Engine", complexity: "medium" as const };
 const high = { name: "Rule Engine", complexity: "high" as const };
 const slug = "changes--scanner--proposal";
+
+/** What the persona is told: the short prompt plus the brief file it names. */
+function told(s: AutopilotState): string {
+  return `${dispatchFor(s, slug)!.prompt}\n${briefContent(s, slug, {})}`;
+}
 
 function lastDecision(s: AutopilotState) {
   return s.decisions[s.decisions.length - 1];
@@ -176,11 +181,11 @@ describe("APPROVE_PLAN signals (standard rigor)", () => {
 describe("rigor table", () => {
   it("PLAN fast: the planner skips the skeleton pass", () => {
     const s = send(started([low], { rigor: "fast" }), { type: "ASSESSED", planPath: null });
-    expect(dispatchFor(s, slug)!.prompt).toMatch(/skip the skeleton/);
+    expect(told(s)).toMatch(/skip the skeleton/);
   });
   it("PLAN thorough: the planner produces a skeleton for approval", () => {
     const s = send(started([low], { rigor: "thorough" }), { type: "ASSESSED", planPath: null });
-    expect(dispatchFor(s, slug)!.prompt).toMatch(/skeleton section/);
+    expect(told(s)).toMatch(/skeleton section/);
   });
   it("APPROVE_PLAN fast: auto-approves even when every signal fires", () => {
     const s = planned(started([low], { rigor: "fast", reviewPlans: true }), plan(25, 8, ["risk"]));
@@ -197,7 +202,7 @@ describe("rigor table", () => {
     const prompt = (rigor: "fast" | "standard" | "thorough") => {
       let s = planned(started([low], { rigor }), plan(2));
       if (rigor === "thorough") s = send(s, { type: "DECIDE", answer: "yes", by: "human" });
-      return dispatchFor(s, slug)!.prompt;
+      return told(s);
     };
     expect(prompt("fast")).toMatch(/write no scratchpad files/);
     expect(prompt("standard")).toMatch(/longer than ~500 words/);
@@ -217,7 +222,7 @@ describe("rigor table", () => {
       expect(where(s)).toBe("VERIFY.running");
       const d = dispatchFor(s, slug)!;
       expect(d.persona).toBe("harness-verifier");
-      if (rigor === "thorough") expect(d.prompt).toMatch(/expanded checks/);
+      if (rigor === "thorough") expect(told(s)).toMatch(/expanded checks/);
     }
   });
   it("PHASE_COMPLETE fast: no scratchpad clear; standard: the phase's scratchpad is cleared", () => {
@@ -239,7 +244,7 @@ describe("EXECUTE", () => {
     expect(s.outbox).toEqual([
       expect.objectContaining({ type: "commit", args: expect.objectContaining({ label: "Checkpoint 1: types", recovery: false }) }),
     ]);
-    expect(dispatchFor(s, slug)!.prompt).toMatch(/after checkpoint "Checkpoint 1: types"/);
+    expect(told(s)).toMatch(/after checkpoint "Checkpoint 1: types"/);
   });
   it.each([
     ["human-verify", ["confirm", "reject", "stop"]],
@@ -253,7 +258,7 @@ describe("EXECUTE", () => {
     s = send(s, { type: "DECIDE", answer: options[0], by: "human" });
     expect(where(s)).toBe("EXECUTE.running");
     expect(lastDecision(s).decision).toBe(`checkpoint_${type.replace("-", "_")}`);
-    expect(dispatchFor(s, slug)!.prompt).toMatch(/after the human checkpoint/);
+    expect(told(s)).toMatch(/after the human checkpoint/);
   });
   it("a decision checkpoint offers the executor's options and records the choice", () => {
     let s = planned(started([low]), plan(3));
@@ -274,7 +279,7 @@ describe("EXECUTE", () => {
       s = fail(s, `error ${i + 1}`);
       expect(where(s)).toBe("EXECUTE.running");
       expect(s.retryBudget.currentTask?.attemptsUsed).toBe(i + 1);
-      expect(dispatchFor(s, slug)!.prompt).toMatch(levels[i]);
+      expect(told(s)).toMatch(levels[i]);
     }
     expect(s.retryBudget.currentTask?.attempts.map((a) => a.error)).toEqual(["error 1", "error 2", "error 3"]);
     s = send(s, { type: "EXECUTED", outcome: "complete" });
@@ -304,7 +309,7 @@ describe("EXECUTE", () => {
     for (let i = 0; i < 4; i++) s = fail(s);
     s = send(s, { type: "DECIDE", answer, by: "human" });
     expect(where(s)).toBe(next);
-    if (answer === "revise plan") expect(dispatchFor(s, slug)!.prompt).toMatch(/revision of the existing plan/);
+    if (answer === "revise plan") expect(told(s)).toMatch(/revision of the existing plan/);
     if (answer === "stop") expect(renderStep(s, slug).next.kind).toBe("wait");
   });
   it("two phases in a row exhausting their budget suggest reviewing the spec", () => {
