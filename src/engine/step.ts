@@ -159,9 +159,24 @@ export function nextFor(state: AutopilotState, slug: string): Next {
   };
 }
 
+/** The one-line version of the numbered instructions in the text rendering. */
+export function todoFor(next: Next): string {
+  switch (next.kind) {
+    case "dispatch":
+      return "Run next.persona with next.prompt, then autopilot_report its result with this stepId.";
+    case "ask":
+      return "Ask the user next.question, then autopilot_decide their answer with this stepId.";
+    case "wait":
+      return "Tell the user next.reason, then stop.";
+    default:
+      return "Show the user the report: the session is done.";
+  }
+}
+
 export function renderStep(state: AutopilotState, slug: string): Step {
   const phase = state.phases[state.currentPhase];
   const inPhase = !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) && !!phase;
+  const next = nextFor(state, slug);
   return {
     session: slug,
     stepId: state.stepId,
@@ -179,7 +194,8 @@ export function renderStep(state: AutopilotState, slug: string): Step {
     rigor: state.rigorLevel,
     reviewPlans: state.reviewPlans,
     ...(state.report ? { report: state.report } : {}),
-    next: nextFor(state, slug),
+    next,
+    todo: todoFor(next),
   };
 }
 

@@ -68,6 +68,11 @@ export const Step = z.object({
   reviewPlans: z.boolean(),
   report: z.string().optional(),
   next: Next,
+  /**
+   * One line saying what the host does with `next` and which tool to call after. An addition to
+   * the protocol for clients that show the model structuredContent instead of the text rendering.
+   */
+  todo: z.string().optional(),
 });
 export type Step = z.infer<typeof Step>;
 

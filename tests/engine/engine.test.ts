@@ -63,6 +63,8 @@ describe("engine", () => {
     expectKind(step, "dispatch");
     if (step.next.kind !== "dispatch") return;
     expect(step.next.persona).toBe("harness-planner");
+    // Clients that show the model only structuredContent still learn what to do with the Step.
+    expect(step.todo).toBe("Run next.persona with next.prompt, then autopilot_report its result with this stepId.");
     expect(step.next.expects.artifacts.plan).toBe("docs/changes/security-scanner/plans/2026-03-19-core-scanner-plan.md");
     // The brief the prompt names exists, so the host never has to copy it.
     const brief = await readFile(path.join(repo.dir, step.next.expects.artifacts.brief!), "utf8");
