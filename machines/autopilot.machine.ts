@@ -183,6 +183,25 @@ function decision(
 
 type Ctx = AutopilotState;
 
+/**
+ * A persona said it could not do its job: ask "retry the step or stop?" (the skill's escalation
+ * for a delegated skill that fails to produce its output). Shared by every dispatching state.
+ */
+function personaFailedStage(retryTarget: string) {
+  return {
+    on: {
+      DECIDE: [
+        {
+          guard: { type: "answered", params: { answer: "retry" } },
+          target: retryTarget,
+          actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"],
+        },
+        { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+      ],
+    },
+  } as const;
+}
+
 export const autopilotMachine = setup({
   types: {
     context: {} as Ctx,
@@ -815,14 +834,7 @@ export const autopilotMachine = setup({
             PLANNED: { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
           },
         },
-        personaFailed: {
-          on: {
-            DECIDE: [
-              { guard: { type: "answered", params: { answer: "retry" } }, target: "planning", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
-            ],
-          },
-        },
+        personaFailed: personaFailedStage("planning"),
       },
     },
     APPROVE_PLAN: {
@@ -898,14 +910,7 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        personaFailed: {
-          on: {
-            DECIDE: [
-              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
-            ],
-          },
-        },
+        personaFailed: personaFailedStage("running"),
       },
     },
     VERIFY: {
@@ -940,14 +945,7 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        personaFailed: {
-          on: {
-            DECIDE: [
-              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
-            ],
-          },
-        },
+        personaFailed: personaFailedStage("running"),
       },
     },
     REVIEW: {
@@ -972,14 +970,7 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        personaFailed: {
-          on: {
-            DECIDE: [
-              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
-            ],
-          },
-        },
+        personaFailed: personaFailedStage("running"),
       },
     },
     PHASE_COMPLETE: {
@@ -1042,14 +1033,7 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        personaFailed: {
-          on: {
-            DECIDE: [
-              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
-            ],
-          },
-        },
+        personaFailed: personaFailedStage("running"),
       },
     },
     DONE: {

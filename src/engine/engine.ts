@@ -6,7 +6,7 @@ import { readFile, rename, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
 import type { AutopilotState, DecisionBy, RigorLevel } from "../session/schema.js";
-import { engineDefaults, emptyPhaseRun } from "../session/schema.js";
+import { initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { SessionStore } from "../session/store.js";
@@ -128,23 +128,7 @@ export class Engine {
       await assertGitReady(this.root);
       const startingCommit = await headCommit(this.root);
       const now = this.now();
-      const initial: AutopilotState = {
-        schemaVersion: 5,
-        sessionDir: sessionDirRel(slug),
-        specPath: rel,
-        startingCommit,
-        reviewPlans: parsed.reviewPlans,
-        rigorLevel: parsed.rigorLevel,
-        currentState: "INIT",
-        currentPhase: 0,
-        phases: [],
-        retryBudget: { maxAttempts: 3, currentTask: null },
-        history: [],
-        decisions: [],
-        finalReview: { status: "pending", findings: [], retryCount: 0 },
-        ...engineDefaults(),
-        phaseRun: emptyPhaseRun(now),
-      };
+      const initial = initState({ sessionDir: sessionDirRel(slug), specPath: rel, startingCommit, now });
       const s = await this.advance(slug, initial, {
         type: "START",
         phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),

@@ -274,6 +274,30 @@ export function emptyPhaseRun(startedAt: string | null = null): PhaseRun {
   };
 }
 
+/**
+ * A session before its first event (INIT): the machine's START fills in the phases and flags. The
+ * skill's retry budget is 3 attempts.
+ */
+export function initState(fields: { sessionDir: string; specPath: string; startingCommit: string | null; now: string }): AutopilotState {
+  return {
+    schemaVersion: 5,
+    sessionDir: fields.sessionDir,
+    specPath: fields.specPath,
+    startingCommit: fields.startingCommit,
+    reviewPlans: false,
+    rigorLevel: "standard",
+    currentState: "INIT",
+    currentPhase: 0,
+    phases: [],
+    retryBudget: { maxAttempts: 3, currentTask: null },
+    history: [],
+    decisions: [],
+    finalReview: { status: "pending", findings: [], retryCount: 0 },
+    ...engineDefaults(),
+    phaseRun: emptyPhaseRun(fields.now),
+  };
+}
+
 /** Defaults for every engine field: what an upstream file that lacks them resumes with. */
 export function engineDefaults(): Pick<
   AutopilotState,

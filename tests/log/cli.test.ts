@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { distCli, ensureBuilt } from "./build.js";
+import { distCli, ensureBuilt } from "../helpers/build.js";
 import { finishedSession, SLUG, type FinishedSession } from "./session-helper.js";
 import { buildDecisionLog } from "../../src/log/index.js";
 import { SessionStore } from "../../src/session/store.js";

@@ -1,28 +1,17 @@
 // Drive the pure machine through the same apply() the engine uses, with no disk and no clock.
 import type { AutopilotEvent, PlanFacts, SpecPhaseInput } from "../../machines/autopilot.machine.js";
 import { apply } from "../../src/engine/machine-state.js";
-import { engineDefaults, emptyPhaseRun, type AutopilotState, type Finding, type RigorLevel } from "../../src/session/schema.js";
+import { initState as newState, type AutopilotState, type Finding, type RigorLevel } from "../../src/session/schema.js";
 
 export const NOW = "2026-03-19T10:00:00.000Z";
 
 export function initState(): AutopilotState {
-  return {
-    schemaVersion: 5,
+  return newState({
     sessionDir: ".harness/sessions/changes--scanner--proposal",
     specPath: "docs/changes/scanner/proposal.md",
     startingCommit: "0000000000000000000000000000000000000000",
-    reviewPlans: false,
-    rigorLevel: "standard",
-    currentState: "INIT",
-    currentPhase: 0,
-    phases: [],
-    retryBudget: { maxAttempts: 3, currentTask: null },
-    history: [],
-    decisions: [],
-    finalReview: { status: "pending", findings: [], retryCount: 0 },
-    ...engineDefaults(),
-    phaseRun: emptyPhaseRun(NOW),
-  };
+    now: NOW,
+  });
 }
 
 export function started(

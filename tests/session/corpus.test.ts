@@ -8,7 +8,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { migrateState } from "../../src/session/migrate.js";
 import { AutopilotState } from "../../src/session/schema.js";
-import { distCli, ensureBuilt, projectRoot } from "./helpers/build.js";
+import { distCli, ensureBuilt, projectRoot } from "../helpers/build.js";
 import { lostValues } from "./helpers/nothing-lost.js";
 
 type Rec = Record<string, any>;

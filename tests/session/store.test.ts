@@ -10,7 +10,7 @@ import { AutopilotError } from "../../src/protocol/errors.js";
 import { migrateState } from "../../src/session/migrate.js";
 import { AutopilotState } from "../../src/session/schema.js";
 import { SessionStore, serializeState } from "../../src/session/store.js";
-import { distStore, ensureBuilt, projectRoot } from "./helpers/build.js";
+import { distStore, ensureBuilt, projectRoot } from "../helpers/build.js";
 
 const SLUG = "changes--store--proposal";
 const fixture = (n: string) => readFileSync(path.join(projectRoot, "tests/fixtures/state", n), "utf8");
