@@ -1,6 +1,8 @@
 // The eight tools. Thin: check input, call the engine, render. Every Step tool answers with the
 // Step (structuredContent) and its text; every failure is an isError result with a stable code.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { readDriver } from "../headless/driver-lock.js";
+import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Engine } from "../engine/engine.js";
 import { AutopilotError } from "../protocol/errors.js";
@@ -100,6 +102,17 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     return step;
   };
 
+  // A headless `autopilot run` drives its session for as long as it lives; a chat client moving
+  // the same session underneath it would only make the run stop with busy half-way.
+  const assertNotDriven = async (slug: string) => {
+    const driver = await readDriver(ctx.root, slug).catch(() => null);
+    if (driver && driver.pid !== process.pid)
+      throw new AutopilotError(
+        "busy",
+        `\`autopilot run\` (pid ${driver.pid} on ${driver.hostname}, since ${driver.startedAt}) is driving session "${slug}". Wait for it to finish or stop it (Ctrl-C), then call autopilot_next.`,
+      );
+  };
+
   const safe = async (fn: () => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
       return await fn();
@@ -119,6 +132,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       stepTool(
         "autopilot_start",
         async (engine) => {
+          await assertNotDriven(slugFromSpecPath(resolveSpecPath(ctx.root, args.spec).rel));
           const r = await engine.start(args.spec, args.flags);
           return {
             step: r.step,
@@ -163,6 +177,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
               { step },
             );
           }
+          await assertNotDriven(args.session);
           return { step: await engine.report(args.session, args.stepId, parsed.data) };
         },
         { elicit: true },
@@ -179,7 +194,10 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     (args, extra) =>
       stepTool(
         "autopilot_decide",
-        async (engine) => ({ step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, "human") }),
+        async (engine) => {
+          await assertNotDriven(args.session);
+          return { step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, "human") };
+        },
         { elicit: true },
       )(extra),
   );
