@@ -267,7 +267,11 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
             "bad_input",
             "This session runs with --fast: the scratchpad is skipped. Keep the research in the conversation.",
           );
-        const file = await writeScratchpad(ctx.root, sessionDirRel(args.session), args.phase, args.filename, args.content);
+        // The folder is named after the phase, whichever way the caller names it, so that
+        // PHASE_COMPLETE (which clears it by name) finds it.
+        const phase =
+          typeof args.phase === "number" && state.phases[args.phase] ? state.phases[args.phase].name : args.phase;
+        const file = await writeScratchpad(ctx.root, sessionDirRel(args.session), phase, args.filename, args.content);
         const rel = path.relative(ctx.root, file).split(path.sep).join("/");
         return jsonResult({ path: rel }, `Wrote ${rel}.`);
       }),
