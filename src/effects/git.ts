@@ -1,10 +1,10 @@
 // Git effects: checkpoint and recovery commits, the final-review diff scope, the PR text.
 // Never pushes, never rewrites history, never switches or touches another branch: every write
 // here is one `git add` plus one `git commit` on the checked-out branch.
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import lockfile from "proper-lockfile";
+import { simpleGit } from "simple-git";
 import { AutopilotError } from "../protocol/errors.js";
 
 /** Session scratch lives under here and must never reach a commit, whatever the user's .gitignore says. */
@@ -43,21 +43,22 @@ async function committingGit(root: string): Promise<Git> {
 }
 
 /**
- * Runs git (argv, no shell) in the project root and returns stdout. Same contract as simple-git's
- * `raw()`, which this replaces: a non-zero exit rejects only when git wrote to stderr (callers
- * decide on the output otherwise). simple-git waited a fixed 50 ms after every command that
- * printed nothing (`git add`, `git commit -q`, a `log --grep` with no match): 150 ms of each
- * ~260 ms checkpoint report (docs/performance.md).
+ * Runs git (argv, no shell) in the project root through simple-git and returns stdout. A non-zero
+ * exit rejects only when git wrote to stderr (callers decide on the output otherwise).
+ *
+ * `completion.onExit: false`: by default simple-git waits a fixed 50 ms after every command that
+ * prints nothing (`git add`, `git commit -q`, a `log --grep` with no match) — 150 ms of each
+ * ~260 ms checkpoint report (docs/performance.md). Waiting for the process's `close` event alone
+ * is enough to have all of its output. The identity goes through simple-git's `config` option,
+ * never `.env()`.
  */
 function raw(g: Git, args: string[]): Promise<string> {
-  const argv = [...g.config.flatMap((c) => ["-c", c]), ...args];
-  return new Promise((resolve, reject) => {
-    execFile("git", argv, { cwd: g.root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      if (typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === "number" && stderr.length === 0) return resolve(stdout);
-      reject(new Error(stderr.trim() || err.message));
-    });
-  });
+  return simpleGit({
+    baseDir: g.root,
+    config: g.config,
+    completion: { onClose: true, onExit: false },
+    maxConcurrentProcesses: 4,
+  }).raw(args);
 }
 
 /**
