@@ -9,24 +9,8 @@ import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { PolicyGate, drive, type Gate, type GateAnswer } from "../../src/headless/drive.js";
 import type { AskNext, Step } from "../../src/protocol/step.js";
 
-export const SPEC_PATH = "docs/changes/security-scanner/proposal.md";
-export const SLUG = "changes--security-scanner--proposal";
-export const SPEC = `# Security Scanner
-
-## Implementation Order
-
-### Phase 1: Core Scanner
-<!-- complexity: low -->
-Scan files for secrets.
-
-### Phase 2: Rule Engine
-<!-- complexity: medium -->
-Load rules.
-
-### Phase 3: CLI Integration
-<!-- complexity: low -->
-Wire the CLI.
-`;
+import { SLUG, SPEC, SPEC_PATH } from "../helpers/scanner-spec.js";
+export { SLUG, SPEC, SPEC_PATH };
 
 /** Approves paused plans and overrides a blocking phase review as a human; policy for the rest. */
 export class PersonGate implements Gate {

@@ -9,24 +9,8 @@ import { git, makeRepo } from "../helpers/git.js";
 import { AutopilotState } from "../../src/session/schema.js";
 import { CRASH_DRIVER } from "./build.js";
 
-export const SPEC_PATH = "docs/changes/security-scanner/proposal.md";
-export const SLUG = "changes--security-scanner--proposal";
-export const SPEC = `# Security Scanner
-
-## Implementation Order
-
-### Phase 1: Core Scanner
-<!-- complexity: low -->
-Scan files for secrets.
-
-### Phase 2: Rule Engine
-<!-- complexity: medium -->
-Load rules.
-
-### Phase 3: CLI Integration
-<!-- complexity: low -->
-Wire the CLI.
-`;
+import { SLUG, SPEC, SPEC_PATH } from "../helpers/scanner-spec.js";
+export { SLUG, SPEC, SPEC_PATH };
 
 /**
  * Three phases with: a passed checkpoint (a commit) and a human-verify checkpoint; planner concerns
