@@ -1,0 +1,434 @@
+// The scripted model. Given a conversation exactly as a real client showed it to the model (in the
+// neutral form of ./types.ts), it decides the next turn the way a diligent model would:
+//
+// host (the user's session):
+//   - a user turn with the /autopilot command or the MCP prompt → autopilot_start with the spec and
+//     the flags it reads there;
+//   - an autopilot Step → do what `next` says: dispatch the persona through the client's own
+//     subagent tool; put an `ask` to the user (end the turn; the user's next message is the
+//     answer, passed to autopilot_decide); tell the user about a `wait` or the `done` summary;
+//   - a subagent's result → autopilot_report with its JSON block, session and stepId of the Step.
+// persona (inside a subagent):
+//   - read the brief the prompt names (and the plan, for the executor), write the plan/handoff or
+//     the code and state.json with the client's file tools, then reply with one ```json result.
+//
+// It acts only on what it is shown: a Step is read from the tool result's text as the client
+// renders it (Claude Code: the structuredContent JSON), never from the server's own files; a persona
+// learns its job from the prompt and the brief it reads through the client's tools. If what it sees
+// is not enough, it says so in its reply (and the test fails on it), rather than guessing.
+import type { Conversation, Decision, Dialect, Message, ToolCall, ToolResult, WantedCall } from "./types.js";
+
+export interface BrainOptions {
+  /** Tasks per plan the planner writes (default 2). */
+  tasksPerPlan?: number;
+  /** Called with a line per decision (for test logs). */
+  log?: (line: string) => void;
+}
+
+/** A Step as the host model reads it (docs/mcp.md); only the fields the brain uses are typed. */
+export interface SeenStep {
+  session: string;
+  stepId: number;
+  state: string;
+  rigor?: string;
+  reviewPlans?: boolean;
+  report?: string;
+  todo?: string;
+  next:
+    | { kind: "dispatch"; persona: string; description: string; prompt: string; expects: { result: string } }
+    | { kind: "ask"; question: string; options: string[]; context?: string }
+    | { kind: "wait"; reason: string; resumeWith: string }
+    | { kind: "done"; summary: unknown };
+}
+
+const AUTOPILOT_TOOLS = [
+  "autopilot_start",
+  "autopilot_next",
+  "autopilot_report",
+  "autopilot_decide",
+  "autopilot_status",
+  "autopilot_decisions",
+  "gather_context",
+  "write_scratchpad",
+];
+
+/** Text a client adds to a turn for the model's information only (Claude Code's reminders). */
+function isReminder(text: string): boolean {
+  const t = text.trim();
+  return t === "" || (t.startsWith("<system-reminder>") && t.endsWith("</system-reminder>"));
+}
+
+function userText(m: Message): string {
+  return m.parts
+    .filter((p): p is { type: "text"; text: string } => p.type === "text" && !isReminder(p.text))
+    .map((p) => p.text)
+    .join("\n")
+    .trim();
+}
+
+/** Every tool call of the conversation by id. */
+function callsById(conv: Conversation): Map<string, ToolCall> {
+  const m = new Map<string, ToolCall>();
+  for (const msg of conv.messages) for (const p of msg.parts) if (p.type === "tool_call") m.set(p.call.id, p.call);
+  return m;
+}
+
+interface Event {
+  kind: "user" | "result";
+  text?: string;
+  call?: ToolCall;
+  result?: ToolResult;
+}
+
+/** The conversation as a list of user turns and tool results, oldest first, meta tools left out. */
+function events(conv: Conversation, dialect: Dialect): Event[] {
+  const calls = callsById(conv);
+  const out: Event[] = [];
+  for (const m of conv.messages) {
+    if (m.role !== "user") continue;
+    for (const p of m.parts) {
+      if (p.type !== "tool_result") continue;
+      const call = calls.get(p.result.callId) ?? (p.result.name ? { id: "", name: p.result.name, args: {} } : undefined);
+      if (call && dialect.isMetaTool?.(call.name)) continue;
+      out.push({ kind: "result", call, result: p.result });
+    }
+    const t = userText(m);
+    if (t) out.push({ kind: "user", text: t });
+  }
+  return out;
+}
+
+/** The JSON object a tool result shows, if it shows one. */
+export function shownJson(result: ToolResult): any {
+  if (result.structured && typeof result.structured === "object") return result.structured;
+  const t = result.text.trim();
+  try {
+    return JSON.parse(t);
+  } catch {
+    // Some clients wrap the object (e.g. {"structuredContent":...} or text around it): find the outermost braces.
+    const a = t.indexOf("{");
+    const b = t.lastIndexOf("}");
+    if (a >= 0 && b > a) {
+      try {
+        return JSON.parse(t.slice(a, b + 1));
+      } catch {
+        return null;
+      }
+    }
+    return null;
+  }
+}
+
+/** The Step an autopilot tool result shows (also inside an error's `step`), or null. */
+export function stepOf(result: ToolResult): SeenStep | null {
+  let j = shownJson(result);
+  if (j && typeof j === "object" && "structuredContent" in j) j = (j as any).structuredContent;
+  if (j?.error?.step) return j.error.step as SeenStep;
+  if (j && typeof j.stepId === "number" && j.next && typeof j.next.kind === "string") return j as SeenStep;
+  return null;
+}
+
+/** The last ```json block of a text, parsed. */
+export function lastJsonBlock(text: string): unknown | null {
+  const blocks = [...text.matchAll(/```json\s*\n([\s\S]*?)```/g)];
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    try {
+      return JSON.parse(blocks[i][1]);
+    } catch {
+      /* try the one before */
+    }
+  }
+  return null;
+}
+
+/** The spec and flags the user gave, from the /autopilot command body or the MCP prompt. */
+export function startArgs(text: string): { spec: string; flags?: string } | null {
+  // The MCP prompt: "1. Call autopilot_start with {...}."
+  const call = /Call autopilot_start with (\{[^\n]*\})/.exec(text);
+  if (call) {
+    try {
+      const j = JSON.parse(call[1]);
+      if (typeof j.spec === "string") return j;
+    } catch {
+      /* fall through */
+    }
+  }
+  // The command file: "Arguments: docs/spec.md --fast --review-plans"
+  const line = /^Arguments:[ \t]*(.*)$/m.exec(text);
+  if (line) {
+    const words = line[1].trim().split(/\s+/).filter(Boolean);
+    if (words.length && !words[0].startsWith("$")) {
+      const flags = words.slice(1).join(" ");
+      return { spec: words[0], ...(flags ? { flags } : {}) };
+    }
+  }
+  return null;
+}
+
+function slugify(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
+}
+
+export class Brain {
+  private readonly o: Required<Omit<BrainOptions, "log">> & Pick<BrainOptions, "log">;
+  constructor(
+    readonly dialect: Dialect,
+    opts: BrainOptions = {},
+  ) {
+    this.o = { tasksPerPlan: opts.tasksPerPlan ?? 2, log: opts.log };
+  }
+
+  decide(conv: Conversation): Decision {
+    const sub = this.dialect.subagent(conv);
+    const d = sub ? this.persona(conv, sub.persona) : this.host(conv);
+    this.o.log?.(`${sub ? `[${sub.persona ?? "subagent"}]` : "[host]"} ${d.kind === "reply" ? `reply: ${d.text.slice(0, 120)}` : d.calls.map((c) => c.name).join(", ")}`);
+    return d;
+  }
+
+  // ---------------------------------------------------------------- host
+
+  /** Call an autopilot tool, loading it first if the client has deferred it. */
+  private callAutopilot(conv: Conversation, tool: string, args: Record<string, unknown>): Decision {
+    const name = this.dialect.autopilotTool(conv, tool);
+    if (name) return { kind: "tool_calls", calls: [{ name, args }] };
+    const load = this.dialect.loadTools?.(conv, AUTOPILOT_TOOLS);
+    if (load) return { kind: "tool_calls", calls: [load] };
+    return { kind: "reply", text: `I cannot call ${tool}: the client offers no such tool (tools: ${conv.tools.join(", ")}).` };
+  }
+
+  private lastStep(evs: Event[]): SeenStep | null {
+    for (let i = evs.length - 1; i >= 0; i--) {
+      const e = evs[i];
+      if (e.kind === "result" && e.call && this.dialect.autopilotToolOf(e.call.name) && e.result) {
+        const s = stepOf(e.result);
+        if (s) return s;
+      }
+    }
+    return null;
+  }
+
+  private host(conv: Conversation): Decision {
+    const evs = events(conv, this.dialect);
+    const last = evs.at(-1);
+    if (!last) return { kind: "reply", text: "Nothing to do: the conversation is empty." };
+    const step = this.lastStep(evs);
+
+    if (last.kind === "user") {
+      // The user's answer to a question we put to them.
+      if (step?.next.kind === "ask") {
+        const answer = pickOption(last.text!, step.next.options);
+        if (!answer) return { kind: "reply", text: `Please answer with one of: ${step.next.options.join(" / ")}.` };
+        return this.callAutopilot(conv, "autopilot_decide", {
+          session: step.session,
+          stepId: step.stepId,
+          answer,
+          rationale: `user said: ${last.text!.slice(0, 200)}`,
+        });
+      }
+      const args = startArgs(last.text!);
+      if (args) return this.callAutopilot(conv, "autopilot_start", args);
+      if (step) return this.callAutopilot(conv, "autopilot_next", { session: step.session });
+      return { kind: "reply", text: "Which spec should the autopilot run? (No spec path found in your message.)" };
+    }
+
+    // A tool result.
+    const call = last.call;
+    const result = last.result!;
+    if (call && this.dialect.isDispatch(call.name)) {
+      if (!step || step.next.kind !== "dispatch") return { kind: "reply", text: "A subagent returned, but no dispatch Step is open." };
+      const text = this.dialect.subagentText(result);
+      const json = lastJsonBlock(text);
+      if (!json) {
+        return { kind: "reply", text: `The ${step.next.persona} subagent returned no JSON result:\n${text.slice(0, 2000)}` };
+      }
+      return this.callAutopilot(conv, "autopilot_report", { session: step.session, stepId: step.stepId, result: json });
+    }
+    if (call && this.dialect.autopilotToolOf(call.name)) {
+      const s = stepOf(result);
+      if (!s) return { kind: "reply", text: `The autopilot returned no Step:\n${result.text.slice(0, 2000)}` };
+      if (result.isError || shownJson(result)?.error) {
+        // An error with the current Step: the brain never retries blindly; it reports and stops.
+        return { kind: "reply", text: `The autopilot refused the call:\n${result.text.slice(0, 2000)}` };
+      }
+      return this.follow(conv, s);
+    }
+    return { kind: "reply", text: `Unexpected tool result${call ? ` of ${call.name}` : ""}:\n${result.text.slice(0, 1000)}` };
+  }
+
+  /** Do what a Step's `next` says. */
+  private follow(conv: Conversation, s: SeenStep): Decision {
+    const report = s.report ? `${s.report}\n\n` : "";
+    switch (s.next.kind) {
+      case "dispatch": {
+        const call = this.dialect.dispatch(conv, {
+          persona: s.next.persona,
+          description: s.next.description,
+          prompt: s.next.prompt,
+        });
+        if (!call) return { kind: "reply", text: `${report}I cannot run the ${s.next.persona} subagent: this client has no subagent tool.` };
+        return { kind: "tool_calls", calls: [call], text: s.report };
+      }
+      case "ask":
+        return {
+          kind: "reply",
+          text: `${report}${s.next.question}\n${s.next.context ? `${s.next.context}\n` : ""}Options: ${s.next.options.join(" / ")}`,
+        };
+      case "wait":
+        return { kind: "reply", text: `${report}${s.next.reason}\nTo continue: ${s.next.resumeWith}` };
+      case "done":
+        return { kind: "reply", text: `${report}The autopilot session ${s.session} is DONE.` };
+    }
+  }
+
+  // ---------------------------------------------------------------- persona
+
+  private persona(conv: Conversation, persona: string | null): Decision {
+    const firstUser = conv.messages.find((m) => m.role === "user" && userText(m));
+    const prompt = firstUser ? userText(firstUser) : "";
+    const kind = /Reply with one "(\w+)" result/.exec(prompt)?.[1];
+    const brief = /Read (\S+) first/.exec(prompt)?.[1];
+    if (!kind || !brief) {
+      return { kind: "reply", text: `The prompt does not say which result to return or which brief to read:\n${prompt.slice(0, 1000)}` };
+    }
+    const fail = (why: string): Decision => {
+      const finish = this.dialect.finish?.(conv, { kind, error: why });
+      return finish ? { kind: "tool_calls", calls: [finish] } : { kind: "reply", text: "```json\n" + JSON.stringify({ kind, error: why }) + "\n```" };
+    };
+
+    // What this conversation has read and written so far.
+    const reads = new Map<string, string | null>();
+    const written = new Set<string>();
+    const calls = callsById(conv);
+    for (const m of conv.messages)
+      for (const p of m.parts) {
+        if (p.type !== "tool_result") continue;
+        const c = calls.get(p.result.callId);
+        if (!c) continue;
+        const r = this.dialect.readPathOf(conv, c);
+        if (r !== null) reads.set(r, p.result.isError ? null : this.dialect.readText(p.result));
+        const w = this.dialect.writePathOf(conv, c);
+        if (w !== null && !p.result.isError) written.add(w);
+      }
+    const planPath = /(?:Write the plan to|plan) (\S+?\.md)\b/.exec(prompt)?.[1];
+
+    // 1. Read the brief (and, for an executor, the plan) first.
+    const toRead = [brief, ...(kind === "executed" || kind === "fixed" ? [planPath].filter((p): p is string => !!p) : [])].filter(
+      (p) => !reads.has(p),
+    );
+    if (toRead.length) return { kind: "tool_calls", calls: toRead.map((p) => this.dialect.readFile(conv, p)) };
+    const briefText = reads.get(brief);
+    if (briefText == null) return fail(`could not read the brief ${brief}`);
+
+    // 2. The files this persona writes.
+    let files: Array<{ path: string; content: string }>;
+    let result: Record<string, unknown>;
+    const phase = /phase (\d+)\/(\d+) "([^"]+)"/.exec(prompt);
+    const phaseName = phase?.[3] ?? "final";
+    switch (kind) {
+      case "planned": {
+        const handoff = /the handoff to (\S+?\.json)\b/.exec(prompt)?.[1];
+        if (!planPath || !handoff) return fail("the prompt names no plan or handoff path");
+        const n = this.o.tasksPerPlan;
+        const slug = slugify(phaseName);
+        const tasks = Array.from({ length: n }, (_, i) =>
+          [
+            `### Task ${i + 1}: ${phaseName} part ${i + 1}`,
+            "",
+            `- Files: \`src/${slug}/part-${i + 1}.js\``,
+            `- Steps: write the module exporting \`part${i + 1}\`.`,
+            `- Verify: \`node -e "import('./src/${slug}/part-${i + 1}.js')"\``,
+            "",
+          ].join("\n"),
+        );
+        files = [
+          {
+            path: planPath,
+            content: [`# Plan: ${phaseName}`, "", `**Tasks:** ${n}`, "", ...tasks].join("\n"),
+          },
+          {
+            path: handoff,
+            content:
+              JSON.stringify(
+                { fromSkill: "harness-planning", phase: phaseName, summary: `${n} tasks, no checkpoints`, planPath, taskCount: n, checkpointCount: 0, concerns: [] },
+                null,
+                2,
+              ) + "\n",
+          },
+        ];
+        result = { kind: "planned", planPath, concerns: [], summary: `${n} tasks, no checkpoints` };
+        break;
+      }
+      case "executed":
+      case "fixed": {
+        const plan = planPath ? reads.get(planPath) : null;
+        if (!plan) return fail(`could not read the plan ${planPath ?? "(none named)"}`);
+        const targets = [...plan.matchAll(/Files: `([^`]+)`/g)].map((m) => m[1]);
+        if (!targets.length) return fail(`the plan ${planPath} names no files`);
+        const statePath = /Keep (\S+?\.json) updated/.exec(briefText)?.[1];
+        files = targets.map((t, i) => ({
+          path: t,
+          content: `// ${phaseName}, task ${i + 1} (written by the scripted model)\nexport const part${i + 1} = ${JSON.stringify(t)};\n`,
+        }));
+        if (statePath) {
+          files.push({
+            path: statePath,
+            content:
+              JSON.stringify(
+                { schemaVersion: 1, position: { phase: phaseName, task: targets.length }, progress: { done: targets.length, total: targets.length }, lastSession: { summary: "all tasks done" } },
+                null,
+                2,
+              ) + "\n",
+          });
+        }
+        result =
+          kind === "fixed"
+            ? { kind: "fixed", summary: `fixed the findings in ${targets.length} files` }
+            : { kind: "executed", outcome: "complete", summary: `${targets.length}/${targets.length} tasks` };
+        if (kind === "fixed") files = files.map((f) => (f.path === statePath ? f : { ...f, content: f.content + "// fixed\n" }));
+        break;
+      }
+      case "verified":
+        files = [];
+        result = { kind: "verified", verdict: "pass", findings: [] };
+        break;
+      case "reviewed":
+        files = [];
+        result = { kind: "reviewed", findings: [{ severity: "note", title: `Reviewed ${phaseName}: nothing blocking` }] };
+        break;
+      default:
+        return fail(`unknown result kind ${kind}`);
+    }
+
+    // 3. Read what will be overwritten (clients refuse blind overwrites), then write, then reply.
+    const pending = files.filter((f) => !written.has(f.path));
+    if (pending.length) {
+      if (this.dialect.readBeforeWrite) {
+        const unread = pending.filter((f) => !reads.has(f.path));
+        if (unread.length) return { kind: "tool_calls", calls: unread.map((f) => this.dialect.readFile(conv, f.path)) };
+      }
+      return { kind: "tool_calls", calls: pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)) };
+    }
+    const finish = this.dialect.finish?.(conv, result);
+    if (finish) return { kind: "tool_calls", calls: [finish] };
+    return {
+      kind: "reply",
+      text: `${persona ?? "persona"}: done (${files.length} files written).\n\n\`\`\`json\n${JSON.stringify(result)}\n\`\`\``,
+    };
+  }
+}
+
+/** The option a user's answer names: exact, a prefix, or a number; null when none or ambiguous. */
+export function pickOption(text: string, options: string[]): string | null {
+  const t = text.trim().toLowerCase();
+  const n = /^(\d+)\b/.exec(t);
+  if (n && options[Number(n[1]) - 1]) return options[Number(n[1]) - 1];
+  const exact = options.find((o) => t === o.toLowerCase() || t.startsWith(o.toLowerCase() + " "));
+  if (exact) return exact;
+  const pre = options.filter((o) => o.toLowerCase().startsWith(t.split(/\s+/)[0]));
+  return pre.length === 1 ? pre[0] : null;
+}
+
+export type { WantedCall };

@@ -1,0 +1,109 @@
+// The neutral form of a model conversation, shared by every client adapter (Anthropic Messages,
+// OpenAI Responses/Chat, Gemini generateContent). An adapter turns the request a real client sent
+// into a Conversation, asks the brain for a Decision, and turns that back into its API's reply.
+// Nothing here knows a wire format; everything the brain sees is what the client showed the model.
+
+export interface ToolCall {
+  /** The call id as the client will echo it (adapters invent one when the API has none). */
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface ToolResult {
+  /** The id of the ToolCall this answers ("" when the API pairs results by name or order). */
+  callId: string;
+  /** The tool's name when the API says it (Gemini does); else the brain finds it via callId. */
+  name?: string;
+  /** The result exactly as the client shows it to the model, as text. */
+  text: string;
+  /** Structured content, only when the client shows the model a structured object (not text). */
+  structured?: unknown;
+  isError?: boolean;
+}
+
+export type Part =
+  | { type: "text"; text: string }
+  | { type: "tool_call"; call: ToolCall }
+  | { type: "tool_result"; result: ToolResult };
+
+export interface Message {
+  /** "system" is a mid-conversation system turn (Claude Code sends some); the system prompt is Conversation.system. */
+  role: "system" | "user" | "assistant";
+  parts: Part[];
+}
+
+export interface Conversation {
+  /** The system prompt as one text (parts joined with blank lines). */
+  system: string;
+  messages: Message[];
+  /** Names of the tools offered in this request. */
+  tools: string[];
+  /** The model id the client asked for (lets an adapter tell side requests apart). */
+  model?: string;
+}
+
+/** A tool call the brain wants made; the adapter assigns the id. */
+export interface WantedCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export type Decision =
+  /** Call these tools (in parallel, in one assistant turn), optionally with some text first. */
+  | { kind: "tool_calls"; calls: WantedCall[]; text?: string }
+  /** End the turn with this text. */
+  | { kind: "reply"; text: string };
+
+/** A file as the brain reads it back from a tool result. */
+export interface FileRead {
+  path: string;
+  text: string | null;
+}
+
+/**
+ * What differs between clients: the names and argument shapes of their tools, how they show an MCP
+ * tool's result, and how a subagent's conversation can be recognised. One per client; the brain is
+ * the same for all.
+ */
+export interface Dialect {
+  name: string;
+  /** The name under which the client offers autopilot's MCP tool `tool` (e.g. "mcp__autopilot__autopilot_start"), or null. */
+  autopilotTool(conv: Conversation, tool: string): string | null;
+  /** The autopilot tool a call of `name` is (e.g. "autopilot_start"), or null when it is not one. */
+  autopilotToolOf(name: string): string | null;
+  /**
+   * A call that makes tools available which the client lists but has not loaded (Claude Code's
+   * ToolSearch for deferred MCP tools); null when the client has no such thing.
+   */
+  loadTools?(conv: Conversation, tools: string[]): WantedCall | null;
+  /** Calls of these names are bookkeeping (ToolSearch): the brain looks past their results. */
+  isMetaTool?(name: string): boolean;
+  /** The call that runs `persona` as a subagent, or null when the client has no subagent tool. */
+  dispatch(conv: Conversation, d: { persona: string; description: string; prompt: string }): WantedCall | null;
+  /** True when a call of this name was a subagent dispatch. */
+  isDispatch(name: string): boolean;
+  /** The subagent's final text, from the dispatch tool's result. */
+  subagentText(result: ToolResult): string;
+  /** When this conversation is a persona subagent's: which persona (null if unknown); else null. */
+  subagent(conv: Conversation): { persona: string | null } | null;
+  /** The project root the client works in (file tools may want absolute paths). */
+  cwd(conv: Conversation): string;
+  /** Read a file (path relative to the project root). */
+  readFile(conv: Conversation, rel: string): WantedCall;
+  /** If `call` was a read of a file: its project-relative path. */
+  readPathOf(conv: Conversation, call: ToolCall): string | null;
+  /** The file's text from a read result (without the client's line numbers), or null when it failed. */
+  readText(result: ToolResult): string | null;
+  /** Write a whole file (path relative to the project root). */
+  writeFile(conv: Conversation, rel: string, content: string): WantedCall;
+  /** If `call` was a write: its project-relative path. */
+  writePathOf(conv: Conversation, call: ToolCall): string | null;
+  /** True when the client refuses a write to an existing file not read first (Claude Code's Write does). */
+  readBeforeWrite?: boolean;
+  /**
+   * How a persona hands back its result when the client wants a tool call rather than a final
+   * ```json block (autopilot's own anthropic runner: report_result). Absent: reply with the block.
+   */
+  finish?(conv: Conversation, result: Record<string, unknown>): WantedCall | null;
+}

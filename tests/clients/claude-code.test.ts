@@ -1,0 +1,114 @@
+// The real Claude Code CLI (from the npm registry, pinned, installed into a cache by the test)
+// runs /autopilot in a project where only `autopilot install claude` was done, against a loopback
+// Messages API whose model is the scripted brain. The brain acts only on what Claude Code shows it
+// (the Step as structuredContent JSON), dispatches personas through Claude Code's own Agent tool
+// and, inside each subagent, writes the plan and the code with Claude Code's Read/Write tools.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ensureBuilt } from "../helpers/build.js";
+import type { TempRepo } from "../helpers/git.js";
+import { startModelServer, type ModelServer } from "./anthropic-sse.js";
+import { Brain } from "./brain/brain.js";
+import { claudeCode } from "./dialects/claude-code.js";
+import { claudeEnv, ensureClaudeCode, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
+import { commitSubjects, installInto, makeProject, readSession } from "./project.js";
+
+let installed: Installed;
+beforeAll(async () => {
+  await ensureBuilt();
+  installed = await ensureClaudeCode();
+  if ("skip" in installed) console.warn(`[clients] Claude Code tests skip: ${installed.skip}`);
+  else console.log(`[clients] Claude Code ${installed.version} at ${installed.bin}`);
+});
+
+interface Played {
+  runs: ClaudeRun[];
+  model: ModelServer;
+  log: string[];
+}
+
+/**
+ * The user types `prompt` in Claude Code (print mode), then answers every question the session
+ * asks with `answer` (a new `claude -p --continue` turn), until a run ends with no question.
+ */
+async function play(dir: string, prompt: string, answer = "yes", maxTurns = 20): Promise<Played> {
+  if ("skip" in installed) throw new Error("unreachable");
+  const log: string[] = [];
+  const model = await startModelServer({
+    dialect: claudeCode,
+    decide: (c) => brain.decide(c),
+    log: (l) => log.push(l),
+  });
+  const brain = new Brain(claudeCode);
+  const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  const env = claudeEnv(home, model.url);
+  const common = ["--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"];
+  const runs: ClaudeRun[] = [];
+  let run = await runClaude(installed.bin, ["-p", prompt, ...common], { cwd: dir, env });
+  runs.push(run);
+  for (let i = 0; i < maxTurns && asksUser(run); i++) {
+    run = await runClaude(installed.bin, ["-p", answer, "--continue", ...common], { cwd: dir, env });
+    runs.push(run);
+  }
+  await model.close();
+  return { runs, model, log };
+}
+
+/** The run ended on a question to the user (the brain lists the options). */
+function asksUser(run: ClaudeRun): boolean {
+  return run.code === 0 && typeof run.result?.result === "string" && /\nOptions: /.test(run.result.result);
+}
+
+function explain(p: Played): string {
+  const last = p.runs.at(-1)!;
+  return [
+    `claude exit ${last.code} ${last.signal ?? ""}`,
+    `result: ${JSON.stringify(last.result?.result ?? null).slice(0, 1500)}`,
+    `stderr: ${last.stderr.slice(-1500)}`,
+    "model log:",
+    ...p.log.slice(-40),
+  ].join("\n");
+}
+
+const cleanups: Array<() => void> = [];
+const repos: TempRepo[] = [];
+afterAll(async () => {
+  for (const c of cleanups) c();
+  if (!process.env.AUTOPILOT_KEEP_CLIENT_REPOS) for (const r of repos) await r.cleanup();
+});
+
+describe("Claude Code (real CLI) with autopilot install claude", () => {
+  it("/autopilot docs/spec.md --fast runs to DONE, personas dispatched through Claude Code's Agent tool", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject();
+    repos.push(repo);
+    await installInto(repo.dir, "claude");
+
+    const p = await play(repo.dir, "/autopilot docs/spec.md --fast");
+    expect(p.model.errors, explain(p)).toEqual([]);
+    const { state } = readSession(repo.dir);
+    expect(state.currentState, explain(p)).toBe("DONE");
+    expect(state.rigorLevel).toBe("fast");
+    expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
+    // The code the executor subagents wrote through Claude Code's Write tool, committed by autopilot.
+    const subjects = await commitSubjects(repo.dir);
+    expect(subjects.filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+
+    // The host dispatched each persona through Claude Code's own subagent tool, and Claude Code ran
+    // it as a subagent with the agent file install wrote (its body is the subagent's system prompt).
+    const dispatched = p.model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => c.args.subagent_type) : [],
+    );
+    expect(new Set(dispatched)).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
+    const subagentPersonas = new Set(p.model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
+    expect(subagentPersonas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
+    // The host model saw the Step only as JSON (structuredContent), and that was enough.
+    const hostSawStep = p.model.requests.some((r) =>
+      r.conv?.messages.some((m) => m.parts.some((x) => x.type === "tool_result" && x.result.text.trim().startsWith('{"session"'))),
+    );
+    expect(hostSawStep).toBe(true);
+  });
+});

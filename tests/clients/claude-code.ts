@@ -1,0 +1,142 @@
+// The real Claude Code CLI for the client tests: installed from the npm registry at a pinned
+// version into a cache outside the repository (never committed), and run headless in print mode
+// against the loopback model server.
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import lockfile from "proper-lockfile";
+
+const execFileP = promisify(execFile);
+
+export const CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code";
+/** The version these tests were verified with (docs/clients.md). Override: AUTOPILOT_CLAUDE_CODE_VERSION. */
+export const CLAUDE_CODE_VERSION = process.env.AUTOPILOT_CLAUDE_CODE_VERSION || "2.1.330";
+
+export function clientsCacheDir(): string {
+  return path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache"), "autopilot-test-clients");
+}
+
+export type Installed = { bin: string; version: string } | { skip: string };
+
+/**
+ * Install `pkg@version` into `<cache>/<pkg with / as +>@<version>` (once; under a lock, as test files
+ * run in parallel) and return the path of its bin, or why it could not be installed.
+ */
+export async function ensureNpmClient(pkg: string, version: string, binName: string): Promise<Installed> {
+  const dir = path.join(clientsCacheDir(), `${pkg.replace("/", "+")}@${version}`);
+  const bin = path.join(dir, "node_modules", ".bin", binName);
+  mkdirSync(dir, { recursive: true });
+  const release = await lockfile.lock(dir, { lockfilePath: path.join(dir, ".install.lock"), realpath: false, stale: 600_000, retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 } });
+  try {
+    if (!existsSync(bin)) {
+      if (!existsSync(path.join(dir, "package.json"))) writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "autopilot-test-client", private: true }) + "\n");
+      try {
+        await execFileP("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${version}`], {
+          cwd: dir,
+          timeout: 600_000,
+          maxBuffer: 16 * 1024 * 1024,
+        });
+      } catch (e) {
+        return { skip: `could not install ${pkg}@${version} from the npm registry: ${String((e as any).stderr || (e as Error).message).trim().split("\n").slice(-3).join(" ")}` };
+      }
+    }
+    try {
+      const { stdout } = await execFileP(bin, ["--version"], { timeout: 60_000 });
+      return { bin, version: stdout.trim() };
+    } catch (e) {
+      return { skip: `${pkg}@${version} is installed in ${dir} but does not run here: ${(e as Error).message.split("\n")[0]}` };
+    }
+  } finally {
+    await release();
+  }
+}
+
+export function ensureClaudeCode(): Promise<Installed> {
+  return ensureNpmClient(CLAUDE_CODE_PACKAGE, CLAUDE_CODE_VERSION, "claude");
+}
+
+/**
+ * The environment Claude Code runs in: its own HOME (no user settings, credentials or history
+ * leak in or out), the loopback model, no update checks, telemetry or other network traffic.
+ */
+export function claudeEnv(home: string, modelUrl: string): NodeJS.ProcessEnv {
+  const keep = ["PATH", "LANG", "TERM", "TMPDIR", "SHELL", "USER", "LOGNAME"];
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of keep) if (process.env[k]) env[k] = process.env[k];
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_DATA_HOME: path.join(home, ".local/share"),
+    ANTHROPIC_BASE_URL: modelUrl,
+    ANTHROPIC_API_KEY: "sk-ant-loopback-test",
+    // As root Claude Code refuses to skip permission prompts unless it is told it is sandboxed.
+    IS_SANDBOX: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_BUG_COMMAND: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    CLAUDE_CODE_DISABLE_TERMINAL_TITLE: "1",
+    // Tool calls (the MCP server's validation commands) may take a while on a loaded machine.
+    MCP_TIMEOUT: "60000",
+    MCP_TOOL_TIMEOUT: "600000",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+}
+
+export interface ClaudeRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** The stream-json events printed on stdout. */
+  events: any[];
+  /** The final `result` event. */
+  result: any;
+}
+
+/** Run `claude` once, killed (with its children) after `timeoutMs`. */
+export function runClaude(
+  bin: string,
+  args: string[],
+  o: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
+): Promise<ClaudeRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { cwd: o.cwd, env: o.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }, o.timeoutMs ?? 300_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const events = stdout
+        .split("\n")
+        .filter((l) => l.trim().startsWith("{"))
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l)];
+          } catch {
+            return [];
+          }
+        });
+      resolve({ code, signal, stdout, stderr, events, result: events.filter((e) => e.type === "result").at(-1) ?? null });
+    });
+    child.stdin.end(o.input ?? "");
+  });
+}

@@ -1,0 +1,77 @@
+// Claude Code's vocabulary, as its 2.1.x requests show it to the model: MCP tools are named
+// mcp__<server>__<tool> and may be deferred behind ToolSearch; subagents run through the Agent tool
+// (subagent_type = the agent file's name), whose system prompt is the agent file's body; Read and
+// Write take absolute paths, Read prefixes line numbers, Write refuses to overwrite a file that was
+// not read first.
+import path from "node:path";
+import type { Conversation, Dialect, ToolCall, ToolResult, WantedCall } from "../brain/types.js";
+
+const MCP_PREFIX = "mcp__autopilot__";
+
+function abs(conv: Conversation, rel: string): string {
+  return path.isAbsolute(rel) ? rel : path.join(claudeCode.cwd(conv), rel);
+}
+
+function relOf(conv: Conversation, p: unknown): string | null {
+  if (typeof p !== "string") return null;
+  const root = claudeCode.cwd(conv);
+  return path.isAbsolute(p) ? path.relative(root, p).split(path.sep).join("/") : p;
+}
+
+/** Every text the model was shown outside tool results: the system prompt and system turns. */
+function systemTexts(conv: Conversation): string {
+  const turns = conv.messages
+    .filter((m) => m.role === "system")
+    .flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])));
+  return [conv.system, ...turns].join("\n");
+}
+
+export const claudeCode: Dialect = {
+  name: "claude-code",
+  autopilotTool: (conv, tool) => (conv.tools.includes(MCP_PREFIX + tool) ? MCP_PREFIX + tool : null),
+  autopilotToolOf: (name) => (name.startsWith(MCP_PREFIX) ? name.slice(MCP_PREFIX.length) : null),
+  loadTools(conv, tools): WantedCall | null {
+    if (!conv.tools.includes("ToolSearch")) return null;
+    // Only what the client says it holds deferred.
+    const listed = systemTexts(conv);
+    const names = tools.map((t) => MCP_PREFIX + t).filter((n) => listed.includes(n));
+    if (!names.length) return null;
+    return { name: "ToolSearch", args: { query: `select:${names.join(",")}`, max_results: names.length } };
+  },
+  isMetaTool: (name) => name === "ToolSearch",
+  dispatch(conv, d): WantedCall | null {
+    const tool = ["Agent", "Task"].find((t) => conv.tools.includes(t));
+    if (!tool) return null;
+    // The next action depends on the result: run in the foreground.
+    return {
+      name: tool,
+      args: { subagent_type: d.persona, description: d.description, prompt: d.prompt, run_in_background: false },
+    };
+  },
+  isDispatch: (name) => name === "Agent" || name === "Task",
+  subagentText: (r: ToolResult) => r.text,
+  subagent(conv) {
+    // The agent file's body is the subagent's system prompt; ours open with "You are **<name>**".
+    const m = /You are \*\*(harness-[a-z-]+)\*\*/.exec(conv.system);
+    if (m) return { persona: m[1] };
+    return null;
+  },
+  cwd(conv) {
+    const m = /Primary working directory: (\S+)/.exec(systemTexts(conv));
+    if (!m) throw new Error("claude-code dialect: the request names no working directory");
+    return m[1];
+  },
+  readFile: (conv, rel) => ({ name: "Read", args: { file_path: abs(conv, rel) } }),
+  readPathOf: (conv, call: ToolCall) => (call.name === "Read" ? relOf(conv, call.args.file_path) : null),
+  readText(r) {
+    if (r.isError) return null;
+    // "     1\tline" (cat -n style); a note may follow in a <system-reminder>.
+    const lines = r.text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "").split("\n");
+    const numbered = lines.filter((l) => /^\s*\d+[\t→]/.test(l));
+    if (!numbered.length) return r.text;
+    return numbered.map((l) => l.replace(/^\s*\d+[\t→]/, "")).join("\n");
+  },
+  writeFile: (conv, rel, content) => ({ name: "Write", args: { file_path: abs(conv, rel), content } }),
+  writePathOf: (conv, call) => (call.name === "Write" ? relOf(conv, call.args.file_path) : null),
+  readBeforeWrite: true,
+};

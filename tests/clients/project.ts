@@ -1,0 +1,60 @@
+// A user's project for the client tests: a git repository with a small multi-phase spec, and the
+// helpers to read what autopilot left in it.
+import { execFile } from "node:child_process";
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { git, makeRepo, type TempRepo } from "../helpers/git.js";
+import { distCli } from "../helpers/build.js";
+
+const execFileP = promisify(execFile);
+
+/** Three low-complexity phases: no interactive planning, so a session can run to DONE unattended. */
+export const SPEC = `# Greeting Library
+
+A tiny library of greetings.
+
+## Implementation Order
+
+### Phase 1: Core Greeting
+<!-- complexity: low -->
+A \`greet(name)\` function returning "Hello, <name>!".
+
+### Phase 2: Farewells
+<!-- complexity: low -->
+A \`farewell(name)\` function returning "Goodbye, <name>!".
+
+### Phase 3: Exports
+<!-- complexity: low -->
+An index module exporting both.
+`;
+
+export async function makeProject(spec = SPEC): Promise<TempRepo> {
+  return makeRepo({ files: { "README.md": "# greetings\n", "docs/spec.md": spec } });
+}
+
+/**
+ * `autopilot install <client>` into the project, as a user runs it, and commit what it wrote (a team
+ * commits its client config). Returns install's output.
+ */
+export async function installInto(dir: string, client: string, extra: string[] = []): Promise<string> {
+  const { stdout, stderr } = await execFileP(process.execPath, [distCli, "install", client, "--project", dir, ...extra], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-q", "-m", `install autopilot for ${client}`);
+  return stdout + stderr;
+}
+
+/** The session's state file (the only session in the project). */
+export function readSession(dir: string): { slug: string; state: any } {
+  const root = path.join(dir, ".harness", "sessions");
+  const slugs = existsSync(root) ? readdirSync(root).filter((s) => existsSync(path.join(root, s, "autopilot-state.json"))) : [];
+  if (slugs.length !== 1) throw new Error(`expected one session in ${root}, found ${slugs.join(", ") || "none"}`);
+  return { slug: slugs[0], state: JSON.parse(readFileSync(path.join(root, slugs[0], "autopilot-state.json"), "utf8")) };
+}
+
+export async function commitSubjects(dir: string): Promise<string[]> {
+  return (await git(dir, "log", "--format=%s")).trim().split("\n");
+}
