@@ -4,7 +4,8 @@
 // no tools (titles, summaries a client asks a small model for) get a short text answer. Listens on
 // 127.0.0.1 only; bounded by a request limit so a client that loops fails instead of spinning.
 import http from "node:http";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Conversation, Decision, Dialect, Message, Part } from "./brain/types.js";
 
@@ -184,6 +185,9 @@ export async function startModelServer(o: ModelServerOptions): Promise<ModelServ
   const errors: Error[] = [];
   const max = o.maxRequests ?? 1000;
   const captureFile = o.captureFile ?? process.env.AUTOPILOT_CAPTURE_MODEL_REQUESTS;
+  // Debugging: every request body as sent, one file each.
+  const dumpDir = process.env.AUTOPILOT_DUMP_MODEL_REQUESTS;
+  if (dumpDir) mkdirSync(dumpDir, { recursive: true });
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -198,6 +202,7 @@ export async function startModelServer(o: ModelServerOptions): Promise<ModelServ
       }
       const rec: RecordedRequest = { n: requests.length + 1, url, kind: "other", bytes: raw.length, headers: req.headers, body };
       requests.push(rec);
+      if (dumpDir) writeFileSync(path.join(dumpDir, `req-${String(rec.n).padStart(4, "0")}.json`), JSON.stringify({ url, headers: req.headers, body }, null, 1));
       if (requests.length > max) {
         errors.push(new Error(`model server: more than ${max} requests`));
         return sendError(res, 400, "invalid_request_error", `loopback model: request limit ${max} reached`);

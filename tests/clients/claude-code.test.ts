@@ -73,6 +73,14 @@ function explain(p: Played): string {
   ].join("\n");
 }
 
+function sessionOf(dir: string, p: Played): { slug: string; state: any } {
+  try {
+    return readSession(dir);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${explain(p)}`);
+  }
+}
+
 const cleanups: Array<() => void> = [];
 const repos: TempRepo[] = [];
 afterAll(async () => {
@@ -89,7 +97,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
 
     const p = await play(repo.dir, "/autopilot docs/spec.md --fast");
     expect(p.model.errors, explain(p)).toEqual([]);
-    const { state } = readSession(repo.dir);
+    const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");
     expect(state.rigorLevel).toBe("fast");
     expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);

@@ -92,6 +92,9 @@ function events(conv: Conversation, dialect: Dialect): Event[] {
       if (call && dialect.isMetaTool?.(call.name)) continue;
       out.push({ kind: "result", call, result: p.result });
     }
+    // Text beside tool results is the client's annotation of them (Claude Code: "Tool loaded."),
+    // not something the user said.
+    if (m.parts.some((p) => p.type === "tool_result")) continue;
     const t = userText(m);
     if (t) out.push({ kind: "user", text: t });
   }
