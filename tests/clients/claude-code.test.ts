@@ -119,4 +119,55 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     );
     expect(hostSawStep).toBe(true);
   });
+
+  it("/autopilot docs/spec.md --review-plans (standard rigor) runs to DONE, each plan approved by the user", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject();
+    repos.push(repo);
+    await installInto(repo.dir, "claude");
+
+    const p = await play(repo.dir, "/autopilot docs/spec.md --review-plans");
+    expect(p.model.errors, explain(p)).toEqual([]);
+    const { state } = sessionOf(repo.dir, p);
+    expect(state.currentState, explain(p)).toBe("DONE");
+    // The flag reached the server.
+    expect(state.rigorLevel).toBe("standard");
+    expect(state.reviewPlans).toBe(true);
+    expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
+    // --review-plans: every plan waited for the user, who approved it in Claude Code.
+    const approvals = state.decisions.filter((d: any) => d.state === "APPROVE_PLAN");
+    expect(approvals.map((d: any) => [d.phase, d.by, d.answer])).toEqual([
+      [0, "human", "yes"],
+      [1, "human", "yes"],
+      [2, "human", "yes"],
+    ]);
+    // Standard rigor dispatches the verifier too.
+    const personas = new Set(p.model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
+    expect(personas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"]));
+    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+  });
+
+  // The server's MCP prompt, typed as a user does. Claude Code splits the words after the command
+  // and maps them in order onto the prompt's arguments (spec, flags).
+  let promptState: any;
+  it("/mcp__autopilot__autopilot docs/spec.md --fast --review-plans (the server's MCP prompt) runs to DONE", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject();
+    repos.push(repo);
+    await installInto(repo.dir, "claude");
+
+    const p = await play(repo.dir, "/mcp__autopilot__autopilot docs/spec.md --fast --review-plans");
+    expect(p.model.errors, explain(p)).toEqual([]);
+    const { state } = sessionOf(repo.dir, p);
+    expect(state.currentState, explain(p)).toBe("DONE");
+    expect(state.rigorLevel, explain(p)).toBe("fast");
+    promptState = state;
+  });
+
+  // KNOWN BUG (issue 11 item 4, being fixed on branch issue-18-views): the third word is lost, so
+  // --review-plans never reaches the server. Remove `.fails` when the fix lands on main.
+  it.fails("KNOWN BUG: the MCP prompt passes --review-plans through to the server", (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    expect(promptState?.reviewPlans).toBe(true);
+  });
 });

@@ -32,10 +32,11 @@ export const claudeCode: Dialect = {
   autopilotToolOf: (name) => (name.startsWith(MCP_PREFIX) ? name.slice(MCP_PREFIX.length) : null),
   loadTools(conv, tools): WantedCall | null {
     if (!conv.tools.includes("ToolSearch")) return null;
-    // Only what the client says it holds deferred.
+    // The names the client announced as deferred, else (after an MCP prompt Claude Code announces
+    // none) a keyword search, as the ToolSearch description offers.
     const listed = systemTexts(conv);
     const names = tools.map((t) => MCP_PREFIX + t).filter((n) => listed.includes(n));
-    if (!names.length) return null;
+    if (!names.length) return { name: "ToolSearch", args: { query: "+autopilot autopilot", max_results: tools.length } };
     return { name: "ToolSearch", args: { query: `select:${names.join(",")}`, max_results: names.length } };
   },
   isMetaTool: (name) => name === "ToolSearch",
