@@ -31,9 +31,11 @@ export interface ModelServerOptions {
   /**
    * Write a JSON summary of what the client sends the model (system prompt parts, tools with their
    * byte sizes; the full text for the first request of each kind) to this file after every request.
-   * Default: env AUTOPILOT_CAPTURE_MODEL_REQUESTS.
+   * Default: `<env AUTOPILOT_CAPTURE_MODEL_REQUESTS>/<label>.json` when that variable names a folder.
    */
   captureFile?: string;
+  /** Names this server's capture file (default "model"). */
+  label?: string;
   log?: (line: string) => void;
 }
 
@@ -184,7 +186,9 @@ export async function startModelServer(o: ModelServerOptions): Promise<ModelServ
   const requests: RecordedRequest[] = [];
   const errors: Error[] = [];
   const max = o.maxRequests ?? 1000;
-  const captureFile = o.captureFile ?? process.env.AUTOPILOT_CAPTURE_MODEL_REQUESTS;
+  const captureDir = process.env.AUTOPILOT_CAPTURE_MODEL_REQUESTS;
+  if (captureDir && !o.captureFile) mkdirSync(captureDir, { recursive: true });
+  const captureFile = o.captureFile ?? (captureDir ? path.join(captureDir, `${o.label ?? "model"}.json`) : undefined);
   // Debugging: every request body as sent, one file each.
   const dumpDir = process.env.AUTOPILOT_DUMP_MODEL_REQUESTS;
   if (dumpDir) mkdirSync(dumpDir, { recursive: true });

@@ -33,10 +33,11 @@ interface Played {
  * The user types `prompt` in Claude Code (print mode), then answers every question the session
  * asks with `answer` (a new `claude -p --continue` turn), until a run ends with no question.
  */
-async function play(dir: string, prompt: string, answer = "yes", maxTurns = 20): Promise<Played> {
+async function play(label: string, dir: string, prompt: string, answer = "yes", maxTurns = 20): Promise<Played> {
   if ("skip" in installed) throw new Error("unreachable");
   const log: string[] = [];
   const model = await startModelServer({
+    label,
     dialect: claudeCode,
     decide: (c) => brain.decide(c),
     log: (l) => log.push(l),
@@ -95,7 +96,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     repos.push(repo);
     await installInto(repo.dir, "claude");
 
-    const p = await play(repo.dir, "/autopilot docs/spec.md --fast");
+    const p = await play("claude-code-fast", repo.dir, "/autopilot docs/spec.md --fast");
     expect(p.model.errors, explain(p)).toEqual([]);
     const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");
@@ -126,7 +127,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     repos.push(repo);
     await installInto(repo.dir, "claude");
 
-    const p = await play(repo.dir, "/autopilot docs/spec.md --review-plans");
+    const p = await play("claude-code-standard-review-plans", repo.dir, "/autopilot docs/spec.md --review-plans");
     expect(p.model.errors, explain(p)).toEqual([]);
     const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");
@@ -156,7 +157,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     repos.push(repo);
     await installInto(repo.dir, "claude");
 
-    const p = await play(repo.dir, "/mcp__autopilot__autopilot docs/spec.md --fast --review-plans");
+    const p = await play("claude-code-mcp-prompt", repo.dir, "/mcp__autopilot__autopilot docs/spec.md --fast --review-plans");
     expect(p.model.errors, explain(p)).toEqual([]);
     const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");

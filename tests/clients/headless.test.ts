@@ -60,7 +60,7 @@ describe("autopilot run with real agents", () => {
     await installInto(repo.dir, "claude");
     const log: string[] = [];
     const brain = new Brain(claudeCode);
-    const model = await startModelServer({ dialect: claudeCode, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startModelServer({ label: "headless-command-claude", dialect: claudeCode, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     servers.push(model);
     const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
     homes.push(home);
@@ -94,7 +94,7 @@ describe("autopilot run with real agents", () => {
     repos.push(repo);
     const log: string[] = [];
     const brain = new Brain(autopilotRunner);
-    const model = await startModelServer({ dialect: autopilotRunner, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startModelServer({ label: "headless-anthropic-runner", dialect: autopilotRunner, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     servers.push(model);
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
