@@ -41,7 +41,7 @@ async function skillBytes(): Promise<{ size: number; note: string }> {
 }
 
 async function promptText(client: Awaited<ReturnType<typeof spawnServer>>["client"], spec: string): Promise<string> {
-  const p = await client.getPrompt({ name: "autopilot", arguments: { spec } });
+  const p = await client.getPrompt({ name: "start", arguments: { spec } });
   return p.messages.map((m) => (m.content.type === "text" ? m.content.text : "")).join("\n");
 }
 

@@ -26,6 +26,7 @@ import { gatherDispatchFacts } from "./facts.js";
 // Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
 import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
+import { startArgs } from "./flags.js";
 import type { LockOptions } from "../session/store.js";
 
 export interface EngineOptions {
@@ -48,34 +49,7 @@ export interface StartResult {
   notes: string[];
 }
 
-export interface Flags {
-  rigorLevel: RigorLevel;
-  reviewPlans: boolean;
-}
-
-/** `--fast`, `--thorough`, `--review-plans`, space or comma separated. */
-export function parseFlags(flags: string | string[] | undefined): Flags & { given: string[] } {
-  const words = (Array.isArray(flags) ? flags.join(" ") : (flags ?? ""))
-    .split(/[\s,]+/)
-    .map((w) => w.trim())
-    .filter(Boolean);
-  const known = new Set(["--fast", "--thorough", "--review-plans"]);
-  const unknown = words.filter((w) => !known.has(w));
-  if (unknown.length)
-    throw new AutopilotError(
-      "bad_input",
-      `Unknown flag${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}. Use --fast, --thorough and/or --review-plans.`,
-    );
-  const fast = words.includes("--fast");
-  const thorough = words.includes("--thorough");
-  if (fast && thorough)
-    throw new AutopilotError("flag_conflict", "Cannot use --fast and --thorough together. Choose one.");
-  return {
-    rigorLevel: fast ? "fast" : thorough ? "thorough" : "standard",
-    reviewPlans: words.includes("--review-plans"),
-    given: words,
-  };
-}
+export { parseFlags, type Flags } from "./flags.js";
 
 export class Engine {
   readonly root: string;
@@ -94,9 +68,10 @@ export class Engine {
 
   // ---- tools ------------------------------------------------------------------------------
 
-  async start(spec: string, flags?: string | string[]): Promise<StartResult> {
-    const parsed = parseFlags(flags);
-    const { rel } = resolveSpecPath(this.root, spec);
+  async start(specArg: string, flags?: string | string[]): Promise<StartResult> {
+    // Flags may also stand in the spec ("docs/spec.md --fast"), as some clients pass them.
+    const parsed = startArgs(this.root, specArg, flags);
+    const { rel } = resolveSpecPath(this.root, parsed.spec);
     const slug = slugFromSpecPath(rel);
     return this.store.withLock(slug, async () => {
       if (await this.store.exists(slug)) {

@@ -159,15 +159,64 @@ export function nextFor(state: AutopilotState, slug: string): Next {
   };
 }
 
-/** The one-line version of the numbered instructions in the text rendering. */
-export function todoFor(next: Next): string {
+/**
+ * The client driving the session, from the MCP initialize `clientInfo.name`: it decides which
+ * subagent tool the instructions name. "other" reads the persona file when it has no subagents.
+ */
+export type Host = "claude-code" | "codex" | "gemini" | "other";
+
+export function hostOf(clientName: string | undefined): Host {
+  const n = (clientName ?? "").toLowerCase();
+  if (n.startsWith("claude")) return "claude-code"; // "claude-code"
+  if (n.includes("codex")) return "codex"; // "codex-mcp-client"
+  if (n.includes("gemini")) return "gemini"; // "gemini-cli-mcp-client"
+  return "other";
+}
+
+export interface HostView {
+  host: Host;
+  /** Where the persona files are (the package's personas/ folder), for hosts that read them. */
+  personasDir?: string;
+}
+
+const OTHER: HostView = { host: "other" };
+
+function personaFile(view: HostView, persona: string): string {
+  return `${view.personasDir ?? "personas"}/${persona}.md`;
+}
+
+/** How this host runs a persona on `prompt` (a name such as next.prompt, or "the prompt below"). */
+export function runPersona(view: HostView, persona: string, prompt: string): string {
+  switch (view.host) {
+    case "claude-code":
+      return `Call the Agent tool with subagent_type "${persona}" and ${prompt} as its prompt`;
+    case "codex":
+      return `Call spawn_agent with message "You are ${persona}: follow ${personaFile(view, persona)}." followed by ${prompt}, then wait_agent for its final answer`;
+    case "gemini":
+      return `Call invoke_agent with agent_name "${persona}" and ${prompt} as its prompt`;
+    default:
+      return `Run the ${persona} subagent with ${prompt} (no subagents? read ${personaFile(view, persona)} and do its work yourself)`;
+  }
+}
+
+function reportCall(step: Pick<Step, "session" | "stepId">, result: string): string {
+  return `autopilot_report {"session":"${step.session}","stepId":${step.stepId},"result":<its JSON reply, kind "${result}">}`;
+}
+
+function decideCall(step: Pick<Step, "session" | "stepId">): string {
+  return `autopilot_decide {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<their reason, if given>}`;
+}
+
+/** One line that alone says what to do with `next`: which tool, which agent, which call after. */
+export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: HostView = OTHER): string {
+  const next = step.next;
   switch (next.kind) {
     case "dispatch":
-      return "Run next.persona with next.prompt, then autopilot_report its result with this stepId.";
+      return `${runPersona(view, next.persona, "next.prompt")}, then call ${reportCall(step, next.expects.result)}.`;
     case "ask":
-      return "Ask the user next.question, then autopilot_decide their answer with this stepId.";
+      return `Ask the user next.question (options: next.options), then call ${decideCall(step)}.`;
     case "wait":
-      return "Tell the user next.reason, then stop.";
+      return "Tell the user next.reason, then stop (they resume with next.resumeWith).";
     default:
       return "Show the user the report: the session is done.";
   }
@@ -195,7 +244,7 @@ export function renderStep(state: AutopilotState, slug: string): Step {
     reviewPlans: state.reviewPlans,
     ...(state.report ? { report: state.report } : {}),
     next,
-    todo: todoFor(next),
+    todo: todoFor({ session: slug, stepId: state.stepId, next }),
   };
 }
 
@@ -211,7 +260,7 @@ export function matchAnswer(answer: string, options: readonly string[]): string 
 }
 
 /** The human-readable rendering of a Step: what happened, then numbered instructions. */
-export function renderStepText(step: Step): string {
+export function renderStepText(step: Step, view: HostView = OTHER): string {
   const lines: string[] = [];
   const where = step.phase
     ? `${step.state} · phase ${step.phase.number}/${step.phase.total}: ${step.phase.name}`
@@ -222,10 +271,15 @@ export function renderStepText(step: Step): string {
   const n = step.next;
   if (n.kind === "dispatch") {
     lines.push(
-      `1. Dispatch the ${n.persona} subagent (${n.description}) with this prompt:`,
+      view.host === "other"
+        ? `1. Dispatch the ${n.persona} subagent (${n.description}) with this prompt:`
+        : `1. ${n.description}: ${runPersona(view, n.persona, "this prompt")}:`,
       "",
       n.prompt.split("\n").map((l) => `   ${l}`).join("\n"),
       "",
+      ...(view.host === "other"
+        ? [`   (No subagents? Read ${personaFile(view, n.persona)} and do its work yourself.)`, ""]
+        : []),
       `2. Call autopilot_report with {"session":"${step.session}","stepId":${step.stepId},"result":<the persona's JSON, kind "${n.expects.result}">}.`,
     );
   } else if (n.kind === "ask") {
@@ -238,6 +292,7 @@ export function renderStepText(step: Step): string {
   } else if (n.kind === "wait") {
     lines.push(`1. Tell the user: ${n.reason}`, `2. Stop here. To continue later: ${n.resumeWith}.`);
   } else {
+    if (!step.report) lines.push(`Summary: ${JSON.stringify(n.summary)}`, "");
     lines.push("1. Show the user the summary above. The session is DONE.");
   }
   return lines.join("\n");

@@ -117,7 +117,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
         ),
       );
       notes.push(
-        "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__autopilot)",
+        "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__start)",
         o.global ? "" : "Claude Code asks once to approve the project's .mcp.json servers: approve `autopilot`.",
       );
       break;

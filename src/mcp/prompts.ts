@@ -1,36 +1,68 @@
-// The `autopilot` prompt: in Claude Code `/mcp__autopilot__autopilot SPEC [FLAGS]`. It only tells
-// the host how to drive the tools; the Steps carry everything else.
+// The `start` prompt: `/mcp__autopilot__start SPEC [FLAGS]` in Claude Code, `/start` in Gemini CLI.
+// Not named `autopilot`: Gemini CLI renames both of two commands that share a name, and the
+// installed `/autopilot` command file must keep its name. It only tells the host how to drive the
+// tools; the Steps carry everything else.
+//
+// Clients fill prompt arguments differently: Claude Code splits what the user typed on spaces and
+// maps the words onto the arguments in order, dropping words beyond the last argument; Gemini CLI
+// puts the whole line into the first required argument. So the prompt has spare argument slots and
+// reads the flags out of all of them, `spec` included.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { splitCommandLine } from "../engine/flags.js";
+import { AutopilotError } from "../protocol/errors.js";
 
-export function autopilotPromptText(spec: string, flags?: string): string {
-  const args = JSON.stringify({ spec, ...(flags?.trim() ? { flags: flags.trim() } : {}) });
+export const PROMPT_NAME = "start";
+/** The arguments after `spec`, in order: room for every flag (and a spec path's extra words). */
+export const EXTRA_ARGS = ["flags", "flag2", "flag3", "flag4"] as const;
+
+export function autopilotPromptText(spec: string, flags: string[] = []): string {
+  const args = JSON.stringify({ spec, ...(flags.length ? { flags: flags.join(" ") } : {}) });
   return [
-    `Run the autopilot on ${spec}${flags?.trim() ? ` with ${flags.trim()}` : ""}.`,
+    `Run the autopilot on ${spec}${flags.length ? ` with ${flags.join(" ")}` : ""}.`,
     "",
     `1. Call autopilot_start with ${args}.`,
-    "2. Every autopilot result is a Step; do exactly what its `next` says, then call the tool it names:",
-    "   - dispatch: run the named persona as a subagent (Claude Code: the Agent tool with subagent_type = persona) with the given prompt; report its JSON result with autopilot_report (same session and stepId).",
-    "   - ask: put the question and its options to the user; pass their answer (and reason) to autopilot_decide.",
+    "2. Every autopilot result is a Step. Do exactly what its `todo` says, then call the tool it names:",
+    "   - dispatch: run next.persona as a subagent with next.prompt (todo names your subagent tool); report its JSON reply with autopilot_report (same session and stepId).",
+    "   - ask: put next.question and its options to the user; pass their answer (and reason) to autopilot_decide.",
     "   - wait: tell the user the reason and stop; they resume with autopilot_start later.",
     "   - done: show the summary and stop.",
-    "3. Show the user every Step's `report` text. Never plan, execute, verify or review yourself: the personas do.",
+    "3. Show the user every Step's `report`. Never plan, execute, verify or review yourself: the personas do.",
     "4. After a context reset, call autopilot_status, then autopilot_next for the session.",
   ].join("\n");
 }
 
+/** The command line the user typed, whichever arguments the client put its words in. */
+export function promptCommandLine(args: Record<string, string | undefined>): { spec: string; flags: string[] } {
+  const line = ["spec", ...EXTRA_ARGS].map((k) => args[k]?.trim() ?? "").filter(Boolean).join(" ");
+  try {
+    const parsed = splitCommandLine(line);
+    if (!parsed.spec) throw new AutopilotError("spec_not_found", "No spec path was given, e.g. docs/changes/my-feature/proposal.md --fast.");
+    return parsed;
+  } catch (e) {
+    if (e instanceof AutopilotError) throw new McpError(ErrorCode.InvalidParams, `[${e.code}] ${e.message}`);
+    throw e;
+  }
+}
+
 export function registerPrompts(server: McpServer): void {
+  const more = z.string().optional().describe("More flags");
   server.registerPrompt(
-    "autopilot",
+    PROMPT_NAME,
     {
-      description: "Carry a multi-phase spec from plan to reviewed, committed code.",
+      description: "Autopilot: carry a multi-phase spec from plan to reviewed, committed code.",
       argsSchema: {
-        spec: z.string().describe("Spec path, e.g. docs/changes/x/proposal.md"),
+        spec: z.string().describe("Spec path, e.g. docs/changes/x/proposal.md; flags may follow"),
         flags: z.string().optional().describe("--fast | --thorough, --review-plans"),
+        flag2: more,
+        flag3: more,
+        flag4: more,
       },
     },
-    ({ spec, flags }) => ({
-      messages: [{ role: "user", content: { type: "text", text: autopilotPromptText(spec, flags) } }],
-    }),
+    (args) => {
+      const { spec, flags } = promptCommandLine(args);
+      return { messages: [{ role: "user", content: { type: "text", text: autopilotPromptText(spec, flags) } }] };
+    },
   );
 }

@@ -1,15 +1,24 @@
 // Tool results: the Step as structuredContent plus its text rendering; errors as isError results
-// whose text says what to do next and whose structuredContent carries the stable code.
+// with a code, a message and what to do next. Clients show the model only one of the two views
+// (Claude Code and Codex: structuredContent; Gemini CLI: the text), so each carries everything.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AutopilotError } from "../protocol/errors.js";
+import { AutopilotError, type ErrorCode } from "../protocol/errors.js";
 import type { Step } from "../protocol/step.js";
-import { renderStepText } from "../engine/step.js";
+import { renderStepText, todoFor, type HostView } from "../engine/step.js";
 
-export function stepResult(step: Step, preface: string[] = []): CallToolResult {
-  const text = [...preface, renderStepText(step)].join("\n\n");
+const DEFAULT_VIEW: HostView = { host: "other" };
+
+/** The Step with this host's `todo`, and lines to show first (e.g. an answer given in a form) in its report. */
+export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): Step {
+  const report = [...preface, ...(step.report ? [step.report] : [])].join("\n\n");
+  return { ...step, ...(report ? { report } : {}), todo: todoFor(step, view) };
+}
+
+export function stepResult(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): CallToolResult {
+  const s = hostStep(step, view, preface);
   return {
-    content: [{ type: "text", text }],
-    structuredContent: step as unknown as Record<string, unknown>,
+    content: [{ type: "text", text: renderStepText(s, view) }],
+    structuredContent: s as unknown as Record<string, unknown>,
   };
 }
 
@@ -24,25 +33,53 @@ export function jsonResult(value: object, summary?: string): CallToolResult {
 export interface ErrorPayload {
   code: string;
   message: string;
+  /** What to do next: clients that show only structuredContent show no error marker either. */
+  todo: string;
   step?: Step;
 }
 
-export function errorPayload(e: unknown): ErrorPayload {
+/** What to do after each error, in one line. With a current Step the call changed nothing. */
+const ERROR_TODO: Record<ErrorCode, string> = {
+  unknown_session: "Call autopilot_status for the sessions, then call again with one of them.",
+  stale_step: "Nothing changed: carry on from the current Step (error.step) and its todo.",
+  bad_result: "Nothing changed: report a result that fits (see the message), or carry on from the current Step (error.step).",
+  bad_answer: "Nothing changed: call autopilot_decide again with one of the current Step's options (error.step).",
+  spec_not_found: "Check the spec path (relative to the project root) with the user, then call autopilot_start again.",
+  no_phases: "Tell the user the spec needs an Implementation Order section with Phase headings (see the message).",
+  flag_conflict: "Call autopilot_start again with either --fast or --thorough.",
+  outside_project: "Use a path inside the project, relative to its root.",
+  corrupt_state: "Tell the user the message: the state file needs repair; nothing was changed.",
+  busy: "Wait, then call autopilot_next; tell the user if it persists.",
+  not_a_git_repo: "Tell the user: autopilot needs a git repository with a first commit.",
+  no_commits: "Tell the user: the repository needs a first commit.",
+  detached_head: "Tell the user to check out a branch, then call autopilot_start again.",
+  bad_input: "Fix the input as the message says and call again.",
+  plan_not_found: "Make sure the plan file the message names exists, then report again.",
+  internal: "Call autopilot_next to see the saved Step; tell the user if it repeats.",
+};
+
+export function errorPayload(e: unknown, view: HostView = DEFAULT_VIEW): ErrorPayload {
   if (e instanceof AutopilotError) {
     const step = e.details?.step as Step | undefined;
-    return { code: e.code, message: e.message, ...(step ? { step } : {}) };
+    return {
+      code: e.code,
+      message: e.message,
+      todo: ERROR_TODO[e.code] ?? ERROR_TODO.internal,
+      ...(step ? { step: hostStep(step, view) } : {}),
+    };
   }
   const message = e instanceof Error ? e.message : String(e);
   return {
     code: "internal",
     message: `Unexpected error: ${message}. Call autopilot_next to see the saved Step; report this if it repeats.`,
+    todo: ERROR_TODO.internal,
   };
 }
 
-export function errorResult(e: unknown): CallToolResult {
-  const error = errorPayload(e);
-  const lines = [`Error [${error.code}]: ${error.message}`];
-  if (error.step) lines.push("", "The current Step:", "", renderStepText(error.step));
+export function errorResult(e: unknown, view: HostView = DEFAULT_VIEW): CallToolResult {
+  const error = errorPayload(e, view);
+  const lines = [`Error [${error.code}]: ${error.message}`, `Next: ${error.todo}`];
+  if (error.step) lines.push("", "The current Step:", "", renderStepText(error.step, view));
   return {
     isError: true,
     content: [{ type: "text", text: lines.join("\n") }],

@@ -20,7 +20,7 @@ export interface ServerOptions {
 }
 
 export const INSTRUCTIONS =
-  "Autopilot runs a multi-phase spec through plan, execute, verify and review. Start with autopilot_start (or the autopilot prompt); every result is a Step whose `next` says the one thing to do, and names the tool to call afterwards.";
+  "Autopilot runs a multi-phase spec through plan, execute, verify and review. Start with autopilot_start (or the start prompt); every result is a Step whose `todo` says the one thing to do, and names the tool to call afterwards.";
 
 /** The package version, found from this file whether it runs from src/ or dist/src/. */
 export function packageVersion(): string {

@@ -3,6 +3,9 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { readDriver } from "../headless/driver-lock.js";
 import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
+import { startArgs } from "../engine/flags.js";
+import { hostOf, type HostView } from "../engine/step.js";
+import { packageRoot } from "../install/paths.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Engine } from "../engine/engine.js";
 import { AutopilotError } from "../protocol/errors.js";
@@ -47,7 +50,22 @@ export interface ToolContext {
   now?: () => Date;
 }
 
+/** The package's persona files, named in the instructions of hosts that read them. */
+function personasDir(): string | undefined {
+  try {
+    return path.join(packageRoot(), "personas").split(path.sep).join("/");
+  } catch {
+    return undefined;
+  }
+}
+
 export function registerTools(server: McpServer, ctx: ToolContext): void {
+  // Which client this is (initialize clientInfo.name) decides the subagent tool the Steps name.
+  let dir: string | undefined | null = null;
+  const view = (): HostView => ({
+    host: hostOf(server.server.getClientVersion()?.name),
+    personasDir: dir === null ? (dir = personasDir()) : dir,
+  });
   const engineFor = async (progress?: Progress) =>
     new (await loadEngine()).Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now });
 
@@ -67,9 +85,9 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         const preface = [...(out.preface ?? [])];
         if (opts.elicit) step = await answerInBand(engine, step, extra, progress, preface);
         ctx.log("info", `${name} ${step.session}: step ${step.stepId} ${step.state} → ${step.next.kind}${step.next.kind === "dispatch" ? ` ${step.next.persona}` : ""}`);
-        return stepResult(step, preface);
+        return stepResult(step, view(), preface);
       } catch (e) {
-        const r = errorResult(e);
+        const r = errorResult(e, view());
         ctx.log("warning", `${name}: ${(r.structuredContent as { error: { code: string } }).error.code}`);
         return r;
       } finally {
@@ -117,7 +135,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     try {
       return await fn();
     } catch (e) {
-      return errorResult(e);
+      return errorResult(e, view());
     }
   };
 
@@ -132,7 +150,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       stepTool(
         "autopilot_start",
         async (engine) => {
-          await assertNotDriven(slugFromSpecPath(resolveSpecPath(ctx.root, args.spec).rel));
+          await assertNotDriven(slugFromSpecPath(resolveSpecPath(ctx.root, startArgs(ctx.root, args.spec, args.flags).spec).rel));
           const r = await engine.start(args.spec, args.flags);
           return {
             step: r.step,

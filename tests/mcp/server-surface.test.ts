@@ -1,6 +1,6 @@
 // What every client sees: server name and version, exactly the eight tools with short
 // descriptions (tools/list stays small: it sits in every conversation), output schemas on the Step
-// tools, the autopilot prompt, the resources, log messages and progress notifications.
+// tools, the start prompt, the resources, log messages and progress notifications.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -59,14 +59,14 @@ describe("server surface", () => {
     expect(bytes).toBeLessThan(TOOLS_LIST_BUDGET);
   });
 
-  it("offers the autopilot prompt with spec and flags", async () => {
+  it("offers the start prompt with spec and flags", async () => {
     const { prompts } = await s.srv.client.listPrompts();
-    const p = prompts.find((x) => x.name === "autopilot")!;
-    expect(p.arguments).toEqual([
+    const p = prompts.find((x) => x.name === "start")!;
+    expect(p.arguments?.slice(0, 2)).toEqual([
       expect.objectContaining({ name: "spec", required: true }),
       expect.objectContaining({ name: "flags", required: false }),
     ]);
-    const got = await s.srv.client.getPrompt({ name: "autopilot", arguments: { spec: SCANNER_PATH, flags: "--fast" } });
+    const got = await s.srv.client.getPrompt({ name: "start", arguments: { spec: SCANNER_PATH, flags: "--fast" } });
     const text = (got.messages[0].content as { text: string }).text;
     expect(text).toContain(`autopilot_start with {"spec":"${SCANNER_PATH}","flags":"--fast"}`);
     expect(text).toMatch(/autopilot_report/);

@@ -1,0 +1,172 @@
+// The flags of a start, wherever a client puts them. Clients pass a command line differently:
+// Claude Code splits it on spaces and maps the words onto a prompt's arguments in order; Gemini CLI
+// puts the whole string, flags included, into the first argument; a host model may pass
+// "docs/spec.md --fast" as the spec. So flags are read out of the spec too, and a command line is
+// taken apart the same way wherever it comes from.
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { AutopilotError } from "../protocol/errors.js";
+import type { RigorLevel } from "../session/schema.js";
+
+export const FLAGS = ["--fast", "--thorough", "--review-plans"] as const;
+const FLAG_LIST = FLAGS.join(", ");
+
+export interface Flags {
+  rigorLevel: RigorLevel;
+  reviewPlans: boolean;
+}
+
+interface Token {
+  text: string;
+  /** Written in quotes: never a flag, whatever it starts with. */
+  quoted: boolean;
+}
+
+/**
+ * Words of a command line: whitespace separates, "double" or 'single' quotes group (and are
+ * removed). An unclosed quote runs to the end. No escapes: Windows paths keep their backslashes.
+ */
+export function tokenize(line: string): Token[] {
+  const out: Token[] = [];
+  let cur = "";
+  let quoted = false;
+  let started = false;
+  let quote: string | null = null;
+  for (const ch of line) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      else cur += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      quoted = started = true;
+    } else if (/\s/.test(ch)) {
+      if (started) out.push({ text: cur, quoted });
+      cur = "";
+      quoted = started = false;
+    } else {
+      cur += ch;
+      started = true;
+    }
+  }
+  if (started) out.push({ text: cur, quoted });
+  return out;
+}
+
+/** Typed dashes (— or –, as some keyboards autocorrect `--`) count as `--`. */
+function normalizeDashes(word: string): string {
+  return word.replace(/^[—–]+/, "--");
+}
+
+function isFlagLike(t: Token): boolean {
+  return !t.quoted && /^[-—–]/.test(t.text);
+}
+
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = d[0];
+    d[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = d[j];
+      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return d[b.length];
+}
+
+/** The known flag a mistyped word most likely meant, or null. */
+export function suggestFlag(word: string): string | null {
+  const bare = word.replace(/^[-—–]+/, "").toLowerCase().replace(/_/g, "-");
+  if (!bare) return null;
+  let best: { flag: string; d: number } | null = null;
+  for (const flag of FLAGS) {
+    const name = flag.slice(2);
+    const d = name.startsWith(bare) || bare.startsWith(name) ? 0 : distance(bare, name);
+    if (!best || d < best.d) best = { flag, d };
+  }
+  return best && best.d <= 2 ? best.flag : null;
+}
+
+function unknownFlags(words: string[]): AutopilotError {
+  const parts = words.map((w) => {
+    const s = suggestFlag(w);
+    return s ? `${w} (did you mean ${s}?)` : w;
+  });
+  return new AutopilotError(
+    "bad_input",
+    `Unknown flag${words.length > 1 ? "s" : ""} ${parts.join(", ")}. The flags are ${FLAG_LIST}; call autopilot_start again with the right ones.`,
+  );
+}
+
+/** Split flag words at commas ("--fast,--review-plans") and normalise their dashes. */
+function flagWords(tokens: Token[]): string[] {
+  return tokens.flatMap((t) => t.text.split(",")).map((w) => normalizeDashes(w.trim())).filter(Boolean);
+}
+
+/** `--fast`, `--thorough`, `--review-plans`, space or comma separated, from any number of strings. */
+export function parseFlags(flags: string | string[] | undefined): Flags & { given: string[] } {
+  const words = flagWords(tokenize(Array.isArray(flags) ? flags.join(" ") : (flags ?? "")));
+  return checkFlags(words);
+}
+
+function checkFlags(words: string[]): Flags & { given: string[] } {
+  const known = new Set<string>(FLAGS);
+  const unknown = words.filter((w) => !known.has(w));
+  if (unknown.length) throw unknownFlags(unknown);
+  const given = [...new Set(words)];
+  const fast = given.includes("--fast");
+  const thorough = given.includes("--thorough");
+  if (fast && thorough)
+    throw new AutopilotError("flag_conflict", "Cannot use --fast and --thorough together. Choose one.");
+  return {
+    rigorLevel: fast ? "fast" : thorough ? "thorough" : "standard",
+    reviewPlans: given.includes("--review-plans"),
+    given,
+  };
+}
+
+export interface CommandLine {
+  /** The spec path as the user meant it (quotes removed, words joined by one space). */
+  spec: string;
+  /** Every flag word found, in order. */
+  flags: string[];
+}
+
+/**
+ * Take a command line apart: flag words (unquoted, starting with a dash) wherever they stand, and
+ * the rest as the spec path. Unknown flags are an error with a suggestion.
+ */
+export function splitCommandLine(line: string): CommandLine {
+  const tokens = tokenize(line);
+  const flags = flagWords(tokens.filter(isFlagLike));
+  checkFlags(flags);
+  const spec = tokens
+    .filter((t) => !isFlagLike(t))
+    .map((t) => t.text)
+    .join(" ");
+  return { spec, flags };
+}
+
+/**
+ * What `autopilot_start {spec, flags}` means. A spec naming an existing file is taken as it is
+ * (a path may hold spaces, quotes or dashes); otherwise flags are read out of it too. Every word in
+ * `flags` must be a flag.
+ */
+export function startArgs(root: string, spec: string, flags?: string | string[]): CommandLine & Flags & { given: string[] } {
+  const extra = parseFlags(flags).given;
+  let line: CommandLine;
+  if (typeof spec === "string" && spec.trim() !== "" && isFile(root, spec)) line = { spec, flags: [] };
+  else line = splitCommandLine(typeof spec === "string" ? spec : "");
+  const parsed = checkFlags([...line.flags, ...extra]);
+  return { spec: line.spec, flags: parsed.given, ...parsed };
+}
+
+function isFile(root: string, spec: string): boolean {
+  try {
+    const abs = path.resolve(root, spec);
+    return existsSync(abs) && statSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}
