@@ -189,7 +189,7 @@ function personaFile(view: HostView, persona: string): string {
 export function runPersona(view: HostView, persona: string, prompt: string): string {
   switch (view.host) {
     case "claude-code":
-      return `Call the Agent tool with subagent_type "${persona}" and ${prompt} as its prompt`;
+      return `Call the Agent tool with subagent_type "${persona}", run_in_background false and ${prompt} as its prompt`;
     case "codex":
       return `Call spawn_agent with message "You are ${persona}: follow ${personaFile(view, persona)}." followed by ${prompt}, then wait_agent for its final answer`;
     case "gemini":

@@ -149,15 +149,16 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
   });
 
   // The server's MCP prompt, typed as a user does. Claude Code splits the words after the command
-  // and maps them in order onto the prompt's arguments (spec, flags).
+  // and maps them in order onto the prompt's arguments (spec, flags, flag2, ...); the prompt reads
+  // the flags out of all of them.
   let promptState: any;
-  it("/mcp__autopilot__autopilot docs/spec.md --fast --review-plans (the server's MCP prompt) runs to DONE", async (ctx) => {
+  it("/mcp__autopilot__start docs/spec.md --fast --review-plans (the server's MCP prompt) runs to DONE", async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     const repo = await makeProject();
     repos.push(repo);
     await installInto(repo.dir, "claude");
 
-    const p = await play("claude-code-mcp-prompt", repo.dir, "/mcp__autopilot__autopilot docs/spec.md --fast --review-plans");
+    const p = await play("claude-code-mcp-prompt", repo.dir, "/mcp__autopilot__start docs/spec.md --fast --review-plans");
     expect(p.model.errors, explain(p)).toEqual([]);
     const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");
@@ -165,9 +166,8 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     promptState = state;
   });
 
-  // KNOWN BUG (issue 11 item 4, being fixed on branch issue-18-views): the third word is lost, so
-  // --review-plans never reaches the server. Remove `.fails` when the fix lands on main.
-  it.fails("KNOWN BUG: the MCP prompt passes --review-plans through to the server", (ctx) => {
+  // Once lost (issue 11 item 4): with only `spec` and `flags` as arguments, the third word was dropped.
+  it("the MCP prompt passes --review-plans through to the server", (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     expect(promptState?.reviewPlans).toBe(true);
   });

@@ -82,7 +82,7 @@ export function claudeEnv(home: string, modelUrl: string): NodeJS.ProcessEnv {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     CLAUDE_CODE_DISABLE_TERMINAL_TITLE: "1",
     // Print mode connects MCP servers in the background by default, so the first turn may not
-    // see the server's tools or prompts (a /mcp__autopilot__autopilot typed at once is "not
+    // see the server's tools or prompts (a /mcp__autopilot__start typed at once is "not
     // available"). Wait for them, as an interactive user does before typing.
     MCP_CONNECTION_NONBLOCKING: "0",
     // Tool calls (the MCP server's validation commands) may take a while on a loaded machine.

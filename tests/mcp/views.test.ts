@@ -1,0 +1,168 @@
+// Each view alone tells the model everything. Claude Code and Codex show the model only a tool
+// result's structuredContent, Gemini CLI only its text; so over stdio, for each client (told apart
+// by the initialize clientInfo.name the real clients send), every Step of a session (dispatch, ask,
+// wait, done) and every error is checked twice: the text alone, and the structured JSON alone, must
+// each hold what the host needs to act: which subagent tool and persona, the whole prompt, the
+// question and options, and the exact next call with session and stepId.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import path from "node:path";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
+import type { Step } from "../../src/protocol/step.js";
+import {
+  agreeable,
+  call,
+  makeProject,
+  REPO_ROOT,
+  SCANNER_PATH,
+  SCANNER_SLUG,
+  specWith,
+  startServer,
+  taskFor,
+  type CallOutcome,
+  type ServerHandle,
+} from "../helpers/mcp-client.js";
+import type { TempRepo } from "../helpers/git.js";
+
+const PERSONAS = path.join(REPO_ROOT, "personas").split(path.sep).join("/");
+const ONE_PATH = "docs/changes/one/proposal.md";
+
+interface HostCase {
+  clientName: string;
+  /** What a dispatch instruction must name for this client: the tool and how it names the persona. */
+  dispatch: (persona: string) => string[];
+}
+
+const HOSTS: HostCase[] = [
+  { clientName: "claude-code", dispatch: (p) => ["Agent tool", `subagent_type "${p}"`] },
+  { clientName: "codex-mcp-client", dispatch: (p) => ["spawn_agent", `You are ${p}: follow ${PERSONAS}/${p}.md`, "wait_agent"] },
+  { clientName: "gemini-cli-mcp-client", dispatch: (p) => ["invoke_agent", `agent_name "${p}"`] },
+  { clientName: "some-editor", dispatch: (p) => [`${p} subagent`, `${PERSONAS}/${p}.md`] },
+];
+
+const callOf = (s: Step) => `{"session":"${s.session}","stepId":${s.stepId}`;
+
+/** The structured view as the model gets it: compact JSON of structuredContent, nothing else. */
+function structuredView(out: CallOutcome): string {
+  return JSON.stringify(out.result.structuredContent);
+}
+
+/** What each view must carry for a Step, as strings that must appear in it. */
+function needs(step: Step, host: HostCase): string[] {
+  const n = step.next;
+  const common = [step.session];
+  switch (n.kind) {
+    case "dispatch":
+      return [...common, n.persona, n.description, n.expects.result, ...n.prompt.split("\n"), ...host.dispatch(n.persona), "autopilot_report"];
+    case "ask":
+      return [...common, n.question, ...n.options.map((o) => `"${o}"`), ...(n.context ? n.context.split("\n") : []), "autopilot_decide"];
+    case "wait":
+      return [n.reason, n.resumeWith];
+    default:
+      return [step.report!.split("\n")[0]];
+  }
+}
+
+function checkText(out: CallOutcome, host: HostCase): void {
+  const step = out.step!;
+  const text = out.text;
+  for (const want of needs(step, host)) {
+    expect(text, `text view lacks ${JSON.stringify(want)}`).toContain(want);
+  }
+  if (step.next.kind === "dispatch" || step.next.kind === "ask") expect(text).toContain(callOf(step));
+  if (step.report) expect(text).toContain(step.report);
+}
+
+function checkStructured(out: CallOutcome, host: HostCase): void {
+  const view = JSON.parse(structuredView(out)) as Step;
+  const n = view.next;
+  // todo alone says what to do; the fields it points at (next.prompt, next.question...) are there.
+  if (n.kind === "dispatch") {
+    for (const want of host.dispatch(n.persona)) expect(view.todo, host.clientName).toContain(want);
+    expect(view.todo).toContain(`then call autopilot_report ${callOf(view)},"result":<its JSON reply, kind "${n.expects.result}">}`);
+    expect(view.todo).toContain("next.prompt");
+    expect(n.prompt.length).toBeGreaterThan(20);
+  } else if (n.kind === "ask") {
+    expect(view.todo).toContain(`then call autopilot_decide ${callOf(view)},"answer":<one option>`);
+    expect(view.todo).toMatch(/next\.question.*next\.options/);
+    expect(n.options.length).toBeGreaterThan(1);
+  } else if (n.kind === "wait") {
+    expect(view.todo).toMatch(/next\.reason.*next\.resumeWith/);
+    expect(n.resumeWith).toContain("autopilot_start");
+  } else {
+    expect(view.todo).toMatch(/done/);
+    expect(view.report).toMatch(/All phases complete/);
+  }
+}
+
+describe.each(HOSTS)("$clientName: both views complete", (host) => {
+  let repo: TempRepo;
+  let srv: ServerHandle;
+  const seen: CallOutcome[] = [];
+  beforeAll(async () => {
+    repo = await makeProject({ files: { [ONE_PATH]: specWith([{ name: "Only", complexity: "low" }]) } });
+    srv = await startServer({ cwd: repo.dir, name: host.clientName });
+  });
+  afterAll(async () => {
+    await srv.close();
+    await repo.cleanup();
+  });
+
+  it("every Step, dispatch to wait: the text alone and the structured JSON alone", async () => {
+    const runner = new ScriptedRunner({});
+    let out = await call(srv.client, "autopilot_start", { spec: SCANNER_PATH });
+    for (let i = 0; i < 40 && out.step && out.step.next.kind !== "wait"; i++) {
+      seen.push(out);
+      const step = out.step;
+      if (step.next.kind === "dispatch") {
+        const { result } = await runner.run(taskFor(repo.dir, step));
+        out = await call(srv.client, "autopilot_report", { session: step.session, stepId: step.stepId, result });
+      } else if (step.next.kind === "ask") {
+        out = await call(srv.client, "autopilot_decide", { session: step.session, stepId: step.stepId, answer: agreeable(step as never) });
+      }
+    }
+    expect(out.error, out.text).toBeUndefined();
+    seen.push(out);
+    const kinds = new Set(seen.map((o) => o.step!.next.kind));
+    expect([...kinds].sort()).toEqual(["ask", "dispatch", "wait"]);
+    for (const o of seen) {
+      checkText(o, host);
+      checkStructured(o, host);
+    }
+  });
+
+  it("a done Step: both views", async () => {
+    const runner = new ScriptedRunner({});
+    let out = await call(srv.client, "autopilot_start", { spec: `${ONE_PATH} --fast` });
+    for (let i = 0; i < 20 && out.step && out.step.next.kind === "dispatch"; i++) {
+      const { result } = await runner.run(taskFor(repo.dir, out.step));
+      out = await call(srv.client, "autopilot_report", { session: out.step.session, stepId: out.step.stepId, result });
+    }
+    expect(out.step?.next.kind, out.text).toBe("done");
+    checkText(out, host);
+    checkStructured(out, host);
+  });
+
+  it("errors: code, message and next step in both views; the current Step with this client's todo", async () => {
+    const current = seen.at(-1)!.step!;
+    const stale = await call(srv.client, "autopilot_report", {
+      session: SCANNER_SLUG,
+      stepId: current.stepId - 1,
+      result: { kind: "planned" },
+    });
+    expect(stale.result.isError).toBe(true);
+    const sv = JSON.parse(structuredView(stale)) as { error: { code: string; message: string; todo: string; step: Step } };
+    expect(sv.error).toMatchObject({ code: "stale_step", message: expect.any(String), todo: expect.stringMatching(/Nothing changed/) });
+    expect(sv.error.step).toMatchObject({ session: SCANNER_SLUG, stepId: current.stepId });
+    expect(sv.error.step.todo).toBe(current.todo);
+    expect(stale.text).toContain(`Error [stale_step]: ${sv.error.message}`);
+    expect(stale.text).toContain(`Next: ${sv.error.todo}`);
+    expect(stale.text).toContain(current.next.kind === "wait" ? current.next.reason : callOf(current));
+
+    const unknown = await call(srv.client, "autopilot_next", { session: "no-such-session" });
+    const uv = JSON.parse(structuredView(unknown)) as { error: { code: string; message: string; todo: string } };
+    expect(uv.error.code).toBe("unknown_session");
+    expect(uv.error.todo).toContain("autopilot_status");
+    expect(unknown.text).toContain(uv.error.message);
+    expect(unknown.text).toContain(uv.error.todo);
+  });
+});
