@@ -13,14 +13,23 @@ import { startModelServer, type ModelServer } from "./anthropic-sse.js";
 import { Brain } from "./brain/brain.js";
 import { claudeCode } from "./dialects/claude-code.js";
 import { claudeEnv, ensureClaudeCode, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
+import { installPackedAutopilot } from "./autopilot-package.js";
 import { commitSubjects, installInto, makeProject, readSession } from "./project.js";
 
 let installed: Installed;
+// autopilot itself as the README installs it: the npm pack tarball, installed globally (into a prefix of its own).
+let autopilot: { bin: string; binDir: string };
 beforeAll(async () => {
   await ensureBuilt();
   installed = await ensureClaudeCode();
-  if ("skip" in installed) console.warn(`[clients] Claude Code tests skip: ${installed.skip}`);
-  else console.log(`[clients] Claude Code ${installed.version} at ${installed.bin}`);
+  if ("skip" in installed) return console.warn(`[clients] Claude Code tests skip: ${installed.skip}`);
+  console.log(`[clients] Claude Code ${installed.version} at ${installed.bin}`);
+  const packed = await installPackedAutopilot();
+  if ("skip" in packed) {
+    installed = { skip: packed.skip };
+    return console.warn(`[clients] Claude Code tests skip: ${packed.skip}`);
+  }
+  autopilot = packed;
 });
 
 interface Played {
@@ -45,7 +54,8 @@ async function play(label: string, dir: string, prompt: string, answer = "yes", 
   const brain = new Brain(claudeCode);
   const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  const env = claudeEnv(home, model.url);
+  // The user's PATH has the globally installed autopilot on it.
+  const env = { ...claudeEnv(home, model.url), PATH: `${autopilot.binDir}${path.delimiter}${process.env.PATH}` };
   const common = ["--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"];
   const runs: ClaudeRun[] = [];
   let run = await runClaude(installed.bin, ["-p", prompt, ...common], { cwd: dir, env });
@@ -94,7 +104,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     const repo = await makeProject();
     repos.push(repo);
-    await installInto(repo.dir, "claude");
+    await installInto(repo.dir, "claude", { autopilot });
 
     const p = await play("claude-code-fast", repo.dir, "/autopilot docs/spec.md --fast");
     expect(p.model.errors, explain(p)).toEqual([]);
@@ -125,7 +135,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     const repo = await makeProject();
     repos.push(repo);
-    await installInto(repo.dir, "claude");
+    await installInto(repo.dir, "claude", { autopilot });
 
     const p = await play("claude-code-standard-review-plans", repo.dir, "/autopilot docs/spec.md --review-plans");
     expect(p.model.errors, explain(p)).toEqual([]);
@@ -156,7 +166,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     const repo = await makeProject();
     repos.push(repo);
-    await installInto(repo.dir, "claude");
+    await installInto(repo.dir, "claude", { autopilot });
 
     const p = await play("claude-code-mcp-prompt", repo.dir, "/mcp__autopilot__start docs/spec.md --fast --review-plans");
     expect(p.model.errors, explain(p)).toEqual([]);

@@ -14,6 +14,7 @@ import { Brain } from "./brain/brain.js";
 import { autopilotRunner } from "./dialects/autopilot-runner.js";
 import { claudeCode } from "./dialects/claude-code.js";
 import { claudeEnv, ensureClaudeCode, type Installed } from "./claude-code.js";
+import { installPackedAutopilot } from "./autopilot-package.js";
 import { commitSubjects, installInto, makeProject, readSession } from "./project.js";
 
 interface CliRun {
@@ -23,8 +24,9 @@ interface CliRun {
 }
 
 function autopilotRun(dir: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000): Promise<CliRun> {
+  const [cmd, pre] = autopilot ? [autopilot.bin, []] : [process.execPath, [distCli]];
   return new Promise((resolve) => {
-    execFile(process.execPath, [distCli, "run", ...args], { cwd: dir, env, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+    execFile(cmd, [...pre, "run", ...args], { cwd: dir, env, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as any).code ?? null) : 0, stdout, stderr }),
     );
   });
@@ -37,6 +39,7 @@ function explain(r: CliRun, log: string[]): string {
 const ALL_PERSONAS = new Set(["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"]);
 
 let installed: Installed;
+let autopilot: { bin: string; binDir: string } | undefined;
 const repos: TempRepo[] = [];
 const servers: ModelServer[] = [];
 const homes: string[] = [];
@@ -44,6 +47,10 @@ beforeAll(async () => {
   await ensureBuilt();
   installed = await ensureClaudeCode();
   if ("skip" in installed) console.warn(`[clients] the command-runner test skips: ${installed.skip}`);
+  // autopilot as the README installs it, when the tarball installs here; else this checkout's build.
+  const packed = await installPackedAutopilot();
+  if ("skip" in packed) console.warn(`[clients] autopilot run from the checkout's build: ${packed.skip}`);
+  else autopilot = packed;
 });
 afterAll(async () => {
   for (const s of servers) await s.close();
@@ -57,7 +64,7 @@ describe("autopilot run with real agents", () => {
     const repo = await makeProject();
     repos.push(repo);
     // The agent files `claude --agent` runs come from the install.
-    await installInto(repo.dir, "claude");
+    await installInto(repo.dir, "claude", { autopilot });
     const log: string[] = [];
     const brain = new Brain(claudeCode);
     const model = await startModelServer({ label: "headless-command-claude", dialect: claudeCode, decide: (c) => brain.decide(c), log: (l) => log.push(l) });

@@ -1,0 +1,73 @@
+// autopilot as a user installs it: `npm pack` of this checkout, then `npm install -g` of the
+// tarball into a prefix of its own (never the machine's global one). The install is cached by the
+// tarball's hash under the client cache, so the test files of one run share it; older ones are removed.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import lockfile from "proper-lockfile";
+import { ensureBuilt, projectRoot } from "../helpers/build.js";
+import { clientsCacheDir } from "./claude-code.js";
+
+const execFileP = promisify(execFile);
+
+export type PackedAutopilot = { bin: string; binDir: string } | { skip: string };
+
+let once: Promise<PackedAutopilot> | undefined;
+
+export function installPackedAutopilot(): Promise<PackedAutopilot> {
+  once ??= pack();
+  return once;
+}
+
+async function pack(): Promise<PackedAutopilot> {
+  await ensureBuilt();
+  const out = mkdtempSync(path.join(tmpdir(), "autopilot-pack-"));
+  let tarball: string;
+  try {
+    const { stdout } = await execFileP("npm", ["pack", "--pack-destination", out, "--loglevel=error"], {
+      cwd: projectRoot,
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const name = stdout.trim().split("\n").at(-1)!.trim();
+    tarball = path.join(out, name);
+    if (!existsSync(tarball)) throw new Error(`npm pack printed ${name}, which is not in ${out}`);
+  } catch (e) {
+    throw new Error(`npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`);
+  }
+  const sha = createHash("sha256").update(readFileSync(tarball)).digest("hex").slice(0, 16);
+  const root = path.join(clientsCacheDir(), "autopilot-mcp-packed");
+  const dir = path.join(root, sha);
+  mkdirSync(root, { recursive: true });
+  const release = await lockfile.lock(root, {
+    lockfilePath: path.join(root, ".install.lock"),
+    realpath: false,
+    stale: 600_000,
+    retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 },
+  });
+  try {
+    const binDir = path.join(dir, "prefix", "bin");
+    const bin = path.join(binDir, "autopilot");
+    if (!existsSync(bin)) {
+      rmSync(dir, { recursive: true, force: true });
+      try {
+        await execFileP("npm", ["install", "-g", "--prefix", path.join(dir, "prefix"), "--no-audit", "--no-fund", "--loglevel=error", tarball], {
+          timeout: 600_000,
+          maxBuffer: 16 * 1024 * 1024,
+        });
+      } catch (e) {
+        rmSync(dir, { recursive: true, force: true });
+        return { skip: `could not install the packed autopilot (its dependencies come from the npm registry): ${String((e as any).stderr || (e as Error).message).trim().split("\n").slice(-3).join(" ")}` };
+      }
+    }
+    // Only the install of the current build is kept.
+    for (const old of readdirSync(root)) if (old !== sha && !old.startsWith(".")) rmSync(path.join(root, old), { recursive: true, force: true });
+    return { bin, binDir };
+  } finally {
+    await release();
+    rmSync(out, { recursive: true, force: true });
+  }
+}
