@@ -108,7 +108,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
         argumentsText: "$ARGUMENTS",
         toolNaming: "In Claude Code the tools are named `mcp__autopilot__autopilot_start`, `mcp__autopilot__autopilot_report`, and so on.",
         dispatchText:
-          "Dispatch personas with the Agent tool, `subagent_type` = `next.persona` (installed in `.claude/agents/`).",
+          "Dispatch personas with the Agent tool, `subagent_type` = `next.persona` (installed in `.claude/agents/`), `run_in_background: false`.",
       });
       files.push(
         owned(
@@ -161,14 +161,17 @@ export function planInstall(o: InstallOptions): InstallPlan {
       if (o.global) {
         const body = commandBody(o.root, {
           argumentsText: "$ARGUMENTS",
-          dispatchText: `Codex has no named subagents: when a Step says dispatch, read \`${packagePersonas}/<persona>.md\` (the persona named in \`next.persona\`) and do that persona's work yourself, then report its JSON result.`,
+          dispatchText: `Run each persona as a subagent: \`spawn_agent\` with message "You are <persona>: follow ${packagePersonas}/<persona>.md." followed by \`next.prompt\`, then \`wait_agent\` for its final answer, and report its JSON result. Without the multi-agent tools, read that file and do the persona's work yourself.`,
         });
         files.push(owned(join(home, "prompts", "autopilot.md"), markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body)));
-        notes.push("Start: /prompts:autopilot docs/changes/<topic>/proposal.md --fast  (older Codex: /autopilot ...)");
+        notes.push(
+          "Start: /prompts:autopilot docs/changes/<topic>/proposal.md --fast  (older Codex: /autopilot ...)",
+          "Headless, `codex exec` does not expand /prompts:autopilot: ask in words, e.g. codex exec \"Run autopilot on docs/changes/<topic>/proposal.md --fast\".",
+        );
       } else {
         notes.push(
-          "Codex reads .codex/config.toml only in projects you have marked trusted.",
-          "Codex reads custom prompts only from ~/.codex/prompts: run `autopilot install codex --global` for /prompts:autopilot, or ask Codex to \"run autopilot on <spec> --fast\".",
+          "Codex reads .codex/config.toml only in a trusted project: trust it when Codex asks, run `codex exec --trust ...` once, or set trust_level = \"trusted\" under [projects.\"<this folder>\"] in ~/.codex/config.toml.",
+          "Codex reads custom prompts only from ~/.codex/prompts: run `autopilot install codex --global` for /prompts:autopilot, or ask Codex in words: \"Run autopilot on docs/changes/<topic>/proposal.md --fast\" (the only way with `codex exec`, which does not expand prompts).",
         );
       }
       break;
@@ -179,10 +182,17 @@ export function planInstall(o: InstallOptions): InstallPlan {
       for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), geminiAgent(p)));
       const body = commandBody(o.root, {
         argumentsText: "{{args}}",
-        dispatchText: `Personas are Gemini CLI subagents (\`${o.global ? "~/.gemini/agents/" : ".gemini/agents/"}\`): call the subagent tool named \`next.persona\` with \`next.prompt\`. If subagents are disabled, read that agent file and do the persona's work yourself.`,
+        dispatchText: `Personas are Gemini CLI subagents (\`${o.global ? "~/.gemini/agents/" : ".gemini/agents/"}\`): call \`invoke_agent\` with \`agent_name\` = \`next.persona\` and \`prompt\` = \`next.prompt\`. If that agent is not available, read its file and do the persona's work yourself.`,
       });
       files.push(owned(join(dir, "commands", "autopilot.toml"), geminiCommand(body)));
-      notes.push("Start: /autopilot docs/changes/<topic>/proposal.md --fast", "Check the server with /mcp; reload commands with /commands reload.");
+      notes.push(
+        "Start: /autopilot docs/changes/<topic>/proposal.md --fast",
+        "Check the server with /mcp; reload commands with /commands reload.",
+        "Gemini CLI loads MCP servers only in a trusted folder: trust it when asked (headless: GEMINI_CLI_TRUST_WORKSPACE=true).",
+        o.global
+          ? ""
+          : "Gemini CLI registers project agents (.gemini/agents) only after you acknowledge them in an interactive session; for headless use (gemini -p) install with --global instead.",
+      );
       break;
     }
   }
