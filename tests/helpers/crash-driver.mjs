@@ -41,28 +41,49 @@ async function waitFor(file) {
   while (!existsSync(file)) await new Promise((r) => setTimeout(r, 5));
 }
 
-async function cached(stepId, compute) {
-  const dir = path.join(sessionDir, "driver-cache");
-  const file = path.join(dir, `outcome-${stepId}.json`);
+const cacheFile = (stepId) => path.join(sessionDir, "driver-cache", `outcome-${stepId}.json`);
+
+async function readCached(stepId) {
   try {
-    return JSON.parse(await readFile(file, "utf8"));
+    return JSON.parse(await readFile(cacheFile(stepId), "utf8"));
   } catch {
-    const v = await compute();
-    await mkdir(dir, { recursive: true });
-    await writeFile(file + ".tmp", JSON.stringify(v));
-    await rename(file + ".tmp", file);
-    return v;
+    return undefined;
   }
+}
+
+async function writeCached(stepId, v) {
+  const file = cacheFile(stepId);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file + ".tmp", JSON.stringify(v));
+  await rename(file + ".tmp", file);
+}
+
+async function cached(stepId, compute) {
+  const hit = await readCached(stepId);
+  if (hit !== undefined) return hit;
+  const v = await compute();
+  await writeCached(stepId, v);
+  return v;
 }
 
 async function drive() {
   const runner = new ScriptedRunner(opts.script ?? {});
   const gate = new PolicyGate(2, async (slug) => (await engine.read(slug)).decisions);
-  let step = existsSync(path.join(sessionDir, "autopilot-state.json"))
-    ? opts.resumeWithStart
-      ? (await engine.start(opts.spec, opts.flags)).step
-      : await engine.next(opts.slug)
-    : (await engine.start(opts.spec, opts.flags)).step;
+  let step;
+  if (!existsSync(path.join(sessionDir, "autopilot-state.json"))) step = (await engine.start(opts.spec, opts.flags)).step;
+  else if (!opts.resumeWithStart) step = await engine.next(opts.slug);
+  else {
+    // A resume is a transition: it re-presents the pending dispatch under a new stepId. A result
+    // the killed process got for the saved step was never reported (the session is still at that
+    // step), so it belongs to the re-presented dispatch. Keyed by the old stepId alone, it would be
+    // dropped and the persona run again with its memory moved on: one scripted failure would
+    // never reach the engine (the soak's seed 156535247 lost a retry that way).
+    const savedStepId = (await engine.read(opts.slug)).stepId;
+    step = (await engine.start(opts.spec, opts.flags)).step;
+    const had = await readCached(savedStepId);
+    if (step.next.kind === "dispatch" && step.stepId !== savedStepId && had?.kind === step.next.expects.result && (await readCached(step.stepId)) === undefined)
+      await writeCached(step.stepId, had);
+  }
   let steps = 0;
   for (;;) {
     const next = step.next;

@@ -153,6 +153,21 @@ describe("crash at every point", () => {
     LIMIT_MS,
   );
 
+  it("issue 17: five kills resumed with autopilot_start keep every retry (seed 156535247's counterexample)", async () => {
+    // The soak found this sequence losing phase 2's second task failure (retriesUsed 1, not 2).
+    const plan: Kill[] = [
+      { point: "after-probe-save", n: 1 },
+      { point: "mid-effects", n: 2 },
+      { point: "after-effects", n: 1 },
+      { point: "before-save", n: 8 },
+      { point: "after-effects", n: 2 },
+    ];
+    const res = await chain(plan, true);
+    for (const k of res.kills) expect(k.stateFile, JSON.stringify(k)).toMatch(/^(ok|missing)$/);
+    expect(res.kills.filter((k) => k.killed)).toHaveLength(plan.length);
+    expect(res.snap).toEqual(baselineResumed);
+  }, 180_000);
+
   it(
     "a SIGKILL at any point, resumed with autopilot_start, ends as an uninterrupted run (step numbers aside)",
     async () => {
