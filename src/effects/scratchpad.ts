@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { lstat, readdir, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
+import { requireString, shown } from "../protocol/input.js";
 import { resolveInside, sessionDirPath, writeTextAtomic } from "./fsutil.js";
 
 export const SCRATCHPAD_DIR = "scratchpad";
@@ -17,6 +18,8 @@ function refuse(what: string): never {
 
 /** "Phase 1: Core Scanner" → "phase-1-core-scanner"; a bare index n → "phase-<n>". */
 export function phaseSlug(phase: string | number): string {
+  if (typeof phase !== "string" && typeof phase !== "number")
+    throw new AutopilotError("bad_input", `The phase must be a phase name or index, not ${shown(phase)}.`);
   if (typeof phase === "number") {
     if (!Number.isInteger(phase) || phase < 0) refuse(`Phase ${phase} is not a phase index.`);
     return `phase-${phase}`;
@@ -37,7 +40,9 @@ export function phaseSlug(phase: string | number): string {
 }
 
 function checkFilename(filename: string): string {
-  const name = String(filename ?? "");
+  if (filename !== undefined && filename !== null)
+    requireString(filename, "The scratchpad file name", "Pass a plain name like research-topic.md.");
+  const name = filename ?? "";
   if (!name.trim()) throw new AutopilotError("bad_input", "Scratchpad file name is empty. Pass a name like research-topic.md.");
   if (name.includes("\0")) refuse(`File name contains a NUL byte.`);
   if (name.includes("/") || name.includes("\\")) refuse(`File name "${name}" contains a path separator.`);
@@ -81,12 +86,13 @@ export async function writeScratchpad(
   filename: string,
   content: string,
 ): Promise<string> {
+  if (content !== undefined && content !== null) requireString(content, "The scratchpad content", "Pass the text to save.");
   const name = checkFilename(filename);
   const dir = await phaseDir(root, sessionDir, phase);
   const file = path.join(dir, name);
   if ((await isLink(file)) === true) refuse(`${name} is a symbolic link.`);
   // Atomic rename replaces a path; it never follows a link planted after the check above.
-  await writeTextAtomic(file, String(content ?? ""));
+  await writeTextAtomic(file, content ?? "");
   return file;
 }
 

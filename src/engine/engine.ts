@@ -6,9 +6,10 @@ import { readFile, rename, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
 import type { AutopilotState, DecisionBy, RigorLevel } from "../session/schema.js";
-import { initState } from "../session/schema.js";
+import { DecisionBy as DecisionByEnum, initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
+import { requireString, shown } from "../protocol/input.js";
 import { SessionStore } from "../session/store.js";
 import { resolveSpecPath, slugFromSpecPath, assertSafeSlug } from "../session/slug.js";
 import { sessionDirRel, sessionPaths } from "../session/paths.js";
@@ -167,8 +168,11 @@ export class Engine {
   async decide(slug: string, stepId: number, answer: string, rationale?: string, by: DecisionBy = "human"): Promise<Step> {
     assertSafeSlug(slug);
     assertStepId(stepId);
+    requireString(answer, "answer", "Pass one of the ask Step's options, e.g. \"yes\".");
     if (rationale !== undefined && rationale !== null && typeof rationale !== "string")
       throw new AutopilotError("bad_input", "rationale must be a string (the user's reason, in their words).");
+    if (!DecisionByEnum.safeParse(by).success)
+      throw new AutopilotError("bad_input", `by must be one of ${DecisionByEnum.options.map((o) => `"${o}"`).join(", ")}, not ${shown(by)}.`);
     return this.withSession(slug, async (state) => {
       let s = await this.finishPending(slug, state);
       await this.assertStep(slug, s, stepId);
@@ -179,7 +183,7 @@ export class Engine {
           `Step ${s.stepId} is not asking the user anything (it is a "${renderStep(s, slug).next.kind}" step). Follow the current Step instead.`,
           { step: renderStep(s, slug) },
         );
-      const chosen = matchAnswer(String(answer ?? ""), ask.options);
+      const chosen = matchAnswer(answer, ask.options);
       if (!chosen)
         throw new AutopilotError(
           "bad_answer",
@@ -190,7 +194,7 @@ export class Engine {
         type: "DECIDE",
         answer: chosen,
         by,
-        ...(rationale ? { rationale: String(rationale).slice(0, 2000) } : {}),
+        ...(rationale ? { rationale: rationale.slice(0, 2000) } : {}),
         now: this.now(),
       });
       return this.render(slug, s);
@@ -353,7 +357,7 @@ export class Engine {
 
 function assertStepId(stepId: unknown): asserts stepId is number {
   if (typeof stepId !== "number" || !Number.isSafeInteger(stepId))
-    throw new AutopilotError("bad_input", `stepId must be the integer stepId of the Step being answered, not ${JSON.stringify(stepId) ?? String(stepId)}. Call autopilot_next for the current Step.`);
+    throw new AutopilotError("bad_input", `stepId must be the integer stepId of the Step being answered, not ${shown(stepId)}. Call autopilot_next for the current Step.`);
 }
 
 function unknownSessionMessage(slug: string, known: string[]): string {

@@ -6,6 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
+import { requireString } from "../protocol/input.js";
 import type { RigorLevel } from "../session/schema.js";
 
 export const FLAGS = ["--fast", "--thorough", "--review-plans"] as const;
@@ -106,7 +107,9 @@ function flagWords(tokens: Token[]): string[] {
 
 /** `--fast`, `--thorough`, `--review-plans`, space or comma separated, from any number of strings. */
 export function parseFlags(flags: string | string[] | undefined): Flags & { given: string[] } {
-  const words = flagWords(tokenize(Array.isArray(flags) ? flags.join(" ") : (flags ?? "")));
+  const list: unknown[] = Array.isArray(flags) ? flags : [flags ?? ""];
+  for (const f of list) requireString(f, "flags", 'Pass them as one string, e.g. "--fast --review-plans", or leave them out.');
+  const words = flagWords(tokenize((list as string[]).join(" ")));
   return checkFlags(words);
 }
 

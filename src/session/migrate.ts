@@ -751,6 +751,9 @@ function resolveSessionDir(raw: Rec, specPath: string, opts: MigrateOptions, not
   return d;
 }
 
+/** States that work on `phases[currentPhase]`: INIT has none yet, FINAL_REVIEW and DONE are past them. */
+const PHASE_STATES: ReadonlySet<StateName> = new Set(["ASSESS", "PLAN", "APPROVE_PLAN", "EXECUTE", "VERIFY", "REVIEW", "PHASE_COMPLETE"]);
+
 export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateResult {
   if (!isRec(raw)) {
     corrupt(`the state file holds ${Array.isArray(raw) ? "a list" : raw === null ? "null" : `a ${typeof raw}`}, not a state object`);
@@ -832,6 +835,15 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   const drafts = normalizePhases(s.phases, s.planPath, notes);
   const ours = typeof s.stepId === "number" && Number.isInteger(s.stepId) && s.stepId >= 0;
   const currentPhase = resolveCurrentPhase(s.currentPhase, drafts, state, notes, top, ours);
+  // Every state between ASSESS and PHASE_COMPLETE works on phases[currentPhase]. A file without it
+  // (a hand edit such as {"currentState": "PLAN", "phases": []}) once reached the engine and threw
+  // a TypeError reading planPath (the soak, issue 17); there is no phase to resume, so no guess.
+  if (PHASE_STATES.has(state) && (currentPhase < 0 || currentPhase >= drafts.length))
+    corrupt(
+      drafts.length === 0
+        ? `currentState ${state} works on a phase, but the file lists no phases`
+        : `currentPhase ${currentPhase} is not one of the ${drafts.length} phases`,
+    );
   let inferred = 0;
   const phases = drafts.map((d, i) => {
     if (d.status === null) {

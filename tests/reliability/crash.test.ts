@@ -12,6 +12,7 @@ import { builtDist } from "./build.js";
 import {
   LOCK,
   SCRIPT,
+  SEED,
   SLUG,
   SPEC_PATH,
   copyRepo,
@@ -27,7 +28,6 @@ import { FAULT_POINTS, type FaultPoint } from "../../src/engine/faults.js";
 
 const CHAINS = Number(process.env.RELIABILITY_CHAINS ?? 6);
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 3);
-const SEED = Number(process.env.RELIABILITY_SEED ?? 20260319);
 const PARALLEL = Number(process.env.RELIABILITY_PARALLEL ?? 8);
 // Generous per-test limits that grow with the soak's sizes; CI's default run takes about 1-2 minutes.
 const LIMIT_MS = Math.max(600_000, CHAINS * KILLS * 40_000);

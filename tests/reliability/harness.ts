@@ -163,6 +163,13 @@ export async function stateFileIsValid(dir: string): Promise<string | null> {
   }
 }
 
+/**
+ * The seed of every generated part of the suites: kill counts (crash), fast-check inputs (hostile,
+ * loop safety). CI uses a fixed one; `npm run soak` draws a fresh one and prints it, so any failure
+ * reruns with RELIABILITY_SEED=<seed>.
+ */
+export const SEED = Number(process.env.RELIABILITY_SEED ?? 20260319);
+
 /** A small deterministic PRNG (mulberry32), so a failing case can be rerun by its seed. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
