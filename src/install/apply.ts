@@ -81,5 +81,5 @@ export function summaryLine(f: PlannedFile, plan: InstallPlan): string {
   if (change === "unchanged") return `  unchanged  ${name}`;
   const added = lines(f.after).length;
   if (change === "create") return `  create     ${name} (+${added} lines)`;
-  return `  ${f.merged ? "merge " : "update"}     ${name}${f.merged ? ` (adds the "autopilot" server entry; other entries kept)` : " (previous copy kept as .bak)"}`;
+  return `  ${f.merged ? "merge " : "update"}     ${name}${f.merged ? ` (adds ${f.adds ?? "our entry"})` : " (previous copy kept as .bak)"}`;
 }

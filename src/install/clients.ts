@@ -1,7 +1,8 @@
 // What `autopilot install <client>` writes, per client and scope. Formats, as each client
 // documents them (see docs/clients.md for the sources):
-// - Claude Code: .mcp.json / ~/.claude.json `mcpServers`; .claude/agents/*.md; .claude/commands/*.md
-//   ($ARGUMENTS); .claude/skills/<name>/SKILL.md.
+// - Claude Code: .mcp.json / ~/.claude.json `mcpServers`; .claude/agents/*.md (each persona's skill
+//   folded into its prompt: no .claude/skills/, which the host model would see listed on every turn);
+//   .claude/commands/*.md ($ARGUMENTS).
 // - Cursor: .cursor/mcp.json / ~/.cursor/mcp.json `mcpServers`; .cursor/commands/*.md;
 //   .cursor/agents/*.md subagents.
 // - VS Code: .vscode/mcp.json / <user profile>/mcp.json `servers` with `type: "stdio"`;
@@ -11,21 +12,20 @@
 // - Gemini CLI: .gemini/settings.json / ~/.gemini/settings.json `mcpServers`;
 //   .gemini/commands/*.toml ({{args}}); .gemini/agents/*.md subagents.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { mergeJsonServer, mergeTomlServer, type Entry } from "./merge.js";
+import { join, relative } from "node:path";
+import { JSONC, STRICT_JSON, mergeJsonList, mergeJsonServer, mergeTomlServer, type Entry, type JsonDialect } from "./merge.js";
 import { codexHome, vscodeUserDir } from "./paths.js";
-import type { ServerCommand } from "./server-command.js";
+import { packageVersion, type ServerCommand } from "./server-command.js";
 import {
   ARGUMENT_HINT,
   COMMAND_DESCRIPTION,
   commandBody,
+  claudeAgent,
   cursorAgent,
   geminiAgent,
   geminiCommand,
-  listSkills,
   markdownCommand,
   readPersonas,
-  readSkill,
   vscodeAgent,
 } from "./templates.js";
 
@@ -33,6 +33,12 @@ export const CLIENTS = ["claude", "cursor", "vscode", "codex", "gemini"] as cons
 export type Client = (typeof CLIENTS)[number];
 
 export const SERVER_NAME = "autopilot";
+
+/** Skill folders earlier versions installed into .claude/skills/. */
+const OLD_SKILLS = ["harness-autopilot", "harness-planning", "harness-execution", "harness-verification", "harness-code-review"];
+
+/** Gemini CLI strips comments from settings.json before parsing it; trailing commas still fail. */
+const GEMINI_JSON: JsonDialect = { comments: true, trailingCommas: false };
 
 export interface InstallOptions {
   client: Client;
@@ -43,6 +49,8 @@ export interface InstallOptions {
   /** The package root: where personas/ and skills/ are read from. */
   root: string;
   server: ServerCommand;
+  /** Also write the client's allow-list entries so autopilot's tools run without a prompt. */
+  allow?: boolean;
 }
 
 export interface PlannedFile {
@@ -54,6 +62,8 @@ export interface PlannedFile {
   after: string;
   /** A config file we merge into (vs a file we own outright). */
   merged: boolean;
+  /** For a merged file: what install adds to it. */
+  adds?: string;
 }
 
 export interface InstallPlan {
@@ -64,6 +74,8 @@ export interface InstallPlan {
   base: string;
   /** Lines to print after the summary: how to start, what this client lacks. */
   notes: string[];
+  /** What the user must know before committing what install wrote. */
+  warnings: string[];
 }
 
 function read(path: string): string | null {
@@ -74,15 +86,29 @@ function owned(path: string, after: string): PlannedFile {
   return { path, before: read(path), after, merged: false };
 }
 
-function json(path: string, rootKey: string, entry: Entry): PlannedFile {
+const SERVER_ADDS = `the "${SERVER_NAME}" server entry; other entries kept`;
+
+function json(path: string, rootKey: string, entry: Entry, dialect: JsonDialect = STRICT_JSON): PlannedFile {
   const before = read(path);
-  return { path, before, after: mergeJsonServer(path, before, rootKey, SERVER_NAME, entry).text, merged: true };
+  return { path, before, after: mergeJsonServer(path, before, rootKey, SERVER_NAME, entry, dialect).text, merged: true, adds: SERVER_ADDS };
 }
 
 function toml(path: string, entry: Entry): PlannedFile {
   const before = read(path);
-  return { path, before, after: mergeTomlServer(path, before, SERVER_NAME, entry).text, merged: true };
+  return { path, before, after: mergeTomlServer(path, before, SERVER_NAME, entry).text, merged: true, adds: SERVER_ADDS };
 }
+
+/** Adds strings to lists in a JSON settings file (each list at a path of object keys). */
+function jsonLists(path: string, lists: Array<[string[], string[]]>): PlannedFile {
+  const before = read(path);
+  let text = before;
+  for (const [at, values] of lists) text = mergeJsonList(path, text, at, values).text;
+  const adds = lists.map(([at, values]) => `${values.map((v) => JSON.stringify(v)).join(", ")} to ${at.join(".")}`).join("; ");
+  return { path, before, after: text ?? "", merged: true, adds };
+}
+
+/** The Claude Code permission rule that allows every tool of our server (docs: `mcp__<server>`). */
+export const CLAUDE_ALLOW_RULE = `mcp__${SERVER_NAME}`;
 
 /** Every file one install writes, with its content before and after. Reads only; throws on a file it must not touch. */
 export function planInstall(o: InstallOptions): InstallPlan {
@@ -102,8 +128,25 @@ export function planInstall(o: InstallOptions): InstallPlan {
           ? json(join(o.home, ".claude.json"), "mcpServers", { type: "stdio", command, args })
           : json(join(o.project, ".mcp.json"), "mcpServers", { type: "stdio", command, args }),
       );
-      for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), p.source));
-      for (const s of listSkills(o.root)) files.push(owned(join(dir, "skills", s, "SKILL.md"), readSkill(o.root, s)));
+      for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), claudeAgent(p)));
+      if (o.allow) {
+        // project: the personal settings file (trusting a server is each user's call; Claude Code
+        // writes its own "don't ask again" answers there too); --global: the user settings
+        files.push(
+          o.global
+            ? jsonLists(join(dir, "settings.json"), [[["permissions", "allow"], [CLAUDE_ALLOW_RULE]]])
+            : jsonLists(join(dir, "settings.local.json"), [
+                [["permissions", "allow"], [CLAUDE_ALLOW_RULE]],
+                [["enabledMcpjsonServers"], [SERVER_NAME]],
+              ]),
+        );
+      }
+      const oldSkills = OLD_SKILLS.filter((s) => existsSync(join(dir, "skills", s, "SKILL.md")));
+      if (oldSkills.length > 0) {
+        notes.push(
+          `No longer used: ${oldSkills.map((s) => `${o.global ? "~/.claude" : ".claude"}/skills/${s}/`).join(", ")} (from an earlier install; each persona now carries its method). Claude Code lists them to the model on every turn: delete them.`,
+        );
+      }
       const body = commandBody(o.root, {
         argumentsText: "$ARGUMENTS",
         toolNaming: "In Claude Code the tools are named `mcp__autopilot__autopilot_start`, `mcp__autopilot__autopilot_report`, and so on.",
@@ -118,7 +161,11 @@ export function planInstall(o: InstallOptions): InstallPlan {
       );
       notes.push(
         "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__start)",
-        o.global ? "" : "Claude Code asks once to approve the project's .mcp.json servers: approve `autopilot`.",
+        o.global
+          ? ""
+          : o.allow
+            ? "The project's `autopilot` server is approved in .claude/settings.local.json; Claude Code still asks once whether you trust this folder."
+            : "Claude Code asks once to approve the project's .mcp.json servers: approve `autopilot` (or install with --allow).",
       );
       break;
     }
@@ -132,11 +179,12 @@ export function planInstall(o: InstallOptions): InstallPlan {
       });
       files.push(owned(join(dir, "commands", "autopilot.md"), markdownCommand(null, body)));
       notes.push("Start: in Agent chat, /autopilot docs/changes/<topic>/proposal.md --fast", "Enable the `autopilot` server under Cursor Settings > MCP if Cursor lists it as disabled.");
+      if (o.allow) notes.push("--allow: Cursor keeps tool approvals in its settings UI, not in a file install can write: allow the autopilot tools when Cursor first asks (or turn on auto-run).");
       break;
     }
     case "vscode": {
       const userDir = vscodeUserDir(o.home);
-      files.push(json(o.global ? join(userDir, "mcp.json") : join(o.project, ".vscode", "mcp.json"), "servers", { type: "stdio", command, args }));
+      files.push(json(o.global ? join(userDir, "mcp.json") : join(o.project, ".vscode", "mcp.json"), "servers", { type: "stdio", command, args }, JSONC));
       let personaText: string;
       if (o.global) {
         personaText = `There are no persona agents at user level: when a Step says dispatch, read \`${packagePersonas}/<persona>.md\` and do that persona's work yourself (in a subagent if your chat offers one).`;
@@ -153,11 +201,19 @@ export function planInstall(o: InstallOptions): InstallPlan {
         ),
       );
       notes.push("Start: in Copilot Chat (Agent mode), /autopilot docs/changes/<topic>/proposal.md --fast", "Start the server from the mcp.json CodeLens or MCP: List Servers if VS Code does not start it by itself.");
+      if (o.allow) notes.push("--allow: VS Code keeps tool approvals in its own state, not in mcp.json: choose \"Always allow\" for the autopilot server when Copilot first asks.");
       break;
     }
     case "codex": {
       const home = codexHome(o.home);
-      files.push(toml(o.global ? join(home, "config.toml") : join(o.project, ".codex", "config.toml"), { command, args }));
+      files.push(
+        toml(o.global ? join(home, "config.toml") : join(o.project, ".codex", "config.toml"), {
+          command,
+          args,
+          // Codex's server-level approval default: every autopilot tool runs without asking
+          ...(o.allow ? { default_tools_approval_mode: "approve" } : {}),
+        }),
+      );
       if (o.global) {
         const body = commandBody(o.root, {
           argumentsText: "$ARGUMENTS",
@@ -178,7 +234,8 @@ export function planInstall(o: InstallOptions): InstallPlan {
     }
     case "gemini": {
       const dir = o.global ? join(o.home, ".gemini") : join(o.project, ".gemini");
-      files.push(json(join(dir, "settings.json"), "mcpServers", { command, args }));
+      // `trust: true` makes Gemini CLI skip the confirmation for this server's tools
+      files.push(json(join(dir, "settings.json"), "mcpServers", { command, args, ...(o.allow ? { trust: true } : {}) }, GEMINI_JSON));
       for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), geminiAgent(p)));
       const body = commandBody(o.root, {
         argumentsText: "{{args}}",
@@ -196,5 +253,14 @@ export function planInstall(o: InstallOptions): InstallPlan {
       break;
     }
   }
-  return { client: o.client, scope, files, base, notes: notes.filter((n) => n.length > 0) };
+  const warnings: string[] = [];
+  if (o.server.machineLocal && !o.global) {
+    const config = files.find((f) => f.merged)!;
+    warnings.push(
+      `${relative(o.project, config.path)} now starts the server with \`${[command, ...args].join(" ")}\`, a path that only exists on this machine. ` +
+        `Do not commit it as it is: put autopilot on your PATH (\`npm link\` in the checkout, or \`npm i -g\` the package) and run install again to write \`autopilot serve\`, ` +
+        `or pass --command "npx -y autopilot-mcp@${packageVersion(o.root)} serve" (works once that version is published), or install with --global to keep it in your user config.`,
+    );
+  }
+  return { client: o.client, scope, files, base, notes: notes.filter((n) => n.length > 0), warnings };
 }

@@ -1,5 +1,7 @@
 // Merging our server entry into a client's config file without touching anything else in it.
-// Both functions are pure: text in, text out. They refuse (throw) rather than guess.
+// These functions are pure: text in, text out. They refuse (throw) rather than guess.
+import { appendJsonValues, detectFormatting, parseJsonFile, setJsonValue, STRICT_JSON, type JsonDialect } from "./jsonc-edit.js";
+export { JSONC, STRICT_JSON, type JsonDialect } from "./jsonc-edit.js";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { AutopilotError } from "../protocol/errors.js";
 
@@ -38,15 +40,11 @@ function refuse(file: string, why: string, snippet: string): never {
   );
 }
 
-function detectIndent(text: string): string | number {
-  const m = /^[{[][^\S\n]*\r?\n([ \t]+)\S/.exec(text.trimStart());
-  return m ? m[1]! : 2;
-}
-
 /**
- * Puts `entry` at `<rootKey>.<name>` in a JSON config. Other keys keep their values and order;
- * the file keeps its indentation and line endings. A file that is not strict JSON (comments,
- * trailing commas: VS Code allows both) is refused, because rewriting it would drop them.
+ * Puts `entry` at `<rootKey>.<name>` in a JSON (or JSONC) config. Only our entry's text is inserted
+ * or replaced (plus the comma before it), so comments, key order, indentation and line endings of
+ * everything else stay byte-identical. The result is parsed again and must equal the old document
+ * plus our entry, or nothing is written.
  */
 export function mergeJsonServer(
   file: string,
@@ -54,30 +52,63 @@ export function mergeJsonServer(
   rootKey: string,
   name: string,
   entry: Entry,
+  dialect: JsonDialect = STRICT_JSON,
 ): MergeResult {
   const snippet = JSON.stringify({ [rootKey]: { [name]: entry } }, null, 2);
   if (before === null || before.trim() === "") {
     return { text: JSON.stringify({ [rootKey]: { [name]: entry } }, null, 2) + "\n", changed: true };
   }
-  let root: unknown;
-  try {
-    root = JSON.parse(before.replace(/^\uFEFF/, ""));
-  } catch (e) {
-    const hint = /\/\/|\/\*/.test(before) ? " (it looks like it has comments, which this installer will not drop)" : "";
-    refuse(file, `cannot parse it as JSON${hint}: ${(e as Error).message}`, snippet);
-  }
+  const doc = parseJsonFile(before, dialect);
+  if (doc.error !== null) refuse(file, `cannot parse it: ${doc.error}`, snippet);
+  const root = doc.value;
   if (!isPlainObject(root)) refuse(file, "the top level is not a JSON object", snippet);
   const servers = root[rootKey];
   if (servers !== undefined && !isPlainObject(servers)) refuse(file, `"${rootKey}" is not an object`, snippet);
   const existing = servers?.[name];
   const desired = mergedEntry(existing, entry);
   if (existing !== undefined && deepEqual(existing, desired)) return { text: before, changed: false };
-  const nextServers = { ...(servers ?? {}), [name]: desired };
-  const next = { ...root, [rootKey]: nextServers };
-  const eol = before.includes("\r\n") ? "\r\n" : "\n";
-  let text = JSON.stringify(next, null, detectIndent(before));
-  if (eol !== "\n") text = text.replace(/\n/g, eol);
-  if (/\r?\n$/.test(before)) text += eol;
+  const text = doc.bom + setJsonValue(doc.body, doc.tree!, [rootKey, name], desired, detectFormatting(doc.body));
+  const expected = { ...root, [rootKey]: { ...(servers ?? {}), [name]: desired } };
+  verify(file, text, dialect, expected, snippet);
+  return { text, changed: true };
+}
+
+function verify(file: string, text: string, dialect: JsonDialect, expected: unknown, snippet: string): void {
+  const again = parseJsonFile(text, dialect);
+  if (again.error !== null || !deepEqual(again.value, expected)) refuse(file, "could not merge without changing other settings", snippet);
+}
+
+/**
+ * Adds `values` to the string list at `path` (e.g. `permissions.allow` in Claude Code's settings),
+ * each one not already there, as insertions after the list's last item. Every step of the path
+ * that exists must be an object, and the list a list.
+ */
+export function mergeJsonList(file: string, before: string | null, path: string[], values: string[], dialect: JsonDialect = STRICT_JSON): MergeResult {
+  const snippet = JSON.stringify(path.reduceRight<unknown>((v, k) => ({ [k]: v }), values), null, 2);
+  if (before === null || before.trim() === "") return { text: snippet + "\n", changed: true };
+  const doc = parseJsonFile(before, dialect);
+  if (doc.error !== null) refuse(file, `cannot parse it: ${doc.error}`, snippet);
+  if (!isPlainObject(doc.value)) refuse(file, "the top level is not a JSON object", snippet);
+  let holder: unknown = doc.value;
+  for (const [i, key] of path.entries()) {
+    const next: unknown = (holder as Record<string, unknown>)[key];
+    if (next === undefined) {
+      holder = undefined;
+      break;
+    }
+    const last = i === path.length - 1;
+    if (last ? !Array.isArray(next) : !isPlainObject(next)) refuse(file, `"${path.slice(0, i + 1).join(".")}" is not ${last ? "a list" : "an object"}`, snippet);
+    holder = next;
+  }
+  const current = (holder as unknown[] | undefined) ?? [];
+  const missing = values.filter((v) => !current.includes(v));
+  if (missing.length === 0) return { text: before, changed: false };
+  const text = doc.bom + appendJsonValues(doc.body, doc.tree!, path, missing, detectFormatting(doc.body));
+  const expected = structuredClone(doc.value) as Record<string, unknown>;
+  let at: Record<string, unknown> = expected;
+  for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+  at[path.at(-1)!] = [...current, ...missing];
+  verify(file, text, dialect, expected, snippet);
   return { text, changed: true };
 }
 
@@ -112,8 +143,9 @@ export function mergeTomlServer(file: string, before: string | null, name: strin
   const lines = before.split(/\r?\n/);
   let text: string;
   if (existing === undefined) {
-    const base = before.replace(/(\r?\n)*$/, "");
-    text = base + eol + eol + desiredBlock.replace(/\n/g, eol);
+    // appended after a blank line; the user's text, to its last byte, stays as it was
+    const sep = before.endsWith(eol + eol) ? "" : before.endsWith("\n") ? eol : eol + eol;
+    text = before + sep + desiredBlock.replace(/\n/g, eol);
   } else {
     const start = lines.findIndex((l) => {
       const m = HEADER.exec(l);

@@ -1,37 +1,97 @@
 // How a client should start the server. Decided once per install and written into its config.
-import { existsSync } from "node:fs";
-import { join, sep } from "node:path";
+// A project config (.mcp.json, .vscode/mcp.json, ...) is usually committed, so the entry must work
+// on a teammate's machine: a command found on PATH, or npx with the exact version, rather than a
+// path that exists only here.
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { delimiter, dirname, join, resolve, sep } from "node:path";
 import { UsageError } from "../cli/usage.js";
+
+export const PACKAGE_NAME = "autopilot-mcp";
+export const BIN_NAME = "autopilot";
 
 export interface ServerCommand {
   command: string;
   args: string[];
   /** Why this command was chosen, printed by `autopilot install`. */
   source: string;
+  /** The command names a path that only exists on this machine (a checkout, a local build). */
+  machineLocal: boolean;
 }
 
-export const NPX_COMMAND: ServerCommand = {
-  command: "npx",
-  args: ["-y", "autopilot-mcp", "serve"],
-  source: "npx (the package is not installed at a stable path)",
-};
+/** `npx -y autopilot-mcp@<version> serve`: works on any machine with Node once the version is published. */
+export function npxCommand(version: string, source: string): ServerCommand {
+  return { command: "npx", args: ["-y", `${PACKAGE_NAME}@${version}`, "serve"], source, machineLocal: false };
+}
+
+export function packageVersion(root: string): string {
+  try {
+    const v = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown }).version;
+    if (typeof v === "string" && v.length > 0) return v;
+  } catch {
+    // fall through
+  }
+  return "latest";
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
 
 /**
- * The default is `node <absolute path to dist/src/cli/main.js> serve` when this package sits at a
- * stable path (a global or project install, a checkout): it starts fast, needs no network and
- * runs exactly the version that wrote it. When we run from npx's cache (`.../_npx/...`), that
- * path can vanish at any time, so the entry uses `npx -y autopilot-mcp serve` instead.
- * `--command` overrides both (e.g. for a repository shared by a team: `npx -y autopilot-mcp serve`).
+ * The `autopilot` command on PATH when it runs this very package (a global install, `npm link`):
+ * on POSIX a symlink to our main.js; on Windows an npm .cmd shim naming it.
  */
-export function resolveServerCommand(root: string, override?: string): ServerCommand {
+export function binOnPath(main: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | null {
+  const dirs = (env.PATH ?? env.Path ?? "").split(delimiter).filter((d) => d.length > 0);
+  for (const dir of dirs) {
+    if (platform === "win32") {
+      const shim = join(dir, `${BIN_NAME}.cmd`);
+      if (!existsSync(shim)) continue;
+      const m = /"%~?dp0%?\\?([^"]*main\.js)"/i.exec(readFileSync(shim, "utf8"));
+      if (m && sameFile(resolve(dir, m[1]!), main)) return shim;
+      continue;
+    }
+    const bin = join(dir, BIN_NAME);
+    try {
+      if (statSync(bin).isFile() && sameFile(bin, main)) return bin;
+    } catch {
+      // not there
+    }
+  }
+  return null;
+}
+
+/**
+ * In order:
+ * 1. `--command` as given;
+ * 2. install runs from npx's cache (`.../_npx/...`): `npx -y autopilot-mcp@<this version> serve`,
+ *    since that cache can be emptied at any time;
+ * 3. the `autopilot` command on PATH runs this package: `autopilot serve`;
+ * 4. the package is a project dependency (`.../node_modules/autopilot-mcp`): `npx -y autopilot-mcp@<version> serve`,
+ *    which runs the project's own copy when it is installed;
+ * 5. otherwise (a checkout run without `npm link`): `node <absolute path>/dist/src/cli/main.js serve`,
+ *    marked machine-local so install warns before it goes into a project file.
+ */
+export function resolveServerCommand(root: string, override?: string, env: NodeJS.ProcessEnv = process.env): ServerCommand {
   if (override !== undefined) {
     const words = splitCommandLine(override);
-    if (words.length === 0) throw new UsageError("--command must not be empty, e.g. --command \"npx -y autopilot-mcp serve\"");
-    return { command: words[0]!, args: words.slice(1), source: "--command" };
+    if (words.length === 0) throw new UsageError(`--command must not be empty, e.g. --command "${BIN_NAME} serve"`);
+    return { command: words[0]!, args: words.slice(1), source: "--command", machineLocal: false };
   }
+  const version = packageVersion(root);
   const main = join(root, "dist", "src", "cli", "main.js");
-  if (root.includes(`${sep}_npx${sep}`) || !existsSync(main)) return NPX_COMMAND;
-  return { command: "node", args: [main, "serve"], source: "this installed package" };
+  if (root.includes(`${sep}_npx${sep}`)) return npxCommand(version, "run through npx: pinned to the version that ran this install");
+  if (existsSync(main) && binOnPath(main, env)) {
+    return { command: BIN_NAME, args: ["serve"], source: `the ${BIN_NAME} command on your PATH`, machineLocal: false };
+  }
+  if (dirname(root).split(sep).includes("node_modules") || !existsSync(main)) {
+    return npxCommand(version, "installed as a package: npx runs this exact version");
+  }
+  return { command: "node", args: [main, "serve"], source: "this checkout, a path on this machine only", machineLocal: true };
 }
 
 /** Splits a command line into words: whitespace separates, '...' and "..." group, \ escapes. */

@@ -1,6 +1,6 @@
 // The files install writes besides the server entry: each client's command and persona files,
 // generated from the package's own skills/harness-autopilot/SKILL.md and personas/*.md.
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import matter from "gray-matter";
 
@@ -11,13 +11,48 @@ export const PERSONA_NAMES = [
   "harness-code-reviewer",
 ] as const;
 
+/** The skill whose method each persona follows (skills/<skill>/SKILL.md). */
+export const PERSONA_SKILLS: Record<(typeof PERSONA_NAMES)[number], string> = {
+  "harness-planner": "harness-planning",
+  "harness-task-executor": "harness-execution",
+  "harness-verifier": "harness-verification",
+  "harness-code-reviewer": "harness-code-review",
+};
+
 export interface Persona {
   name: string;
   description: string;
-  /** The file exactly as shipped (Claude Code agent format). */
-  source: string;
-  /** The system prompt, without front matter. */
+  /** The persona's `tools:` line (Claude Code tool names), when it has one. */
+  tools: string | undefined;
+  /** The system prompt, without front matter, with the persona's skill folded in. */
   body: string;
+}
+
+/** Moves Markdown headings one level down (# → ##), leaving fenced code blocks alone. */
+function demoteHeadings(text: string): string {
+  let fence: string | null = null;
+  return text
+    .split("\n")
+    .map((line) => {
+      const f = /^(```|~~~)/.exec(line);
+      if (f) fence = fence === null ? f[1]! : fence === f[1] ? null : fence;
+      return fence === null && !f && /^#{1,5} /.test(line) ? `#${line}` : line;
+    })
+    .join("\n");
+}
+
+/**
+ * The persona's skill, as a section of its prompt: a subagent does not load skills by itself
+ * (and skills installed for the host are listed to the host model on every turn), so the method
+ * travels inside the agent file. It goes before the final-message section, which stays last.
+ */
+export function foldSkill(body: string, skillName: string, skillSource: string): string {
+  const content = matter(skillSource, {}).content.trim();
+  const title = /^# (.+)\n+/.exec(content);
+  const rest = title ? content.slice(title[0].length) : content;
+  const section = `## Method: ${title ? title[1] : skillName} (skill \`${skillName}\`)\n\n${demoteHeadings(rest)}\n`;
+  const at = body.search(/^## Your final message/m);
+  return at < 0 ? `${body.trimEnd()}\n\n${section}` : `${body.slice(0, at)}${section}\n${body.slice(at)}`;
 }
 
 export function readPersonas(root: string): Persona[] {
@@ -25,15 +60,10 @@ export function readPersonas(root: string): Persona[] {
     const source = readFileSync(join(root, "personas", `${name}.md`), "utf8");
     // gray-matter caches by content unless given options; {} keeps parses independent
     const parsed = matter(source, {});
-    return { name, description: String(parsed.data.description ?? ""), source, body: parsed.content.replace(/^\n+/, "") };
+    const body = foldSkill(parsed.content.replace(/^\n+/, ""), PERSONA_SKILLS[name], readSkill(root, PERSONA_SKILLS[name]));
+    const tools = parsed.data.tools === undefined ? undefined : String(parsed.data.tools);
+    return { name, description: String(parsed.data.description ?? ""), tools, body };
   });
-}
-
-export function listSkills(root: string): string[] {
-  return readdirSync(join(root, "skills"), { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name)
-    .sort();
 }
 
 export function readSkill(root: string, name: string): string {
@@ -46,6 +76,11 @@ function frontMatter(fields: Record<string, string | boolean | undefined>): stri
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}: ${typeof v === "string" ? JSON.stringify(v) : String(v)}`);
   return `---\n${lines.join("\n")}\n---\n`;
+}
+
+/** Claude Code subagents (.claude/agents/*.md): name, description, tools (comma-separated). */
+export function claudeAgent(p: Persona): string {
+  return frontMatter({ name: p.name, description: p.description, tools: p.tools }) + "\n" + p.body;
 }
 
 /** Cursor subagents (.cursor/agents/*.md): name, description, model. */

@@ -1,5 +1,5 @@
 import { spawnSync, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,12 +30,27 @@ export interface Run {
   stderr: string;
 }
 
-export function install(args: string[], opts: { cwd: string; home: string; env?: Record<string, string> }): Run {
+let linkedBin: string | null = null;
+/** A folder holding only an `autopilot` symlink to the built CLI: what `npm link` or `npm i -g` puts on PATH. */
+export function linkedBinDir(): string {
+  if (linkedBin) return linkedBin;
+  linkedBin = tempDir("bin");
+  symlinkSync(MAIN, join(linkedBin, "autopilot"));
+  return linkedBin;
+}
+
+/**
+ * Runs the built `autopilot install`. PATH holds only a folder with the `autopilot` command linked to
+ * this build (as after `npm link`), or, with `onPath: false`, only an empty folder (a checkout run
+ * by path, nothing on PATH).
+ */
+export function install(args: string[], opts: { cwd: string; home: string; env?: Record<string, string>; onPath?: boolean }): Run {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   delete env.XDG_CONFIG_HOME;
   delete env.CODEX_HOME;
-  Object.assign(env, { HOME: opts.home, USERPROFILE: opts.home }, opts.env ?? {});
+  const path = opts.onPath === false ? tempDir("nobin") : linkedBinDir();
+  Object.assign(env, { HOME: opts.home, USERPROFILE: opts.home, PATH: path }, opts.env ?? {});
   const r = spawnSync(process.execPath, [MAIN, "install", ...args], { cwd: opts.cwd, env, encoding: "utf8" });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

@@ -1,7 +1,7 @@
 // The pure merge functions and helpers behind install, on edge cases the CLI tests do not reach.
 import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { mergeJsonServer, mergeTomlServer } from "../../src/install/merge.js";
+import { JSONC, mergeJsonServer, mergeTomlServer } from "../../src/install/merge.js";
 import { resolveServerCommand, splitCommandLine } from "../../src/install/server-command.js";
 import { unifiedDiff } from "../../src/install/apply.js";
 
@@ -54,8 +54,19 @@ describe("mergeTomlServer", () => {
 });
 
 describe("mergeJsonServer", () => {
-  it("refuses JSON with comments and says what to add by hand", () => {
-    expect(() => mergeJsonServer("mcp.json", '{ /* x */ "servers": {} }', "servers", "autopilot", entry)).toThrow(/comments[\s\S]*"servers"/);
+  it("refuses comments where the client reads strict JSON, and says what to add by hand", () => {
+    expect(() => mergeJsonServer(".mcp.json", '{ /* x */ "servers": {} }', "servers", "autopilot", entry)).toThrow(/a comment[\s\S]*line 1[\s\S]*"servers"/);
+  });
+
+  it("keeps comments and trailing commas in JSONC, adding only our entry", () => {
+    const before = '{ /* x */ "servers": {\n  "git": {}, // git\n},\n}';
+    const r = mergeJsonServer("mcp.json", before, "servers", "autopilot", entry, JSONC);
+    expect(r.text).toBe('{ /* x */ "servers": {\n  "git": {}, // git\n  "autopilot": {\n    "command": "node",\n    "args": [\n      "/opt/autopilot/dist/src/cli/main.js",\n      "serve"\n    ]\n  },\n},\n}');
+  });
+
+  it("keeps a byte order mark", () => {
+    const r = mergeJsonServer("mcp.json", '\uFEFF{"servers": {}}', "servers", "autopilot", entry);
+    expect(r.text.startsWith('\uFEFF{"servers": {"autopilot": ')).toBe(true);
   });
 
   it("refuses when the servers key is not an object", () => {
@@ -74,8 +85,13 @@ describe("server command", () => {
     expect(splitCommandLine(`npx -y 'autopilot-mcp@0.1.0' serve`)).toEqual(["npx", "-y", "autopilot-mcp@0.1.0", "serve"]);
   });
 
-  it("uses npx when the package runs from npx's cache", () => {
-    expect(resolveServerCommand("/home/u/.npm/_npx/abc/node_modules/autopilot-mcp").command).toBe("npx");
+  it("uses npx with the exact version when the package runs from npx's cache or is a dependency", () => {
+    for (const root of ["/home/u/.npm/_npx/abc/node_modules/autopilot-mcp", "/work/app/node_modules/autopilot-mcp"]) {
+      const c = resolveServerCommand(root, undefined, { PATH: "" });
+      expect(c.command).toBe("npx");
+      expect(c.args).toEqual(["-y", "autopilot-mcp@latest", "serve"]); // no package.json at these fake roots
+      expect(c.machineLocal).toBe(false);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-// `autopilot install claude|cursor|vscode|codex|gemini [--global] [--dry-run] [--project DIR] [--command CMD]`
+// `autopilot install claude|cursor|vscode|codex|gemini [--global] [--allow] [--dry-run] [--project DIR] [--command CMD]`
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -17,13 +17,17 @@ import {
 } from "../../install/index.js";
 import { UsageError } from "../usage.js";
 
-const USAGE = `usage: autopilot install ${CLIENTS.join("|")} [--global] [--dry-run] [--project DIR] [--command "CMD ARGS..."]
+const USAGE = `usage: autopilot install ${CLIENTS.join("|")} [--global] [--allow] [--dry-run] [--project DIR] [--command "CMD ARGS..."]
 
   --global      write the user-level config (home folder) instead of the project's
+  --allow       also let autopilot's tools run without a permission prompt (Claude Code: permissions.allow
+                in .claude/settings.local.json, or ~/.claude/settings.json with --global; Codex:
+                default_tools_approval_mode; Gemini CLI: trust)
   --dry-run     show what would change, write nothing
   --project     the project folder (default: the current folder)
-  --command     how the client starts the server (default: node <this package>/dist/src/cli/main.js serve,
-                or npx -y autopilot-mcp serve when run through npx)`;
+  --command     how the client starts the server (default: "autopilot serve" when the autopilot command
+                on PATH is this package; "npx -y autopilot-mcp@<version> serve" when run through npx or
+                installed as a dependency; else node <this checkout>/dist/src/cli/main.js serve, with a warning)`;
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
@@ -33,6 +37,7 @@ export async function run(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         global: { type: "boolean", default: false },
+        allow: { type: "boolean", default: false },
         "dry-run": { type: "boolean", default: false },
         project: { type: "string" },
         command: { type: "string" },
@@ -61,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const root = packageRoot();
   const server = resolveServerCommand(root, values.command);
-  const plan = planInstall({ client, global: values.global ?? false, project, home: homeDir(), root, server });
+  const plan = planInstall({ client, global: values.global ?? false, project, home: homeDir(), root, server, allow: values.allow ?? false });
   const dryRun = values["dry-run"] ?? false;
   const out = process.stdout;
 
@@ -82,5 +87,6 @@ export async function run(argv: string[]): Promise<number> {
     for (const b of backups) out.write(`  kept your previous copy: ${displayPath(b, plan)}\n`);
   }
   if (!dryRun) for (const n of plan.notes) out.write(`${n}\n`);
+  for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
   return 0;
 }
