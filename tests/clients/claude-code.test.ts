@@ -4,13 +4,13 @@
 // (the Step as structuredContent JSON), dispatches personas through Claude Code's own Agent tool
 // and, inside each subagent, writes the plan and the code with Claude Code's Read/Write tools.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
 import type { TempRepo } from "../helpers/git.js";
 import { startModelServer, type ModelServer } from "./anthropic-sse.js";
-import { Brain } from "./brain/brain.js";
+import { Brain, type BrainOptions } from "./brain/brain.js";
 import { claudeCode } from "./dialects/claude-code.js";
 import { claudeEnv, ensureClaudeCode, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
 import { installPackedAutopilot } from "./autopilot-package.js";
@@ -42,7 +42,13 @@ interface Played {
  * The user types `prompt` in Claude Code (print mode), then answers every question the session
  * asks with `answer` (a new `claude -p --continue` turn), until a run ends with no question.
  */
-async function play(label: string, dir: string, prompt: string, answer = "yes", maxTurns = 20): Promise<Played> {
+async function play(
+  label: string,
+  dir: string,
+  prompt: string,
+  o: { answer?: (question: string) => string; brain?: BrainOptions; maxTurns?: number } = {},
+): Promise<Played> {
+  const answer = o.answer ?? (() => "yes");
   if ("skip" in installed) throw new Error("unreachable");
   const log: string[] = [];
   const model = await startModelServer({
@@ -51,7 +57,7 @@ async function play(label: string, dir: string, prompt: string, answer = "yes", 
     decide: (c) => brain.decide(c),
     log: (l) => log.push(l),
   });
-  const brain = new Brain(claudeCode);
+  const brain = new Brain(claudeCode, o.brain);
   const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   // The user's PATH has the globally installed autopilot on it.
@@ -60,8 +66,8 @@ async function play(label: string, dir: string, prompt: string, answer = "yes", 
   const runs: ClaudeRun[] = [];
   let run = await runClaude(installed.bin, ["-p", prompt, ...common], { cwd: dir, env });
   runs.push(run);
-  for (let i = 0; i < maxTurns && asksUser(run); i++) {
-    run = await runClaude(installed.bin, ["-p", answer, "--continue", ...common], { cwd: dir, env });
+  for (let i = 0; i < (o.maxTurns ?? 20) && asksUser(run); i++) {
+    run = await runClaude(installed.bin, ["-p", answer(run.result.result), "--continue", ...common], { cwd: dir, env });
     runs.push(run);
   }
   await model.close();
@@ -156,6 +162,39 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     const personas = new Set(p.model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
     expect(personas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"]));
     expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("a blocking review finding: the user answers fix in Claude Code, the executor fixes it, the session reaches DONE", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject();
+    repos.push(repo);
+    await installInto(repo.dir, "claude", { autopilot });
+
+    let reviews = 0;
+    const questions: string[] = [];
+    const p = await play("claude-code-blocking-fix", repo.dir, "/autopilot docs/spec.md --fast", {
+      // Phase 1's first review finds a blocking problem; every later review is clean.
+      brain: { blockingReview: (phase) => phase === "Core Greeting" && reviews++ === 0 },
+      answer: (q) => {
+        questions.push(q);
+        return /^Options: fix \//m.test(q) ? "fix" : "yes";
+      },
+    });
+    expect(p.model.errors, explain(p)).toEqual([]);
+    const { slug, state } = sessionOf(repo.dir, p);
+    expect(state.currentState, explain(p)).toBe("DONE");
+    // The user saw the finding and the choice in Claude Code's reply, and their answer was recorded.
+    expect(questions.some((q) => /part1 is exported under the wrong name/.test(q) && /fix \/ override \/ stop/.test(q))).toBe(true);
+    expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([[0, "human"]]);
+    // The executor was dispatched to fix exactly that, and the phase was reviewed again.
+    const dispatches = p.model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => String(c.args.description)) : [],
+    );
+    expect(dispatches.filter((d) => /^Fix phase 1/.test(d))).toHaveLength(1);
+    expect(dispatches.filter((d) => /^Review phase 1/.test(d))).toHaveLength(2);
+    expect(readFileSync(path.join(repo.dir, "src/core-greeting/part-1.js"), "utf8")).toContain("// fixed");
+    expect(existsSync(path.join(repo.dir, ".harness/sessions", slug))).toBe(true);
+    expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
   });
 
   // The server's MCP prompt, typed as a user does. Claude Code splits the words after the command

@@ -23,6 +23,11 @@ export interface BrainOptions {
   tasksPerPlan?: number;
   /** Called with a line per decision (for test logs). */
   log?: (line: string) => void;
+  /**
+   * Asked once per review a reviewer persona hands back (`phase`: the phase name, or "final"):
+   * true makes that review report one blocking finding. Default: never.
+   */
+  blockingReview?: (phase: string) => boolean;
 }
 
 /** A Step as the host model reads it (docs/mcp.md); only the fields the brain uses are typed. */
@@ -181,7 +186,7 @@ export class Brain {
     readonly dialect: Dialect,
     opts: BrainOptions = {},
   ) {
-    this.o = { tasksPerPlan: opts.tasksPerPlan ?? 2, log: opts.log };
+    this.o = { tasksPerPlan: opts.tasksPerPlan ?? 2, log: opts.log, blockingReview: opts.blockingReview ?? (() => false) };
   }
 
   decide(conv: Conversation): Decision {
@@ -390,7 +395,8 @@ export class Brain {
           kind === "fixed"
             ? { kind: "fixed", summary: `fixed the findings in ${targets.length} files` }
             : { kind: "executed", outcome: "complete", summary: `${targets.length}/${targets.length} tasks` };
-        if (kind === "fixed") files = files.map((f) => (f.path === statePath ? f : { ...f, content: f.content + "// fixed\n" }));
+        // A fix (of review or verification findings) changes the code it was given.
+        if (kind === "fixed" || /^Fix the /m.test(prompt)) files = files.map((f) => (f.path === statePath ? f : { ...f, content: f.content + "// fixed\n" }));
         break;
       }
       case "verified":
@@ -413,6 +419,12 @@ export class Brain {
         if (unread.length) return { kind: "tool_calls", calls: unread.map((f) => this.dialect.readFile(conv, f.path)) };
       }
       return { kind: "tool_calls", calls: pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)) };
+    }
+    if (kind === "reviewed" && this.o.blockingReview(phaseName)) {
+      result = {
+        kind: "reviewed",
+        findings: [{ severity: "blocking", file: `src/${slugify(phaseName)}/part-1.js`, line: 2, title: `${phaseName}: part1 is exported under the wrong name`, rationale: "callers import it by another name" }],
+      };
     }
     const finish = this.dialect.finish?.(conv, result);
     if (finish) return { kind: "tool_calls", calls: [finish] };
