@@ -34,13 +34,13 @@ export async function makeProject(spec = SPEC): Promise<TempRepo> {
 }
 
 /**
- * `autopilot install <client>` into the project, as a user runs it, and commit what it wrote (a team
+ * `autopilot install <client>` in the project folder, as a user runs it, and commit what it wrote (a team
  * commits its client config). `autopilot` is the installed bin (from the packed tarball), else this
  * checkout's build. Returns install's output.
  */
 export async function installInto(dir: string, client: string, o: { autopilot?: { bin: string; binDir: string }; extra?: string[] } = {}): Promise<string> {
   const [cmd, pre] = o.autopilot ? [o.autopilot.bin, []] : [process.execPath, [distCli]];
-  const { stdout, stderr } = await execFileP(cmd, [...pre, "install", client, "--project", dir, ...(o.extra ?? [])], {
+  const { stdout, stderr } = await execFileP(cmd, [...pre, "install", client, ...(o.extra ?? [])], {
     cwd: dir,
     env: { ...process.env, NO_COLOR: "1", ...(o.autopilot ? { PATH: `${o.autopilot.binDir}${path.delimiter}${process.env.PATH}` } : {}) },
   });
