@@ -291,7 +291,7 @@ export type PrPhase = string | { name: string; status?: string | null };
 export async function prTitleAndBody(
   root: string,
   startingCommit: string,
-  opts: { specTitle?: string | null; phases?: PrPhase[] } = {},
+  opts: { specTitle?: string | null; phases?: PrPhase[]; cost?: { total: string; lines: string[] } } = {},
 ): Promise<{ title: string; body: string }> {
   const commits = await commitsSince(root, startingCommit);
   const stripped = (s: string) => s.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
@@ -315,6 +315,10 @@ export async function prTitleAndBody(
       const status = typeof p === "string" ? null : p.status;
       lines.push(`- Phase ${i + 1}: ${name}${status ? ` (${status})` : ""}`);
     });
+  }
+  if (opts.cost) {
+    lines.push("", "## Cost", "", `Persona runs: ${opts.cost.total}.`);
+    if (opts.cost.lines.length) lines.push("", ...opts.cost.lines.map((l) => `- ${l}`));
   }
   const recovery = commits.filter((c) => c.subject.startsWith("[autopilot][recovery]"));
   if (recovery.length) {

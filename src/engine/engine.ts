@@ -19,7 +19,9 @@ import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
 import { apply, probeFor } from "./machine-state.js";
-import { askFor, matchAnswer, renderStep } from "./step.js";
+import { askFor, budgetAskFor, matchAnswer, renderStep } from "./step.js";
+import { addUsage, formatBudget, formatCost, parseBudget, raisedBudget, type UsageReport } from "../session/usage.js";
+import { readConfigBudget } from "../headless/config.js";
 import { locatePlan, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
 import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.js";
@@ -79,6 +81,9 @@ export class Engine {
         const { state, notes } = await this.load(slug);
         if (state.currentState !== "DONE") {
           let s = await this.finishPending(slug, state);
+          // A budget given on a resume replaces the session's (the way to raise it from outside).
+          const budget = parsed.budget ?? (state.budget ? null : await readConfigBudget(this.root));
+          if (budget) s = { ...s, budget: { ...budget, continueOnceAt: null } };
           s = await this.advance(slug, s, { type: "RESUME", now: this.now() });
           s = await this.lookForInteractivePlan(slug, s);
           return {
@@ -87,6 +92,7 @@ export class Engine {
             ignoredFlags: parsed.given,
             notes: [
               `Resuming autopilot from state ${s.currentState}, phase ${s.currentPhase + 1}: ${s.phases[s.currentPhase]?.name ?? "?"}.`,
+              ...(parsed.budget ? [`Budget set to ${formatBudget(parsed.budget)}.`] : []),
               ...(parsed.given.length
                 ? [`Flags ${parsed.given.join(" ")} ignored: a resumed session keeps the flags it started with (rigor ${s.rigorLevel}${s.reviewPlans ? ", --review-plans" : ""}).`]
                 : []),
@@ -105,6 +111,8 @@ export class Engine {
       const startingCommit = await headCommit(this.root);
       const now = this.now();
       const initial = initState({ sessionDir: sessionDirRel(slug), specPath: rel, startingCommit, now });
+      const budget = parsed.budget ?? (await readConfigBudget(this.root));
+      if (budget) initial.budget = { ...budget, continueOnceAt: null };
       const s = await this.advance(slug, initial, {
         type: "START",
         phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),
@@ -129,7 +137,12 @@ export class Engine {
     });
   }
 
-  async report(slug: string, stepId: number, result: PersonaResult): Promise<Step> {
+  /**
+   * `usage`: what the persona run cost, as far as the host knows (null: it does not say). Added to
+   * the session's ledger in the same write as the transition, so a stale or refused report adds
+   * nothing.
+   */
+  async report(slug: string, stepId: number, result: PersonaResult, usage: UsageReport | null = null): Promise<Step> {
     assertSafeSlug(slug);
     assertStepId(stepId);
     // Callers other than the MCP layer (headless hosts, scripts) reach here unvalidated: a result
@@ -160,6 +173,16 @@ export class Engine {
           { step },
         );
       const event = await resultToEvent(this.root, s, result, step.next.expects.artifacts.plan, this.now());
+      const final = step.state === "FINAL_REVIEW";
+      s = {
+        ...s,
+        usage: addUsage(s.usage, {
+          persona: step.next.persona,
+          phaseIndex: final ? null : (step.phase?.index ?? null),
+          phaseName: final ? null : (step.phase?.name ?? null),
+          usage,
+        }),
+      };
       s = await this.advance(slug, s, event);
       return this.render(slug, s);
     });
@@ -176,7 +199,8 @@ export class Engine {
     return this.withSession(slug, async (state) => {
       let s = await this.finishPending(slug, state);
       await this.assertStep(slug, s, stepId);
-      const ask = askFor(s);
+      const budgetAsk = askFor(s) ? null : budgetAskFor(s, slug);
+      const ask = askFor(s) ?? budgetAsk;
       if (!ask)
         throw new AutopilotError(
           "bad_answer",
@@ -190,6 +214,10 @@ export class Engine {
           `"${answer}" is not one of the options: ${ask.options.map((o) => `"${o}"`).join(", ")}. Ask the user again and pass one of them.`,
           { step: renderStep(s, slug) },
         );
+      if (budgetAsk) {
+        s = await this.answerBudget(slug, s, chosen, by, rationale);
+        return this.render(slug, s);
+      }
       s = await this.advance(slug, s, {
         type: "DECIDE",
         answer: chosen,
@@ -219,6 +247,54 @@ export class Engine {
   }
 
   // ---- internals -----------------------------------------------------------------------------
+
+  /**
+   * The budget gate's answer. The gate is the engine's, not the machine's: the machine state does
+   * not change, the step moves on by one and the answer is recorded as a decision.
+   */
+  private async answerBudget(slug: string, state: AutopilotState, answer: string, by: DecisionBy, rationale?: string): Promise<AutopilotState> {
+    const now = this.now();
+    const budget = state.budget!;
+    const stepId = state.stepId + 1;
+    const spent = formatCost(state.usage?.total);
+    let next: AutopilotState;
+    let decision: string;
+    let report: string;
+    if (answer === "raise budget") {
+      const raised = raisedBudget(budget, rationale);
+      decision = "raised_budget";
+      report = `Budget raised from ${formatBudget(budget)} to ${formatBudget(raised)} (spent: ${spent}).`;
+      next = { ...state, budget: raised };
+    } else if (answer === "continue once") {
+      decision = "budget_continue_once";
+      report = `Over budget (${formatBudget(budget)}; spent: ${spent}): one more persona run, then the session asks again.`;
+      next = { ...state, budget: { ...budget, continueOnceAt: stepId } };
+    } else {
+      decision = "stopped_budget";
+      report = `Stopped: the budget (${formatBudget(budget)}) is spent (${spent}). The session is saved; resume it with a larger --budget.`;
+      next = { ...state, stopped: true };
+    }
+    next = {
+      ...next,
+      stepId,
+      report,
+      updatedAt: now,
+      decisions: [
+        ...state.decisions,
+        {
+          phase: state.currentState === "FINAL_REVIEW" ? null : state.currentPhase,
+          decision,
+          timestamp: now,
+          state: state.currentState,
+          answer,
+          by,
+          ...(rationale ? { rationale: String(rationale).slice(0, 2000) } : {}),
+        },
+      ],
+    };
+    await this.store.write(slug, next);
+    return next;
+  }
 
   private async withSession<T>(slug: string, fn: (state: AutopilotState) => Promise<T>): Promise<T> {
     if (!(await this.store.exists(slug)))

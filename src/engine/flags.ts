@@ -8,13 +8,18 @@ import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 import { requireString } from "../protocol/input.js";
 import type { RigorLevel } from "../session/schema.js";
+import { parseBudget } from "../session/usage.js";
 
 export const FLAGS = ["--fast", "--thorough", "--review-plans"] as const;
-const FLAG_LIST = FLAGS.join(", ");
+/** The one flag that takes a value: `--budget 200k`, `--budget $5`, `--budget=5usd`. */
+export const BUDGET_FLAG = "--budget";
+const FLAG_LIST = [...FLAGS, `${BUDGET_FLAG} <tokens or $>`].join(", ");
 
 export interface Flags {
   rigorLevel: RigorLevel;
   reviewPlans: boolean;
+  /** `--budget`, when given. */
+  budget: { tokens: number | null; usd: number | null } | null;
 }
 
 interface Token {
@@ -81,7 +86,7 @@ export function suggestFlag(word: string): string | null {
   const bare = word.replace(/^[-—–]+/, "").toLowerCase().replace(/_/g, "-");
   if (!bare) return null;
   let best: { flag: string; d: number } | null = null;
-  for (const flag of FLAGS) {
+  for (const flag of [...FLAGS, BUDGET_FLAG]) {
     const name = flag.slice(2);
     const d = name.startsWith(bare) || bare.startsWith(name) ? 0 : distance(bare, name);
     if (!best || d < best.d) best = { flag, d };
@@ -113,7 +118,23 @@ export function parseFlags(flags: string | string[] | undefined): Flags & { give
   return checkFlags(words);
 }
 
-function checkFlags(words: string[]): Flags & { given: string[] } {
+/** Take `--budget X` / `--budget=X` out of the flag words. */
+function takeBudget(all: string[]): { words: string[]; budget: Flags["budget"] } {
+  let budget: Flags["budget"] = null;
+  const words: string[] = [];
+  for (let i = 0; i < all.length; i++) {
+    const w = all[i];
+    if (w === BUDGET_FLAG || w.startsWith(`${BUDGET_FLAG}=`)) {
+      const value = w === BUDGET_FLAG ? all[++i] : w.slice(BUDGET_FLAG.length + 1);
+      if (!value) throw new AutopilotError("bad_input", "--budget needs an amount: tokens (200k) or US dollars ($5).");
+      budget = parseBudget(value);
+    } else words.push(w);
+  }
+  return { words, budget };
+}
+
+function checkFlags(all: string[]): Flags & { given: string[] } {
+  const { words, budget } = takeBudget(all);
   const known = new Set<string>(FLAGS);
   const unknown = words.filter((w) => !known.has(w));
   if (unknown.length) throw unknownFlags(unknown);
@@ -125,6 +146,7 @@ function checkFlags(words: string[]): Flags & { given: string[] } {
   return {
     rigorLevel: fast ? "fast" : thorough ? "thorough" : "standard",
     reviewPlans: given.includes("--review-plans"),
+    budget,
     given,
   };
 }
@@ -142,12 +164,20 @@ export interface CommandLine {
  */
 export function splitCommandLine(line: string): CommandLine {
   const tokens = tokenize(line);
-  const flags = flagWords(tokens.filter(isFlagLike));
+  // `--budget` takes the word after it as its value, whatever it looks like.
+  const flagTokens: Token[] = [];
+  const rest: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (!isFlagLike(t)) rest.push(t);
+    else {
+      flagTokens.push(t);
+      if (normalizeDashes(t.text) === BUDGET_FLAG && tokens[i + 1]) flagTokens.push(tokens[++i]);
+    }
+  }
+  const flags = flagWords(flagTokens);
   checkFlags(flags);
-  const spec = tokens
-    .filter((t) => !isFlagLike(t))
-    .map((t) => t.text)
-    .join(" ");
+  const spec = rest.map((t) => t.text).join(" ");
   return { spec, flags };
 }
 
@@ -157,7 +187,8 @@ export function splitCommandLine(line: string): CommandLine {
  * `flags` must be a flag.
  */
 export function startArgs(root: string, spec: string, flags?: string | string[]): CommandLine & Flags & { given: string[] } {
-  const extra = parseFlags(flags).given;
+  // Every word, `--budget` and its value included (checked together below).
+  const extra = flagWords(tokenize(Array.isArray(flags) ? flags.join(" ") : (flags ?? "")));
   let line: CommandLine;
   if (typeof spec === "string" && spec.trim() !== "" && isFile(root, spec)) line = { spec, flags: [] };
   else line = splitCommandLine(typeof spec === "string" ? spec : "");

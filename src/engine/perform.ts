@@ -1,6 +1,7 @@
 // Performs one effect from the outbox. Every effect is idempotent (commits carry their effect id
 // as a trailer, appended lines carry a marker, whole files are rewritten to the same bytes), so
 // replaying an outbox after a crash changes nothing that was already done.
+import { formatCost } from "../session/usage.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Finding } from "../session/schema.js";
@@ -153,6 +154,12 @@ async function performUnlocked(
       const pr = await prTitleAndBody(root, state.startingCommit, {
         specTitle: title,
         phases: state.phases.map((p) => ({ name: p.name, status: p.status })),
+        cost: {
+          total: formatCost(state.usage?.total),
+          lines: Object.entries(state.usage?.byPhase ?? {}).map(
+            ([k, t]) => `${k === "final" ? "Final review" : `Phase ${k}: ${t.name}`}: ${formatCost(t)}`,
+          ),
+        },
       });
       return addReport({ ...state, pullRequest: pr }, `Suggested PR title: ${pr.title}`);
     }

@@ -6,6 +6,26 @@ import { ANSWERS, checkpointOptions, effectiveComplexity } from "../../machines/
 import { doneTotals } from "../../machines/reports.js";
 import { dispatchFor } from "../personas/dispatch.js";
 import { stateValueOf } from "./machine-state.js";
+import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
+
+export const BUDGET_ANSWERS = ["raise budget", "continue once", "stop"] as const;
+
+/**
+ * The budget gate: the session has spent its budget and its next step is a dispatch, so it asks
+ * first (raise the budget, continue once, or stop). Not a machine state: the engine answers it.
+ */
+export function budgetAskFor(state: AutopilotState, slug: string): AskNext | null {
+  if (state.stopped || state.currentState === "DONE" || !state.budget) return null;
+  const spent = budgetSpent(state.budget, state.usage);
+  if (!spent || state.budget.continueOnceAt === state.stepId) return null;
+  if (askFor(state) || !dispatchFor(state, slug)) return null;
+  return {
+    kind: "ask",
+    question: `The session's budget is spent (${spent}). Raise the budget, continue once, or stop?`,
+    options: [...BUDGET_ANSWERS],
+    context: `Spent so far: ${formatCost(state.usage?.total)}; budget ${formatBudget(state.budget)}. "raise budget" takes the amount in your reason ("to $10", "500k"), else doubles it; "continue once" lets one more persona run through, then asks again.`,
+  };
+}
 
 export function stageOf(state: AutopilotState): string | null {
   const v = stateValueOf(state);
@@ -149,7 +169,7 @@ export function nextFor(state: AutopilotState, slug: string): Next {
   const ask = askFor(state);
   if (ask) return ask;
   const dispatch = dispatchFor(state, slug);
-  if (dispatch) return dispatch;
+  if (dispatch) return budgetAskFor(state, slug) ?? dispatch;
   // A state that needs facts the engine gathers (ASSESS, reading a plan, validation) is never
   // saved as the last word of a call; if a crash left one, the next call finishes it.
   return {
@@ -200,7 +220,7 @@ export function runPersona(view: HostView, persona: string, prompt: string): str
 }
 
 function reportCall(step: Pick<Step, "session" | "stepId">, result: string): string {
-  return `autopilot_report {"session":"${step.session}","stepId":${step.stepId},"result":<its JSON reply, kind "${result}">}`;
+  return `autopilot_report {"session":"${step.session}","stepId":${step.stepId},"result":<its JSON reply, kind "${result}">,"usage":<its usage block, if any>}`;
 }
 
 function decideCall(step: Pick<Step, "session" | "stepId">): string {
@@ -280,7 +300,7 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
       ...(view.host === "other"
         ? [`   (No subagents? Read ${personaFile(view, n.persona)} and do its work yourself.)`, ""]
         : []),
-      `2. Call autopilot_report with {"session":"${step.session}","stepId":${step.stepId},"result":<the persona's JSON, kind "${n.expects.result}">}.`,
+      `2. Call autopilot_report with {"session":"${step.session}","stepId":${step.stepId},"result":<the persona's JSON, kind "${n.expects.result}">,"usage":<the subagent's usage block, if any>}.`,
     );
   } else if (n.kind === "ask") {
     lines.push(`1. Ask the user: ${n.question}`);

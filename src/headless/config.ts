@@ -6,6 +6,7 @@ import path from "node:path";
 import { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
 import type { Script } from "../runners/scripted.js";
+import { parseBudget } from "../session/usage.js";
 
 export const CONFIG_FILE = ".harness/config.json";
 export const RUNNER_NAMES = ["scripted", "anthropic", "command"] as const;
@@ -23,6 +24,19 @@ const ScriptedPhase = z.object({
 export const ScriptSchema = z.object({
   phases: z.record(z.string().regex(/^\d+$/), ScriptedPhase).optional(),
   finalBlocking: z.number().int().min(0).optional(),
+  usage: z
+    .object({
+      inputTokens: z.number().nonnegative(),
+      outputTokens: z.number().nonnegative(),
+      cacheReadTokens: z.number().nonnegative(),
+      cacheWriteTokens: z.number().nonnegative(),
+      totalTokens: z.number().nonnegative(),
+      toolUses: z.number().nonnegative(),
+      durationMs: z.number().nonnegative(),
+      costUsd: z.number().nonnegative(),
+    })
+    .partial()
+    .optional(),
 });
 
 const RunnerConfig = z.object({
@@ -89,7 +103,11 @@ function toScript(s: z.infer<typeof ScriptSchema>): Script {
     for (const [t, cp] of Object.entries(p.checkpoints ?? {})) checkpoints[Number(t)] = cp;
     phases[Number(k)] = { ...p, ...(p.checkpoints ? { checkpoints } : {}) };
   }
-  return { ...(s.phases ? { phases } : {}), ...(s.finalBlocking !== undefined ? { finalBlocking: s.finalBlocking } : {}) };
+  return {
+    ...(s.phases ? { phases } : {}),
+    ...(s.finalBlocking !== undefined ? { finalBlocking: s.finalBlocking } : {}),
+    ...(s.usage ? { usage: s.usage } : {}),
+  };
 }
 
 /** A script given inline (the demo's bundled script file): checked like the config's. */
@@ -100,4 +118,27 @@ export function parseScript(raw: unknown, where: string): Script {
     throw new AutopilotError("bad_input", `${where}: "${issue.path.join(".") || "(root)"}" is invalid: ${issue.message}.`);
   }
   return toScript(parsed.data);
+}
+
+/**
+ * The `budget` key of `.harness/config.json` ("200k", "$5", or a number of tokens): the budget a
+ * session starts with when autopilot_start / `autopilot run` gives no --budget. Null when unset.
+ */
+export async function readConfigBudget(root: string): Promise<{ tokens: number | null; usd: number | null } | null> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse((await readFile(path.join(root, CONFIG_FILE), "utf8")).replace(/^\uFEFF/, ""));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || e instanceof SyntaxError) return null;
+    throw e;
+  }
+  const v = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>).budget : undefined;
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "string" && typeof v !== "number")
+    throw new AutopilotError("bad_input", `${CONFIG_FILE}: "budget" must be tokens ("200k", 50000) or US dollars ("$5").`);
+  try {
+    return parseBudget(String(v));
+  } catch (e) {
+    throw new AutopilotError("bad_input", `${CONFIG_FILE}: "budget": ${(e as Error).message}`);
+  }
 }

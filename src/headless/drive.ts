@@ -3,7 +3,8 @@
 // The MCP path and this one drive the same engine and write the same files.
 import type { Engine } from "../engine/engine.js";
 import type { AskNext, DispatchNext, Step } from "../protocol/step.js";
-import type { PersonaRunner, TokenUsage } from "../runners/types.js";
+import type { PersonaRunner } from "../runners/types.js";
+import type { UsageReport } from "../session/usage.js";
 import type { Decision, DecisionBy } from "../session/schema.js";
 
 export interface GateAnswer {
@@ -20,7 +21,7 @@ export interface DriveEvents {
   onStep?(step: Step): void;
   onRunnerLog?(lines: string[]): void;
   onAnswer?(step: Step, answer: GateAnswer): void;
-  onUsage?(step: Step, usage: TokenUsage): void;
+  onUsage?(step: Step, usage: UsageReport | null): void;
 }
 
 export interface DriveResult {
@@ -48,8 +49,8 @@ export async function drive(
     if (next.kind === "dispatch") {
       const outcome = await runner.run(dispatchTask(engine, step, next), opts.signal);
       if (outcome.log?.length) events.onRunnerLog?.(outcome.log);
-      if (outcome.usage) events.onUsage?.(step, outcome.usage);
-      step = await engine.report(step.session, step.stepId, outcome.result);
+      events.onUsage?.(step, outcome.usage ?? null);
+      step = await engine.report(step.session, step.stepId, outcome.result, outcome.usage ?? null);
     } else {
       const a = await gate.answer(step, next);
       events.onAnswer?.(step, a);
@@ -73,7 +74,8 @@ function dispatchTask(engine: Engine, step: Step, next: DispatchNext) {
 
 /**
  * `--yes`: approve plans, continue between phases, confirm checkpoints, fix (a bounded number of
- * times) but never override a blocking finding, and stop when a budget is exhausted. Every answer
+ * times) but never override a blocking finding, and stop when a retry budget is exhausted or the
+ * session's spending budget is spent. Every answer
  * is recorded as a policy decision with the rule that made it.
  */
 export class PolicyGate implements Gate {
@@ -112,6 +114,9 @@ export class PolicyGate implements Gate {
         ? { answer: "retry", by, rationale: "--yes policy: retry a failed persona step once" }
         : { answer: "stop", by, rationale: "--yes policy: the persona failed twice; a human should look" };
     }
+    // The budget gate: --yes never spends more than it was given.
+    if (has("continue once") && has("raise budget"))
+      return { answer: "stop", by, rationale: "--yes policy: the budget is spent; a human decides whether to spend more" };
     if (step.state === "APPROVE_PLAN" && has("yes")) return { answer: "yes", by, rationale: "--yes policy: approve plans" };
     if (step.state === "APPROVE_PLAN" && has("done")) return { answer: "done", by, rationale: "--yes policy: re-present the plan" };
     if (step.state === "PHASE_COMPLETE") return { answer: "yes", by, rationale: "--yes policy: continue to the next phase" };

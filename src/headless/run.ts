@@ -14,7 +14,7 @@ import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "./driver-lock.js";
 import { Progress } from "./progress.js";
 import { LineReader, NoAnswer, TerminalGate } from "./terminal-gate.js";
-import { formatTokens, MeteredRunner, readUsage, USAGE_FILE } from "./usage.js";
+import { formatCost } from "../session/usage.js";
 
 export const SIMULATION_BANNER =
   "SIMULATION: personas are simulated by the scripted runner (no model is called; the files, commits and decisions are real).";
@@ -77,7 +77,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
       const r = await drive(
         engine,
         started.step,
-        new MeteredRunner(o.runner, root),
+        o.runner,
         gate,
         {
           onStep: (s) => progress.step(s),
@@ -177,10 +177,10 @@ async function summarise(
       `Decisions: ${state.decisions.length} recorded (${by("human")} by a human, ${by("policy")} by policy, ${by("auto")} automatic) in ${dir}/autopilot-state.json`,
     );
   }
-  const usage = await readUsage(root, slug);
-  if (usage.total.dispatches) {
+  const usage = state?.usage?.total;
+  if (usage?.dispatches) {
     p.write(
-      `Dispatches: ${usage.total.dispatches} (${o.runner.simulated ? "simulated, no tokens" : usage.total.inputTokens + usage.total.outputTokens ? formatTokens(usage.total) : "this runner reports no token counts"}) · usage per persona and phase: ${dir}/${USAGE_FILE}`,
+      `Dispatches: ${usage.dispatches} · cost: ${o.runner.simulated && !usage.reported ? "none (simulated)" : formatCost(usage)} · per phase and persona: autopilot log ${slug}`,
     );
   }
   p.write(`Session files: ${path.join(root, dir)}/`);

@@ -85,6 +85,7 @@ function header(log: DecisionLog): string {
     ${stat("Overrides", String(t.overrides))}
     ${stat("Commits", String(t.commits.total), t.commits.recovery ? `${t.commits.recovery} recovery` : "")}
     ${stat("Time", esc(formatDuration(t.durationMs)))}
+    <div class="stat" data-stat="cost"><dt>Cost</dt><dd><span class="stat-value">${esc(log.cost.display)}</span>${log.cost.budget ? `<span class="stat-sub">budget ${esc(log.cost.budget.display)}${log.cost.budget.spent ? " · spent" : ""}</span>` : ""}</dd></div>
   </dl>
 </header>`;
 }
@@ -139,9 +140,19 @@ function timeline(log: DecisionLog): string {
         <td>${sevChips(p.reviewFindings)}${p.reviewOverridden ? ` <span class="mark mark-override">overridden</span>` : ""}</td>
         <td class="nowrap">${esc(formatDuration(p.durationMs))}</td>
         <td class="num">${p.commits}</td>
+        <td class="nowrap cost">${esc(p.cost.display)}</td>
       </tr>`,
     )
     .join("\n");
+  const fr0 = log.finalReview;
+  const finalRow = `<tr class="final-row">
+        <th scope="row">Final review</th><td colspan="8"><span class="muted">${esc(fr0.status.replace("_", " "))}</span></td>
+        <td class="nowrap cost">${esc(fr0.cost.display)}</td>
+      </tr>
+      <tr class="total-row">
+        <th scope="row">Session total</th><td colspan="8"></td>
+        <td class="nowrap cost"><strong>${esc(log.cost.display)}</strong></td>
+      </tr>`;
   return `<section class="card" aria-labelledby="timeline-h">
   <h2 id="timeline-h">Timeline</h2>
   <p class="hint">${timed ? "A finished phase's width is the time it took; unfinished phases and the final review get the average width." : "Equal blocks: this session did not record how long every phase took."} Colour shows the outcome; ↻ marks retries, ⚑ marks a gate a person or policy overrode.</p>
@@ -159,9 +170,10 @@ function timeline(log: DecisionLog): string {
   <div class="scroll">
   <table class="data">
     <caption>Per-phase history</caption>
-    <thead><tr><th scope="col">Phase</th><th scope="col">Complexity</th><th scope="col">Outcome</th><th scope="col">Tasks</th><th scope="col">Retries</th><th scope="col">Verification</th><th scope="col">Review findings</th><th scope="col">Time</th><th scope="col">Commits</th></tr></thead>
+    <thead><tr><th scope="col">Phase</th><th scope="col">Complexity</th><th scope="col">Outcome</th><th scope="col">Tasks</th><th scope="col">Retries</th><th scope="col">Verification</th><th scope="col">Review findings</th><th scope="col">Time</th><th scope="col">Commits</th><th scope="col">Cost</th></tr></thead>
     <tbody>
 ${rows}
+${finalRow}
     </tbody>
   </table>
   </div>

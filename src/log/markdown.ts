@@ -70,6 +70,8 @@ export function renderMarkdown(log: DecisionLog): string {
       `${t.decisions.total} decisions (${t.decisions.auto} auto, ${t.decisions.human} human, ${t.decisions.policy} policy${t.decisions.unknown ? `, ${t.decisions.unknown} unknown` : ""}) · ` +
       `${t.overrides} override${t.overrides === 1 ? "" : "s"} · ${t.commits.total} commits${t.commits.recovery ? ` (${t.commits.recovery} recovery)` : ""}`,
     "",
+    `Cost: ${mdText(log.cost.display)}${log.cost.budget ? ` · budget ${mdText(log.cost.budget.display)}${log.cost.budget.spent ? " (spent)" : ""}` : ""}`,
+    "",
   );
 
   out.push("## Decisions", "");
@@ -113,7 +115,7 @@ export function renderMarkdown(log: DecisionLog): string {
   out.push("## Phases", "");
   out.push(
     table(
-      ["#", "Phase", "Complexity", "Outcome", "Tasks", "Retries", "Verification", "Review findings", "Time", "Commits"],
+      ["#", "Phase", "Complexity", "Outcome", "Tasks", "Retries", "Verification", "Review findings", "Time", "Commits", "Cost"],
       log.phases.map((p) => [
         p.number,
         p.name,
@@ -125,6 +127,7 @@ export function renderMarkdown(log: DecisionLog): string {
         severities(p.reviewFindings),
         formatDuration(p.durationMs),
         p.commits,
+        p.cost.display,
       ]),
     ),
     "",
@@ -132,7 +135,7 @@ export function renderMarkdown(log: DecisionLog): string {
 
   const fr = log.finalReview;
   out.push("## Final review", "");
-  out.push(`Status: **${fr.status}** · ${severities(fr.findings)} · ${fr.fixRounds} fix round${fr.fixRounds === 1 ? "" : "s"}`, "");
+  out.push(`Status: **${fr.status}** · ${severities(fr.findings)} · ${fr.fixRounds} fix round${fr.fixRounds === 1 ? "" : "s"} · cost ${mdText(fr.cost.display)}`, "");
   if (fr.items.length)
     out.push(
       table(

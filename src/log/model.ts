@@ -17,6 +17,7 @@ import {
   type HistoryEntry,
   type Signals,
 } from "../session/schema.js";
+import { budgetSpent, formatBudget, formatCost, type UsageTotals } from "../session/usage.js";
 
 export const DECISION_LOG_VERSION = 1;
 
@@ -115,6 +116,14 @@ export interface PhaseLog extends PhaseRef {
   overrides: string[];
   commits: number;
   recoveryCommits: number;
+  /** What this phase's persona runs spent. */
+  cost: CostCell;
+}
+
+/** A cost figure: the words every rendering shows ("unknown" when no report said) and the numbers. */
+export interface CostCell {
+  display: string;
+  usage: UsageTotals | null;
 }
 
 export interface FinalReviewLog {
@@ -125,6 +134,7 @@ export interface FinalReviewLog {
   fixRounds: number;
   /** Decision numbers taken during the final review. */
   decisions: number[];
+  cost: CostCell;
 }
 
 export interface CommitLog {
@@ -170,6 +180,11 @@ export interface DecisionLog {
   finalReview: FinalReviewLog;
   commits: CommitLog[];
   totals: Totals;
+  /** What the session spent: the total, per persona, and the budget (null: none). */
+  cost: CostCell & {
+    byPersona: Record<string, CostCell>;
+    budget: { display: string; tokens: number | null; usd: number | null; spent: string | null } | null;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,6 +210,9 @@ const WHAT: Record<string, string> = {
   checkpoint_human_verify: "Human-verify checkpoint answered",
   checkpoint_decision: "Decision checkpoint answered",
   checkpoint_human_action: "Human-action checkpoint answered",
+  raised_budget: "Budget raised",
+  budget_continue_once: "Over budget: one more persona run",
+  stopped_budget: "Stopped at the budget",
 };
 
 const PLAN_RESULT: Record<string, PlanGate["result"]> = {
@@ -218,7 +236,7 @@ function kindOf(d: Decision): LoggedDecision["kind"] {
   const name = d.decision;
   if (PLAN_RESULT[name] || name === "plan_revised" || name === "revise_plan_after_failure") return "plan";
   if (name.startsWith("checkpoint_")) return "checkpoint";
-  if (name === "stopped") return "stop";
+  if (name === "stopped" || name === "stopped_budget") return "stop";
   if (name === "continued") return "phase";
   if (name.includes("final_review") || d.state === "FINAL_REVIEW") return "final-review";
   if (name.includes("verification") || d.state === "VERIFY") return "verification";
@@ -486,8 +504,13 @@ function phaseLogs(state: AutopilotState, decisions: LoggedDecision[]): PhaseLog
       overrides,
       commits: commits.length,
       recoveryCommits: commits.filter((c) => c.recovery).length,
+      cost: costCell(state.usage?.byPhase[String(i + 1)]),
     };
   });
+}
+
+function costCell(t: UsageTotals | undefined): CostCell {
+  return { display: formatCost(t), usage: t ?? null };
 }
 
 // ---- the log -------------------------------------------------------------------------------
@@ -528,6 +551,7 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
       rationale: str(f.rationale),
     })),
     fixRounds: num(state.finalReview.retryCount) ?? 0,
+    cost: costCell(state.usage?.byPhase.final),
     decisions: decisions.filter((d) => d.kind === "final-review" || (d.state === "FINAL_REVIEW" && !d.phase)).map((d) => d.n),
   };
   const byWho = { auto: 0, human: 0, policy: 0, unknown: 0 };
@@ -584,6 +608,18 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
     finalReview,
     commits,
     totals,
+    cost: {
+      ...costCell(state.usage?.total),
+      byPersona: Object.fromEntries(Object.entries(state.usage?.byPersona ?? {}).map(([k, t]) => [k, costCell(t)])),
+      budget: state.budget
+        ? {
+            display: formatBudget(state.budget),
+            tokens: state.budget.tokens,
+            usd: state.budget.usd,
+            spent: budgetSpent(state.budget, state.usage),
+          }
+        : null,
+    },
   };
 }
 

@@ -21,6 +21,8 @@ export const ReportInput = {
   result: z
     .looseObject({ kind: z.string() })
     .describe("The persona's JSON result; kind = the Step's expects.result"),
+  // Any shape (object or the <usage> text): parsed by the handler; `{}` keeps tools/list small.
+  usage: z.unknown().optional().describe("The subagent's usage block, if any"),
 };
 export const DecideInput = {
   session,

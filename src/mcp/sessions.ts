@@ -7,6 +7,7 @@ import type { AutopilotState } from "../session/schema.js";
 import { renderStep } from "../engine/step.js";
 import { errorPayload } from "./render.js";
 import { buildDecisionLog, type DecisionLog } from "../log/model.js";
+import { budgetSpent, formatBudget, formatCost } from "../session/usage.js";
 
 export type WaitingOn = "persona" | "human" | "resume" | "nothing";
 
@@ -22,6 +23,10 @@ export interface SessionSummary {
   waitingOn: WaitingOn;
   /** One line: what exactly it waits for. */
   waitingFor: string;
+  /** What the persona runs spent, in words: "41k tokens · $0.62", or "unknown" when no report said. */
+  cost: string;
+  /** The budget in words, or null when the session has none. */
+  budget: string | null;
   updatedAt: string | null;
 }
 
@@ -58,6 +63,8 @@ export function summarize(slug: string, state: AutopilotState): SessionSummary {
     rigor: state.rigorLevel,
     reviewPlans: state.reviewPlans,
     ...waiting(step),
+    cost: formatCost(state.usage?.total),
+    budget: state.budget ? formatBudget(state.budget) : null,
     updatedAt: state.updatedAt,
   };
 }
@@ -93,6 +100,9 @@ export async function sessionDetail(engine: Engine, slug: string) {
     commits: state.commits.length,
     finalReview: { status: state.finalReview.status, retryCount: state.finalReview.retryCount },
     pendingEffects: state.outbox.length,
+    /** Per-session, per-phase and per-persona usage; null when no persona result was recorded yet. */
+    usage: state.usage ?? null,
+    budgetSpent: budgetSpent(state.budget, state.usage),
     step: renderStep(state, slug),
   };
 }
@@ -111,5 +121,5 @@ export function isBroken(s: SessionSummary | BrokenSession): s is BrokenSession 
 export function summaryLine(s: SessionSummary | BrokenSession): string {
   if (isBroken(s)) return `${s.session}: cannot read (${s.error.code}): ${s.error.message}`;
   const where = s.phase ? `phase ${s.phase.number}/${s.phase.total} ${s.phase.name}` : "";
-  return `${s.session}: ${s.state}${where ? ` · ${where}` : ""} · step ${s.stepId} · waiting on ${s.waitingOn}: ${s.waitingFor}`;
+  return `${s.session}: ${s.state}${where ? ` · ${where}` : ""} · step ${s.stepId} · cost ${s.cost}${s.budget ? ` of ${s.budget}` : ""} · waiting on ${s.waitingOn}: ${s.waitingFor}`;
 }

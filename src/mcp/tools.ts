@@ -29,6 +29,7 @@ import { Progress, type Extra } from "./progress.js";
 import { askInBand, clientCanElicit } from "./elicitation.js";
 import { decisionLog, listSessions, sessionDetail, summaryLine } from "./sessions.js";
 import path from "node:path";
+import { parseUsage } from "../session/usage.js";
 
 let engineModule: Promise<typeof import("../engine/engine.js")> | undefined;
 /**
@@ -195,8 +196,9 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
               { step },
             );
           }
+          const usage = parseUsage(args.usage);
           await assertNotDriven(args.session);
-          return { step: await engine.report(args.session, args.stepId, parsed.data) };
+          return { step: await engine.report(args.session, args.stepId, parsed.data, usage) };
         },
         { elicit: true },
       )(extra),

@@ -8,6 +8,7 @@ import type { PersonaResult } from "../protocol/step.js";
 import { checkResult, RESULT_FIELDS, taskPrompt } from "./persona-prompts.js";
 import { killGroup, TailBuffer } from "./tools.js";
 import type { PersonaRunner, PersonaTask, RunnerOutcome } from "./types.js";
+import { parseUsage, type UsageReport } from "../session/usage.js";
 
 export interface CommandRunnerOptions {
   /**
@@ -71,6 +72,19 @@ export class CommandRunner implements PersonaRunner {
       `${RESULT_FIELDS[kind]}. If you cannot do the job, return {"kind":"${kind}","error":"<why>"}.\n`;
 
     const r = await this.spawn(command, task, stdin, signal);
+    // Whatever the outcome, the tokens the agent says it spent were spent.
+    const usage = extractUsage(r.stdout);
+    const outcome = this.finish(r, command, kind, log, fail);
+    return usage ? { ...outcome, usage } : outcome;
+  }
+
+  private finish(
+    r: Awaited<ReturnType<CommandRunner["spawn"]>>,
+    command: string,
+    kind: PersonaTask["expects"]["result"],
+    log: string[],
+    fail: (error: string, log: string[]) => RunnerOutcome,
+  ): RunnerOutcome {
     const errTail = r.stderr.trim() ? ` stderr (end): ${r.stderr.trim().slice(-1500)}` : "";
     if (r.timedOut) {
       return fail(`The agent command timed out after ${this.timeoutSec}s and was killed: ${command}.${errTail}`, log);
@@ -189,4 +203,26 @@ export function extractResult(stdout: string, depth = 0): Extracted {
     return extractResult(env.result, 1);
   }
   return { ok: true, value };
+}
+
+/**
+ * The usage an agent CLI printed about its own run: the last JSON line of its output that is a
+ * `claude -p --output-format json` result envelope ({"type":"result", "usage": {input_tokens,
+ * output_tokens, cache_read_input_tokens, cache_creation_input_tokens}, "total_cost_usd",
+ * "duration_ms", ...}; with stream-json it is the last line). Null when it printed none.
+ */
+export function extractUsage(stdout: string): UsageReport | null {
+  const lines = stdout.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = lines[i].trim();
+    if (!l.startsWith("{") || !l.includes('"result"')) continue;
+    try {
+      const env = JSON.parse(l) as Record<string, unknown>;
+      if (env.type !== "result") continue;
+      return parseUsage({ usage: env.usage, total_cost_usd: env.total_cost_usd, duration_ms: env.duration_ms });
+    } catch {
+      continue;
+    }
+  }
+  return null;
 }

@@ -9,6 +9,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import type { PersonaRunner, PersonaTask, RunnerOutcome } from "./types.js";
+import type { UsageReport } from "../session/usage.js";
 import type { PersonaResult } from "../protocol/step.js";
 import { sessionDirRel } from "../session/paths.js";
 import { kebab } from "../markdown/plans-folder.js";
@@ -35,6 +36,8 @@ export interface Script {
   phases?: Record<number, ScriptedPhase>;
   /** The final review raises a blocking finding on its first `n` runs. */
   finalBlocking?: number;
+  /** Usage every simulated dispatch reports (simulated spending, for budgets and cost reports). */
+  usage?: UsageReport;
 }
 
 interface Memory {
@@ -97,7 +100,11 @@ export class ScriptedRunner implements PersonaRunner {
         break;
     }
     await this.save(task, m);
-    return { result, log: log.map((l) => `[simulated ${task.persona}] ${l}`) };
+    return {
+      result,
+      log: log.map((l) => `[simulated ${task.persona}] ${l}`),
+      ...(this.script.usage ? { usage: { ...this.script.usage } } : {}),
+    };
   }
 
   private async plan(task: PersonaTask, log: string[]): Promise<PersonaResult> {

@@ -2,6 +2,7 @@
 // would (persona, description, prompt, expected result and artifacts) and returns the result the
 // host would report with `autopilot_report`.
 import type { PersonaName, PersonaResult, ResultKind } from "../protocol/step.js";
+import type { UsageReport } from "../session/usage.js";
 
 export interface PersonaTask {
   persona: PersonaName;
@@ -29,7 +30,8 @@ export interface TokenUsage {
 
 export interface RunnerOutcome {
   result: PersonaResult;
-  usage?: TokenUsage;
+  /** What the run cost, as far as the runner knows; recorded with the report in the state's ledger. */
+  usage?: UsageReport;
   /** Short human-readable notes of what the runner did (printed by `autopilot run`). */
   log?: string[];
 }

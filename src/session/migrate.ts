@@ -29,6 +29,7 @@ import {
 } from "./schema.js";
 import { sessionDirRel } from "./paths.js";
 import { slugFromSpecPath } from "./slug.js";
+import { Budget, UsageLedger } from "./usage.js";
 
 export interface MigrateOptions {
   /** Current HEAD, used as `startingCommit` for pre-v3 files whose history names no commit. */
@@ -859,6 +860,10 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   const history = normalizeHistory(s.history, top, notes);
   const decisions = normalizeDecisions(s.decisions, top, notes);
   const finalReview = normalizeFinalReview(s.finalReview, top, notes);
+
+  // Declared optional fields (usage ledger, budget): a value that does not fit moves aside.
+  fit(s, "usage", UsageLedger, notes, "state");
+  fit(s, "budget", Budget, notes, "state");
 
   const engine: Rec = {};
   const added: string[] = [];

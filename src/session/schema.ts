@@ -7,6 +7,7 @@
 //    by the normaliser, so an upstream file resumes without them.
 // Every object is loose: unknown fields written by people or other tools are carried through.
 import { z } from "zod";
+import { Budget, UsageLedger } from "./usage.js";
 
 export const STATE_NAMES = [
   "INIT",
@@ -247,6 +248,12 @@ export const AutopilotState = z.looseObject({
   outbox: z.array(Effect),
   commits: z.array(CommitRecord),
   updatedAt: z.string().nullable(),
+
+  // ---- declared, optional, never defaulted: absent in files written before them ----
+  /** What the persona runs spent, per phase, persona and session (src/session/usage.ts). */
+  usage: UsageLedger.optional(),
+  /** The spending limit that pauses the session before its next dispatch. */
+  budget: Budget.optional(),
 });
 export type AutopilotState = z.infer<typeof AutopilotState>;
 

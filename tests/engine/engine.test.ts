@@ -65,7 +65,7 @@ describe("engine", () => {
     expect(step.next.persona).toBe("harness-planner");
     // Clients that show the model only structuredContent still learn what to do with the Step.
     expect(step.todo).toBe(
-      `Run the harness-planner subagent with next.prompt (no subagents? read personas/harness-planner.md and do its work yourself), then call autopilot_report {"session":"${SLUG}","stepId":${step.stepId},"result":<its JSON reply, kind "planned">}.`,
+      `Run the harness-planner subagent with next.prompt (no subagents? read personas/harness-planner.md and do its work yourself), then call autopilot_report {"session":"${SLUG}","stepId":${step.stepId},"result":<its JSON reply, kind "planned">,"usage":<its usage block, if any>}.`,
     );
     expect(step.next.expects.artifacts.plan).toBe("docs/changes/security-scanner/plans/2026-03-19-core-scanner-plan.md");
     // The brief the prompt names exists, so the host never has to copy it.

@@ -49,7 +49,37 @@ describe("autopilot run with the command runner", () => {
       "[autopilot] Phase 1: Counting Core — execution complete",
       "initial commit",
     ]);
-    const usage = JSON.parse(await readFile(path.join(r.dir, ".harness/sessions", state.sessionDir.split("/").pop(), "usage.json"), "utf8"));
-    expect(usage.byRunner.command.dispatches).toBe(13);
+    // This agent prints no usage: every dispatch is counted, the cost stays unknown.
+    expect(state.usage.total).toMatchObject({ dispatches: 13, reported: 0, tokens: null, costUsd: null });
+    expect(res.stdout).toContain("cost: unknown");
+  });
+
+  it("records the usage and cost a `claude -p --output-format json` envelope reports, per phase and in total", async () => {
+    const r2 = await specRepo({ config: { runner: "command", command: `node ${JSON.stringify(AGENT)} {persona}` } });
+    try {
+      const res = await cli(["run", SPEC_REL, "--yes"], { cwd: r2.dir, env: { FAKE_AGENT_ENVELOPE: "1" } });
+      expect(res.stderr).toBe("");
+      expect(res.code).toBe(0);
+      const state = await readState(r2.dir);
+      expect(state.currentState).toBe("DONE");
+      // 13 dispatches, each 1000 in + 200 out + 300 cache read + 50 cache write, $0.0125.
+      expect(state.usage.total).toMatchObject({
+        dispatches: 13,
+        reported: 13,
+        tokens: 13 * 1550,
+        inputTokens: 13000,
+        outputTokens: 2600,
+        cacheReadTokens: 3900,
+        cacheWriteTokens: 650,
+        durationMs: 13 * 1500,
+        costReported: 13,
+      });
+      expect(state.usage.total.costUsd).toBeCloseTo(0.1625, 6);
+      expect(state.usage.byPhase["1"]).toMatchObject({ dispatches: 4, tokens: 4 * 1550 });
+      expect(state.usage.byPhase.final).toMatchObject({ name: "final review", dispatches: 1 });
+      expect(res.stdout).toContain("cost: 20k tokens · $0.1625");
+    } finally {
+      await r2.cleanup();
+    }
   });
 });

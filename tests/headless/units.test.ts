@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseAnswer } from "../../src/headless/terminal-gate.js";
 import { readHeadlessConfig } from "../../src/headless/config.js";
-import { recordUsage } from "../../src/headless/usage.js";
+import { addUsage, formatCost, parseBudget, parseUsage } from "../../src/session/usage.js";
 import { acquireDriverLock, readDriver } from "../../src/headless/driver-lock.js";
 import { PolicyGate } from "../../src/headless/drive.js";
 import type { AskNext, Step } from "../../src/protocol/step.js";
@@ -72,18 +72,42 @@ describe(".harness/config.json", () => {
 });
 
 describe("usage ledger", () => {
-  it("adds per persona, phase and runner; totals only grow", async () => {
-    const d = await tmp();
+  it("adds per persona and phase; unknown figures stay null, never 0", () => {
     const u = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 50, cacheWriteTokens: 5 };
-    await recordUsage(d, "s", { runner: "anthropic", persona: "harness-planner", phaseIndex: 0, phaseName: "Core", usage: u });
-    await recordUsage(d, "s", { runner: "anthropic", persona: "harness-planner", phaseIndex: 1, phaseName: "Next", usage: u });
-    const led = await recordUsage(d, "s", { runner: "anthropic", persona: "harness-code-reviewer", phaseIndex: null, phaseName: null });
-    expect(led.total).toEqual({ dispatches: 3, inputTokens: 200, outputTokens: 20, cacheReadTokens: 100, cacheWriteTokens: 10 });
+    let led = addUsage(undefined, { persona: "harness-planner", phaseIndex: 0, phaseName: "Core", usage: u });
+    led = addUsage(led, { persona: "harness-planner", phaseIndex: 1, phaseName: "Next", usage: u });
+    led = addUsage(led, { persona: "harness-code-reviewer", phaseIndex: null, phaseName: null, usage: null });
+    expect(led.total).toMatchObject({ dispatches: 3, reported: 2, tokens: 330, inputTokens: 200, outputTokens: 20, cacheReadTokens: 100, cacheWriteTokens: 10, costUsd: null, toolUses: null });
     expect(led.byPersona["harness-planner"].inputTokens).toBe(200);
     expect(led.byPhase["1"]).toMatchObject({ name: "Core", dispatches: 1, outputTokens: 10 });
-    expect(led.byPhase.final).toMatchObject({ name: "final review", dispatches: 1, inputTokens: 0 });
-    const onDisk = JSON.parse(await readFile(path.join(d, ".harness/sessions/s/usage.json"), "utf8"));
-    expect(onDisk.total.dispatches).toBe(3);
+    expect(led.byPhase.final).toMatchObject({ name: "final review", dispatches: 1, reported: 0, tokens: null, inputTokens: null });
+    expect(formatCost(led.byPhase.final)).toBe("unknown");
+    expect(formatCost(led.total)).toBe("330 tokens (2 of 3 dispatches reported usage)");
+  });
+
+  it("reads Claude Code's <usage> block as text or object, and the API's names", () => {
+    expect(parseUsage("<usage>total_tokens: 37229\ntool_uses: 22\nduration_ms: 51993</usage>")).toEqual({ totalTokens: 37229, toolUses: 22, durationMs: 51993 });
+    expect(parseUsage("<usage>\n  <total_tokens>37229</total_tokens>\n  <tool_uses>22</tool_uses>\n</usage>")).toEqual({ totalTokens: 37229, toolUses: 22 });
+    expect(parseUsage({ total_tokens: 1200, tool_uses: 3, duration_ms: 900, agentId: "abc" })).toEqual({ totalTokens: 1200, toolUses: 3, durationMs: 900 });
+    expect(parseUsage({ usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 7, cache_creation_input_tokens: 2 }, total_cost_usd: 0.0123 })).toEqual({
+      inputTokens: 10,
+      outputTokens: 5,
+      cacheReadTokens: 7,
+      cacheWriteTokens: 2,
+      costUsd: 0.0123,
+    });
+    expect(parseUsage({})).toBeNull();
+    expect(parseUsage(undefined)).toBeNull();
+    expect(() => parseUsage({ total_tokens: "lots" })).toThrow(/usage.total_tokens must be a non-negative number/);
+  });
+
+  it("parses budgets in tokens or dollars, and refuses anything else with the forms it takes", () => {
+    expect(parseBudget("200k")).toEqual({ tokens: 200_000, usd: null });
+    expect(parseBudget("1.5M")).toEqual({ tokens: 1_500_000, usd: null });
+    expect(parseBudget("$5")).toEqual({ tokens: null, usd: 5 });
+    expect(parseBudget("2.50 USD")).toEqual({ tokens: null, usd: 2.5 });
+    expect(() => parseBudget("lots")).toThrow(/Give tokens \(200k, 1.5M, 50000\) or US dollars/);
+    expect(() => parseBudget("0")).toThrow(/not a budget/);
   });
 });
 

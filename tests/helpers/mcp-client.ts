@@ -162,7 +162,7 @@ export async function playHost(
   first: Step,
   runner: PersonaRunner,
   answer: Answerer,
-  opts: { until?: (s: Step) => boolean; trace?: Trace; max?: number } = {},
+  opts: { until?: (s: Step) => boolean; trace?: Trace; max?: number; usage?: (s: Step) => unknown } = {},
 ): Promise<Step> {
   let step = first;
   for (let i = 0; ; i++) {
@@ -172,7 +172,13 @@ export async function playHost(
     if (i > (opts.max ?? 300)) throw new Error("the session did not finish");
     if (step.next.kind === "dispatch") {
       const { result } = await runner.run(taskFor(root, step));
-      step = await stepCall(client, "autopilot_report", { session: step.session, stepId: step.stepId, result });
+      const usage = opts.usage?.(step);
+      step = await stepCall(client, "autopilot_report", {
+        session: step.session,
+        stepId: step.stepId,
+        result,
+        ...(usage !== undefined ? { usage } : {}),
+      });
     } else {
       const a = answer(step as Step & { next: { kind: "ask" } });
       const { answer: ans, rationale } = typeof a === "string" ? { answer: a, rationale: undefined } : a;

@@ -78,7 +78,7 @@ function checkStructured(out: CallOutcome, host: HostCase): void {
   // todo alone says what to do; the fields it points at (next.prompt, next.question...) are there.
   if (n.kind === "dispatch") {
     for (const want of host.dispatch(n.persona)) expect(view.todo, host.clientName).toContain(want);
-    expect(view.todo).toContain(`then call autopilot_report ${callOf(view)},"result":<its JSON reply, kind "${n.expects.result}">}`);
+    expect(view.todo).toContain(`then call autopilot_report ${callOf(view)},"result":<its JSON reply, kind "${n.expects.result}">,"usage":<its usage block, if any>}`);
     expect(view.todo).toContain("next.prompt");
     expect(n.prompt.length).toBeGreaterThan(20);
   } else if (n.kind === "ask") {

@@ -258,6 +258,42 @@ describe("tolerant reading of real-world variants", () => {
   });
 });
 
+describe("the usage ledger and budget (declared optional fields)", () => {
+  const ledger = {
+    total: { dispatches: 2, reported: 1, tokens: 1200, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, toolUses: 3, durationMs: 900, costUsd: null, costReported: 0 },
+    byPhase: { "1": { name: "Core", dispatches: 2, reported: 1, tokens: 1200, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, toolUses: 3, durationMs: 900, costUsd: null, costReported: 0 } },
+    byPersona: {},
+  };
+
+  it("a file without them (every upstream file, every file before them) reads without notes about them and gains none", () => {
+    const { s, notes } = migrated("v4-no-rigor.json");
+    expect(s.usage).toBeUndefined();
+    expect(s.budget).toBeUndefined();
+    expect(notes.join("\n")).not.toMatch(/usage|budget/);
+  });
+
+  it("a file with them round-trips unchanged, unknown figures staying null", () => {
+    const first = migrated("v4-no-rigor.json").state;
+    const withUsage = { ...first, usage: ledger, budget: { tokens: 200000, usd: null, continueOnceAt: null } };
+    const again = migrateState(JSON.parse(JSON.stringify(withUsage)), { sessionDir: first.sessionDir });
+    expect(again.notes).toEqual([]);
+    expect(again.state.usage).toEqual(ledger);
+    expect(again.state.usage!.total.inputTokens).toBeNull();
+    expect(again.state.budget).toEqual({ tokens: 200000, usd: null, continueOnceAt: null });
+  });
+
+  it("a hand-broken ledger or budget moves aside rather than failing the file", () => {
+    const first = migrated("v4-no-rigor.json").state;
+    const broken = { ...first, usage: { total: "lots" }, budget: "$5" };
+    const r = migrateState(JSON.parse(JSON.stringify(broken)), { sessionDir: first.sessionDir });
+    expect(AutopilotState.safeParse(r.state).success).toBe(true);
+    expect(r.state.usage).toBeUndefined();
+    expect((r.state as Rec).originalUsage).toEqual({ total: "lots" });
+    expect((r.state as Rec).originalBudget).toBe("$5");
+    expect(r.notes).toEqual(expect.arrayContaining([expect.stringMatching(/"usage" had an unexpected value/)]));
+  });
+});
+
 describe("files autopilot must not guess about", () => {
   it("an unknown currentState → corrupt_state naming it", () => {
     expect(corruptReason(fixture("unknown-state.json"))).toMatch(/"BRAINSTORM" is not an autopilot state/);

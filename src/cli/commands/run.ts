@@ -1,5 +1,5 @@
 // `autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner scripted|anthropic|command]
-//  [--yes] [--project DIR] [--json]`: the machine headless, personas run by a runner, gates on the
+//  [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]`: the machine headless, personas run by a runner, gates on the
 // terminal (or by policy with --yes). The same command resumes the session where it stopped.
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -7,9 +7,10 @@ import { UsageError } from "../usage.js";
 import { readHeadlessConfig } from "../../headless/config.js";
 import { chooseRunnerName, createRunner } from "../../headless/runners.js";
 import { runHeadless } from "../../headless/run.js";
+import { parseBudget } from "../../session/usage.js";
 
 export const USAGE =
-  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner scripted|anthropic|command] [--yes] [--project DIR] [--json]";
+  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
 
 function parse(argv: string[]) {
   try {
@@ -22,6 +23,7 @@ function parse(argv: string[]) {
         thorough: { type: "boolean" },
         "review-plans": { type: "boolean" },
         runner: { type: "string" },
+        budget: { type: "string" },
         yes: { type: "boolean", short: "y" },
         project: { type: "string" },
         json: { type: "boolean" },
@@ -51,6 +53,14 @@ export async function run(argv: string[]): Promise<number> {
   const runner = createRunner(runnerName, config);
 
   const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans"].filter(Boolean) as string[];
+  if (v.budget !== undefined) {
+    try {
+      parseBudget(v.budget);
+    } catch (e) {
+      throw new UsageError(`${(e as Error).message}\n${USAGE}`);
+    }
+    flags.push("--budget", v.budget);
+  }
   const resumeCommand = [
     "autopilot run",
     positionals[0],

@@ -3,6 +3,7 @@
 import { Engine } from "../../engine/engine.js";
 import { isBroken, listSessions, sessionDetail, summaryLine } from "../../mcp/sessions.js";
 import { UsageError } from "../usage.js";
+import { formatCost } from "../../session/usage.js";
 
 export async function run(argv: string[]): Promise<number> {
   let json = false;
@@ -24,6 +25,12 @@ export async function run(argv: string[]): Promise<number> {
     for (const p of d.phases)
       lines.push(`  ${p.number}. ${p.name} (${p.complexity}${p.complexityOverride ? ` → ${p.complexityOverride}` : ""}) ${p.status}${p.planPath ? ` · ${p.planPath}` : ""}`);
     lines.push(`decisions: ${d.decisions} · commits: ${d.commits} · final review: ${d.finalReview.status}`);
+    lines.push(`cost: ${d.cost}${d.budget ? ` · budget ${d.budget}${d.budgetSpent ? " (spent)" : ""}` : ""}`);
+    if (d.usage) {
+      for (const [key, t] of Object.entries(d.usage.byPhase))
+        lines.push(`  ${key === "final" ? "final review" : `phase ${key}: ${t.name}`}: ${formatCost(t)}`);
+      for (const [persona, t] of Object.entries(d.usage.byPersona)) lines.push(`  ${persona}: ${formatCost(t)}`);
+    }
     if (d.pendingEffects) lines.push(`${d.pendingEffects} effect(s) left by an interrupted call: the next autopilot call finishes them.`);
     process.stdout.write(lines.join("\n") + "\n");
     return 0;
