@@ -14,7 +14,8 @@ import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "./driver-lock.js";
 import { Progress } from "./progress.js";
 import { LineReader, NoAnswer, TerminalGate } from "./terminal-gate.js";
-import { formatCost } from "../session/usage.js";
+import { formatBudget, formatCost } from "../session/usage.js";
+import { EXIT_CODES, type EventWriter, type RunOutcome } from "./events.js";
 
 export const SIMULATION_BANNER =
   "SIMULATION: personas are simulated by the scripted runner (no model is called; the files, commits and decisions are real).";
@@ -28,8 +29,8 @@ export interface HeadlessRunOptions {
   yes: boolean;
   /** Progress and the summary go here. */
   out: Writable;
-  /** With json, the final Step is written here (and nothing else). */
-  json?: Writable;
+  /** `--json`: one event per line (src/headless/events.ts). */
+  events?: EventWriter;
   /** Where answers come from when not --yes. */
   input: Readable;
   /** The input is a terminal (prompts are shown; otherwise answers may still come down a pipe). */
@@ -42,12 +43,22 @@ export interface HeadlessRunOptions {
 }
 
 export interface HeadlessRunResult {
+  /** The exit code of the outcome (EXIT_CODES). */
   code: number;
   slug: string;
   final: Step | null;
   state: AutopilotState | null;
   /** How the run ended. */
-  outcome: "done" | "wait" | "question" | "interrupted";
+  outcome: RunOutcome;
+}
+
+/** How a run that ended at `final` ended. */
+export function outcomeOf(final: Step, state: AutopilotState | null, question: boolean, interrupted: boolean): RunOutcome {
+  if (interrupted) return "interrupted";
+  if (final.next.kind === "done") return "done";
+  if (question) return "waiting";
+  if (state?.stopped) return state.decisions.at(-1)?.decision === "stopped_budget" ? "budget" : "stopped";
+  return "waiting";
 }
 
 export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunResult> {
@@ -57,6 +68,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
   const progress = new Progress(o.out, { resumed: false, simulated: o.runner.simulated });
   if (o.runner.simulated && !o.quietBanner) progress.write(SIMULATION_BANNER);
 
+  o.events?.setSession(slug);
   const lock = await acquireDriverLock(root, slug, `autopilot run ${rel} (runner ${o.runner.name})`);
   const reader = new LineReader(o.input, o.signal);
   try {
@@ -67,12 +79,26 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
       `autopilot run ${rel} · session ${slug} · runner ${o.runner.name}${o.runner.simulated ? " (simulated)" : ""} · gates: ${o.yes ? "--yes policy" : o.interactive ? "terminal" : "stdin"}`,
     );
     for (const n of started.notes) progress.write(`  ${n}`);
+    const ev = o.events;
+    if (ev) {
+      const at = await engine.read(slug).catch(() => null);
+      ev.emit({
+        event: "start",
+        spec: rel,
+        runner: o.runner.name,
+        simulated: o.runner.simulated,
+        resumed: started.resumed,
+        budget: at?.budget ? formatBudget(at.budget) : null,
+      });
+    }
+    const phaseOf = (s: Step) => (s.phase ? { number: s.phase.number, total: s.phase.total, name: s.phase.name } : null);
 
     const gate: Gate = o.yes
       ? new PolicyGate(2, async (s) => (await engine.read(s)).decisions)
       : new TerminalGate(reader, o.out, o.interactive);
     let final: Step;
-    let outcome: HeadlessRunResult["outcome"];
+    let question = false;
+    let interrupted = false;
     try {
       const r = await drive(
         engine,
@@ -80,21 +106,34 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
         o.runner,
         gate,
         {
-          onStep: (s) => progress.step(s),
+          onStep: (s) => {
+            progress.step(s);
+            if (!ev) return;
+            ev.emit({ event: "transition", stepId: s.stepId, state: s.state, phase: phaseOf(s), next: s.next.kind, ...(s.report ? { report: s.report } : {}) });
+            if (s.next.kind === "dispatch")
+              ev.emit({ event: "dispatch", stepId: s.stepId, state: s.state, phase: phaseOf(s), persona: s.next.persona, description: s.next.description });
+          },
           onRunnerLog: (l) => progress.runnerLog(l),
-          onAnswer: (_s, a) => progress.answer(a),
+          onUsage: (s, u) => {
+            if (ev && s.next.kind === "dispatch") ev.emit({ event: "usage", stepId: s.stepId, persona: s.next.persona, usage: u ? { ...u } : null });
+          },
+          onAnswer: (s, a) => {
+            progress.answer(a);
+            if (ev && s.next.kind === "ask")
+              ev.emit({ event: "decision", stepId: s.stepId, state: s.state, question: s.next.question, answer: a.answer, by: a.by, ...(a.rationale ? { rationale: a.rationale } : {}) });
+          },
         },
         { signal: o.signal },
       );
       final = r.final;
-      outcome = o.signal?.aborted ? "interrupted" : final.next.kind === "done" ? "done" : "wait";
+      interrupted = !!o.signal?.aborted && final.next.kind !== "done";
     } catch (e) {
       if (o.signal?.aborted) {
         final = await engine.peek(slug);
-        outcome = "interrupted";
+        interrupted = true;
       } else if (e instanceof NoAnswer) {
         final = e.step;
-        outcome = "question";
+        question = true;
       } else if (e instanceof AutopilotError && e.code === "stale_step") {
         throw new AutopilotError(
           "busy",
@@ -106,9 +145,21 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
     if (lost) progress.write(`warning: the driver lock was lost during the run (${lost.message}).`);
 
     const state = await engine.read(slug).catch(() => null);
+    const outcome = outcomeOf(final, state, question, interrupted);
     await summarise(progress, root, slug, final, outcome, state, o);
-    if (o.json) o.json.write(JSON.stringify(final, null, 2) + "\n");
-    return { code: outcome === "interrupted" ? 130 : 0, slug, final, state, outcome };
+    const code = EXIT_CODES[outcome];
+    ev?.emit({
+      event: "outcome",
+      outcome,
+      exitCode: code,
+      reason: reasonOf(final, outcome),
+      state: final.state,
+      stepId: final.stepId,
+      cost: state ? costOf(state) : null,
+      resume: outcome === "done" ? null : o.resumeCommand,
+      step: final,
+    });
+    return { code, slug, final, state, outcome };
   } finally {
     reader.close();
     await lock.release();
@@ -137,24 +188,48 @@ async function startWaiting(engine: Engine, rel: string, flags: string[], progre
   }
 }
 
+export function costOf(state: AutopilotState) {
+  const t = state.usage?.total;
+  return { display: formatCost(t), dispatches: t?.dispatches ?? 0, tokens: t?.tokens ?? null, costUsd: t?.costUsd ?? null };
+}
+
+function reasonOf(final: Step, outcome: RunOutcome): string {
+  const n = final.next;
+  switch (outcome) {
+    case "done":
+      return "The session is DONE.";
+    case "interrupted":
+      return `Interrupted at ${final.state} (step ${final.stepId}); the session is saved.`;
+    case "waiting":
+      return n.kind === "ask" ? `A question needs a human: ${n.question}` : n.kind === "wait" ? n.reason : `Waiting at ${final.state}.`;
+    case "budget":
+      return final.report?.split("\n").find((l) => /budget/i.test(l)) ?? "Stopped: the session's budget is spent.";
+    default:
+      return n.kind === "wait" ? n.reason : `Stopped at ${final.state}.`;
+  }
+}
+
 async function summarise(
   p: Progress,
   root: string,
   slug: string,
   final: Step,
-  outcome: HeadlessRunResult["outcome"],
+  outcome: RunOutcome,
   state: AutopilotState | null,
   o: HeadlessRunOptions,
 ): Promise<void> {
   const dir = sessionDirRel(slug);
   p.write("");
-  if (outcome === "question" && final.next.kind === "ask") {
+  if (outcome === "waiting" && final.next.kind === "ask") {
     p.write(`Stopped at a question (${final.state}, step ${final.stepId}): ${final.next.question}`);
     p.write(`No answer came: the input is not a terminal and it ended. The session is saved at this question.`);
     p.write(`To continue: run \`${o.resumeCommand}\` in a terminal and answer, pipe the answer in (\`echo 1 | ${o.resumeCommand}\`),`);
     p.write(`or add --yes to answer by policy. A chat client can answer it too (autopilot_decide).`);
   } else if (outcome === "interrupted") {
     p.write(`Interrupted at ${final.state} (step ${final.stepId}). The session is saved; continue with: ${o.resumeCommand}`);
+  } else if (outcome === "budget") {
+    p.write(`Stopped at the budget (${final.state}, step ${final.stepId}): ${state?.budget ? `budget ${formatBudget(state.budget)}, ` : ""}spent ${formatCost(state?.usage?.total)}.`);
+    p.write(`To continue: ${o.resumeCommand} --budget <more>   (or answer "raise budget" / "continue once" on a terminal)`);
   } else if (final.next.kind === "wait") {
     p.write(`Waiting (${final.state}, step ${final.stepId}): ${final.next.reason}`);
     p.write(`To continue: ${o.resumeCommand}   (from a chat client: ${final.next.resumeWith})`);

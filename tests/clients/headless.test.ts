@@ -83,7 +83,8 @@ describe("autopilot run with real agents", () => {
     expect(r.code, explain(r, log)).toBe(0);
     const { state } = readSession(repo.dir);
     expect(state.currentState, explain(r, log)).toBe("DONE");
-    expect(JSON.parse(r.stdout).state).toBe("DONE");
+    // --json: one event per line; the last is the outcome with the final Step.
+    expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!)).toMatchObject({ event: "outcome", outcome: "done", step: { state: "DONE" } });
     expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete", "complete"]);
     // Each dispatch was a real Claude Code process running the persona's agent file: its body was
     // the system prompt of the requests the model saw.

@@ -61,12 +61,12 @@ describe("autopilot run --runner scripted --yes", () => {
     expect(res.stdout).toMatch(/Dispatches: \d+ · cost: none \(simulated\)/);
   });
 
-  it("--json prints the final Step as JSON on stdout, progress on stderr", async () => {
+  it("--json prints events on stdout, ending with the outcome and the final Step; progress on stderr", async () => {
     const r = await repo();
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--json"], { cwd: r.dir });
     expect(res.code).toBe(0);
-    const step = JSON.parse(res.stdout);
-    expect(step).toMatchObject({ session: SLUG, state: "DONE", next: { kind: "done" } });
+    const last = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
+    expect(last).toMatchObject({ event: "outcome", outcome: "done", step: { session: SLUG, state: "DONE", next: { kind: "done" } } });
     expect(res.stderr).toMatch(/^SIMULATION/);
   });
 
@@ -81,7 +81,7 @@ describe("autopilot run --runner scripted --yes", () => {
   it("stops with the reason and the resume command when a phase needs interactive planning", async () => {
     const r = await repo({ spec: "# X\n\n## Implementation Order\n\n### Phase 1: Big One\n<!-- complexity: high -->\nHard.\n" });
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes"], { cwd: r.dir });
-    expect(res.code).toBe(0);
+    expect(res.code).toBe(3); // waiting for a human
     expect(res.stdout).toMatch(/Waiting \(PLAN, step \d+\): Phase 1: Big One is marked high-complexity/);
     expect(res.stdout).toContain(`To continue: autopilot run ${SPEC_REL} --runner scripted`);
   });
@@ -113,10 +113,10 @@ describe("gates on the terminal", () => {
     expect(state.decisions.some((d: { by?: string }) => d.by === "policy")).toBe(false);
   });
 
-  it("without a terminal and without --yes, stops at the question with exit 0 and the way to continue", async () => {
+  it("without a terminal and without --yes, stops at the question with exit 3 and the way to continue", async () => {
     const r = await repo();
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--review-plans"], { cwd: r.dir });
-    expect(res.code).toBe(0);
+    expect(res.code).toBe(3);
     expect(res.stdout).toContain("? Approve this plan and begin execution?");
     expect(res.stdout).toContain("Stopped at a question (APPROVE_PLAN");
     expect(res.stdout).toContain(`To continue: run \`autopilot run ${SPEC_REL} --runner scripted\` in a terminal`);
@@ -147,7 +147,7 @@ describe("one driver per session", () => {
     // The holder is unaffected: ending its input leaves the session at the question.
     first.child.stdin!.end();
     const res = await first.done;
-    expect(res.code).toBe(0);
+    expect(res.code).toBe(3); // waiting for a human
     expect((await readState(r.dir)).currentState).toBe("APPROVE_PLAN");
   });
 });

@@ -8,6 +8,8 @@ import { readHeadlessConfig } from "../../headless/config.js";
 import { chooseRunnerName, createRunner } from "../../headless/runners.js";
 import { runHeadless } from "../../headless/run.js";
 import { parseBudget } from "../../session/usage.js";
+import { EventWriter, EXIT_CODES } from "../../headless/events.js";
+import { AutopilotError } from "../../protocol/errors.js";
 
 export const USAGE =
   "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
@@ -41,6 +43,32 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + "\n");
     return 0;
   }
+  // --json: one event per line on stdout (docs/headless.md); a run that fails says so there too.
+  const events = v.json ? new EventWriter((l) => process.stdout.write(l)) : undefined;
+  try {
+    return await runCommand(v, positionals, events);
+  } catch (e) {
+    if (events) {
+      const usage = e instanceof UsageError;
+      const error = e instanceof AutopilotError ? { code: e.code, message: e.message } : { code: usage ? "usage" : "internal", message: (e as Error)?.message ?? String(e) };
+      events.emit({
+        event: "outcome",
+        outcome: usage ? "usage" : "failed",
+        exitCode: usage ? EXIT_CODES.usage : EXIT_CODES.failed,
+        reason: error.message.split("\n")[0],
+        state: null,
+        stepId: null,
+        cost: null,
+        resume: null,
+        step: null,
+        error,
+      });
+    }
+    throw e;
+  }
+}
+
+async function runCommand(v: ReturnType<typeof parse>["values"], positionals: string[], events: EventWriter | undefined): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`${positionals.length ? "one spec at a time" : "which spec?"}\n${USAGE}`);
   if (v.fast && v.thorough) throw new UsageError("Cannot use --fast and --thorough together. Choose one.");
   const cwd = process.cwd();
@@ -87,7 +115,7 @@ export async function run(argv: string[]): Promise<number> {
       runner,
       yes: !!v.yes,
       out,
-      json: v.json ? process.stdout : undefined,
+      events,
       input: process.stdin,
       interactive: !!process.stdin.isTTY,
       resumeCommand,
