@@ -29,8 +29,9 @@ interface Token {
 }
 
 /**
- * Words of a command line: whitespace separates, "double" or 'single' quotes group (and are
- * removed). An unclosed quote runs to the end. No escapes: Windows paths keep their backslashes.
+ * Words of a command line: whitespace separates, "double" or 'single' quotes at the start of a word
+ * group (and are removed); a quote inside a word (bob's) is a character. An unclosed quote runs to
+ * the end. No escapes: Windows paths keep their backslashes.
  */
 export function tokenize(line: string): Token[] {
   const out: Token[] = [];
@@ -42,7 +43,7 @@ export function tokenize(line: string): Token[] {
     if (quote) {
       if (ch === quote) quote = null;
       else cur += ch;
-    } else if (ch === '"' || ch === "'") {
+    } else if ((ch === '"' || ch === "'") && !started) {
       quote = ch;
       quoted = started = true;
     } else if (/\s/.test(ch)) {
