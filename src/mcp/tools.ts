@@ -24,7 +24,7 @@ import {
   StatusInput,
   StepOutput,
 } from "./schemas.js";
-import { errorResult, jsonResult, stepResult } from "./render.js";
+import { errorResult, hostStep, jsonResult, stepResult } from "./render.js";
 import { Progress, type Extra } from "./progress.js";
 import { askInBand, clientCanElicit } from "./elicitation.js";
 import { decisionLog, listSessions, sessionDetail, summaryLine } from "./sessions.js";
@@ -234,7 +234,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         const engine = await engineFor();
         if (args.session) {
           const d = await sessionDetail(engine, args.session);
-          return jsonResult(d, summaryLine(d));
+          return jsonResult({ ...d, step: hostStep(d.step, view()) }, summaryLine(d));
         }
         const sessions = await listSessions(engine);
         const text = sessions.length ? sessions.map(summaryLine).join("\n") : "No autopilot sessions in this project. Start one with autopilot_start.";

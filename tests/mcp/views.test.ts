@@ -158,6 +158,10 @@ describe.each(HOSTS)("$clientName: both views complete", (host) => {
     expect(stale.text).toContain(`Next: ${sv.error.todo}`);
     expect(stale.text).toContain(current.next.kind === "wait" ? current.next.reason : callOf(current));
 
+    // autopilot_status with a session shows the same Step, with this client's todo.
+    const status = await call(srv.client, "autopilot_status", { session: SCANNER_SLUG });
+    expect((status.result.structuredContent as { step: Step }).step.todo).toBe(current.todo);
+
     const unknown = await call(srv.client, "autopilot_next", { session: "no-such-session" });
     const uv = JSON.parse(structuredView(unknown)) as { error: { code: string; message: string; todo: string } };
     expect(uv.error.code).toBe("unknown_session");
