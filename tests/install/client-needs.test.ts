@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { build, install, tempDir } from "./helpers.js";
 
-beforeAll(() => build());
+beforeAll(() => build(), 120_000);
 
 describe("install prints what the client needs", () => {
   it("codex, project: trust (codex exec --trust or trust_level), and no prompt expansion headless", () => {
