@@ -56,7 +56,7 @@ describe("MCP Inspector CLI", () => {
 
   it("prompts/list and resources/list", async () => {
     const { prompts } = await inspect("prompts/list");
-    expect(prompts.map((p: { name: string }) => p.name)).toEqual(["autopilot"]);
+    expect(prompts.map((p: { name: string }) => p.name)).toEqual(["start"]);
     const { resources } = await inspect("resources/list");
     expect(resources.map((r: { uri: string }) => r.uri)).toEqual(
       expect.arrayContaining(["autopilot://sessions", "autopilot://sessions/changes--security-scanner--proposal/state"]),
