@@ -1,5 +1,8 @@
 // The pure merge functions and helpers behind install, on edge cases the CLI tests do not reach.
 import { parse as parseToml } from "smol-toml";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { JSONC, mergeJsonServer, mergeTomlServer } from "../../src/install/merge.js";
 import { resolveServerCommand, splitCommandLine } from "../../src/install/server-command.js";
@@ -92,6 +95,16 @@ describe("server command", () => {
       expect(c.args).toEqual(["-y", "autopilot-mcp@latest", "serve"]); // no package.json at these fake roots
       expect(c.machineLocal).toBe(false);
     }
+  });
+});
+
+describe("server command: the exact version", () => {
+  it("pins npx to the version of the package that runs install", () => {
+    const root = join(mkdtempSync(join(tmpdir(), "autopilot-npx-")), "_npx", "abc", "node_modules", "autopilot-mcp");
+    mkdirSync(join(root, "dist", "src", "cli"), { recursive: true });
+    writeFileSync(join(root, "package.json"), JSON.stringify({ name: "autopilot-mcp", version: "9.8.7" }));
+    writeFileSync(join(root, "dist", "src", "cli", "main.js"), "");
+    expect(resolveServerCommand(root, undefined, { PATH: "" })).toMatchObject({ command: "npx", args: ["-y", "autopilot-mcp@9.8.7", "serve"], machineLocal: false });
   });
 });
 
