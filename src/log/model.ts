@@ -74,7 +74,7 @@ export interface LoggedDecision {
   decision: string;
   /** The decision in words. */
   what: string;
-  kind: "plan" | "checkpoint" | "execution" | "verification" | "review" | "phase" | "final-review" | "stop" | "note";
+  kind: "plan" | "checkpoint" | "execution" | "verification" | "review" | "phase" | "final-review" | "stop" | "budget" | "note";
   timestamp: string | null;
   who: Who;
   /** true when the file did not record `by` and `who` was read from the decision's name. */
@@ -237,6 +237,7 @@ function kindOf(d: Decision): LoggedDecision["kind"] {
   if (PLAN_RESULT[name] || name === "plan_revised" || name === "revise_plan_after_failure") return "plan";
   if (name.startsWith("checkpoint_")) return "checkpoint";
   if (name === "stopped" || name === "stopped_budget") return "stop";
+  if (name === "raised_budget" || name === "budget_continue_once") return "budget";
   if (name === "continued") return "phase";
   if (name.includes("final_review") || d.state === "FINAL_REVIEW") return "final-review";
   if (name.includes("verification") || d.state === "VERIFY") return "verification";

@@ -98,7 +98,8 @@ async function runJob(dir: string, given: Omit<Ctx, "steps" | "strategy" | "gith
     }
     if (name === "Install autopilot") {
       const pkg = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8"));
-      expect(step.run!.trim()).toBe(`npm install --global ${pkg.name}`);
+      expect(step.run!.trim()).toBe('npm install --global "$AUTOPILOT_PACKAGE"');
+      expect(interpolate(step.env!.AUTOPILOT_PACKAGE, ctx)).toBe(pkg.name);
       expect(pkg.bin.autopilot).toBeTruthy();
       continue;
     }
