@@ -331,6 +331,7 @@ h3{margin:0;font-size:16px;overflow-wrap:anywhere}
 .stat dd{margin:2px 0 0}
 .stat-value{display:block;font-size:22px;font-weight:700;line-height:1.2}
 .stat-sub{display:block;font-size:12px;color:var(--muted)}
+.stat[data-stat="cost"] .stat-value{font-size:18px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:20px 24px}
 .hint{margin:0 0 14px;color:var(--muted);font-size:14px;max-width:90ch}
 .o-complete{--c:var(--ok)}.o-overridden{--c:var(--warn)}.o-skipped{--c:var(--skip)}.o-in-progress{--c:var(--run)}.o-failed,.o-stopped{--c:var(--bad)}.o-pending{--c:#fff}

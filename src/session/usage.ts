@@ -260,7 +260,10 @@ export function formatCount(v: number): string {
 }
 
 export function formatUsd(v: number): string {
-  return `$${v < 1 ? v.toFixed(4).replace(/(\.\d\d)0{1,2}$/, "$1") : v.toFixed(2)}`;
+  if (v >= 1) return `$${v.toFixed(2)}`;
+  // Below a dollar, up to four decimals, at least two: $0.06, $0.546, $0.0125.
+  const [whole, frac = ""] = v.toFixed(4).split(".");
+  return `$${whole}.${frac.replace(/0+$/, "").padEnd(2, "0")}`;
 }
 
 /**

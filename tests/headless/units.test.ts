@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseAnswer } from "../../src/headless/terminal-gate.js";
 import { readHeadlessConfig } from "../../src/headless/config.js";
-import { addUsage, formatCost, parseBudget, parseUsage } from "../../src/session/usage.js";
+import { addUsage, formatCost, formatUsd, parseBudget, parseUsage } from "../../src/session/usage.js";
 import { acquireDriverLock, readDriver } from "../../src/headless/driver-lock.js";
 import { PolicyGate } from "../../src/headless/drive.js";
 import type { AskNext, Step } from "../../src/protocol/step.js";
@@ -99,6 +99,10 @@ describe("usage ledger", () => {
     expect(parseUsage({})).toBeNull();
     expect(parseUsage(undefined)).toBeNull();
     expect(() => parseUsage({ total_tokens: "lots" })).toThrow(/usage.total_tokens must be a non-negative number/);
+  });
+
+  it("writes dollars with cents, and up to four decimals below a dollar", () => {
+    expect([5, 1.5, 0.546, 0.06, 0.0125, 0.1625, 0].map(formatUsd)).toEqual(["$5.00", "$1.50", "$0.546", "$0.06", "$0.0125", "$0.1625", "$0.00"]);
   });
 
   it("parses budgets in tokens or dollars, and refuses anything else with the forms it takes", () => {
