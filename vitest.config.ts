@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Vitest runs cores - 1 files at once: one on a 2-core machine, where most test time is spent
+    // waiting on spawned servers, git and CLIs. Two at once keeps both cores busy.
+    maxWorkers: 2,
   },
 });
