@@ -5,6 +5,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AutopilotError } from "../protocol/errors.js";
+import { errorResult } from "./render.js";
 import { registerTools } from "./tools.js";
 import { registerPrompts } from "./prompts.js";
 import { registerResources } from "./resources.js";
@@ -60,7 +63,30 @@ export function createServer(opts: ServerOptions): McpServer {
   });
   registerPrompts(server);
   registerResources(server, path.resolve(opts.root));
+  codeArgumentErrors(server);
   return server;
+}
+
+/**
+ * The SDK checks a call's arguments against the tool's input schema before the tool runs and
+ * answers a misfit with an isError result that carries no code. This gives it the contract's shape
+ * (docs/mcp.md, Errors): `bad_result` when the persona result is what does not fit, `bad_input`
+ * otherwise. Plain JSON can carry values such as {"toString": 1}; they are refused this way
+ * (issue 17). tests/mcp/error-codes.test.ts fails if an SDK update moves the hook.
+ */
+function codeArgumentErrors(server: McpServer): void {
+  const sdk = server as unknown as { createToolError?: (message: string) => CallToolResult };
+  const plain = sdk.createToolError?.bind(server);
+  if (!plain) return;
+  sdk.createToolError = (message: string) => {
+    const m = /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(message);
+    if (!m) return plain(message);
+    const [, tool, issues] = m;
+    const code = tool === "autopilot_report" && /\bat result\b/.test(issues) && !/\bat (session|stepId)\b/.test(issues) ? "bad_result" : "bad_input";
+    return errorResult(
+      new AutopilotError(code, `The arguments of ${tool} do not fit its input schema: ${issues.split("\n").join("; ")}. Nothing was changed; see docs/mcp.md for the tool's arguments.`),
+    );
+  };
 }
 
 /** Serve on stdin/stdout until the client closes stdin. stdout carries protocol only. */

@@ -84,7 +84,25 @@ describe("error codes", () => {
     await expectError("autopilot_start", { spec: "docs/changes/security-scanner/proposal.md", flags: "--turbo" }, "bad_input", /--fast/);
   });
 
+  it("issue 17: arguments of the wrong type, {\"toString\": 1} included, get bad_input or bad_result, and change nothing", async () => {
+    const before = (await call(s.srv.client, "autopilot_next", { session: SCANNER_SLUG })).step!;
+    const odd = [{ toString: 1 }, { valueOf: 1, toString: 1 }, [{ toString: 1 }], 7];
+    for (const v of odd) {
+      await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: before.stepId, answer: v }, "bad_input", /answer/);
+      await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: before.stepId, answer: "yes", rationale: v }, "bad_input", /rationale/);
+      if (typeof v !== "number") await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: v, answer: "yes" }, "bad_input", /stepId/);
+      await expectError("autopilot_report", { session: SCANNER_SLUG, stepId: before.stepId, result: v }, "bad_result", /result/);
+      await expectError("autopilot_report", { session: SCANNER_SLUG, stepId: before.stepId, result: { kind: v } }, "bad_result", /result\.kind/);
+      await expectError("autopilot_next", { session: v }, "bad_input", /session/);
+      await expectError("autopilot_start", { spec: v }, "bad_input", /spec/);
+      await expectError("autopilot_start", { spec: "docs/changes/security-scanner/proposal.md", flags: v }, "bad_input", /flags/);
+      await expectError("write_scratchpad", { session: SCANNER_SLUG, phase: 0, filename: v, content: "x" }, "bad_input", /filename/);
+    }
+    expect((await call(s.srv.client, "autopilot_next", { session: SCANNER_SLUG })).step).toEqual(before);
+  });
+
   it("valid calls of the helper tools still work next to the errors", async () => {
+
     const w = await call(s.srv.client, "write_scratchpad", { session: SCANNER_SLUG, phase: "Core Scanner", filename: "notes.md", content: "# notes\n" });
     expect(w.result.isError).toBeFalsy();
     expect((w.result.structuredContent as { path: string }).path).toBe(`.harness/sessions/${SCANNER_SLUG}/scratchpad/core-scanner/notes.md`);

@@ -130,7 +130,7 @@ describe("concurrency", () => {
         await repo.cleanup();
       }
     },
-    180_000,
+    Math.max(180_000, HOSTS * 60_000), // grows with the soak's 8 hosts
   );
 
   it("a loser that waits too long gets busy, and a lock left by a SIGKILLed process is taken over", async () => {

@@ -142,5 +142,5 @@ describe("loop safety", () => {
     );
     console.log(`[reliability] loop safety: ${sequences} generated sequences of resume/next/stale/repeat, no counter lowered, budget never passed`);
     await git(repo.dir, "status");
-  }, 120_000);
+  }, Math.max(120_000, Number(process.env.RELIABILITY_RUNS ?? 40) * 1_500));
 });
