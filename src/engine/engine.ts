@@ -20,7 +20,7 @@ import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
 import { apply, probeFor } from "./machine-state.js";
 import { askFor, budgetAskFor, matchAnswer, renderStep } from "./step.js";
-import { addUsage, formatBudget, formatCost, parseBudget, raisedBudget, type UsageReport } from "../session/usage.js";
+import { addUsage, formatBudget, formatCost, parseBudget, parseUsage, raisedBudget, type UsageReport } from "../session/usage.js";
 import { readConfigBudget } from "../headless/config.js";
 import { locatePlan, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
@@ -145,6 +145,8 @@ export class Engine {
   async report(slug: string, stepId: number, result: PersonaResult, usage: UsageReport | null = null): Promise<Step> {
     assertSafeSlug(slug);
     assertStepId(stepId);
+    // The same check the MCP layer makes (bad_input), for callers that pass usage directly.
+    usage = parseUsage(usage);
     // Callers other than the MCP layer (headless hosts, scripts) reach here unvalidated: a result
     // with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
     const parsed = PersonaResultSchema.safeParse(result);

@@ -113,10 +113,14 @@ function flagWords(tokens: Token[]): string[] {
 
 /** `--fast`, `--thorough`, `--review-plans`, space or comma separated, from any number of strings. */
 export function parseFlags(flags: string | string[] | undefined): Flags & { given: string[] } {
+  return checkFlags(flagWords(tokenize(flagText(flags))));
+}
+
+/** Flags as one line. A caller may send anything, {"toString": 1} included: only strings pass. */
+function flagText(flags: unknown): string {
   const list: unknown[] = Array.isArray(flags) ? flags : [flags ?? ""];
   for (const f of list) requireString(f, "flags", 'Pass them as one string, e.g. "--fast --review-plans", or leave them out.');
-  const words = flagWords(tokenize((list as string[]).join(" ")));
-  return checkFlags(words);
+  return (list as string[]).join(" ");
 }
 
 /** Take `--budget X` / `--budget=X` out of the flag words. */
@@ -189,7 +193,7 @@ export function splitCommandLine(line: string): CommandLine {
  */
 export function startArgs(root: string, spec: string, flags?: string | string[]): CommandLine & Flags & { given: string[] } {
   // Every word, `--budget` and its value included (checked together below).
-  const extra = flagWords(tokenize(Array.isArray(flags) ? flags.join(" ") : (flags ?? "")));
+  const extra = flagWords(tokenize(flagText(flags)));
   let line: CommandLine;
   if (typeof spec === "string" && spec.trim() !== "" && isFile(root, spec)) line = { spec, flags: [] };
   else line = splitCommandLine(typeof spec === "string" ? spec : "");

@@ -222,6 +222,8 @@ describe("tool arguments", () => {
       await expectCode("bad_result", () => engine.report(SLUG, step.stepId, v as any));
       await expectCode("bad_result", () => engine.report(SLUG, step.stepId, { kind: v } as any));
       await expectCode("bad_result", () => engine.report(SLUG, step.stepId, { kind: "planned", planPath: v, summary: v } as any));
+      await refusedOrOk(() => engine.report(SLUG, step.stepId, { kind: "planned" }, v as any), "handMade").then((r) => expect(r.ok).toBe(false));
+      await expectCode("bad_input", () => engine.report(SLUG, step.stepId, { kind: "planned" }, { total_tokens: v, usage: { input_tokens: "many" } } as any));
     }
     const out = await new ScriptedRunner().run({ ...step.next, projectRoot: repo.dir, session: SLUG, phaseIndex: 0, phaseName: "Core Scanner" });
     const asked = await engine.report(SLUG, step.stepId, out.result);
