@@ -63,9 +63,9 @@ function isReminder(text: string): boolean {
   return t === "" || (t.startsWith("<system-reminder>") && t.endsWith("</system-reminder>"));
 }
 
-function userText(m: Message): string {
+function userText(m: Message, dialect?: Dialect): string {
   return m.parts
-    .filter((p): p is { type: "text"; text: string } => p.type === "text" && !isReminder(p.text))
+    .filter((p): p is { type: "text"; text: string } => p.type === "text" && !isReminder(p.text) && !dialect?.isNotice?.(p.text))
     .map((p) => p.text)
     .join("\n")
     .trim();
@@ -100,7 +100,7 @@ function events(conv: Conversation, dialect: Dialect): Event[] {
     // Text beside tool results is the client's annotation of them (Claude Code: "Tool loaded."),
     // not something the user said.
     if (m.parts.some((p) => p.type === "tool_result")) continue;
-    const t = userText(m);
+    const t = userText(m, dialect);
     if (t) out.push({ kind: "user", text: t });
   }
   return out;
@@ -163,14 +163,19 @@ export function startArgs(text: string): { spec: string; flags?: string } | null
   }
   // The command file: "Arguments: docs/spec.md --fast --review-plans"
   const line = /^Arguments:[ \t]*(.*)$/m.exec(text);
-  if (line) {
-    const words = line[1].trim().split(/\s+/).filter(Boolean);
-    if (words.length && !words[0].startsWith("$")) {
-      const flags = words.slice(1).join(" ");
-      return { spec: words[0], ...(flags ? { flags } : {}) };
-    }
-  }
-  return null;
+  const fromWords = (rest: string) => {
+    const words = rest.trim().split(/\s+/).filter(Boolean);
+    // A spec is a Markdown path; anything else (an unexpanded placeholder, prose) is not an argument.
+    if (!words.length || !/\.md$/i.test(words[0])) return null;
+    const flags = words.slice(1).join(" ");
+    return { spec: words[0], ...(flags ? { flags } : {}) };
+  };
+  const fromLine = line ? fromWords(line[1]) : null;
+  if (fromLine) return fromLine;
+  // The command as the user typed it, where the client shows the model the typed line itself next
+  // to the command's text (a Codex skill mention `$autopilot docs/spec.md --fast`).
+  const typed = /^[ \t]*[/$][\w.:-]*autopilot[\w.:-]*[ \t]+(.+)$/m.exec(text);
+  return typed ? fromWords(typed[1]) : null;
 }
 
 function slugify(s: string): string {
@@ -207,11 +212,17 @@ export class Brain {
     return { kind: "reply", text: `I cannot call ${tool}: the client offers no such tool (tools: ${conv.tools.join(", ")}).` };
   }
 
+  /** The Step a result shows, as this client shows it to the model. */
+  private stepOf(result: ToolResult): SeenStep | null {
+    if (this.dialect.stepFromText) return this.dialect.stepFromText(result.text) as SeenStep | null;
+    return stepOf(result);
+  }
+
   private lastStep(evs: Event[]): SeenStep | null {
     for (let i = evs.length - 1; i >= 0; i--) {
       const e = evs[i];
       if (e.kind === "result" && e.call && this.dialect.autopilotToolOf(e.call.name) && e.result) {
-        const s = stepOf(e.result);
+        const s = this.stepOf(e.result);
         if (s) return s;
       }
     }
@@ -247,7 +258,9 @@ export class Brain {
     const result = last.result!;
     if (call && this.dialect.isDispatch(call.name)) {
       if (!step || step.next.kind !== "dispatch") return { kind: "reply", text: "A subagent returned, but no dispatch Step is open." };
-      const text = this.dialect.subagentText(result);
+      const more = this.dialect.followDispatch?.(conv, call, result);
+      if (more) return { kind: "tool_calls", calls: [more] };
+      const text = this.dialect.subagentText(result, conv);
       const json = lastJsonBlock(text);
       if (!json) {
         return { kind: "reply", text: `The ${step.next.persona} subagent returned no JSON result:\n${text.slice(0, 2000)}` };
@@ -255,9 +268,9 @@ export class Brain {
       return this.callAutopilot(conv, "autopilot_report", { session: step.session, stepId: step.stepId, result: json });
     }
     if (call && this.dialect.autopilotToolOf(call.name)) {
-      const s = stepOf(result);
+      const s = this.stepOf(result);
       if (!s) return { kind: "reply", text: `The autopilot returned no Step:\n${result.text.slice(0, 2000)}` };
-      if (result.isError || shownJson(result)?.error) {
+      if (result.isError || (!this.dialect.stepFromText && shownJson(result)?.error) || /^\s*(<[a-z_]+>\s*)?Error \[/.test(result.text)) {
         // An error with the current Step: the brain never retries blindly; it reports and stops.
         return { kind: "reply", text: `The autopilot refused the call:\n${result.text.slice(0, 2000)}` };
       }
@@ -275,6 +288,7 @@ export class Brain {
           persona: s.next.persona,
           description: s.next.description,
           prompt: s.next.prompt,
+          ...(s.todo ? { todo: s.todo } : {}),
         });
         if (!call) return { kind: "reply", text: `${report}I cannot run the ${s.next.persona} subagent: this client has no subagent tool.` };
         return { kind: "tool_calls", calls: [call], text: s.report };
@@ -294,8 +308,8 @@ export class Brain {
   // ---------------------------------------------------------------- persona
 
   private persona(conv: Conversation, persona: string | null): Decision {
-    const firstUser = conv.messages.find((m) => m.role === "user" && userText(m));
-    const prompt = firstUser ? userText(firstUser) : "";
+    const firstUser = conv.messages.find((m) => m.role === "user" && userText(m, this.dialect));
+    const prompt = firstUser ? userText(firstUser, this.dialect) : "";
     const kind = /Reply with one "(\w+)" result/.exec(prompt)?.[1];
     const brief = /Read (\S+) first/.exec(prompt)?.[1];
     if (!kind || !brief) {

@@ -80,11 +80,23 @@ export interface Dialect {
   /** Calls of these names are bookkeeping (ToolSearch): the brain looks past their results. */
   isMetaTool?(name: string): boolean;
   /** The call that runs `persona` as a subagent, or null when the client has no subagent tool. */
-  dispatch(conv: Conversation, d: { persona: string; description: string; prompt: string }): WantedCall | null;
-  /** True when a call of this name was a subagent dispatch. */
+  dispatch(conv: Conversation, d: { persona: string; description: string; prompt: string; todo?: string }): WantedCall | null;
+  /** True when a call of this name was a subagent dispatch (or, for clients whose subagents run in the background, a step of waiting for one). */
   isDispatch(name: string): boolean;
-  /** The subagent's final text, from the dispatch tool's result. */
-  subagentText(result: ToolResult): string;
+  /**
+   * After a dispatch tool's result: the call still needed before the subagent's answer is in hand
+   * (Codex: wait_agent after spawn_agent, close_agent after wait_agent), or null when it is.
+   */
+  followDispatch?(conv: Conversation, call: ToolCall, result: ToolResult): WantedCall | null;
+  /** The subagent's final text, from the dispatch tool's result (or earlier results in `conv`). */
+  subagentText(result: ToolResult, conv: Conversation): string;
+  /**
+   * The Step a tool result shows, for clients that show the model only the text content (Gemini):
+   * read from the text rendering. Absent: the brain reads the JSON the client shows.
+   */
+  stepFromText?(text: string): unknown | null;
+  /** Text the client adds to a user turn for the model's information only (Codex's subagent notifications). */
+  isNotice?(text: string): boolean;
   /** When this conversation is a persona subagent's: which persona (null if unknown); else null. */
   subagent(conv: Conversation): { persona: string | null } | null;
   /** The project root the client works in (file tools may want absolute paths). */

@@ -1,0 +1,163 @@
+// The real Codex CLI and Gemini CLI for the client tests: pinned versions from the npm registry,
+// installed into the cache outside the repository (./claude-code.ts ensureNpmClient), each in its
+// own HOME pointed at the loopback model, with `autopilot install <client> --global` run into that
+// HOME as a user would.
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { distCli } from "../helpers/build.js";
+import { ensureNpmClient, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
+import type { LoopbackModel } from "./loopback.js";
+
+const execFileP = promisify(execFile);
+
+export const CODEX_PACKAGE = "@openai/codex";
+/** The version verified (docs/clients.md). Override: AUTOPILOT_CODEX_VERSION. */
+export const CODEX_VERSION = process.env.AUTOPILOT_CODEX_VERSION || "0.169.0";
+export const GEMINI_PACKAGE = "@google/gemini-cli";
+/** The version verified (docs/clients.md). Override: AUTOPILOT_GEMINI_VERSION. */
+export const GEMINI_VERSION = process.env.AUTOPILOT_GEMINI_VERSION || "0.61.0";
+
+export function ensureCodex(): Promise<Installed> {
+  return ensureNpmClient(CODEX_PACKAGE, CODEX_VERSION, "codex");
+}
+
+export function ensureGemini(): Promise<Installed> {
+  return ensureNpmClient(GEMINI_PACKAGE, GEMINI_VERSION, "gemini");
+}
+
+/** The environment a client runs in: its own HOME, nothing of the developer's leaking in. */
+function baseEnv(home: string): NodeJS.ProcessEnv {
+  const keep = ["PATH", "LANG", "TERM", "TMPDIR", "SHELL", "USER", "LOGNAME"];
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of keep) if (process.env[k]) env[k] = process.env[k];
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_DATA_HOME: path.join(home, ".local/share"),
+    NO_COLOR: "1",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+}
+
+export const CODEX_KEY_ENV = "AUTOPILOT_LOOPBACK_KEY";
+
+/**
+ * A user's Codex setup pointing at the loopback model: `$CODEX_HOME/config.toml` with a model
+ * provider whose `base_url` is the loopback server (`wire_api = "responses"`, the only wire API
+ * Codex 0.169 accepts).
+ */
+export function codexHome(home: string, modelUrl: string): { env: NodeJS.ProcessEnv; codexHome: string } {
+  const codexHome = path.join(home, ".codex");
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(
+    path.join(codexHome, "config.toml"),
+    [
+      "# The user's own Codex settings: a model provider on loopback (the scripted model).",
+      'model = "loopback-brain"',
+      'model_provider = "loopback"',
+      "",
+      "[model_providers.loopback]",
+      'name = "loopback scripted model"',
+      `base_url = "${modelUrl}/v1"`,
+      `env_key = "${CODEX_KEY_ENV}"`,
+      'wire_api = "responses"',
+      "",
+    ].join("\n"),
+  );
+  return { codexHome, env: { ...baseEnv(home), CODEX_HOME: codexHome, [CODEX_KEY_ENV]: "loopback-test-key" } };
+}
+
+/**
+ * A user's Gemini CLI setup pointing at the loopback model: an API key, the base URL, and
+ * `security.auth.selectedType = "gemini-api-key"` in ~/.gemini/settings.json (without it, a
+ * headless run stops asking how to authenticate). The workspace is trusted for the session
+ * (GEMINI_CLI_TRUST_WORKSPACE): an untrusted workspace loads no MCP server at all.
+ */
+export function geminiHome(home: string, modelUrl: string): { env: NodeJS.ProcessEnv } {
+  mkdirSync(path.join(home, ".gemini"), { recursive: true });
+  writeFileSync(
+    path.join(home, ".gemini", "settings.json"),
+    JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }, null, 2) + "\n",
+  );
+  return {
+    env: {
+      ...baseEnv(home),
+      GOOGLE_GEMINI_BASE_URL: modelUrl,
+      GEMINI_API_KEY: "loopback-test-key",
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+    },
+  };
+}
+
+/** `autopilot install <client> [args]` run in the project with this HOME, as a user runs it. */
+export async function installFor(client: string, dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<string> {
+  const { stdout, stderr } = await execFileP(process.execPath, [distCli, "install", client, ...args], { cwd: dir, env });
+  return stdout + stderr;
+}
+
+/** The last thing the host model said ended on a question to the user (the brain lists the options). */
+export function endsOnQuestion(model: LoopbackModel): boolean {
+  const last = model.requests.filter((r) => r.kind === "host").at(-1);
+  return last?.decision?.kind === "reply" && /\nOptions: /.test(last.decision.text);
+}
+
+/**
+ * The user runs `first` (the start command), then answers every question the session asks with
+ * `answer` in a continued session (`next(answer)`), until a run ends without a question.
+ */
+export async function play(
+  bin: string,
+  o: { cwd: string; env: NodeJS.ProcessEnv; model: LoopbackModel; first: string[]; next: (answer: string) => string[]; answer?: string; maxTurns?: number },
+): Promise<ClaudeRun[]> {
+  const runs: ClaudeRun[] = [];
+  let run = await runClaude(bin, o.first, { cwd: o.cwd, env: o.env, timeoutMs: 600_000 });
+  runs.push(run);
+  for (let i = 0; i < (o.maxTurns ?? 12) && run.code === 0 && endsOnQuestion(o.model); i++) {
+    run = await runClaude(bin, o.next(o.answer ?? "yes"), { cwd: o.cwd, env: o.env, timeoutMs: 600_000 });
+    runs.push(run);
+  }
+  return runs;
+}
+
+/** What a failed assertion prints: how the last run ended and the model's last decisions. */
+export function explain(client: string, runs: ClaudeRun[], log: string[]): string {
+  const last = runs.at(-1);
+  return [
+    `${client}: ${runs.length} run(s); last exit ${last?.code} ${last?.signal ?? ""}`,
+    `stdout (tail): ${last?.stdout.slice(-2500)}`,
+    `stderr (tail): ${last?.stderr.slice(-1500)}`,
+    "model log (tail):",
+    ...log.slice(-40),
+  ].join("\n");
+}
+
+/** The spec path and flags the tests start with: two flags that each change what happens. */
+export const START_ARGS = "docs/spec.md --fast --review-plans";
+
+/** A two-phase spec (low complexity: no interactive planning). */
+export const SPEC_TWO_PHASES = `# Greeting Library
+
+A tiny library of greetings.
+
+## Implementation Order
+
+### Phase 1: Core Greeting
+<!-- complexity: low -->
+A \`greet(name)\` function returning "Hello, <name>!".
+
+### Phase 2: Farewells
+<!-- complexity: low -->
+A \`farewell(name)\` function returning "Goodbye, <name>!".
+`;
+
+/** The start command install printed ("Start: <command> docs/changes/<topic>/proposal.md ..."). */
+export function documentedStart(installOutput: string): string {
+  const m = /^Start: (?:in [^,]+, )?(\S+) docs\/changes\/<topic>\/proposal\.md/m.exec(installOutput);
+  if (!m) throw new Error(`install printed no start command:\n${installOutput}`);
+  return m[1];
+}

@@ -1,0 +1,123 @@
+// The real Codex CLI (from the npm registry, pinned, installed into a cache by the test) runs the
+// documented start command headless (`codex exec`) in a project, with only what
+// `autopilot install codex --global` wrote into its CODEX_HOME (plus the user's own model provider,
+// pointed at a loopback Responses API whose model is the scripted brain). The brain acts only on
+// what Codex shows it (the Step as structuredContent JSON), dispatches personas through Codex's own
+// subagent tools (spawn_agent / wait_agent) and, inside each subagent, writes the plan and the code
+// with Codex's shell tool. The session takes two flags, --fast and --review-plans, and both must
+// arrive (fast rigor, review-plans recorded); its one question is answered in a resumed session.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ensureBuilt } from "../helpers/build.js";
+import type { TempRepo } from "../helpers/git.js";
+import { Brain } from "./brain/brain.js";
+import type { Installed } from "./claude-code.js";
+import { codex } from "./dialects/codex.js";
+import { codexHome, documentedStart, ensureCodex, explain, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import { commitSubjects, makeProject, readSession } from "./project.js";
+import { startResponsesModel } from "./responses-sse.js";
+
+let installed: Installed;
+beforeAll(async () => {
+  await ensureBuilt();
+  installed = await ensureCodex();
+  if ("skip" in installed) console.warn(`[clients] Codex CLI tests skip: ${installed.skip}`);
+  else console.log(`[clients] Codex CLI ${installed.version} at ${installed.bin}`);
+});
+
+const cleanups: Array<() => void> = [];
+const repos: TempRepo[] = [];
+afterAll(async () => {
+  for (const c of cleanups) c();
+  if (!process.env.AUTOPILOT_KEEP_CLIENT_REPOS) for (const r of repos) await r.cleanup();
+});
+
+// Headless, no approvals (the scripted model's shell commands run as they are). On a loaded machine
+// a node MCP server may take longer than Codex's default 10 s to start: allow a minute, and
+// validation commands ten minutes (client settings, not part of what install writes).
+const EXEC = [
+  "--json",
+  "--skip-git-repo-check",
+  "--dangerously-bypass-approvals-and-sandbox",
+  "-c",
+  "mcp_servers.autopilot.startup_timeout_sec=60",
+  "-c",
+  "mcp_servers.autopilot.tool_timeout_sec=600",
+];
+
+describe("Codex CLI (real binary) with autopilot install codex --global", () => {
+  it(`the documented start command with ${START_ARGS} runs a two-phase spec to DONE through Codex's subagents`, async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject(SPEC_TWO_PHASES);
+    repos.push(repo);
+    const home = mkdtempSync(path.join(tmpdir(), "autopilot-codex-home-"));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+
+    const log: string[] = [];
+    const brain = new Brain(codex);
+    const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    cleanups.push(() => void model.close());
+    const { env } = codexHome(home, model.url);
+    const out = await installFor("codex", repo.dir, env, ["--global"]);
+    const start = documentedStart(out);
+
+    const runs = await play(installed.bin, {
+      cwd: repo.dir,
+      env,
+      model,
+      first: ["exec", ...EXEC, `${start} ${START_ARGS}`],
+      next: (answer) => ["exec", "resume", "--last", ...EXEC, answer],
+    });
+    const why = explain(`codex (start: ${start})`, runs, log);
+    expect(model.errors, why).toEqual([]);
+
+    // The start command reached the model as what install wrote (its instructions), with the
+    // arguments the user typed.
+    const firstHost = model.requests.find((r) => r.kind === "host");
+    const shown = JSON.stringify(firstHost?.conv ?? {});
+    expect(shown, `${why}\n\nthe first host request does not carry the installed command's text`).toContain(
+      "The `autopilot` MCP server holds the state machine",
+    );
+    expect(shown).toContain(START_ARGS);
+
+    const { state } = readSession(repo.dir);
+    expect(state.currentState, why).toBe("DONE");
+    // Both flags arrived: fast rigor (plans approved without asking, no verifier) and
+    // --review-plans recorded; the one question of a fast session (continue after phase 1?) was
+    // answered in a resumed run.
+    expect(state.rigorLevel).toBe("fast");
+    expect(state.reviewPlans).toBe(true);
+    expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete"]);
+    const decisions = (state.decisions ?? []).map((d: any) => `${d.state}:${d.decision}:${d.by ?? ""}`);
+    expect(decisions.filter((d: string) => d.startsWith("APPROVE_PLAN:")), JSON.stringify(decisions)).toEqual([
+      "APPROVE_PLAN:auto_approved_plan_fast:auto",
+      "APPROVE_PLAN:auto_approved_plan_fast:auto",
+    ]);
+    expect(decisions.filter((d: string) => d.endsWith(":human")).length, JSON.stringify(decisions)).toBe(1);
+    expect(runs.length).toBe(2);
+
+    // The code the executor subagents wrote through Codex's shell, committed by autopilot.
+    const subjects = await commitSubjects(repo.dir);
+    expect(subjects.filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(2);
+
+    // Each persona ran as a Codex subagent that was told which persona it is (as the Step's todo
+    // says: a custom agent type, or a message naming the persona and its file).
+    const spawned = model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls
+            .filter((c) => c.name === "spawn_agent")
+            .map((c) => (c.args.agent_type as string | undefined) ?? /^You are (harness-[a-z-]+)\b/.exec(String(c.args.message))?.[1])
+        : [],
+    );
+    expect(new Set(spawned)).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
+    const personas = new Set(model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
+    expect(personas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
+    // Codex shows the host model the Step as JSON (structuredContent), and that was enough.
+    const sawJson = model.requests.some((r) =>
+      r.conv?.messages.some((m) => m.parts.some((p) => p.type === "tool_result" && /Output:\n\{"session"/.test(p.result.text))),
+    );
+    expect(sawJson).toBe(true);
+  });
+});

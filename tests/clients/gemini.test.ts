@@ -1,0 +1,110 @@
+// The real Gemini CLI (from the npm registry, pinned, installed into a cache by the test) runs the
+// documented start command headless (`gemini -p`) in a project, with only what
+// `autopilot install gemini --global` wrote into its HOME (plus the user's own API-key settings,
+// pointed at a loopback Gemini API whose model is the scripted brain). Gemini shows the model only
+// the text content of an MCP result, so the brain reads each Step from autopilot's text view; it
+// dispatches personas through Gemini's own subagent tool (invoke_agent) and, inside each
+// subagent, writes the plan and the code with Gemini's file tools and ends with complete_task.
+// The session takes two flags, --fast and --review-plans, and both must arrive (fast rigor,
+// review-plans recorded); its one question is answered in a resumed session.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ensureBuilt } from "../helpers/build.js";
+import type { TempRepo } from "../helpers/git.js";
+import { Brain } from "./brain/brain.js";
+import type { Installed } from "./claude-code.js";
+import { gemini } from "./dialects/gemini.js";
+import { documentedStart, ensureGemini, explain, geminiHome, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import { startGeminiModel } from "./gemini-sse.js";
+import { commitSubjects, makeProject, readSession } from "./project.js";
+
+let installed: Installed;
+beforeAll(async () => {
+  await ensureBuilt();
+  installed = await ensureGemini();
+  if ("skip" in installed) console.warn(`[clients] Gemini CLI tests skip: ${installed.skip}`);
+  else console.log(`[clients] Gemini CLI ${installed.version} at ${installed.bin}`);
+});
+
+const cleanups: Array<() => void> = [];
+const repos: TempRepo[] = [];
+afterAll(async () => {
+  for (const c of cleanups) c();
+  if (!process.env.AUTOPILOT_KEEP_CLIENT_REPOS) for (const r of repos) await r.cleanup();
+});
+
+const HEADLESS = ["--yolo", "--output-format", "stream-json"];
+
+describe("Gemini CLI (real binary) with autopilot install gemini --global", () => {
+  it(`the documented start command with ${START_ARGS} runs a two-phase spec to DONE through Gemini's subagents`, async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject(SPEC_TWO_PHASES);
+    repos.push(repo);
+    const home = mkdtempSync(path.join(tmpdir(), "autopilot-gemini-home-"));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+
+    const log: string[] = [];
+    const brain = new Brain(gemini);
+    const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    cleanups.push(() => void model.close());
+    const { env } = geminiHome(home, model.url);
+    const out = await installFor("gemini", repo.dir, env, ["--global"]);
+    const start = documentedStart(out);
+
+    const runs = await play(installed.bin, {
+      cwd: repo.dir,
+      env,
+      model,
+      first: ["-p", `${start} ${START_ARGS}`, ...HEADLESS],
+      next: (answer) => ["-p", answer, "--resume", "latest", ...HEADLESS],
+    });
+    const why = explain(`gemini (start: ${start})`, runs, log);
+    expect(model.errors, why).toEqual([]);
+    // Gemini found the command by the name install documents (no clash renamed it away).
+    expect(runs[0].stderr, why).not.toMatch(/Conflicts detected for command/);
+
+    // The start command reached the model as what install wrote, with the arguments typed.
+    const firstHost = model.requests.find((r) => r.kind === "host");
+    const shown = JSON.stringify(firstHost?.conv ?? {});
+    expect(shown, `${why}\n\nthe first host request does not carry the installed command's text`).toContain(
+      "The `autopilot` MCP server holds the state machine",
+    );
+    expect(shown).toContain(`Arguments: ${START_ARGS}`);
+
+    const { state } = readSession(repo.dir);
+    expect(state.currentState, why).toBe("DONE");
+    // Both flags arrived: fast rigor (plans approved without asking, no verifier) and
+    // --review-plans recorded; the one question of a fast session (continue after phase 1?) was
+    // answered in a resumed run.
+    expect(state.rigorLevel).toBe("fast");
+    expect(state.reviewPlans).toBe(true);
+    expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete"]);
+    const decisions = (state.decisions ?? []).map((d: any) => `${d.state}:${d.decision}:${d.by ?? ""}`);
+    expect(decisions.filter((d: string) => d.startsWith("APPROVE_PLAN:")), JSON.stringify(decisions)).toEqual([
+      "APPROVE_PLAN:auto_approved_plan_fast:auto",
+      "APPROVE_PLAN:auto_approved_plan_fast:auto",
+    ]);
+    expect(decisions.filter((d: string) => d.endsWith(":human")).length, JSON.stringify(decisions)).toBe(1);
+    expect(runs.length).toBe(2);
+
+    // The code the executor subagents wrote with Gemini's write_file, committed by autopilot.
+    const subjects = await commitSubjects(repo.dir);
+    expect(subjects.filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(2);
+
+    // Each persona ran as a Gemini subagent defined by the agent file install wrote.
+    const invoked = model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "invoke_agent").map((c) => c.args.agent_name) : [],
+    );
+    expect(new Set(invoked)).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
+    const personas = new Set(model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
+    expect(personas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
+    // Gemini showed the host model only autopilot's text view (no JSON), and that was enough.
+    const results = model.requests.flatMap((r) =>
+      r.kind === "host" ? (r.conv?.messages ?? []).flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_result" && p.result.name?.startsWith("mcp_autopilot_") ? [p.result.text] : []))) : [],
+    );
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.every((t) => !t.trim().replace(/^<untrusted_context>\s*/, "").startsWith("{"))).toBe(true);
+  });
+});
