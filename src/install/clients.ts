@@ -8,7 +8,8 @@
 // - VS Code: .vscode/mcp.json / <user profile>/mcp.json `servers` with `type: "stdio"`;
 //   .github/prompts/*.prompt.md (or <user profile>/prompts/); .github/agents/*.agent.md.
 // - Codex: .codex/config.toml (trusted projects) / ~/.codex/config.toml `[mcp_servers.<name>]`;
-//   ~/.codex/prompts/*.md ($ARGUMENTS), user level only.
+//   skills .agents/skills/<name>/SKILL.md / $CODEX_HOME/skills/<name>/SKILL.md (`$name` in a
+//   prompt expands them, in `codex exec` too); ~/.codex/prompts/*.md ($ARGUMENTS), user level only.
 // - Gemini CLI: .gemini/settings.json / ~/.gemini/settings.json `mcpServers`;
 //   .gemini/commands/*.toml ({{args}}); .gemini/agents/*.md subagents.
 import { existsSync, readFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import { packageVersion, type ServerCommand } from "./server-command.js";
 import {
   ARGUMENT_HINT,
   COMMAND_DESCRIPTION,
+  codexSkill,
   commandBody,
   claudeAgent,
   cursorAgent,
@@ -214,20 +216,26 @@ export function planInstall(o: InstallOptions): InstallPlan {
           ...(o.allow ? { default_tools_approval_mode: "approve" } : {}),
         }),
       );
+      // Codex runs personas as its own subagents (spawn_agent / wait_agent / close_agent, Codex
+      // 0.169); this skill (and the prompt) asks for them explicitly, as Codex wants before it spawns.
+      const dispatchText = `This skill asks you to use Codex sub-agents: for each Step whose \`next.kind\` is dispatch, call spawn_agent with a message that starts "You are <next.persona>: follow \`${packagePersonas}/<next.persona>.md\`." followed by \`next.prompt\`, then wait_agent for its final answer and close_agent; report the JSON in that answer. The Step's \`todo\` names the exact calls. Without the multi-agent tools, read that file and do the persona's work yourself.`;
+      // A skill is what `codex exec` expands: `$autopilot <spec> <flags>` puts this text in front
+      // of the model with the line the user typed (custom prompts are not expanded headless).
+      const skill = codexSkill(
+        commandBody(o.root, {
+          argumentsText: "the words after `$autopilot` in the user's message: the spec path, then the flags.",
+          dispatchText,
+        }),
+      );
+      files.push(owned(o.global ? join(home, "skills", "autopilot", "SKILL.md") : join(o.project, ".agents", "skills", "autopilot", "SKILL.md"), skill));
       if (o.global) {
-        const body = commandBody(o.root, {
-          argumentsText: "$ARGUMENTS",
-          dispatchText: `Run each persona as a subagent: \`spawn_agent\` with message "You are <persona>: follow ${packagePersonas}/<persona>.md." followed by \`next.prompt\`, then \`wait_agent\` for its final answer, and report its JSON result. Without the multi-agent tools, read that file and do the persona's work yourself.`,
-        });
+        const body = commandBody(o.root, { argumentsText: "$ARGUMENTS", dispatchText });
         files.push(owned(join(home, "prompts", "autopilot.md"), markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body)));
-        notes.push(
-          "Start: /prompts:autopilot docs/changes/<topic>/proposal.md --fast  (older Codex: /autopilot ...)",
-          "Headless, `codex exec` does not expand /prompts:autopilot: ask in words, e.g. codex exec \"Run autopilot on docs/changes/<topic>/proposal.md --fast\".",
-        );
+        notes.push("Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`; in the interactive TUI /prompts:autopilot works too)");
       } else {
         notes.push(
-          "Codex reads .codex/config.toml only in a trusted project: trust it when Codex asks, run `codex exec --trust ...` once, or set trust_level = \"trusted\" under [projects.\"<this folder>\"] in ~/.codex/config.toml.",
-          "Codex reads custom prompts only from ~/.codex/prompts: run `autopilot install codex --global` for /prompts:autopilot, or ask Codex in words: \"Run autopilot on docs/changes/<topic>/proposal.md --fast\" (the only way with `codex exec`, which does not expand prompts).",
+          "Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`)",
+          "Codex reads .codex/config.toml only in a trusted project: trust it when Codex asks, run `codex exec --trust ...` once, or set trust_level = \"trusted\" under [projects.\"<this folder>\"] in ~/.codex/config.toml. Or install with --global.",
         );
       }
       break;

@@ -139,6 +139,11 @@ export function markdownCommand(fields: Record<string, string | boolean | undefi
   return (fields ? frontMatter(fields) + "\n" : "") + body;
 }
 
+/** A Codex skill (SKILL.md with `name` and `description`): `$autopilot ...` in a prompt expands it. */
+export function codexSkill(body: string): string {
+  return frontMatter({ name: "autopilot", description: COMMAND_DESCRIPTION }) + "\n" + body;
+}
+
 /** A Gemini CLI command file (.gemini/commands/autopilot.toml). */
 export function geminiCommand(body: string): string {
   const prompt =

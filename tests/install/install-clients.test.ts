@@ -125,8 +125,13 @@ const cases: Case[] = [
     },
     unparsable: "[mcp_servers.git\ncommand = \n",
     agents: null,
-    command: "",
-    argsIn: () => {},
+    // The project's skill: `$autopilot <spec> <flags>` expands it, in `codex exec` too.
+    command: ".agents/skills/autopilot/SKILL.md",
+    argsIn: (t) => {
+      expect(matter(t, {}).data.name).toBe("autopilot");
+      expect(t).toMatch(/words after `\$autopilot`/);
+      expect(t).toContain("spawn_agent");
+    },
   },
   {
     client: "gemini",
@@ -245,7 +250,7 @@ describe("autopilot install --global", () => {
     expect(again.stdout).toContain("Nothing to change");
   });
 
-  it("codex: ~/.codex/config.toml and the ~/.codex/prompts/autopilot.md prompt with $ARGUMENTS", () => {
+  it("codex: ~/.codex/config.toml, the ~/.codex/prompts/autopilot.md prompt with $ARGUMENTS and the autopilot skill", () => {
     const home = tempDir("home");
     write(join(home, ".codex", "config.toml"), 'model = "o3"\n\n[mcp_servers.git]\ncommand = "uvx"\nargs = ["mcp-server-git"]\n');
     const r = install(["codex", "--global"], { cwd: home, home });
@@ -257,6 +262,11 @@ describe("autopilot install --global", () => {
     const prompt = readFileSync(join(home, ".codex", "prompts", "autopilot.md"), "utf8");
     expect(prompt).toContain("$ARGUMENTS");
     expect(matter(prompt, {}).data.description).toBeTruthy();
+    // The skill `codex exec` expands for `$autopilot ...` (the prompt above it does not).
+    const skill = matter(readFileSync(join(home, ".codex", "skills", "autopilot", "SKILL.md"), "utf8"), {});
+    expect(skill.data).toMatchObject({ name: "autopilot" });
+    expect(skill.content).toMatch(/words after `\$autopilot`/);
+    expect(r.stdout).toContain("Start: $autopilot docs/changes/<topic>/proposal.md");
   });
 
   it("codex honours CODEX_HOME", () => {
