@@ -69,7 +69,8 @@ export function codexHome(home: string, modelUrl: string): { env: NodeJS.Process
       "",
     ].join("\n"),
   );
-  return { codexHome, env: { ...baseEnv(home), CODEX_HOME: codexHome, [CODEX_KEY_ENV]: "loopback-test-key" } };
+  // RUST_LOG=warn: an MCP server that fails to start is named on stderr (explain() prints it).
+  return { codexHome, env: { ...baseEnv(home), CODEX_HOME: codexHome, [CODEX_KEY_ENV]: "loopback-test-key", RUST_LOG: "warn" } };
 }
 
 /**
@@ -112,14 +113,25 @@ export function endsOnQuestion(model: LoopbackModel): boolean {
  */
 export async function play(
   bin: string,
-  o: { cwd: string; env: NodeJS.ProcessEnv; model: LoopbackModel; first: string[]; next: (answer: string) => string[]; answer?: string; maxTurns?: number },
+  o: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    model: LoopbackModel;
+    first: string[];
+    next: (answer: string) => string[];
+    answer?: string;
+    maxTurns?: number;
+    onRun?: (run: ClaudeRun) => void;
+  },
 ): Promise<ClaudeRun[]> {
   const runs: ClaudeRun[] = [];
   let run = await runClaude(bin, o.first, { cwd: o.cwd, env: o.env, timeoutMs: 600_000 });
   runs.push(run);
+  o.onRun?.(run);
   for (let i = 0; i < (o.maxTurns ?? 12) && run.code === 0 && endsOnQuestion(o.model); i++) {
     run = await runClaude(bin, o.next(o.answer ?? "yes"), { cwd: o.cwd, env: o.env, timeoutMs: 600_000 });
     runs.push(run);
+    o.onRun?.(run);
   }
   return runs;
 }

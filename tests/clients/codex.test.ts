@@ -13,7 +13,7 @@ import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
 import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
-import type { Installed } from "./claude-code.js";
+import type { ClaudeRun, Installed } from "./claude-code.js";
 import { codex } from "./dialects/codex.js";
 import { codexHome, documentedStart, ensureCodex, explain, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
 import { commitSubjects, makeProject, readSession } from "./project.js";
@@ -34,18 +34,29 @@ afterAll(async () => {
   if (!process.env.AUTOPILOT_KEEP_CLIENT_REPOS) for (const r of repos) await r.cleanup();
 });
 
-// Headless, no approvals (the scripted model's shell commands run as they are). On a loaded machine
-// a node MCP server may take longer than Codex's default 10 s to start: allow a minute, and
-// validation commands ten minutes (client settings, not part of what install writes).
+// Headless, no approvals (the scripted model's shell commands run as they are). `codex exec` sends
+// the first turn without waiting for MCP servers unless they are `required` (docs/clients.md): on
+// a loaded machine the node server is not up in time and the model sees no autopilot tools. So the
+// run makes autopilot required, allows it a minute to start and ten minutes per tool call
+// (validation commands) — client settings given on the command line, not part of what install wrote.
 const EXEC = [
   "--json",
   "--skip-git-repo-check",
   "--dangerously-bypass-approvals-and-sandbox",
   "-c",
+  "mcp_servers.autopilot.required=true",
+  "-c",
   "mcp_servers.autopilot.startup_timeout_sec=60",
   "-c",
   "mcp_servers.autopilot.tool_timeout_sec=600",
 ];
+
+/** The thread `codex exec --json` started (its first event). */
+function threadOf(run: ClaudeRun): string {
+  const id = run.events.find((e) => e.type === "thread.started")?.thread_id;
+  if (typeof id !== "string") throw new Error(`codex printed no thread.started event:\n${run.stdout.slice(0, 2000)}`);
+  return id;
+}
 
 describe("Codex CLI (real binary) with autopilot install codex --global", () => {
   it(`the documented start command with ${START_ARGS} runs a two-phase spec to DONE through Codex's subagents`, async (ctx) => {
@@ -63,12 +74,16 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     const out = await installFor("codex", repo.dir, env, ["--global"]);
     const start = documentedStart(out);
 
+    let first: ClaudeRun | undefined;
+    const runs0 = () => first!;
     const runs = await play(installed.bin, {
+      onRun: (r) => (first ??= r),
       cwd: repo.dir,
       env,
       model,
       first: ["exec", ...EXEC, `${start} ${START_ARGS}`],
-      next: (answer) => ["exec", "resume", "--last", ...EXEC, answer],
+      // The session the start made (not --last: that may pick a subagent's thread).
+      next: (answer) => ["exec", "resume", ...EXEC, threadOf(runs0()), answer],
     });
     const why = explain(`codex (start: ${start})`, runs, log);
     expect(model.errors, why).toEqual([]);
@@ -82,6 +97,7 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     );
     expect(shown).toContain(START_ARGS);
 
+    expect(() => readSession(repo.dir), why).not.toThrow();
     const { state } = readSession(repo.dir);
     expect(state.currentState, why).toBe("DONE");
     // Both flags arrived: fast rigor (plans approved without asking, no verifier) and

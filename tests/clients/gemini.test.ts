@@ -73,6 +73,7 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
     );
     expect(shown).toContain(`Arguments: ${START_ARGS}`);
 
+    expect(() => readSession(repo.dir), why).not.toThrow();
     const { state } = readSession(repo.dir);
     expect(state.currentState, why).toBe("DONE");
     // Both flags arrived: fast rigor (plans approved without asking, no verifier) and
