@@ -6,7 +6,6 @@ import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { distCli } from "../helpers/build.js";
 import { ensureNpmClient, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
 import type { LoopbackModel } from "./loopback.js";
 
@@ -95,10 +94,21 @@ export function geminiHome(home: string, modelUrl: string): { env: NodeJS.Proces
   };
 }
 
-/** `autopilot install <client> [args]` run in the project with this HOME, as a user runs it. */
-export async function installFor(client: string, dir: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<string> {
-  const { stdout, stderr } = await execFileP(process.execPath, [distCli, "install", client, ...args], { cwd: dir, env });
-  return stdout + stderr;
+/**
+ * The README's install: autopilot from `npm pack`, installed globally into a prefix of its own
+ * (./autopilot-package.ts), its bin put on the client's PATH; then `autopilot install <client>
+ * [args]` run in the project as a user runs it. Returns install's output and the client's env.
+ */
+export async function installFor(
+  client: string,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  autopilot: { bin: string; binDir: string },
+  args: string[] = [],
+): Promise<{ output: string; env: NodeJS.ProcessEnv }> {
+  const withBin = { ...env, PATH: `${autopilot.binDir}${path.delimiter}${env.PATH ?? ""}` };
+  const { stdout, stderr } = await execFileP(autopilot.bin, ["install", client, ...args], { cwd: dir, env: withBin });
+  return { output: stdout + stderr, env: withBin };
 }
 
 /** The last thing the host model said ended on a question to the user (the brain lists the options). */

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
+import { installPackedAutopilot } from "./autopilot-package.js";
 import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { ClaudeRun, Installed } from "./claude-code.js";
@@ -20,11 +21,19 @@ import { commitSubjects, makeProject, readSession } from "./project.js";
 import { startResponsesModel } from "./responses-sse.js";
 
 let installed: Installed;
+// autopilot itself as the README installs it: the npm pack tarball, installed globally (into a prefix of its own).
+let autopilot: { bin: string; binDir: string };
 beforeAll(async () => {
   await ensureBuilt();
   installed = await ensureCodex();
-  if ("skip" in installed) console.warn(`[clients] Codex CLI tests skip: ${installed.skip}`);
-  else console.log(`[clients] Codex CLI ${installed.version} at ${installed.bin}`);
+  if ("skip" in installed) return console.warn(`[clients] Codex CLI tests skip: ${installed.skip}`);
+  console.log(`[clients] Codex CLI ${installed.version} at ${installed.bin}`);
+  const packed = await installPackedAutopilot();
+  if ("skip" in packed) {
+    installed = { skip: packed.skip };
+    return console.warn(`[clients] Codex CLI tests skip: ${packed.skip}`);
+  }
+  autopilot = packed;
 });
 
 const cleanups: Array<() => void> = [];
@@ -70,8 +79,7 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     const brain = new Brain(codex);
     const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     cleanups.push(() => void model.close());
-    const { env } = codexHome(home, model.url);
-    const out = await installFor("codex", repo.dir, env, ["--global"]);
+    const { output: out, env } = await installFor("codex", repo.dir, codexHome(home, model.url).env, autopilot, ["--global"]);
     const start = documentedStart(out);
 
     let first: ClaudeRun | undefined;

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
+import { installPackedAutopilot } from "./autopilot-package.js";
 import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { Installed } from "./claude-code.js";
@@ -21,11 +22,19 @@ import { startGeminiModel } from "./gemini-sse.js";
 import { commitSubjects, makeProject, readSession } from "./project.js";
 
 let installed: Installed;
+// autopilot itself as the README installs it: the npm pack tarball, installed globally (into a prefix of its own).
+let autopilot: { bin: string; binDir: string };
 beforeAll(async () => {
   await ensureBuilt();
   installed = await ensureGemini();
-  if ("skip" in installed) console.warn(`[clients] Gemini CLI tests skip: ${installed.skip}`);
-  else console.log(`[clients] Gemini CLI ${installed.version} at ${installed.bin}`);
+  if ("skip" in installed) return console.warn(`[clients] Gemini CLI tests skip: ${installed.skip}`);
+  console.log(`[clients] Gemini CLI ${installed.version} at ${installed.bin}`);
+  const packed = await installPackedAutopilot();
+  if ("skip" in packed) {
+    installed = { skip: packed.skip };
+    return console.warn(`[clients] Gemini CLI tests skip: ${packed.skip}`);
+  }
+  autopilot = packed;
 });
 
 const cleanups: Array<() => void> = [];
@@ -49,8 +58,7 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
     const brain = new Brain(gemini);
     const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     cleanups.push(() => void model.close());
-    const { env } = geminiHome(home, model.url);
-    const out = await installFor("gemini", repo.dir, env, ["--global"]);
+    const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, autopilot, ["--global"]);
     const start = documentedStart(out);
 
     const runs = await play(installed.bin, {
