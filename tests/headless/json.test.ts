@@ -133,6 +133,27 @@ describe("autopilot run --json: the events", () => {
     expect((await readState(r.dir)).usage.total.tokens).toBeGreaterThan(30_000);
   });
 
+  it("on a terminal the budget gate is a question: raise it with an amount in the reason, then stop at the raised one (exit 5)", async () => {
+    const r = await repo({ config: { scripted: { usage: { totalTokens: 10_000 } } } });
+    const p = start(["run", SPEC_REL, "--runner", "scripted", "--budget", "25k"], { cwd: r.dir, stdin: "pipe" });
+    await p.waitFor("? The session's budget is spent (30k tokens spent of a 25k-token budget)");
+    p.child.stdin!.write("1 to 55k\n"); // 1) raise budget, the reason names the amount
+    await p.waitFor("? Phase 1 complete.");
+    p.child.stdin!.write("yes\n");
+    await p.waitFor("? The session's budget is spent (60k tokens spent of a 55k-token budget)");
+    p.child.stdin!.write("stop\n");
+    p.child.stdin!.end();
+    const res = await p.done;
+    expect(res.code).toBe(EXIT_CODES.budget);
+    expect(res.stdout).toContain("Budget raised from 25k tokens to 55k tokens (spent: 30k tokens).");
+    const state = await readState(r.dir);
+    expect(state.budget).toEqual({ tokens: 55_000, usd: null, continueOnceAt: null });
+    expect(state.decisions.filter((d: { decision: string }) => /budget/.test(d.decision))).toEqual([
+      expect.objectContaining({ decision: "raised_budget", answer: "raise budget", by: "human", rationale: "to 55k" }),
+      expect.objectContaining({ decision: "stopped_budget", answer: "stop", by: "human" }),
+    ]);
+  });
+
   it("failed (exit 1): the error as an outcome event on stdout and one line on stderr", async () => {
     const r = await repo();
     const res = await cli(["run", "docs/nope.md", "--runner", "scripted", "--yes", "--json"], { cwd: r.dir });
