@@ -1,9 +1,10 @@
 // autopilot as a user installs it: `npm pack` of this checkout, then `npm install -g` of the
 // tarball into a prefix of its own (never the machine's global one). The install is cached by the
-// tarball's hash under the client cache, so the test files of one run share it; older ones are removed.
+// tarball's hash under the client cache, so the test files of one run share it; installs unused for
+// a day are removed.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -63,8 +64,14 @@ async function pack(): Promise<PackedAutopilot> {
         return { skip: `could not install the packed autopilot (its dependencies come from the npm registry): ${String((e as any).stderr || (e as Error).message).trim().split("\n").slice(-3).join(" ")}` };
       }
     }
-    // Only the install of the current build is kept.
-    for (const old of readdirSync(root)) if (old !== sha && !old.startsWith(".")) rmSync(path.join(root, old), { recursive: true, force: true });
+    // Installs of other builds are left to other checkouts' test runs for a day, then removed.
+    const dayAgo = Date.now() - 24 * 3600 * 1000;
+    for (const old of readdirSync(root)) {
+      const p = path.join(root, old);
+      if (old !== sha && !old.startsWith(".") && statSync(p).mtimeMs < dayAgo) rmSync(p, { recursive: true, force: true });
+    }
+    const now = new Date();
+    utimesSync(dir, now, now);
     return { bin, binDir };
   } finally {
     await release();

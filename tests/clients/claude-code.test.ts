@@ -4,7 +4,7 @@
 // (the Step as structuredContent JSON), dispatches personas through Claude Code's own Agent tool
 // and, inside each subagent, writes the plan and the code with Claude Code's Read/Write tools.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
@@ -46,7 +46,15 @@ async function play(
   label: string,
   dir: string,
   prompt: string,
-  o: { answer?: (question: string) => string; brain?: BrainOptions; maxTurns?: number } = {},
+  o: {
+    answer?: (question: string) => string;
+    brain?: BrainOptions;
+    maxTurns?: number;
+    /** How the user lets tools run (default: --dangerously-skip-permissions). */
+    permissions?: string[];
+    /** The user's home folder (default: a fresh one). */
+    home?: string;
+  } = {},
 ): Promise<Played> {
   const answer = o.answer ?? (() => "yes");
   if ("skip" in installed) throw new Error("unreachable");
@@ -58,11 +66,15 @@ async function play(
     log: (l) => log.push(l),
   });
   const brain = new Brain(claudeCode, o.brain);
-  const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  let home = o.home;
+  if (!home) {
+    home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
+    const h = home;
+    cleanups.push(() => rmSync(h, { recursive: true, force: true }));
+  }
   // The user's PATH has the globally installed autopilot on it.
   const env = { ...claudeEnv(home, model.url), PATH: `${autopilot.binDir}${path.delimiter}${process.env.PATH}` };
-  const common = ["--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"];
+  const common = ["--output-format", "stream-json", "--verbose", ...(o.permissions ?? ["--dangerously-skip-permissions"])];
   const runs: ClaudeRun[] = [];
   let run = await runClaude(installed.bin, ["-p", prompt, ...common], { cwd: dir, env });
   runs.push(run);
@@ -88,6 +100,17 @@ function explain(p: Played): string {
     "model log:",
     ...p.log.slice(-40),
   ].join("\n");
+}
+
+/**
+ * A home folder where the user has answered Claude Code's folder-trust question for `dir` (only
+ * they can: until then Claude Code ignores the project's permissions.allow and says so on stderr).
+ */
+function trustedHome(dir: string): string {
+  const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ projects: { [dir]: { hasTrustDialogAccepted: true } } }, null, 2));
+  return home;
 }
 
 function sessionOf(dir: string, p: Played): { slug: string; state: any } {
@@ -195,6 +218,37 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(readFileSync(path.join(repo.dir, "src/core-greeting/part-1.js"), "utf8")).toContain("// fixed");
     expect(existsSync(path.join(repo.dir, ".harness/sessions", slug))).toBe(true);
     expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
+  });
+
+  it("install --allow: autopilot's tools run without permission prompts (edits accepted for the session), to DONE", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject();
+    repos.push(repo);
+    await installInto(repo.dir, "claude", { autopilot, extra: ["--allow"] });
+    const home = trustedHome(repo.dir);
+
+    // No --dangerously-skip-permissions: what is not allowed is refused (print mode cannot ask).
+    const p = await play("claude-code-allow", repo.dir, "/autopilot docs/spec.md --fast", { home, permissions: ["--permission-mode", "acceptEdits"] });
+    expect(p.model.errors, explain(p)).toEqual([]);
+    const { state } = sessionOf(repo.dir, p);
+    expect(state.currentState, explain(p)).toBe("DONE");
+    expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
+  });
+
+  it("without --allow, Claude Code refuses autopilot's tools in print mode and nothing starts", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject();
+    repos.push(repo);
+    await installInto(repo.dir, "claude", { autopilot });
+
+    const p = await play("claude-code-no-allow", repo.dir, "/autopilot docs/spec.md --fast", {
+      home: trustedHome(repo.dir),
+      permissions: ["--permission-mode", "acceptEdits"],
+    });
+    expect(p.model.errors, explain(p)).toEqual([]);
+    expect(existsSync(path.join(repo.dir, ".harness/sessions")), explain(p)).toBe(false);
+    // The model was told why: the call needs a permission nobody granted.
+    expect(p.runs.at(-1)!.result?.result, explain(p)).toMatch(/permissions to use mcp__autopilot__autopilot_start/);
   });
 
   // The server's MCP prompt, typed as a user does. Claude Code splits the words after the command
