@@ -40,7 +40,9 @@ async function pack(): Promise<PackedAutopilot> {
     throw new Error(`npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`);
   }
   const sha = createHash("sha256").update(readFileSync(tarball)).digest("hex").slice(0, 16);
-  const root = path.join(clientsCacheDir(), "autopilot-mcp-packed");
+  // (Not "autopilot-mcp-packed": an earlier version of this file removed every other build's
+  // install there, and checkouts still running it would remove ours mid-run.)
+  const root = path.join(clientsCacheDir(), "autopilot-mcp-installs");
   const dir = path.join(root, sha);
   mkdirSync(root, { recursive: true });
   const release = await lockfile.lock(root, {
