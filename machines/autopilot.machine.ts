@@ -10,7 +10,7 @@ import type {
   AutopilotState,
   Complexity,
   Decision,
-  DecisionBy,
+  DecisionChannel,
   Effect,
   Finding,
   Phase,
@@ -19,6 +19,7 @@ import type {
   Signals,
 } from "../src/session/schema.js";
 import { emptyPhaseRun } from "../src/session/schema.js";
+import { channelCounts, channelPhrase } from "../src/session/channels.js";
 import {
   TASK_THRESHOLD,
   doneReport,
@@ -72,7 +73,7 @@ export type AutopilotEvent =
   | ({ type: "REVIEWED"; findings: Finding[] } & Now)
   | ({ type: "FIXED"; summary: string } & Now)
   | ({ type: "PERSONA_FAILED"; error: string } & Now)
-  | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionBy } & Now);
+  | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionChannel } & Now);
 
 export type EventType = AutopilotEvent["type"];
 type Ev<T extends EventType> = Extract<AutopilotEvent, { type: T }>;
@@ -697,7 +698,7 @@ export const autopilotMachine = setup({
             ? `Phase ${i + 1} skipped.`
             : `Phase ${i + 1} complete. ${run.taskCount ?? 0}/${run.taskCount ?? 0} tasks.`,
           plan: phase.planPath,
-          keyContext: `${phase.name}: ${skipped ? "skipped by decision" : `verification ${run.verification ?? "not run"}, review ${counts.blocking} blocking / ${counts.warning} warning / ${counts.note} note`}.`,
+          keyContext: `${phase.name}: ${skipped ? "skipped by decision" : `verification ${run.verification ?? "not run"}, review ${counts.blocking} blocking / ${counts.warning} warning / ${counts.note} note`}.${gatesAnswered(context.decisions.filter((d) => d.phase === i))}`,
           nextStep: nextPhase ? `Continue to Phase ${i + 2}: ${nextPhase.name}` : "Final review, then DONE",
         }),
       );
@@ -777,7 +778,7 @@ export const autopilotMachine = setup({
       add("writeSummary", {
         lastActive: (event as { now: string }).now,
         status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
-        keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${context.finalReview.status}.`,
+        keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${context.finalReview.status}. Decisions: ${channelCounts(context.decisions)}.`,
         nextStep: "All phases complete. Create PR or close session.",
       });
       return { outbox: next.outbox, report: appendReport(context.report, doneReport(context)) };
@@ -1064,6 +1065,13 @@ function higherComplexity(a: Complexity | null, b: Complexity | null): Complexit
 function planSignals(context: AutopilotState): Pick<Decision, "signals" | "fired"> {
   const signals = signalsFor(context);
   return { signals, fired: firedSignals(signals) };
+}
+
+/** " Gates: approved_plan "yes" (answered by the host model; no person may have seen it)." */
+function gatesAnswered(decisions: Decision[]): string {
+  const asked = decisions.filter((d) => d.by !== "auto" && d.answer !== undefined);
+  if (!asked.length) return "";
+  return ` Gates: ${asked.map((d) => `${d.decision} "${d.answer}" (${channelPhrase(d.by)})`).join("; ")}.`;
 }
 
 function appendReport(existing: string | null, add: string): string {

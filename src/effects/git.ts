@@ -286,12 +286,20 @@ export async function commitsSince(root: string, startingCommit: string): Promis
 }
 
 export type PrPhase = string | { name: string; status?: string | null };
+/** A gate answered during the session, for the PR's "Decisions" section. */
+export interface PrDecision {
+  phase: number | null;
+  decision: string;
+  answer?: string;
+  /** "answered by the host model; no person may have seen it" */
+  who: string;
+}
 
 /** The PR title and body suggested at DONE, from the commits since `startingCommit`. */
 export async function prTitleAndBody(
   root: string,
   startingCommit: string,
-  opts: { specTitle?: string | null; phases?: PrPhase[]; cost?: { total: string; lines: string[] } } = {},
+  opts: { specTitle?: string | null; phases?: PrPhase[]; cost?: { total: string; lines: string[] }; decisions?: PrDecision[] } = {},
 ): Promise<{ title: string; body: string }> {
   const commits = await commitsSince(root, startingCommit);
   const stripped = (s: string) => s.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
@@ -319,6 +327,14 @@ export async function prTitleAndBody(
   if (opts.cost) {
     lines.push("", "## Cost", "", `Persona runs: ${opts.cost.total}.`);
     if (opts.cost.lines.length) lines.push("", ...opts.cost.lines.map((l) => `- ${l}`));
+  }
+  const decided = opts.decisions ?? [];
+  if (decided.length) {
+    lines.push("", "## Decisions", "", "Who answered each gate:", "");
+    for (const d of decided)
+      lines.push(
+        `- ${d.phase === null ? "Final review" : `Phase ${d.phase + 1}`}: \`${sanitizeLabel(d.decision)}\`${d.answer ? ` "${sanitizeLabel(d.answer)}"` : ""} — ${d.who}`,
+      );
   }
   const recovery = commits.filter((c) => c.subject.startsWith("[autopilot][recovery]"));
   if (recovery.length) {

@@ -5,8 +5,8 @@
 import { readFile, rename, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
-import type { AutopilotState, DecisionBy, RigorLevel } from "../session/schema.js";
-import { DecisionBy as DecisionByEnum, initState } from "../session/schema.js";
+import type { AutopilotState, DecisionChannel, RigorLevel } from "../session/schema.js";
+import { DECISION_CHANNELS, DecisionChannel as DecisionChannelSchema, initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { requireString, shown } from "../protocol/input.js";
@@ -190,14 +190,18 @@ export class Engine {
     });
   }
 
-  async decide(slug: string, stepId: number, answer: string, rationale?: string, by: DecisionBy = "human"): Promise<Step> {
+  /**
+   * Apply an answer to the ask Step `stepId`. `by` is the channel it came through: a caller that
+   * cannot vouch for a person answering (the MCP tool autopilot_decide) says `host`.
+   */
+  async decide(slug: string, stepId: number, answer: string, rationale?: string, by: DecisionChannel = "host"): Promise<Step> {
     assertSafeSlug(slug);
     assertStepId(stepId);
     requireString(answer, "answer", "Pass one of the ask Step's options, e.g. \"yes\".");
     if (rationale !== undefined && rationale !== null && typeof rationale !== "string")
       throw new AutopilotError("bad_input", "rationale must be a string (the user's reason, in their words).");
-    if (!DecisionByEnum.safeParse(by).success)
-      throw new AutopilotError("bad_input", `by must be one of ${DecisionByEnum.options.map((o) => `"${o}"`).join(", ")}, not ${shown(by)}.`);
+    if (!DecisionChannelSchema.safeParse(by).success)
+      throw new AutopilotError("bad_input", `by must be the channel the answer came through (${DECISION_CHANNELS.map((o) => `"${o}"`).join(", ")}), not ${shown(by)}.`);
     return this.withSession(slug, async (state) => {
       let s = await this.finishPending(slug, state);
       await this.assertStep(slug, s, stepId);
@@ -254,7 +258,7 @@ export class Engine {
    * The budget gate's answer. The gate is the engine's, not the machine's: the machine state does
    * not change, the step moves on by one and the answer is recorded as a decision.
    */
-  private async answerBudget(slug: string, state: AutopilotState, answer: string, by: DecisionBy, rationale?: string): Promise<AutopilotState> {
+  private async answerBudget(slug: string, state: AutopilotState, answer: string, by: DecisionChannel, rationale?: string): Promise<AutopilotState> {
     const now = this.now();
     const budget = state.budget!;
     const stepId = state.stepId + 1;

@@ -2,6 +2,7 @@
 // as a trailer, appended lines carry a marker, whole files are rewritten to the same bytes), so
 // replaying an outbox after a crash changes nothing that was already done.
 import { formatCost } from "../session/usage.js";
+import { channelPhrase } from "../session/channels.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Finding } from "../session/schema.js";
@@ -160,6 +161,9 @@ async function performUnlocked(
             ([k, t]) => `${k === "final" ? "Final review" : `Phase ${k}: ${t.name}`}: ${formatCost(t)}`,
           ),
         },
+        decisions: state.decisions
+          .filter((d) => d.decision !== "note")
+          .map((d) => ({ phase: d.phase, decision: d.decision, ...(d.answer ? { answer: d.answer } : {}), who: channelPhrase(d.by) })),
       });
       return addReport({ ...state, pullRequest: pr }, `Suggested PR title: ${pr.title}`);
     }

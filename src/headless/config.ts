@@ -142,3 +142,43 @@ export async function readConfigBudget(root: string): Promise<{ tokens: number |
     throw new AutopilotError("bad_input", `${CONFIG_FILE}: "budget": ${(e as Error).message}`);
   }
 }
+
+/** The gate settings of `.harness/config.json`: `elicit` (default true) and `humanGates`. */
+export interface GateSettings {
+  /** false: never put questions to the user through the client's form. */
+  elicit?: boolean;
+  /** true: new sessions start with --human-gates; false: not even with --thorough. */
+  humanGates?: boolean;
+}
+
+/**
+ * Reads `elicit` and `humanGates` from `.harness/config.json`. Tolerant: a missing or unreadable
+ * file, or a key that is not a boolean, gives no setting and a `problem` to report, never a throw
+ * (the MCP server must start whatever the file holds).
+ */
+export async function readGateSettings(root: string): Promise<{ settings: GateSettings; problem?: string }> {
+  let text: string;
+  try {
+    text = await readFile(path.join(root, CONFIG_FILE), "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { settings: {} };
+    return { settings: {}, problem: `Cannot read ${CONFIG_FILE}: ${(e as Error).message}.` };
+  }
+  if (!text.trim()) return { settings: {} };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (e) {
+    return { settings: {}, problem: `${CONFIG_FILE} is not valid JSON (${(e as Error).message}); its gate settings are ignored.` };
+  }
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { settings: {} };
+  const r = raw as Record<string, unknown>;
+  const settings: GateSettings = {};
+  const problems: string[] = [];
+  for (const key of ["elicit", "humanGates"] as const) {
+    if (r[key] === undefined) continue;
+    if (typeof r[key] === "boolean") settings[key] = r[key];
+    else problems.push(`${CONFIG_FILE}: "${key}" must be true or false, not ${JSON.stringify(r[key])}; ignored.`);
+  }
+  return { settings, ...(problems.length ? { problem: problems.join(" ") } : {}) };
+}

@@ -19,12 +19,12 @@ export function decisionTable(state: AutopilotState, width = 110): string {
     d.phase === null || d.phase === undefined ? "final" : String(d.phase + 1),
     d.state ?? "",
     d.decision + (d.answer && !d.decision.includes(d.answer.replace(/\s+/g, "_")) ? ` (${d.answer})` : ""),
-    d.by ?? (d.answer ? "human" : "auto"),
+    d.by ?? (d.answer ? "unknown" : "auto"),
     signalsOf(d),
     (d.rationale ?? d.note ?? "").replace(/^--yes policy:\s*/, ""),
   ]);
   const head = ["#", "phase", "state", "decision", "by", "signals", "why"];
-  const fixed = [3, 5, 14, 26, 6, 16];
+  const fixed = [3, 5, 14, 26, 8, 16];
   const whyWidth = Math.max(20, width - fixed.reduce((a, b) => a + b + 2, 0));
   const widths = [...fixed, whyWidth];
   const fmt = (cells: string[]) =>

@@ -5,12 +5,12 @@ import type { Engine } from "../engine/engine.js";
 import type { AskNext, DispatchNext, Step } from "../protocol/step.js";
 import type { PersonaRunner } from "../runners/types.js";
 import type { UsageReport } from "../session/usage.js";
-import type { Decision, DecisionBy } from "../session/schema.js";
+import type { Decision, DecisionChannel } from "../session/schema.js";
 
 export interface GateAnswer {
   answer: string;
   rationale?: string;
-  by: DecisionBy;
+  by: DecisionChannel;
 }
 
 export interface Gate {

@@ -60,7 +60,7 @@ export class Progress {
   }
 
   answer(a: GateAnswer): void {
-    const who = a.by === "policy" ? "by policy" : a.by === "auto" ? "automatically" : "by you";
+    const who = a.by === "policy" ? "by policy" : a.by === "auto" ? "automatically" : a.by === "piped" ? "from the input" : "by you";
     this.write(`    → "${a.answer}" ${who}${a.rationale ? `: ${a.rationale}` : ""}`);
   }
 }

@@ -10,6 +10,7 @@ import type { PersonaRunner } from "../runners/types.js";
 import type { AutopilotState } from "../session/schema.js";
 import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
 import { sessionDirRel } from "../session/paths.js";
+import { channelCounts } from "../session/channels.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "./driver-lock.js";
 import { Progress } from "./progress.js";
@@ -247,10 +248,7 @@ async function summarise(
       p.write(`Commits (${state.commits.length}):`);
       for (const c of state.commits) p.write(`  ${c.sha.slice(0, 7)} ${c.recovery ? "[autopilot][recovery]" : "[autopilot]"} ${c.label}`);
     } else p.write("Commits: none yet");
-    const by = (w: string) => state.decisions.filter((d) => (d.by ?? "") === w).length;
-    p.write(
-      `Decisions: ${state.decisions.length} recorded (${by("human")} by a human, ${by("policy")} by policy, ${by("auto")} automatic) in ${dir}/autopilot-state.json`,
-    );
+    p.write(`Decisions: ${state.decisions.length} recorded (${channelCounts(state.decisions)}) in ${dir}/autopilot-state.json`);
   }
   const usage = state?.usage?.total;
   if (usage?.dispatches) {

@@ -130,7 +130,8 @@ export class TerminalGate implements Gate {
       const parsed = parseAnswer(line, ask.options);
       if (parsed) {
         if (!this.interactive) w(`  > ${line.trim()}`);
-        return { ...parsed, by: "human" };
+        // Only an interactive terminal is a person for sure; piped input may be a script.
+        return { ...parsed, by: this.interactive ? "terminal" : "piped" };
       }
       w(`  "${line.trim()}" is not one of the options. Type 1-${ask.options.length} or one of: ${ask.options.join(" / ")}.`);
     }

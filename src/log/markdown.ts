@@ -34,7 +34,16 @@ export function phaseLabel(d: Pick<LoggedDecision, "phase" | "phaseInferred" | "
 }
 
 export function whoLabel(d: LoggedDecision): string {
-  return d.whoInferred ? `${d.who} (inferred)` : d.who;
+  if (d.whoInferred) return `${d.who} (inferred)`;
+  // Host answers and legacy "human" ones say plainly that no person may have seen the question.
+  return d.who === "host" || d.who === "human" || d.who === "piped" ? `${d.who}: ${d.whoText}` : d.who;
+}
+
+/** "3 decisions (1 elicited, 1 host, 1 auto)": the nonzero channels, in a fixed order. */
+export function whoCounts(t: DecisionLog["totals"]["decisions"]): string {
+  const order = ["elicited", "terminal", "host", "piped", "policy", "auto", "human", "unknown"] as const;
+  const parts = order.filter((k) => t[k]).map((k) => `${t[k]} ${k}`);
+  return `${t.total} decision${t.total === 1 ? "" : "s"}${parts.length ? ` (${parts.join(", ")})` : ""}`;
 }
 
 export function planOutcome(d: LoggedDecision): string {
@@ -67,7 +76,7 @@ export function renderMarkdown(log: DecisionLog): string {
   );
   out.push(
     `${t.phases.complete}/${t.phases.total} phases complete${t.phases.skipped ? `, ${t.phases.skipped} skipped` : ""} · ${t.tasks} tasks · ${t.retries} ${t.retries === 1 ? "retry" : "retries"} · ` +
-      `${t.decisions.total} decisions (${t.decisions.auto} auto, ${t.decisions.human} human, ${t.decisions.policy} policy${t.decisions.unknown ? `, ${t.decisions.unknown} unknown` : ""}) · ` +
+      `${whoCounts(t.decisions)} · ` +
       `${t.overrides} override${t.overrides === 1 ? "" : "s"} · ${t.commits.total} commits${t.commits.recovery ? ` (${t.commits.recovery} recovery)` : ""}`,
     "",
     `Cost: ${mdText(log.cost.display)}${log.cost.budget ? ` · budget ${mdText(log.cost.budget.display)}${log.cost.budget.spent ? " (spent)" : ""}` : ""}`,
@@ -75,6 +84,11 @@ export function renderMarkdown(log: DecisionLog): string {
   );
 
   out.push("## Decisions", "");
+  if (log.decisions.length)
+    out.push(
+      "Who: `elicited` the user in the client's form · `terminal` a person at a terminal · `host` the host model called autopilot_decide (no person may have seen the question) · `piped` piped input · `policy` the --yes policy · `auto` automatic.",
+      "",
+    );
   if (!log.decisions.length) out.push("No decisions recorded.", "");
   else
     out.push(

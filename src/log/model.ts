@@ -9,7 +9,9 @@
 // guess, and the few inferences we make are marked (`whoInferred`, `phaseInferred`).
 import { firedSignals } from "../../machines/autopilot.machine.js";
 import { TASK_THRESHOLD, type SignalName } from "../../machines/reports.js";
+import { channelPhrase } from "../session/channels.js";
 import {
+  isHumanChannel,
   normalizeSeverity,
   type AutopilotState,
   type Decision,
@@ -19,9 +21,16 @@ import {
 } from "../session/schema.js";
 import { budgetSpent, formatBudget, formatCost, type UsageTotals } from "../session/usage.js";
 
-export const DECISION_LOG_VERSION = 1;
+/** 2: `who` is the channel an answer came through (elicited, terminal, host, ...), with `whoText`. */
+export const DECISION_LOG_VERSION = 2;
 
-export type Who = "auto" | "human" | "policy" | "unknown";
+/**
+ * The channel a decision came through (the state file's `by`): `elicited`, `terminal`, `host`,
+ * `piped`, `policy`, `auto`; `human` as earlier versions wrote it (a person or the host model, not
+ * told apart); `unknown` when the file did not record it.
+ */
+export type Who = "elicited" | "terminal" | "host" | "piped" | "policy" | "auto" | "human" | "unknown";
+const WHO: readonly Who[] = ["elicited", "terminal", "host", "piped", "policy", "auto", "human", "unknown"];
 
 export interface SeverityTally {
   blocking: number;
@@ -77,6 +86,10 @@ export interface LoggedDecision {
   kind: "plan" | "checkpoint" | "execution" | "verification" | "review" | "phase" | "final-review" | "stop" | "budget" | "note";
   timestamp: string | null;
   who: Who;
+  /** Who answered, in words ("answered by the host model; no person may have seen it"). */
+  whoText: string;
+  /** true: a person answered (elicited, terminal); false: nobody did, or no person for sure; null: not known. */
+  byPerson: boolean | null;
   /** true when the file did not record `by` and `who` was read from the decision's name. */
   whoInferred: boolean;
   /** The machine state the decision was taken in, when recorded. */
@@ -150,7 +163,7 @@ export interface Totals {
   phases: { total: number; complete: number; skipped: number; pending: number };
   tasks: number;
   retries: number;
-  decisions: { total: number; auto: number; human: number; policy: number; unknown: number };
+  decisions: { total: number } & Record<Who, number>;
   plans: { auto: number; fast: number; paused: number };
   overrides: number;
   commits: { total: number; recovery: number };
@@ -366,7 +379,7 @@ function planGate(d: Decision, who: Who): PlanGate | null {
     ? "fast"
     : d.decision === "auto_approved_plan" || who === "auto"
       ? "auto"
-      : who === "human" || who === "policy" || d.answer !== undefined
+      : who !== "unknown" || d.answer !== undefined
         ? "paused"
         : "auto";
   const evaluated = !fast;
@@ -383,7 +396,7 @@ function planGate(d: Decision, who: Who): PlanGate | null {
 // ---- decisions -----------------------------------------------------------------------------
 
 function whoOf(d: Decision): { who: Who; inferred: boolean } {
-  if (d.by === "auto" || d.by === "human" || d.by === "policy") return { who: d.by, inferred: false };
+  if (typeof d.by === "string" && (WHO as readonly string[]).includes(d.by) && (d.by as string) !== "unknown") return { who: d.by as Who, inferred: false };
   if (d.decision.startsWith("auto_approved")) return { who: "auto", inferred: true };
   return { who: "unknown", inferred: false };
 }
@@ -410,6 +423,8 @@ function logDecision(state: AutopilotState, d: Decision, i: number): LoggedDecis
     kind: kindOf(d),
     timestamp: str(d.timestamp),
     who,
+    whoText: who === "unknown" ? "who answered was not recorded" : channelPhrase(who),
+    byPerson: isHumanChannel(who) ? true : who === "human" || who === "unknown" ? null : false,
     whoInferred: inferred,
     state: str(d.state),
     phase,
@@ -555,7 +570,7 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
     cost: costCell(state.usage?.byPhase.final),
     decisions: decisions.filter((d) => d.kind === "final-review" || (d.state === "FINAL_REVIEW" && !d.phase)).map((d) => d.n),
   };
-  const byWho = { auto: 0, human: 0, policy: 0, unknown: 0 };
+  const byWho = Object.fromEntries(WHO.map((w) => [w, 0])) as Record<Who, number>;
   for (const d of decisions) byWho[d.who] += 1;
   const plans = { auto: 0, fast: 0, paused: 0 };
   for (const d of decisions) if (d.plan) plans[d.plan.mode] += 1;

@@ -1,12 +1,16 @@
-// In-band human decisions: when enabled and the client declares form elicitation, an `ask` Step is
-// put to the user as a form (the options as an enum) instead of going back to the host model.
+// In-band human decisions: unless turned off, when the client declares form elicitation an `ask`
+// Step is put to the user as a form (the options as an enum) instead of going back to the host
+// model, and the answer is recorded with channel `elicited`.
 // Anything but an accepted answer (decline, cancel, an error, a time-out) leaves the ask Step to
 // be returned as usual, so the host can still ask and call autopilot_decide.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Step } from "../protocol/step.js";
 
-/** A human may take all day; the SDK's default 60 s would turn every gate into a fallback. */
-export const ELICIT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+/**
+ * No time-out on a person: the longest timer Node allows (2^31-1 ms, about 24.8 days; a longer one
+ * fires at once). The SDK's default 60 s would turn every gate into a fallback.
+ */
+export const ELICIT_TIMEOUT_MS = 2_147_483_647;
 
 export function clientCanElicit(server: Server): boolean {
   const e = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;

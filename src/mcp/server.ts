@@ -17,7 +17,7 @@ export interface ServerOptions {
   elicit?: boolean;
   /** How often a long tool call sends a progress heartbeat (ms). */
   heartbeatMs?: number;
-  /** How long an in-band question waits for the human (default a day). */
+  /** How long an in-band question waits for the human (default: no time-out). */
   elicitTimeoutMs?: number;
   now?: () => Date;
 }
@@ -55,7 +55,7 @@ export function createServer(opts: ServerOptions): McpServer {
   };
   registerTools(server, {
     root: path.resolve(opts.root),
-    elicit: opts.elicit ?? false,
+    elicit: opts.elicit ?? true,
     heartbeatMs: opts.heartbeatMs ?? 10_000,
     elicitTimeoutMs: opts.elicitTimeoutMs,
     log,

@@ -43,7 +43,7 @@ export function loadEngine(): Promise<typeof import("../engine/engine.js")> {
 
 export interface ToolContext {
   root: string;
-  /** In-band human decisions (AUTOPILOT_ELICIT=1 or --elicit), when the client supports them. */
+  /** In-band human decisions where the client supports them (on unless --no-elicit, AUTOPILOT_ELICIT=0 or config `elicit: false`). */
   elicit: boolean;
   heartbeatMs: number;
   elicitTimeoutMs?: number;
@@ -109,7 +109,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
       });
       if (!got) return step;
       try {
-        step = await engine.decide(step.session, step.stepId, got.answer, got.rationale, "human");
+        step = await engine.decide(step.session, step.stepId, got.answer, got.rationale, "elicited");
         preface.push(`The user answered "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""} in the client's form; it is recorded.`);
       } catch (e) {
         // Someone else moved the session while the user was answering: show where it is now.
@@ -216,7 +216,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
         "autopilot_decide",
         async (engine) => {
           await assertNotDriven(args.session);
-          return { step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, "human") };
+          return { step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, "host") };
         },
         { elicit: true },
       )(extra),

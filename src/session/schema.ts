@@ -75,7 +75,30 @@ export const Signals = z.looseObject({
 });
 export type Signals = z.infer<typeof Signals>;
 
-export const DecisionBy = z.enum(["auto", "human", "policy"]);
+/**
+ * Who answered a decision: the channel it came through.
+ *  - `elicited`: the user answered the MCP client's own form (elicitation);
+ *  - `terminal`: a person typed it at an interactive terminal (`autopilot run`, `autopilot approve`);
+ *  - `host`: the host model called `autopilot_decide`; the server cannot know whether a person was asked;
+ *  - `piped`: `autopilot run` read it from piped input (a script or a person; not a terminal);
+ *  - `policy`: `autopilot run --yes`;
+ *  - `auto`: the machine decided (no signal fired, `--fast`).
+ */
+export const DECISION_CHANNELS = ["elicited", "terminal", "host", "piped", "policy", "auto"] as const;
+export const DecisionChannel = z.enum(DECISION_CHANNELS);
+export type DecisionChannel = z.infer<typeof DecisionChannel>;
+/** The channels that mean a person answered (what `--human-gates` accepts). */
+export const HUMAN_CHANNELS: readonly DecisionChannel[] = ["elicited", "terminal"];
+export function isHumanChannel(by: unknown): boolean {
+  return by === "elicited" || by === "terminal";
+}
+
+/**
+ * `by` as read from a file: a channel, or `human`, which earlier versions (and hand-written files)
+ * recorded for every answer that was not automatic or policy, whether a person or the host model
+ * gave it. It is still read and shown as such; it is never written any more.
+ */
+export const DecisionBy = z.enum([...DECISION_CHANNELS, "human"]);
 export type DecisionBy = z.infer<typeof DecisionBy>;
 
 export const Decision = z.looseObject({

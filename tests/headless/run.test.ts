@@ -107,7 +107,7 @@ describe("gates on the terminal", () => {
     expect(res.stdout).toContain("    1) yes");
     expect(res.stdout).toContain("DONE in");
     const state = await readState(r.dir);
-    const human = state.decisions.filter((d: { by?: string }) => d.by === "human");
+    const human = state.decisions.filter((d: { by?: string }) => d.by === "piped");
     expect(human[0]).toMatchObject({ decision: "approved_plan", answer: "yes", rationale: "because the plan is small", phase: 0 });
     expect(human.some((d: { rationale?: string }) => d.rationale === "fine")).toBe(true);
     expect(state.decisions.some((d: { by?: string }) => d.by === "policy")).toBe(false);

@@ -109,7 +109,7 @@ async function drive() {
       // An exhausted retry budget: the policy would stop; the suites answer as a human who fixed
       // it by hand would, so a run also writes a recovery commit and a failures.md entry.
       const a = next.options.includes("fix manually and continue")
-        ? { answer: "fix manually and continue", rationale: "fixed by hand (reliability suite)", by: "human" }
+        ? { answer: "fix manually and continue", rationale: "fixed by hand (reliability suite)", by: "terminal" }
         : await gate.answer(step, next);
       step = await engine.decide(step.session, step.stepId, a.answer, a.rationale, a.by);
     }
@@ -147,7 +147,7 @@ try {
           req.op === "report"
             ? await engine.report(req.slug, req.stepId, req.result)
             : req.op === "decide"
-              ? await engine.decide(req.slug, req.stepId, req.answer, req.rationale, req.by ?? "human")
+              ? await engine.decide(req.slug, req.stepId, req.answer, req.rationale, req.by ?? "terminal")
               : await engine.next(req.slug);
         print({ id: req.id, ok: true, stepId: step.stepId, state: step.state, ms: Date.now() - t0 });
       } catch (e) {

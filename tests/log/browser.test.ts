@@ -116,7 +116,7 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
     expect(await tables.count()).toBe(3);
     const paused = p.locator("article.gate", { hasText: "Rule Engine" });
     expect(await paused.locator("table.signals").isVisible()).toBe(true);
-    await expect(paused.locator(".verdict").innerText()).resolves.toContain('paused → human answered "yes"');
+    await expect(paused.locator(".verdict").innerText()).resolves.toContain('paused → terminal answered "yes"');
     const fired = paused.locator("tr.fired");
     expect(await fired.count()).toBe(1);
     await expect(fired.locator("th").innerText()).resolves.toContain("Planner concerns");

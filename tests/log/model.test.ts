@@ -31,7 +31,7 @@ describe("decision log of a finished scripted session", () => {
     // HEAD when the session started: the commit that added the spec.
     const first = (await git(done.repo.dir, "log", "--format=%H", "--grep=^spec$")).trim();
     expect(log).toMatchObject({
-      logVersion: 1,
+      logVersion: 2,
       session: SLUG,
       title: "Security Scanner",
       spec: SPEC_PATH,
@@ -49,10 +49,10 @@ describe("decision log of a finished scripted session", () => {
     expect(log.decisions.map((d) => [d.n, d.decision, d.who, d.phase?.number ?? null, d.state])).toEqual([
       [1, "auto_approved_plan", "auto", 1, "APPROVE_PLAN"],
       [2, "continued", "policy", 1, "PHASE_COMPLETE"],
-      [3, "approved_plan", "human", 2, "APPROVE_PLAN"],
+      [3, "approved_plan", "terminal", 2, "APPROVE_PLAN"],
       [4, "continued", "policy", 2, "PHASE_COMPLETE"],
       [5, "auto_approved_plan", "auto", 3, "APPROVE_PLAN"],
-      [6, "overrode_review", "human", 3, "REVIEW"],
+      [6, "overrode_review", "terminal", 3, "REVIEW"],
       [7, "fix_final_review", "policy", null, "FINAL_REVIEW"],
     ]);
     expect(log.decisions.every((d) => d.timestamp && !Number.isNaN(Date.parse(d.timestamp)))).toBe(true);
@@ -114,7 +114,7 @@ describe("decision log of a finished scripted session", () => {
       phases: { total: 3, complete: 3, skipped: 0, pending: 0 },
       tasks: 11,
       retries: 2,
-      decisions: { total: 7, auto: 2, human: 2, policy: 3, unknown: 0 },
+      decisions: { total: 7, auto: 2, terminal: 2, policy: 3, elicited: 0, host: 0, piped: 0, human: 0, unknown: 0 },
       plans: { auto: 2, fast: 0, paused: 1 },
       overrides: 1,
       commits: { total: 5, recovery: 0 },
@@ -214,6 +214,28 @@ describe("decision log of upstream files", () => {
     expect(l.title).toBe("Legacy");
     expect(() => renderMarkdown(l)).not.toThrow();
     expect(renderHtml(l)).toContain("Phase 1 plan approved by human");
+  });
+
+  it("files written before channels: `by` human, Human and policy still read, and human is not passed off as a person", () => {
+    const older = structuredClone(legacy) as any;
+    older.decisions = [
+      { phase: 0, decision: "approved_plan", timestamp: "2026-03-20T14:00:00Z", answer: "yes", by: "human" },
+      { phase: 0, decision: "overrode_review", timestamp: "2026-03-20T15:00:00Z", answer: "override", by: "Human" },
+      { phase: 1, decision: "continued", timestamp: "2026-03-21T09:00:00Z", answer: "yes", by: "policy" },
+      { phase: 1, decision: "approved_plan", timestamp: "2026-03-21T09:30:00Z", answer: "yes", by: "a person probably" },
+    ];
+    const { state: s } = migrateState(older);
+    expect(s.decisions.map((d) => d.by)).toEqual(["human", "human", "policy", undefined]);
+    const l = buildDecisionLog(s, "changes--legacy--proposal");
+    expect(l.decisions.map((d) => [d.who, d.byPerson])).toEqual([
+      ["human", null],
+      ["human", null],
+      ["policy", false],
+      ["unknown", null],
+    ]);
+    expect(l.decisions[0].whoText).toMatch(/earlier version, which did not tell a person from the host model/);
+    expect(l.totals.decisions).toMatchObject({ total: 4, human: 2, policy: 1, unknown: 1, host: 0, elicited: 0 });
+    expect(renderMarkdown(l)).toContain("human: recorded as \"human\" by an earlier version");
   });
 
   const corpusPresent = existsSync(CORPUS);

@@ -124,8 +124,8 @@ describe("Markdown", () => {
     const md = renderMarkdown(log);
     expect(md.split("\n")[0]).toBe("# Decision log: Security Scanner");
     for (const h of ["## Decisions", "## Plan approvals: the signals behind each", "## Phases", "## Final review", "## Commits"]) expect(md).toContain(h);
-    expect(md).toContain("| 3 | 2026-03-19T10:01:52.000Z | 2. Rule Engine | APPROVE_PLAN | Plan approved after review | human | plannerConcerns | yes | Concerns are noted; the rule syntax is settled in task 1. |");
-    expect(md).toContain("| 3 | 2. Rule Engine | off | medium | none | 1: rule syntax undecided ✱ | 5 | paused → human answered \"yes\" (approved) |");
+    expect(md).toContain("| 3 | 2026-03-19T10:01:52.000Z | 2. Rule Engine | APPROVE_PLAN | Plan approved after review | terminal | plannerConcerns | yes | Concerns are noted; the rule syntax is settled in task 1. |");
+    expect(md).toContain("| 3 | 2. Rule Engine | off | medium | none | 1: rule syntax undecided ✱ | 5 | paused → terminal answered \"yes\" (approved) |");
     expect(md).toContain("| 2 | Rule Engine | medium | complete | 5 | 2 | pass | 0 blocking, 0 warning, 1 note |");
     expect(md).toContain("Status: **passed** · 0 blocking, 1 warning, 0 note · 1 fix round");
   });

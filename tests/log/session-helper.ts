@@ -17,9 +17,9 @@ export class PersonGate implements Gate {
   private policy = new PolicyGate();
   async answer(step: Step, ask: AskNext): Promise<GateAnswer> {
     if (step.state === "APPROVE_PLAN" && ask.options.includes("yes"))
-      return { answer: "yes", by: "human", rationale: "Concerns are noted; the rule syntax is settled in task 1." };
+      return { answer: "yes", by: "terminal", rationale: "Concerns are noted; the rule syntax is settled in task 1." };
     if (step.state === "REVIEW" && ask.options.includes("override"))
-      return { answer: "override", by: "human", rationale: "The finding is a false positive: the key is a test fixture." };
+      return { answer: "override", by: "terminal", rationale: "The finding is a false positive: the key is a test fixture." };
     return this.policy.answer(step, ask);
   }
 }

@@ -58,7 +58,7 @@ function eventsFor(s: Snap): AutopilotEvent[] {
     { type: "PERSONA_FAILED", error: "e", now },
   );
   const ask = askFor({ ...c, currentState: topOf(s), stage: stageOf(s) });
-  for (const answer of ask?.options ?? []) out.push({ type: "DECIDE", answer, by: "human", now });
+  for (const answer of ask?.options ?? []) out.push({ type: "DECIDE", answer, by: "host", now });
   return out.filter((e) => s.can(e));
 }
 
@@ -177,7 +177,7 @@ describe("the machine, walked by @xstate/graph", () => {
       const ask = askFor(c);
       if (!ask) continue;
       for (const answer of ask.options)
-        expect(p.state.can({ type: "DECIDE", answer, by: "human", now: NOW }), `${JSON.stringify(p.state.value)} ${answer}`).toBe(true);
+        expect(p.state.can({ type: "DECIDE", answer, by: "host", now: NOW }), `${JSON.stringify(p.state.value)} ${answer}`).toBe(true);
     }
   });
 

@@ -37,7 +37,7 @@ describe("INIT", () => {
     let s = started([low, low], { rigor: "fast" });
     s = planned(s, plan(3));
     s = finishPhase(s);
-    s = send(s, { type: "DECIDE", answer: "yes", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "yes", by: "host" });
     expect(s.rigorLevel).toBe("fast");
     s = send(s, { type: "RESUME" });
     expect(s.rigorLevel).toBe("fast");
@@ -152,7 +152,7 @@ describe("APPROVE_PLAN signals (standard rigor)", () => {
     ["stop", "stopped", "APPROVE_PLAN.review"],
   ])("answer %s is recorded as %s with the signal snapshot", (answer, decision, next) => {
     let s = planned(started([low], { reviewPlans: true }), plan(3));
-    s = send(s, { type: "DECIDE", answer, by: "human", rationale: "because" });
+    s = send(s, { type: "DECIDE", answer, by: "host", rationale: "because" });
     const d = s.decisions.find((x) => x.decision === decision)!;
     expect(d).toBeDefined();
     expect(d.signals?.reviewPlans).toBe(true);
@@ -162,8 +162,8 @@ describe("APPROVE_PLAN signals (standard rigor)", () => {
   });
   it("revise re-presents the plan from step 1 once the user is done", () => {
     let s = planned(started([low], { reviewPlans: true }), plan(3));
-    s = send(s, { type: "DECIDE", answer: "revise", by: "human" });
-    s = send(s, { type: "DECIDE", answer: "done", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "revise", by: "host" });
+    s = send(s, { type: "DECIDE", answer: "done", by: "host" });
     expect(where(s)).toBe("APPROVE_PLAN.gather");
     s = send(s, { type: "PLAN_FACTS", plan: plan(4) });
     expect(where(s)).toBe("APPROVE_PLAN.review");
@@ -171,7 +171,7 @@ describe("APPROVE_PLAN signals (standard rigor)", () => {
   });
   it("skip phase marks the phase skipped and records no work for it", () => {
     let s = planned(started([low, low], { reviewPlans: true }), plan(3));
-    s = send(s, { type: "DECIDE", answer: "skip phase", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "skip phase", by: "host" });
     expect(where(s)).toBe("PHASE_COMPLETE");
     expect(s.phases[0].status).toBe("skipped");
     expect(s.history[0]).toMatchObject({ phase: 0, tasksCompleted: 0, skipped: true });
@@ -201,7 +201,7 @@ describe("rigor table", () => {
   it("EXECUTE: the scratchpad rule follows the rigor level", () => {
     const prompt = (rigor: "fast" | "standard" | "thorough") => {
       let s = planned(started([low], { rigor }), plan(2));
-      if (rigor === "thorough") s = send(s, { type: "DECIDE", answer: "yes", by: "human" });
+      if (rigor === "thorough") s = send(s, { type: "DECIDE", answer: "yes", by: "host" });
       return told(s);
     };
     expect(prompt("fast")).toMatch(/write no scratchpad files/);
@@ -217,7 +217,7 @@ describe("rigor table", () => {
   it("VERIFY standard and thorough: dispatch the verifier (thorough with expanded checks)", () => {
     for (const rigor of ["standard", "thorough"] as const) {
       let s = planned(started([low], { rigor }), plan(2));
-      if (rigor === "thorough") s = send(s, { type: "DECIDE", answer: "yes", by: "human" });
+      if (rigor === "thorough") s = send(s, { type: "DECIDE", answer: "yes", by: "host" });
       s = send(s, { type: "EXECUTED", outcome: "complete" });
       expect(where(s)).toBe("VERIFY.running");
       const d = dispatchFor(s, slug)!;
@@ -255,7 +255,7 @@ describe("EXECUTE", () => {
     expect(where(s)).toBe("EXECUTE.checkpoint");
     const next = renderStep(s, slug).next;
     expect(next.kind === "ask" && next.options).toEqual(options);
-    s = send(s, { type: "DECIDE", answer: options[0], by: "human" });
+    s = send(s, { type: "DECIDE", answer: options[0], by: "host" });
     expect(where(s)).toBe("EXECUTE.running");
     expect(lastDecision(s).decision).toBe(`checkpoint_${type.replace("-", "_")}`);
     expect(told(s)).toMatch(/after the human checkpoint/);
@@ -265,7 +265,7 @@ describe("EXECUTE", () => {
     s = send(s, { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "decision", label: "Pick store", options: ["sqlite", "files"] } });
     const next = renderStep(s, slug).next;
     expect(next.kind === "ask" && next.options).toEqual(["sqlite", "files", "stop"]);
-    s = send(s, { type: "DECIDE", answer: "files", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "files", by: "host" });
     expect(lastDecision(s)).toMatchObject({ decision: "checkpoint_decision", answer: "files" });
   });
 
@@ -307,7 +307,7 @@ describe("EXECUTE", () => {
   ])("after exhaustion, %s", (answer, next) => {
     let s = planned(started([low]), plan(5));
     for (let i = 0; i < 4; i++) s = fail(s);
-    s = send(s, { type: "DECIDE", answer, by: "human" });
+    s = send(s, { type: "DECIDE", answer, by: "host" });
     expect(where(s)).toBe(next);
     if (answer === "revise plan") expect(told(s)).toMatch(/revision of the existing plan/);
     if (answer === "stop") expect(renderStep(s, slug).next.kind).toBe("wait");
@@ -315,9 +315,9 @@ describe("EXECUTE", () => {
   it("two phases in a row exhausting their budget suggest reviewing the spec", () => {
     let s = planned(started([low, low, low]), plan(2));
     for (let i = 0; i < 4; i++) s = fail(s);
-    s = send(s, { type: "DECIDE", answer: "fix manually and continue", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "fix manually and continue", by: "host" });
     s = finishPhase(s);
-    s = send(s, { type: "DECIDE", answer: "yes", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "yes", by: "host" });
     s = planned(s, plan(2));
     for (let i = 0; i < 4; i++) s = fail(s);
     const next = renderStep(s, slug).next;
@@ -331,7 +331,7 @@ describe("VERIFY and REVIEW", () => {
     s = send(s, { type: "EXECUTED", outcome: "complete" });
     s = send(s, { type: "VERIFIED", verdict: "fail", findings: ["test x fails"] });
     expect(where(s)).toBe("VERIFY.failed");
-    s = send(s, { type: "DECIDE", answer: "fix", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
     expect(where(s)).toBe("EXECUTE.running");
     expect(s.retryBudget.currentTask).toBeNull();
     expect(s.phaseRun.fix).toEqual({ source: "verification", findings: ["test x fails"] });
@@ -343,7 +343,7 @@ describe("VERIFY and REVIEW", () => {
     let s = planned(started([low]), plan(2));
     s = send(s, { type: "EXECUTED", outcome: "complete" });
     s = send(s, { type: "VERIFIED", verdict: "fail", findings: ["x"] });
-    s = send(s, { type: "DECIDE", answer: "skip verification", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "skip verification", by: "host" });
     expect(where(s)).toBe("REVIEW.running");
     expect(lastDecision(s).decision).toBe("skipped_verification");
     s = send(s, { type: "REVIEWED", findings: [] });
@@ -362,7 +362,7 @@ describe("VERIFY and REVIEW", () => {
     s = send(s, { type: "REVIEWED", findings: [blocking, note] });
     expect(where(s)).toBe("REVIEW.blocked");
     expect(s.outbox[0]).toMatchObject({ type: "writeReview", args: { phase: 0 } });
-    s = send(s, { type: "DECIDE", answer: "override", by: "human", rationale: "known" });
+    s = send(s, { type: "DECIDE", answer: "override", by: "host", rationale: "known" });
     expect(lastDecision(s)).toMatchObject({ decision: "overrode_review", rationale: "known" });
     expect(s.history[0].reviewFindings).toEqual({ blocking: 1, warning: 0, note: 1 });
   });
@@ -371,7 +371,7 @@ describe("VERIFY and REVIEW", () => {
     s = send(s, { type: "EXECUTED", outcome: "complete" });
     s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
     s = send(s, { type: "REVIEWED", findings: [blocking] });
-    s = send(s, { type: "DECIDE", answer: "fix", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
     expect(where(s)).toBe("EXECUTE.running");
     expect(dispatchFor(s, slug)!.description).toMatch(/^Fix phase 1/);
     s = finishPhase(s);
@@ -390,7 +390,7 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
     expect(s.report).toContain("Phase 1: Core Scanner — COMPLETE");
     const next = renderStep(s, slug).next;
     expect(next.kind === "ask" && next.question).toMatch(/Next: Phase 2: Rule Engine \(complexity: medium\)\. Continue\?/);
-    s = send(s, { type: "DECIDE", answer: "yes", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "yes", by: "host" });
     expect(s.currentPhase).toBe(1);
     expect(s.currentState).toBe("ASSESS");
   });
@@ -401,7 +401,7 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
     for (let round = 1; round <= 3; round++) {
       s = send(s, { type: "REVIEWED", findings: [blocking] });
       expect(where(s)).toBe("FINAL_REVIEW.blocked");
-      s = send(s, { type: "DECIDE", answer: "fix", by: "human" });
+      s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
       expect(where(s)).toBe("FINAL_REVIEW.fixing");
       expect(s.finalReview.retryCount).toBe(round);
       s = send(s, { type: "FIXED", summary: "fixed" });
@@ -410,7 +410,7 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
       expect(where(s)).toBe("FINAL_REVIEW.running");
     }
     s = send(s, { type: "REVIEWED", findings: [blocking] });
-    s = send(s, { type: "DECIDE", answer: "fix", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
     expect(where(s)).toBe("FINAL_REVIEW.exhausted");
     expect(s.outbox.some((e) => e.type === "appendFailure")).toBe(true);
   });
@@ -418,7 +418,7 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
     let s = planned(started([low]), plan(2));
     s = finishPhase(s);
     s = send(s, { type: "REVIEWED", findings: [blocking] });
-    s = send(s, { type: "DECIDE", answer: "override", by: "human", rationale: "accepted risk" });
+    s = send(s, { type: "DECIDE", answer: "override", by: "host", rationale: "accepted risk" });
     expect(s.currentState).toBe("DONE");
     expect(s.finalReview.status).toBe("overridden");
     expect(lastDecision(s)).toMatchObject({ decision: "overrode_final_review", phase: null });
@@ -446,7 +446,7 @@ describe("gates", () => {
   });
   it("stop anywhere leaves the same state; RESUME clears the stop", () => {
     let s = planned(started([low], { reviewPlans: true }), plan(2));
-    s = send(s, { type: "DECIDE", answer: "stop", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "stop", by: "host" });
     expect(s.stopped).toBe(true);
     expect(where(s)).toBe("APPROVE_PLAN.review");
     s = send(s, { type: "RESUME" });
@@ -457,7 +457,7 @@ describe("gates", () => {
     let s = send(started([low]), { type: "ASSESSED", planPath: null });
     s = send(s, { type: "PERSONA_FAILED", error: "no spec access" });
     expect(where(s)).toBe("PLAN.personaFailed");
-    s = send(s, { type: "DECIDE", answer: "retry", by: "human" });
+    s = send(s, { type: "DECIDE", answer: "retry", by: "host" });
     expect(where(s)).toBe("PLAN.planning");
   });
   it("every accepted event moves the step counter by one", () => {

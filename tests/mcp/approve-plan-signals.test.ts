@@ -53,7 +53,7 @@ describe("APPROVE_PLAN signals", () => {
       expect(after.state).toBe("EXECUTE");
       const d = (await s.state(SLUG)).decisions.filter((x: any) => x.signals);
       expect(d).toHaveLength(1);
-      expect(d[0]).toMatchObject({ phase: 0, by: "human", answer: "yes", fired: [c.signal] });
+      expect(d[0]).toMatchObject({ phase: 0, by: "host", answer: "yes", fired: [c.signal] });
     });
   }
 

@@ -86,7 +86,7 @@ describe("answers at each ask", () => {
         expect(stopped.next).toMatchObject({ kind: "wait", resumeWith: `autopilot_start {"spec":"${SPEC_PATH}"}` });
         expect((stopped.next as { reason: string }).reason).toMatch(/Stopped/);
         const stop = (await s.state(SLUG)).decisions.at(-1);
-        expect(stop).toMatchObject({ answer: "stop", by: "human" });
+        expect(stop).toMatchObject({ answer: "stop", by: "host" });
 
         // A new conversation: the flags differ, the session keeps its own.
         const resumed = await s.start("--fast");
@@ -126,7 +126,7 @@ describe("answers at each ask", () => {
     expect(again).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask", options: ["yes", "revise", "skip phase", "stop"] } });
     const go = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: again.stepId, answer: "yes" });
     expect(go.state).toBe("EXECUTE");
-    const answers = (await s.state(SLUG)).decisions.filter((d: any) => d.phase === 0 && d.by === "human").map((d: any) => d.answer);
+    const answers = (await s.state(SLUG)).decisions.filter((d: any) => d.phase === 0 && d.by === "host").map((d: any) => d.answer);
     expect(answers).toEqual(["revise", "done", "yes"]);
   });
 

@@ -229,8 +229,8 @@ describe("a budget over MCP", () => {
       expect(state.budget).toEqual({ tokens: 200_000, usd: null, continueOnceAt: null });
       const budgetDecisions = state.decisions.filter((d: { decision: string }) => /budget/.test(d.decision));
       expect(budgetDecisions).toEqual([
-        expect.objectContaining({ decision: "budget_continue_once", answer: "continue once", by: "human", phase: 0 }),
-        expect.objectContaining({ decision: "raised_budget", answer: "raise budget", by: "human", rationale: "to 200k, the phase is nearly done" }),
+        expect.objectContaining({ decision: "budget_continue_once", answer: "continue once", by: "host", phase: 0 }),
+        expect.objectContaining({ decision: "raised_budget", answer: "raise budget", by: "host", rationale: "to 200k, the phase is nearly done" }),
       ]);
       const log = JSON.parse(cli(s.root, "log", SLUG, "--format", "json").stdout);
       expect(log.decisions.filter((d: { kind: string }) => d.kind === "budget").map((d: { what: string }) => d.what)).toEqual(["Over budget: one more persona run", "Budget raised"]);
@@ -261,7 +261,7 @@ describe("a budget over MCP", () => {
       expect(stopped.next.kind).toBe("wait");
       const state = await s.state();
       expect(state.stopped).toBe(true);
-      expect(state.decisions.at(-1)).toMatchObject({ decision: "stopped_budget", answer: "stop", by: "human", rationale: "enough for today" });
+      expect(state.decisions.at(-1)).toMatchObject({ decision: "stopped_budget", answer: "stop", by: "host", rationale: "enough for today" });
       // Resuming without a new budget asks again; with a larger one it dispatches.
       const again = await s.start();
       expect(again.next).toMatchObject({ kind: "ask", options: ["raise budget", "continue once", "stop"] });

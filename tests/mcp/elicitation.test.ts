@@ -1,7 +1,7 @@
-// In-band human decisions: with AUTOPILOT_ELICIT=1 and a client that declares form elicitation,
-// ask Steps are put to the user as a form and applied as human decisions; decline, cancel, a
-// time-out, a client without the capability, or elicitation not enabled all fall back to the ask
-// Step and autopilot_decide.
+// In-band human decisions, on by default: with a client that declares form elicitation, ask Steps
+// are put to the user as a form and recorded with channel `elicited`; decline, cancel, a time-out, a
+// client without the capability, or elicitation turned off (AUTOPILOT_ELICIT=0, --no-elicit, the
+// config's `elicit: false`) all fall back to the ask Step and autopilot_decide (channel `host`).
 import { afterEach, describe, expect, it } from "vitest";
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
@@ -26,10 +26,11 @@ interface Seen {
   schema: any;
 }
 
-function open(env: Record<string, string>, onElicit?: (seen: Seen) => ElicitResult | Promise<ElicitResult>, args?: string[]) {
+function open(env: Record<string, string>, onElicit?: (seen: Seen) => ElicitResult | Promise<ElicitResult>, args?: string[], config?: Record<string, unknown>) {
   return openSession({
     spec: SPEC,
     specPath: SPEC_PATH,
+    ...(config ? { files: { ".harness/config.json": JSON.stringify({ validation: { commands: ['node -e "process.exit(0)"'] }, ...config }) } } : {}),
     server: {
       env,
       args,
@@ -39,9 +40,9 @@ function open(env: Record<string, string>, onElicit?: (seen: Seen) => ElicitResu
 }
 
 describe("elicitation", () => {
-  it("accept: every question is answered in the client's form; the host never sees an ask", async () => {
+  it("accept (on by default): every question is answered in the client's form; the host never sees an ask", async () => {
     const seen: Seen[] = [];
-    s = await open({ AUTOPILOT_ELICIT: "1" }, (p) => {
+    s = await open({}, (p) => {
       seen.push(p);
       const options: string[] = p.schema.properties.answer.enum;
       const answer = options.includes("yes") ? "yes" : options[0];
@@ -59,8 +60,10 @@ describe("elicitation", () => {
     expect(seen[0].schema.properties.answer.enum).toEqual(["yes", "revise", "skip phase", "stop"]);
     expect(seen[0].schema.required).toEqual(["answer"]);
     expect(seen[1].message).toMatch(/Continue\?/);
-    const human = (await s.state(SLUG)).decisions.filter((d: any) => d.by === "human");
+    const decisions = (await s.state(SLUG)).decisions;
+    const human = decisions.filter((d: any) => d.by === "elicited");
     expect(human).toHaveLength(3);
+    expect(decisions.filter((d: any) => d.answer !== undefined).every((d: any) => d.by === "elicited")).toBe(true);
     expect(human.every((d: any) => d.answer === "yes" && d.rationale === "looks right")).toBe(true);
   });
 
@@ -76,7 +79,7 @@ describe("elicitation", () => {
   for (const action of ["decline", "cancel"] as const) {
     it(`${action}: the ask Step comes back and autopilot_decide still works`, async () => {
       let asked = 0;
-      s = await open({ AUTOPILOT_ELICIT: "1" }, () => {
+      s = await open({}, () => {
         asked++;
         return { action };
       });
@@ -85,8 +88,11 @@ describe("elicitation", () => {
       });
       expect(asked).toBe(1);
       expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask" } });
+      // The form was turned down: the host's answer is applied, recorded as the host's.
       const next = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
       expect(next.state).toBe("EXECUTE");
+      const d = (await s.state(SLUG)).decisions.find((x: any) => x.decision === "approved_plan");
+      expect(d).toMatchObject({ by: "host", answer: "yes" });
     });
   }
 
@@ -96,7 +102,7 @@ describe("elicitation", () => {
       until: (x) => x.next.kind === "ask",
     });
     expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask" } });
-    expect((await s.state(SLUG)).decisions.filter((d: any) => d.by === "human")).toHaveLength(0);
+    expect((await s.state(SLUG)).decisions.filter((d: any) => d.by === "elicited")).toHaveLength(0);
   });
 
   it("an answer not among the options is ignored", async () => {
@@ -120,11 +126,35 @@ describe("elicitation", () => {
     expect(asked).toBe(0);
   });
 
-  it("enabled, but the client does not declare elicitation: the ask Step as usual", async () => {
-    s = await open({ AUTOPILOT_ELICIT: "1" });
+  for (const [how, env, args, config] of [
+    ["--no-elicit", {}, ["--no-elicit"], undefined],
+    ['the config\'s "elicit": false', {}, undefined, { elicit: false }],
+  ] as const) {
+    it(`turned off with ${how}: the client's form is never used`, async () => {
+      let asked = 0;
+      s = await open({ ...env }, () => {
+        asked++;
+        return { action: "accept", content: { answer: "yes" } };
+      }, args ? [...args] : undefined, config);
+      const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
+        until: (x) => x.next.kind === "ask",
+      });
+      expect(ask.next.kind).toBe("ask");
+      expect(asked).toBe(0);
+    });
+  }
+
+  it("the client does not declare elicitation: the ask Step as usual, and the host's answer is recorded as host", async () => {
+    s = await open({});
     const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
       until: (x) => x.next.kind === "ask",
     });
     expect(ask.next.kind).toBe("ask");
+    await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
+    const d = (await s.state(SLUG)).decisions.find((x: any) => x.decision === "approved_plan");
+    expect(d).toMatchObject({ by: "host", answer: "yes" });
+    const log = JSON.parse((await call(s.srv.client, "autopilot_decisions", { session: SLUG })).text);
+    const logged = log.decisions.find((x: any) => x.decision === "approved_plan");
+    expect(logged).toMatchObject({ who: "host", byPerson: false, whoText: "answered by the host model; no person may have seen it" });
   });
 });

@@ -65,7 +65,7 @@ describe("retry budget", () => {
     });
     expect(next.next.kind).toBe("dispatch");
     const d = (await s.state(SLUG)).decisions.at(-1);
-    expect(d).toMatchObject({ answer: "fix manually and continue", by: "human", rationale: "I fixed the async test by hand" });
+    expect(d).toMatchObject({ answer: "fix manually and continue", by: "host", rationale: "I fixed the async test by hand" });
     expect((await playHost(s.srv.client, s.root, next, runner, agreeable)).state).toBe("DONE");
   });
 });

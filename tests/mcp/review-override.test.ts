@@ -36,7 +36,7 @@ describe("blocking review overridden", () => {
 
     const log = (await call(s.srv.client, "autopilot_decisions", { session: SLUG })).result.structuredContent as any;
     const d = log.decisions.find((x: any) => x.answer === "override");
-    expect(d).toMatchObject({ decision: "overrode_review", phase: { index: 0 }, who: "human", rationale: "The input is validated upstream by the CLI.", state: "REVIEW" });
+    expect(d).toMatchObject({ decision: "overrode_review", phase: { index: 0 }, who: "host", rationale: "The input is validated upstream by the CLI.", state: "REVIEW" });
     expect(log.phases[0].reviewFindings.blocking).toBe(1);
 
     const end = await playHost(s.srv.client, s.root, next, runner, agreeable);

@@ -77,7 +77,7 @@ describe("rigor levels", () => {
     expect(personas(trace.steps).filter((p) => p === "harness-verifier")).toHaveLength(3);
     const state = await s.state(SLUG);
     const planDecisions = state.decisions.filter((d: any) => d.signals);
-    expect(planDecisions.map((d: any) => d.by)).toEqual(["human", "human", "human"]);
+    expect(planDecisions.map((d: any) => d.by)).toEqual(["host", "host", "host"]);
     expect(planDecisions.every((d: any) => d.fired.includes("reviewPlans"))).toBe(true);
   });
 

@@ -73,7 +73,7 @@ describe("security-scanner example", () => {
     const planDecisions = state.decisions.filter((d: any) => d.signals);
     expect(planDecisions.map((d: any) => [d.phase, d.by])).toEqual([
       [0, "auto"],
-      [1, "human"],
+      [1, "host"],
       [2, "auto"],
     ]);
     expect(planDecisions[1].fired).toContain("highComplexity");

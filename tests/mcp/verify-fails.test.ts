@@ -32,6 +32,6 @@ describe("verify failing then fixed", () => {
 
     const state = await s.state("specs--scanner");
     expect(state.history[0]).toMatchObject({ verificationPassed: true });
-    expect(state.decisions.find((d: any) => d.answer === "fix")).toMatchObject({ by: "human", phase: 0 });
+    expect(state.decisions.find((d: any) => d.answer === "fix")).toMatchObject({ by: "host", phase: 0 });
   });
 });

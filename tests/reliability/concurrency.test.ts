@@ -99,7 +99,7 @@ describe("concurrency", () => {
             req = { op: "report", slug: SLUG, stepId: step.stepId, result };
           } else {
             const a = next.options.includes("fix manually and continue")
-              ? { answer: "fix manually and continue", rationale: "fixed by hand (reliability suite)", by: "human" }
+              ? { answer: "fix manually and continue", rationale: "fixed by hand (reliability suite)", by: "terminal" }
               : await gate.answer(step, next);
             req = { op: "decide", slug: SLUG, stepId: step.stepId, ...a };
           }

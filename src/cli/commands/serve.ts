@@ -1,23 +1,28 @@
-// `autopilot serve [--project DIR] [--elicit]` (the default command): the MCP server on stdio.
+// `autopilot serve [--project DIR] [--elicit|--no-elicit]` (the default command): the MCP server on stdio.
 // stdout is the protocol channel: nothing else may ever be written to it.
 import path from "node:path";
 import { statSync } from "node:fs";
 import { serveStdio } from "../../mcp/server.js";
 import { UsageError } from "../usage.js";
+import { readGateSettings } from "../../headless/config.js";
+
+const USAGE = "usage: autopilot serve [--project DIR] [--elicit|--no-elicit]";
 
 export async function run(argv: string[]): Promise<number> {
   let project: string | undefined;
-  let elicit = process.env.AUTOPILOT_ELICIT === "1";
+  // In-band questions are on by default: the flag, then AUTOPILOT_ELICIT, then the config's `elicit`.
+  let elicitFlag: boolean | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--elicit") elicit = true;
+    if (a === "--elicit") elicitFlag = true;
+    else if (a === "--no-elicit") elicitFlag = false;
     else if (a === "--project" || a.startsWith("--project=")) {
       project = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
       if (!project) throw new UsageError("--project takes a directory: autopilot serve --project DIR");
     } else if (a === "--help" || a === "-h") {
-      process.stderr.write("usage: autopilot serve [--project DIR] [--elicit]\n  MCP server on stdio; the project root is DIR or the current directory.\n");
+      process.stderr.write(`${USAGE}\n  MCP server on stdio; the project root is DIR or the current directory.\n  Questions go to the user through the client's form where the client supports it (--no-elicit: never).\n`);
       return 0;
-    } else throw new UsageError(`unknown option "${a}". Usage: autopilot serve [--project DIR] [--elicit]`);
+    } else throw new UsageError(`unknown option "${a}". ${USAGE}`);
   }
   const root = path.resolve(project ?? process.cwd());
   try {
@@ -25,6 +30,11 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError(`--project ${root}: ${(e as Error).message}`);
   }
+  const env = process.env.AUTOPILOT_ELICIT;
+  const fromEnv = env === "1" || env === "true" ? true : env === "0" || env === "false" ? false : undefined;
+  const { settings, problem } = await readGateSettings(root);
+  if (problem) process.stderr.write(`autopilot serve: ${problem}\n`);
+  const elicit = elicitFlag ?? fromEnv ?? settings.elicit ?? true;
   await serveStdio({
     root,
     elicit,
