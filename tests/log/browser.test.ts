@@ -186,9 +186,63 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
     expect(await seg.innerText()).toBe(HOSTILE_NAME);
     expect(await seg.isVisible()).toBe(true);
     // The injected "</td></tr></table>" did not end the decisions table early: all rows present.
-    expect(await p.locator("#decisions-h + div table tbody tr").count()).toBe(7);
+    expect(await p.locator("#decisions-h ~ div table tbody tr").count()).toBe(7);
     expect(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await p.screenshot({ path: path.join(SHOT_DIR, "hostile.png"), fullPage: true });
+    await p.close();
+  });
+
+  it("every decision shows who answered: a visible channel chip per row, host answers marked as such", async () => {
+    // The finished session's decisions, answered through every channel (and one legacy "human").
+    const channels = ["auto", "policy", "host", "elicited", "auto", "terminal", "piped"] as const;
+    const mixed = structuredClone(state);
+    mixed.decisions = [
+      ...mixed.decisions.map((d, i) => ({ ...d, by: channels[i] })),
+      { ...mixed.decisions[2], by: "human" as const },
+    ];
+    const { p, problems } = await page(renderHtml(buildDecisionLog(mixed, SLUG)), "channels");
+    expect(problems).toEqual([]);
+    const rows = p.locator("#decisions-h ~ div table tbody tr");
+    expect(await rows.count()).toBe(8);
+    const shown: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const chip = rows.nth(i).locator(".who");
+      expect(await chip.isVisible()).toBe(true);
+      shown.push(`${await chip.getAttribute("data-channel")}:${(await chip.innerText()).toLowerCase()}`);
+    }
+    expect(shown).toEqual([...channels, "human"].map((c) => `${c}:${c}`));
+    // Host answers say no person may have seen the question; person answers do not.
+    const hostRow = rows.nth(2);
+    await expect(hostRow.locator(".who-note").innerText()).resolves.toBe("answered by the host model; no person may have seen it");
+    expect(await hostRow.locator(".who-note").isVisible()).toBe(true);
+    expect(await rows.nth(3).locator(".who-note").count()).toBe(0);
+    expect(await rows.nth(5).locator(".who-note").count()).toBe(0);
+    await expect(rows.nth(7).locator(".who-note").innerText()).resolves.toContain("did not tell a person from the host model");
+    // The legend explains every channel, and the totals count them.
+    await expect(p.locator("#decisions-h + p.hint").innerText()).resolves.toContain("no person may have seen the question");
+    await expect(p.locator(".stats").innerText()).resolves.toContain("1 elicited · 1 terminal · 1 host · 1 piped · 1 policy · 2 auto · 1 human");
+    // Chips stay readable: colour contrast of each chip against its own background.
+    const ratios = await p.locator(".who, .who-note").evaluateAll((els) => {
+      const rgb = (s: string) => (s.match(/[\d.]+/g) ?? []).map(Number).slice(0, 3);
+      const lum = ([r, g, b]: number[]) => {
+        const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+      };
+      return els.map((el) => {
+        let bg = [255, 255, 255];
+        for (let e: Element | null = el; e; e = e.parentElement) {
+          const c = (getComputedStyle(e).backgroundColor.match(/[\d.]+/g) ?? []).map(Number);
+          if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) {
+            bg = c.slice(0, 3);
+            break;
+          }
+        }
+        const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(bg)].sort((x, y) => y - x);
+        return (a + 0.05) / (b + 0.05);
+      });
+    });
+    expect(Math.min(...ratios)).toBeGreaterThanOrEqual(4.5);
+    await p.screenshot({ path: path.join(SHOT_DIR, "channels.png"), fullPage: true });
     await p.close();
   });
 
