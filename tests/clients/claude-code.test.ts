@@ -174,12 +174,13 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(state.rigorLevel).toBe("standard");
     expect(state.reviewPlans).toBe(true);
     expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
-    // --review-plans: every plan waited for the user, who approved it in Claude Code.
+    // --review-plans: every plan waited for the user, who approved it in Claude Code; the host model
+    // passed the answer on through autopilot_decide, so the server records it as the host's.
     const approvals = state.decisions.filter((d: any) => d.state === "APPROVE_PLAN");
     expect(approvals.map((d: any) => [d.phase, d.by, d.answer])).toEqual([
-      [0, "human", "yes"],
-      [1, "human", "yes"],
-      [2, "human", "yes"],
+      [0, "host", "yes"],
+      [1, "host", "yes"],
+      [2, "host", "yes"],
     ]);
     // Standard rigor dispatches the verifier too.
     const personas = new Set(p.model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
@@ -208,7 +209,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(state.currentState, explain(p)).toBe("DONE");
     // The user saw the finding and the choice in Claude Code's reply, and their answer was recorded.
     expect(questions.some((q) => /part1 is exported under the wrong name/.test(q) && /fix \/ override \/ stop/.test(q))).toBe(true);
-    expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([[0, "human"]]);
+    expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([[0, "host"]]);
     // The executor was dispatched to fix exactly that, and the phase was reviewed again.
     const dispatches = p.model.requests.flatMap((r) =>
       r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => String(c.args.description)) : [],
