@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { summary: string }> = {
   serve: { summary: "MCP server on stdio in the current project (the default)" },
   run: { summary: "run a spec headless: autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner NAME] [--yes]" },
   demo: { summary: "a complete run on a bundled example spec in a temporary git repository" },
+  approve: { summary: "answer the question a session waits on, as a person at this terminal: autopilot approve SLUG" },
   status: { summary: "sessions and where each waits: autopilot status [SLUG] [--json]" },
   log: { summary: "the decision log: autopilot log SLUG [--format md|json|html]" },
   install: { summary: "register with a client: autopilot install claude|cursor|vscode|codex|gemini" },

@@ -19,7 +19,9 @@ import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
 import { apply, probeFor } from "./machine-state.js";
-import { askFor, budgetAskFor, matchAnswer, renderStep } from "./step.js";
+import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, renderStep } from "./step.js";
+import { readGateSettings } from "../headless/config.js";
+import { isHumanChannel } from "../session/schema.js";
 import { addUsage, formatBudget, formatCost, parseBudget, parseUsage, raisedBudget, type UsageReport } from "../session/usage.js";
 import { readConfigBudget } from "../headless/config.js";
 import { locatePlan, readPlanFacts, resultToEvent } from "./results.js";
@@ -113,6 +115,9 @@ export class Engine {
       const initial = initState({ sessionDir: sessionDirRel(slug), specPath: rel, startingCommit, now });
       const budget = parsed.budget ?? (await readConfigBudget(this.root));
       if (budget) initial.budget = { ...budget, continueOnceAt: null };
+      // --human-gates: the flag, else the config's `humanGates`, else on with --thorough.
+      const { settings } = await readGateSettings(this.root);
+      if (parsed.humanGates || (settings.humanGates ?? parsed.rigorLevel === "thorough")) initial.humanOnlyGates = true;
       const s = await this.advance(slug, initial, {
         type: "START",
         phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),
@@ -220,6 +225,15 @@ export class Engine {
           `"${answer}" is not one of the options: ${ask.options.map((o) => `"${o}"`).join(", ")}. Ask the user again and pass one of them.`,
           { step: renderStep(s, slug) },
         );
+      if (humanOnlyAnswers(s).includes(chosen) && !isHumanChannel(by)) {
+        // --human-gates: nothing is written; the Step stays as it is.
+        const step = renderStep(s, slug);
+        throw new AutopilotError(
+          "human_required",
+          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${slug}\` in their own terminal; then call autopilot_next. ${step.next.kind === "ask" ? `Answers the host may pass on here: ${step.next.options.filter((o) => !humanOnlyAnswers(s).includes(o)).map((o) => `"${o}"`).join(", ")}.` : ""}`,
+          { step },
+        );
+      }
       if (budgetAsk) {
         s = await this.answerBudget(slug, s, chosen, by, rationale);
         return this.render(slug, s);

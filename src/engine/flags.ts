@@ -10,7 +10,7 @@ import { requireString } from "../protocol/input.js";
 import type { RigorLevel } from "../session/schema.js";
 import { parseBudget } from "../session/usage.js";
 
-export const FLAGS = ["--fast", "--thorough", "--review-plans"] as const;
+export const FLAGS = ["--fast", "--thorough", "--review-plans", "--human-gates"] as const;
 /** The one flag that takes a value: `--budget 200k`, `--budget $5`, `--budget=5usd`. */
 export const BUDGET_FLAG = "--budget";
 const FLAG_LIST = [...FLAGS, `${BUDGET_FLAG} <tokens or $>`].join(", ");
@@ -18,6 +18,8 @@ const FLAG_LIST = [...FLAGS, `${BUDGET_FLAG} <tokens or $>`].join(", ");
 export interface Flags {
   rigorLevel: RigorLevel;
   reviewPlans: boolean;
+  /** `--human-gates` was given (the session default also depends on --thorough and the config). */
+  humanGates: boolean;
   /** `--budget`, when given. */
   budget: { tokens: number | null; usd: number | null } | null;
 }
@@ -151,6 +153,7 @@ function checkFlags(all: string[]): Flags & { given: string[] } {
   return {
     rigorLevel: fast ? "fast" : thorough ? "thorough" : "standard",
     reviewPlans: given.includes("--review-plans"),
+    humanGates: given.includes("--human-gates"),
     budget,
     given,
   };

@@ -33,7 +33,29 @@ export function stageOf(state: AutopilotState): string | null {
 }
 
 /** The question the session waits on, or null. */
+/**
+ * `--human-gates`: the answers only a person may give at the current question — approving (or
+ * skipping) a plan that paused, overriding a blocking review, skipping a failed verification,
+ * overriding the final review. Empty when the session runs without human gates.
+ */
+export function humanOnlyAnswers(state: AutopilotState): string[] {
+  if (!state.humanOnlyGates || state.stopped) return [];
+  const stage = stageOf(state);
+  if (state.currentState === "APPROVE_PLAN" && stage === "review") return ["yes", "skip phase"];
+  if (state.currentState === "VERIFY" && stage === "failed") return ["skip verification"];
+  if (state.currentState === "REVIEW" && stage === "blocked") return ["override"];
+  if (state.currentState === "FINAL_REVIEW" && stage === "blocked") return ["override"];
+  return [];
+}
+
+/** The question the session waits on, or null; with human gates, the answers only a person may give. */
 export function askFor(state: AutopilotState): AskNext | null {
+  const ask = questionFor(state);
+  const humanOnly = ask ? humanOnlyAnswers(state).filter((o) => ask.options.includes(o)) : [];
+  return ask && humanOnly.length ? { ...ask, humanOnly } : ask;
+}
+
+function questionFor(state: AutopilotState): AskNext | null {
   if (state.stopped) return null;
   const stage = stageOf(state);
   const phase = state.phases[state.currentPhase];
@@ -234,6 +256,8 @@ export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: H
     case "dispatch":
       return `${runPersona(view, next.persona, "next.prompt")}, then call ${reportCall(step, next.expects.result)}.`;
     case "ask":
+      if (next.humanOnly?.length)
+        return `Only a person may answer ${next.humanOnly.map((o) => `"${o}"`).join(" or ")} here: ask the user to answer next.question in the client's form or to run \`autopilot approve ${step.session}\` in their own terminal, then call autopilot_next. autopilot_decide from you is refused for those answers.`;
       return `Ask the user next.question (options: next.options), then call ${decideCall(step)}.`;
     case "wait":
       return "Tell the user next.reason, then stop (they resume with next.resumeWith).";
@@ -309,6 +333,10 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
       `   Options: ${n.options.map((o) => `"${o}"`).join(", ")}`,
       `2. Call autopilot_decide with {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<the user's reason, if given>}.`,
     );
+    if (n.humanOnly?.length)
+      lines.push(
+        `   Human gate: only a person may answer ${n.humanOnly.map((o) => `"${o}"`).join(" or ")}. autopilot_decide from you is refused for those (human_required): ask the user to answer in the client's form, or to run \`autopilot approve ${step.session}\` in their own terminal, then call autopilot_next.`,
+      );
   } else if (n.kind === "wait") {
     lines.push(`1. Tell the user: ${n.reason}`, `2. Stop here. To continue later: ${n.resumeWith}.`);
   } else {

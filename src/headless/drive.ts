@@ -53,8 +53,10 @@ export async function drive(
       step = await engine.report(step.session, step.stepId, outcome.result, outcome.usage ?? null);
     } else {
       const a = await gate.answer(step, next);
-      events.onAnswer?.(step, a);
+      // Told after the engine took it: an answer refused (--human-gates) is no decision.
+      const asked = step;
       step = await engine.decide(step.session, step.stepId, a.answer, a.rationale, a.by);
+      events.onAnswer?.(asked, a);
     }
   }
 }

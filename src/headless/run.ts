@@ -135,6 +135,10 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
       } else if (e instanceof NoAnswer) {
         final = e.step;
         question = true;
+      } else if (e instanceof AutopilotError && e.code === "human_required" && e.details?.step) {
+        // --human-gates: neither the policy nor piped input may pass this gate.
+        final = e.details.step as Step;
+        question = true;
       } else if (e instanceof AutopilotError && e.code === "stale_step") {
         throw new AutopilotError(
           "busy",
@@ -221,7 +225,11 @@ async function summarise(
 ): Promise<void> {
   const dir = sessionDirRel(slug);
   p.write("");
-  if (outcome === "waiting" && final.next.kind === "ask") {
+  if (outcome === "waiting" && final.next.kind === "ask" && final.next.humanOnly?.length && (o.yes || !o.interactive)) {
+    p.write(`Stopped at a human gate (${final.state}, step ${final.stepId}): ${final.next.question}`);
+    p.write(`The session runs with --human-gates: only a person may answer ${final.next.humanOnly.map((a) => `"${a}"`).join(" or ")} here, not the --yes policy or piped input.`);
+    p.write(`To continue: run \`autopilot approve ${slug}\` (or \`${o.resumeCommand.replace(/\s--yes\b/, "")}\`) in your own terminal and answer.`);
+  } else if (outcome === "waiting" && final.next.kind === "ask") {
     p.write(`Stopped at a question (${final.state}, step ${final.stepId}): ${final.next.question}`);
     p.write(`No answer came: the input is not a terminal and it ended. The session is saved at this question.`);
     p.write(`To continue: run \`${o.resumeCommand}\` in a terminal and answer, pipe the answer in (\`echo 1 | ${o.resumeCommand}\`),`);

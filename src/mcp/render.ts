@@ -56,6 +56,8 @@ const ERROR_TODO: Record<ErrorCode, string> = {
   bad_input: "Fix the input as the message says and call again.",
   plan_not_found: "Make sure the plan file the message names exists, then report again.",
   internal: "Call autopilot_next to see the saved Step; tell the user if it repeats.",
+  human_required: "Nothing changed: ask the user to answer in the client's form, or to run `autopilot approve <session>` in their own terminal; then call autopilot_next.",
+  no_tty: "Run it in your own interactive terminal.",
 };
 
 export function errorPayload(e: unknown, view: HostView = DEFAULT_VIEW): ErrorPayload {

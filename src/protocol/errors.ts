@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   "detached_head",
   "bad_input",
   "plan_not_found",
+  "human_required",
+  "no_tty",
   "internal",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

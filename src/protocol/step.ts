@@ -44,6 +44,11 @@ export const AskNext = z.object({
   question: z.string(),
   options: z.array(z.string()),
   context: z.string().optional(),
+  /**
+   * `--human-gates`: the options only a person may choose (through the client's form or
+   * `autopilot approve` in a terminal); autopilot_decide from the host is refused for them.
+   */
+  humanOnly: z.array(z.string()).optional(),
 });
 export const WaitNext = z.object({
   kind: z.literal("wait"),

@@ -201,6 +201,15 @@ export const PhaseRun = z.looseObject({
   exhausted: z.boolean(),
   /** A persona said it could not do its job; the Step asks whether to retry the step or stop. */
   personaError: z.string().nullable(),
+  /**
+   * sha256 of the plan file as last read (at PLANNED / PLAN_FACTS), and of the plan as approved.
+   * An approval belongs to that content: a plan edited afterwards goes through the gate again.
+   * Absent in files written before plan hashes were kept (then nothing is compared).
+   */
+  planSha256: z.string().nullable().optional(),
+  approvedPlanSha256: z.string().nullable().optional(),
+  /** Set when the plan file changed after approval: what the next Step says. */
+  planChanged: z.looseObject({ from: z.string().nullable(), to: z.string().nullable() }).nullable().optional(),
   /** Output of the last validation run (fast VERIFY, final-review fixes), bounded. */
   lastValidation: z
     .looseObject({ passed: z.boolean(), summary: z.string() })
@@ -259,6 +268,12 @@ export const AutopilotState = z.looseObject({
   stepId: z.number().int().nonnegative(),
   /** The substate inside `currentState` (null: the state's initial substate). */
   stage: z.string().nullable(),
+  /**
+   * `--human-gates`: the protected answers (approving a paused plan, overriding a blocking review,
+   * skipping a failed verification, overriding the final review) are accepted only through a
+   * human channel (elicited, terminal). Optional: absent means off.
+   */
+  humanOnlyGates: z.boolean().optional(),
   /** Set by a "stop" answer: the Step waits until the session is resumed with autopilot_start. */
   stopped: z.boolean(),
   /** ASSESS found a high-complexity phase: the human plans interactively; we wait for the plan. */
@@ -300,6 +315,9 @@ export function emptyPhaseRun(startedAt: string | null = null): PhaseRun {
     retriesUsed: 0,
     exhausted: false,
     personaError: null,
+    planSha256: null,
+    approvedPlanSha256: null,
+    planChanged: null,
     lastValidation: null,
   };
 }
