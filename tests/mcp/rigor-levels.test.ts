@@ -65,19 +65,34 @@ describe("rigor levels", () => {
     expect(JSON.stringify(ask)).toMatch(/lint: 2 problems|exit(ed)? (code )?3/);
   });
 
-  it("thorough: every plan pauses for review and the verifier runs", async () => {
-    s = await openSession({ spec: ALL_LOW, specPath: SPEC_PATH });
+  it("thorough: every plan pauses for a person (human gates are on) and the verifier runs", async () => {
+    // --thorough turns --human-gates on: the plans are approved by the user in the client's form.
+    const asked: string[] = [];
+    s = await openSession({
+      spec: ALL_LOW,
+      specPath: SPEC_PATH,
+      server: {
+        onElicit: (p) => {
+          asked.push(p.message);
+          return { action: "accept", content: { answer: "yes" } };
+        },
+      },
+    });
     const trace = { steps: [] as Step[] };
     const first = await s.start("--thorough");
     expect(first.rigor).toBe("thorough");
     const end = await playHost(s.srv.client, s.root, first, new ScriptedRunner({}), agreeable, { trace });
     expect(end.state).toBe("DONE");
-    const planAsks = asks(trace.steps).filter((x) => x.state === "APPROVE_PLAN");
-    expect(planAsks.map((x) => x.phase?.number)).toEqual([1, 2, 3]);
+    expect(asked.filter((m) => /Approve this plan/.test(m))).toHaveLength(3);
     expect(personas(trace.steps).filter((p) => p === "harness-verifier")).toHaveLength(3);
     const state = await s.state(SLUG);
+    expect(state.humanOnlyGates).toBe(true);
     const planDecisions = state.decisions.filter((d: any) => d.signals);
-    expect(planDecisions.map((d: any) => d.by)).toEqual(["host", "host", "host"]);
+    expect(planDecisions.map((d: any) => [d.phase, d.by])).toEqual([
+      [0, "elicited"],
+      [1, "elicited"],
+      [2, "elicited"],
+    ]);
     expect(planDecisions.every((d: any) => d.fired.includes("reviewPlans"))).toBe(true);
   });
 

@@ -12,7 +12,7 @@ import { EventWriter, EXIT_CODES } from "../../headless/events.js";
 import { AutopilotError } from "../../protocol/errors.js";
 
 export const USAGE =
-  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
+  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
 
 function parse(argv: string[]) {
   try {
@@ -24,6 +24,7 @@ function parse(argv: string[]) {
         fast: { type: "boolean" },
         thorough: { type: "boolean" },
         "review-plans": { type: "boolean" },
+        "human-gates": { type: "boolean" },
         runner: { type: "string" },
         budget: { type: "string" },
         yes: { type: "boolean", short: "y" },
@@ -80,7 +81,7 @@ async function runCommand(v: ReturnType<typeof parse>["values"], positionals: st
   const runnerName = chooseRunnerName(v.runner, config);
   const runner = createRunner(runnerName, config);
 
-  const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans"].filter(Boolean) as string[];
+  const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans", v["human-gates"] && "--human-gates"].filter(Boolean) as string[];
   if (v.budget !== undefined) {
     try {
       parseBudget(v.budget);
