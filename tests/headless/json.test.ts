@@ -134,6 +134,7 @@ describe("autopilot run --json: the events", () => {
   });
 
   it("on a terminal the budget gate is a question: raise it with an amount in the reason, then stop at the raised one (exit 5)", async () => {
+    // The answers come down a pipe here, so they are recorded as `piped`, not as a person's.
     const r = await repo({ config: { scripted: { usage: { totalTokens: 10_000 } } } });
     const p = start(["run", SPEC_REL, "--runner", "scripted", "--budget", "25k"], { cwd: r.dir, stdin: "pipe" });
     await p.waitFor("? The session's budget is spent (30k tokens spent of a 25k-token budget)");
@@ -149,8 +150,8 @@ describe("autopilot run --json: the events", () => {
     const state = await readState(r.dir);
     expect(state.budget).toEqual({ tokens: 55_000, usd: null, continueOnceAt: null });
     expect(state.decisions.filter((d: { decision: string }) => /budget/.test(d.decision))).toEqual([
-      expect.objectContaining({ decision: "raised_budget", answer: "raise budget", by: "human", rationale: "to 55k" }),
-      expect.objectContaining({ decision: "stopped_budget", answer: "stop", by: "human" }),
+      expect.objectContaining({ decision: "raised_budget", answer: "raise budget", by: "piped", rationale: "to 55k" }),
+      expect.objectContaining({ decision: "stopped_budget", answer: "stop", by: "piped" }),
     ]);
   });
 
