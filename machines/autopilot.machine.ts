@@ -37,6 +37,8 @@ export interface PlanFacts {
   taskCount: number;
   checkpointCount: number;
   concerns: string[];
+  /** sha256 of the plan file's content, as read (absent: not computed). */
+  sha256?: string | null;
 }
 
 export interface SpecPhaseInput {
@@ -73,6 +75,7 @@ export type AutopilotEvent =
   | ({ type: "REVIEWED"; findings: Finding[] } & Now)
   | ({ type: "FIXED"; summary: string } & Now)
   | ({ type: "PERSONA_FAILED"; error: string } & Now)
+  | ({ type: "PLAN_CHANGED"; from: string | null; to: string | null } & Now)
   | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionChannel } & Now);
 
 export type EventType = AutopilotEvent["type"];
@@ -216,6 +219,7 @@ export const autopilotMachine = setup({
     // APPROVE_PLAN
     rigorIsFast: ({ context }) => context.rigorLevel === "fast",
     anySignalFires: ({ context }) => firedSignals(signalsFor(context)).length > 0,
+    planChangedAfterApproval: ({ context }) => !!context.phaseRun.planChanged,
     // EXECUTE
     outcomeComplete: ({ event }) => (event as Ev<"EXECUTED">).outcome === "complete",
     checkpointPassed: ({ event }) => {
@@ -357,6 +361,7 @@ export const autopilotMachine = setup({
           checkpointCount: e.plan.checkpointCount,
           concerns: [...e.plan.concerns],
           revision: null,
+          planSha256: e.plan.sha256 ?? null,
         },
         report: note ? appendReport(context.report, note) : context.report,
       };
@@ -370,6 +375,7 @@ export const autopilotMachine = setup({
           decision(context, event as { now: string }, {
             decision: "auto_approved_plan_fast",
             by: "auto",
+            ...planHash(context),
             signals,
             fired: [],
           }),
@@ -396,6 +402,7 @@ export const autopilotMachine = setup({
           decision(context, event as { now: string }, {
             decision: "auto_approved_plan",
             by: "auto",
+            ...planHash(context),
             signals,
             fired: [],
           }),
@@ -442,8 +449,26 @@ export const autopilotMachine = setup({
             by: e.by,
             ...(e.rationale ? { rationale: e.rationale } : {}),
             ...planSignals(context),
+            ...planHash(context),
           }),
         ],
+      };
+    }),
+    /** The approval belongs to the plan as read: its hash is what later calls compare against. */
+    approvePlanHash: assign(({ context }) => ({
+      phaseRun: { ...context.phaseRun, approvedPlanSha256: context.phaseRun.planSha256 ?? null, planChanged: null },
+    })),
+    notePlanChanged: assign(({ context, event }) => {
+      const e = event as Ev<"PLAN_CHANGED">;
+      const phase = context.phases[context.currentPhase];
+      const short = (h: string | null) => (h ? h.slice(0, 12) : "missing");
+      const when = context.currentState === "APPROVE_PLAN" ? "while the approval question was open" : "after it was approved";
+      return {
+        phaseRun: { ...context.phaseRun, approvedPlanSha256: null, planChanged: { from: e.from, to: e.to } },
+        report: appendReport(
+          context.report,
+          `The plan ${phase?.planPath ?? ""} changed ${when} (sha256 ${short(e.from)} → ${short(e.to)}). The approval was for the earlier plan: the changed plan goes through the plan gate again, and none of it runs until it is approved.`,
+        ),
       };
     }),
     skipPhase: assign(({ context }) => ({
@@ -852,19 +877,22 @@ export const autopilotMachine = setup({
         // The conditional review gate, in the skill's order: rigor first, then the five signals.
         evaluate: {
           always: [
-            { guard: "rigorIsFast", target: "#autopilot.EXECUTE.running", actions: "autoApproveFast" },
+            { guard: "rigorIsFast", target: "#autopilot.EXECUTE.running", actions: ["autoApproveFast", "approvePlanHash"] },
+            // A plan edited after its approval is asked again, whatever the signals say.
+            { guard: "planChangedAfterApproval", target: "review", actions: "pauseReport" },
             { guard: "anySignalFires", target: "review", actions: "pauseReport" },
-            { target: "#autopilot.EXECUTE.running", actions: "autoApprove" },
+            { target: "#autopilot.EXECUTE.running", actions: ["autoApprove", "approvePlanHash"] },
           ],
         },
         review: {
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "yes" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "clearReport"] },
+              { guard: { type: "answered", params: { answer: "yes" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "approvePlanHash", "clearReport"] },
               { guard: { type: "answered", params: { answer: "revise" } }, target: "revising", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport"] },
               { guard: { type: "answered", params: { answer: "skip phase" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordPlanDecision", params: { decision: "skipped_phase" } }, "skipPhase", "clearReport"] },
               { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
             ],
+            PLAN_CHANGED: { target: "gather", actions: "notePlanChanged" },
           },
         },
         revising: {
@@ -879,6 +907,8 @@ export const autopilotMachine = setup({
     },
     EXECUTE: {
       entry: { type: "enterState", params: { state: "EXECUTE" } },
+      // The plan file changed after its approval (the engine compares hashes on every call).
+      on: { PLAN_CHANGED: { target: "#autopilot.APPROVE_PLAN.gather", actions: "notePlanChanged" } },
       initial: "running",
       states: {
         running: {
@@ -916,6 +946,8 @@ export const autopilotMachine = setup({
     },
     VERIFY: {
       entry: { type: "enterState", params: { state: "VERIFY" } },
+      // The plan file changed after its approval (the engine compares hashes on every call).
+      on: { PLAN_CHANGED: { target: "#autopilot.APPROVE_PLAN.gather", actions: "notePlanChanged" } },
       initial: "running",
       states: {
         // Standard and thorough: the harness-verifier persona.
@@ -951,6 +983,8 @@ export const autopilotMachine = setup({
     },
     REVIEW: {
       entry: { type: "enterState", params: { state: "REVIEW" } },
+      // The plan file changed after its approval (the engine compares hashes on every call).
+      on: { PLAN_CHANGED: { target: "#autopilot.APPROVE_PLAN.gather", actions: "notePlanChanged" } },
       initial: "running",
       states: {
         running: {
@@ -1060,6 +1094,11 @@ function higherComplexity(a: Complexity | null, b: Complexity | null): Complexit
   if (a === null) return b;
   if (b === null) return a;
   return RANK[a] >= RANK[b] ? a : b;
+}
+
+function planHash(context: AutopilotState): Pick<Decision, "planSha256"> {
+  const h = context.phaseRun.planSha256;
+  return h ? { planSha256: h } : {};
 }
 
 function planSignals(context: AutopilotState): Pick<Decision, "signals" | "fired"> {

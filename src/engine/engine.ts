@@ -24,7 +24,7 @@ import { readGateSettings } from "../headless/config.js";
 import { isHumanChannel } from "../session/schema.js";
 import { addUsage, formatBudget, formatCost, parseBudget, parseUsage, raisedBudget, type UsageReport } from "../session/usage.js";
 import { readConfigBudget } from "../headless/config.js";
-import { locatePlan, readPlanFacts, resultToEvent } from "./results.js";
+import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
 import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.js";
 import { gatherDispatchFacts } from "./facts.js";
@@ -353,14 +353,39 @@ export class Engine {
     return this.runProbes(slug, s);
   }
 
-  /** Anything a crash left: an outbox not yet cleared, facts not yet gathered. */
+  /** Anything a crash left: an outbox not yet cleared, facts not yet gathered; a plan edited since its approval. */
   private async finishPending(slug: string, state: AutopilotState): Promise<AutopilotState> {
     let s = state;
     if (s.outbox.length) {
       this.opts.log?.("info", `Finishing ${s.outbox.length} effect(s) left by an interrupted call.`);
       s = await this.performOutbox(slug, s);
     }
-    return this.runProbes(slug, s);
+    s = await this.runProbes(slug, s);
+    return this.checkPlanUnchanged(slug, s);
+  }
+
+  /**
+   * An approval belongs to one plan: while the phase runs (and while the approval question is
+   * open), the plan file must still hash to what was approved (or shown). If it changed, the
+   * session goes back through the plan gate and the Step says so.
+   */
+  private async checkPlanUnchanged(slug: string, state: AutopilotState): Promise<AutopilotState> {
+    if (state.stopped) return state;
+    const phase = state.phases[state.currentPhase];
+    if (!phase?.planPath) return state;
+    const run = state.phaseRun;
+    const expected =
+      ["EXECUTE", "VERIFY", "REVIEW"].includes(state.currentState)
+        ? run.approvedPlanSha256
+        : state.currentState === "APPROVE_PLAN" && state.stage === "review"
+          ? run.planSha256
+          : null;
+    // Files written before plan hashes were kept have none: nothing to compare.
+    if (!expected) return state;
+    const now = await planFileSha256(this.root, phase.planPath);
+    if (now === expected) return state;
+    this.opts.log?.("warning", `The plan ${phase.planPath} changed after approval; asking again.`);
+    return this.advance(slug, state, { type: "PLAN_CHANGED", from: expected, to: now, now: this.now() });
   }
 
   private async performOutbox(slug: string, state: AutopilotState): Promise<AutopilotState> {

@@ -1,5 +1,6 @@
 // What a host reports (a persona's result) becomes a machine event here. The server does not take
 // a persona's word for files: it finds the plan itself, checks it exists and counts it.
+import { createHash } from "node:crypto";
 import { readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent, PlanFacts } from "../../machines/autopilot.machine.js";
@@ -12,6 +13,19 @@ import { findPlanForPhase } from "../markdown/plans-folder.js";
 import { readHandoff } from "../effects/handoff.js";
 import { resolveInside } from "../effects/fsutil.js";
 import { assertParseableMarkdown } from "./limits.js";
+
+export function sha256Of(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** sha256 of a plan file's content now; null when it cannot be read. */
+export async function planFileSha256(root: string, planPath: string): Promise<string | null> {
+  try {
+    return sha256Of(await readFile(resolveInside(root, planPath), "utf8"));
+  } catch {
+    return null;
+  }
+}
 
 /** Read a plan inside the project and count it; null when the file is not there. */
 export async function readPlanFacts(
@@ -35,7 +49,7 @@ export async function readPlanFacts(
   }
   assertParseableMarkdown(text, `The plan ${planPath}`);
   const counts = countPlan(text);
-  return { path: planPath, taskCount: counts.tasks, checkpointCount: counts.checkpoints, concerns };
+  return { path: planPath, taskCount: counts.tasks, checkpointCount: counts.checkpoints, concerns, sha256: sha256Of(text) };
 }
 
 /**

@@ -113,6 +113,8 @@ export const Decision = z.looseObject({
   answer: z.string().optional(),
   by: DecisionBy.optional(),
   rationale: z.string().optional(),
+  /** Plan decisions: sha256 of the plan file the decision was about. */
+  planSha256: z.string().optional(),
   /** Text of a legacy decision that was a plain string, or a `{what, why}` note. */
   note: z.string().optional(),
 });

@@ -56,6 +56,7 @@ function eventsFor(s: Snap): AutopilotEvent[] {
     { type: "REVIEWED", findings: [blocking], now },
     { type: "FIXED", summary: "f", now },
     { type: "PERSONA_FAILED", error: "e", now },
+    { type: "PLAN_CHANGED", from: "a", to: "b", now },
   );
   const ask = askFor({ ...c, currentState: topOf(s), stage: stageOf(s) });
   for (const answer of ask?.options ?? []) out.push({ type: "DECIDE", answer, by: "host", now });
