@@ -27,6 +27,7 @@ import {
   planGateReport,
   type SignalName,
 } from "./reports.js";
+import { FINAL_REVIEW_FIX_BUDGET, RIGOR, escalationStep } from "./policy.js";
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -98,7 +99,8 @@ export const ANSWERS = {
   finalExhausted: ["fix manually and continue", "stop"],
 } as const;
 
-export const MAX_FINAL_REVIEW_FIXES = 3;
+/** The final review's fix budget (the policy's); kept under this name for readers of the machine. */
+export const MAX_FINAL_REVIEW_FIXES = FINAL_REVIEW_FIX_BUDGET;
 
 // ---------------------------------------------------------------------------------------------
 // Pure helpers (exported for tests and for the Step renderer)
@@ -125,7 +127,7 @@ export function complexityOverrideFor(
 export function signalsFor(state: AutopilotState): Signals {
   const phase = state.phases[state.currentPhase];
   return {
-    reviewPlans: state.reviewPlans || state.rigorLevel === "thorough",
+    reviewPlans: state.reviewPlans || RIGOR[state.rigorLevel].planGate === "always",
     highComplexity: phase.complexity,
     complexityOverride: phase.complexityOverride,
     plannerConcerns: [...state.phaseRun.concerns],
@@ -217,11 +219,12 @@ export const autopilotMachine = setup({
     planAlreadyExists: ({ event }) => (event as Ev<"ASSESSED">).planPath !== null,
     phaseIsHighComplexity: ({ context }) => effectiveComplexity(context.phases[context.currentPhase]) === "high",
     // APPROVE_PLAN
-    rigorIsFast: ({ context }) => context.rigorLevel === "fast",
+    planGateSkipped: ({ context }) => RIGOR[context.rigorLevel].planGate === "skip",
     anySignalFires: ({ context }) => firedSignals(signalsFor(context)).length > 0,
     planChangedAfterApproval: ({ context }) => !!context.phaseRun.planChanged,
     // EXECUTE
     outcomeComplete: ({ event }) => (event as Ev<"EXECUTED">).outcome === "complete",
+    verifiesByValidation: ({ context }) => RIGOR[context.rigorLevel].verifyBy === "validation",
     checkpointPassed: ({ event }) => {
       const e = event as Ev<"EXECUTED">;
       return e.outcome === "checkpoint" && e.checkpoint?.type === "passed";
@@ -554,7 +557,7 @@ export const autopilotMachine = setup({
           },
         },
         phaseRun: { ...context.phaseRun, retriesUsed: context.phaseRun.retriesUsed + 1 },
-        report: appendReport(context.report, `Task ${task.number ?? "?"}: ${task.name} — FAILED\nError: ${e.error ?? "unknown error"}\nRetry ${attempt}/${context.retryBudget.maxAttempts}${attempt === 1 ? ": apply the obvious fix." : attempt === 2 ? ": expand context (related files, learnings)." : ": full context (test output, imports, plan instructions)."}`),
+        report: appendReport(context.report, `Task ${task.number ?? "?"}: ${task.name} — FAILED\nError: ${e.error ?? "unknown error"}\nRetry ${attempt}/${context.retryBudget.maxAttempts}: ${escalationStep(attempt).report}`),
       };
     }),
     exhaustBudget: assign(({ context, event }) => {
@@ -711,7 +714,7 @@ export const autopilotMachine = setup({
         next.outbox = [...context.outbox, ...effects];
       };
       next.outbox = context.outbox;
-      if (context.rigorLevel !== "fast")
+      if (RIGOR[context.rigorLevel].scratchpad !== "none")
         withOutbox(effect(next, "clearScratchpad", { phase: phase.name }));
       withOutbox(effect(next, "syncRoadmap", {}));
       const nextPhase = context.phases[i + 1];
@@ -877,7 +880,7 @@ export const autopilotMachine = setup({
         // The conditional review gate, in the skill's order: rigor first, then the five signals.
         evaluate: {
           always: [
-            { guard: "rigorIsFast", target: "#autopilot.EXECUTE.running", actions: ["autoApproveFast", "approvePlanHash"] },
+            { guard: "planGateSkipped", target: "#autopilot.EXECUTE.running", actions: ["autoApproveFast", "approvePlanHash"] },
             // A plan edited after its approval is asked again, whatever the signals say.
             { guard: "planChangedAfterApproval", target: "review", actions: "pauseReport" },
             { guard: "anySignalFires", target: "review", actions: "pauseReport" },
@@ -914,7 +917,7 @@ export const autopilotMachine = setup({
         running: {
           on: {
             EXECUTED: [
-              { guard: and(["outcomeComplete", "rigorIsFast"]), target: "#autopilot.VERIFY.validating", actions: "commitExecutionComplete" },
+              { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: "commitExecutionComplete" },
               { guard: "outcomeComplete", target: "#autopilot.VERIFY.running", actions: "commitExecutionComplete" },
               { guard: "checkpointPassed", target: "running", reenter: true, actions: "commitCheckpoint" },
               { guard: "checkpointNeedsHuman", target: "checkpoint", actions: "holdCheckpoint" },
@@ -1040,7 +1043,7 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        // At most three fix rounds; the fourth "fix" escalates to the human.
+        // At most FINAL_REVIEW_FIX_BUDGET fix rounds (machines/policy.ts); the next "fix" escalates to the human.
         fixBudgetCheck: {
           always: [
             { guard: "finalFixBudgetLeft", target: "fixing", actions: "countFinalFix" },

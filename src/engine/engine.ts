@@ -23,7 +23,7 @@ import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, renderStep } from 
 import { readGateSettings } from "../headless/config.js";
 import { isHumanChannel } from "../session/schema.js";
 import { addUsage, formatBudget, formatCost, parseBudget, parseUsage, raisedBudget, type UsageReport } from "../session/usage.js";
-import { readConfigBudget } from "../headless/config.js";
+import { readConfigBudget, readConfigRetryBudget } from "../headless/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
 import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.js";
@@ -112,7 +112,8 @@ export class Engine {
       await assertGitReady(this.root);
       const startingCommit = await headCommit(this.root);
       const now = this.now();
-      const initial = initState({ sessionDir: sessionDirRel(slug), specPath: rel, startingCommit, now });
+      const maxAttempts = (await readConfigRetryBudget(this.root)) ?? undefined;
+      const initial = initState({ sessionDir: sessionDirRel(slug), specPath: rel, startingCommit, now, maxAttempts });
       const budget = parsed.budget ?? (await readConfigBudget(this.root));
       if (budget) initial.budget = { ...budget, continueOnceAt: null };
       // --human-gates: the flag, else the config's `humanGates`, else on with --thorough.

@@ -9,6 +9,7 @@ import {
 } from "../../machines/autopilot.machine.js";
 import type { AutopilotState } from "../session/schema.js";
 import { AutopilotError } from "../protocol/errors.js";
+import { RIGOR } from "../../machines/policy.js";
 
 /** The stage a state rests in when the file names none (upstream files never do). */
 export function defaultStage(state: AutopilotState): string | null {
@@ -20,7 +21,7 @@ export function defaultStage(state: AutopilotState): string | null {
     case "EXECUTE":
       return "running";
     case "VERIFY":
-      return state.rigorLevel === "fast" ? "validating" : "running";
+      return RIGOR[state.rigorLevel].verifyBy === "validation" ? "validating" : "running";
     case "REVIEW":
       return "running";
     case "FINAL_REVIEW":

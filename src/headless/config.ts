@@ -7,6 +7,7 @@ import { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
 import type { Script } from "../runners/scripted.js";
 import { parseBudget } from "../session/usage.js";
+import { RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../../machines/policy.js";
 
 export const CONFIG_FILE = ".harness/config.json";
 export const RUNNER_NAMES = ["scripted", "anthropic", "command"] as const;
@@ -181,4 +182,28 @@ export async function readGateSettings(root: string): Promise<{ settings: GateSe
     else problems.push(`${CONFIG_FILE}: "${key}" must be true or false, not ${JSON.stringify(r[key])}; ignored.`);
   }
   return { settings, ...(problems.length ? { problem: problems.join(" ") } : {}) };
+}
+
+/**
+ * The `retryBudget` key of `.harness/config.json`: attempts per task before a person is asked, for
+ * sessions started from now on (a session keeps the budget it started with, saved in its state
+ * file). Null when unset; the policy's RETRY_BUDGET applies then.
+ */
+export async function readConfigRetryBudget(root: string): Promise<number | null> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse((await readFile(path.join(root, CONFIG_FILE), "utf8")).replace(/^\uFEFF/, ""));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || e instanceof SyntaxError) return null;
+    throw e;
+  }
+  const v = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>).retryBudget : undefined;
+  if (v === undefined || v === null) return null;
+  const { min, max } = RETRY_BUDGET_RANGE;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
+    throw new AutopilotError(
+      "bad_input",
+      `${CONFIG_FILE}: "retryBudget" must be a whole number of attempts from ${min} to ${max} (default ${RETRY_BUDGET}); it is ${JSON.stringify(v)}.`,
+    );
+  return v;
 }

@@ -30,6 +30,7 @@ import { askInBand, clientCanElicit } from "./elicitation.js";
 import { decisionLog, listSessions, sessionDetail, summaryLine } from "./sessions.js";
 import path from "node:path";
 import { parseUsage } from "../session/usage.js";
+import { RIGOR } from "../../machines/policy.js";
 
 let engineModule: Promise<typeof import("../engine/engine.js")> | undefined;
 /**
@@ -305,7 +306,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
     (args) =>
       safe(async () => {
         const state = await (await engineFor()).read(args.session);
-        if (state.rigorLevel === "fast")
+        if (RIGOR[state.rigorLevel].scratchpad === "none")
           throw new AutopilotError(
             "bad_input",
             "This session runs with --fast: the scratchpad is skipped. Keep the research in the conversation.",

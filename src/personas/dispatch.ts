@@ -8,6 +8,7 @@ import type { DispatchNext, PersonaName, ResultKind } from "../protocol/step.js"
 import { sessionDirRel } from "../session/paths.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
+import { FINAL_REVIEW_FIX_BUDGET, RIGOR, escalationBrief, scratchpadRule as scratchpadRuleFor } from "../../machines/policy.js";
 
 export interface DispatchFacts {
   /** The phase's section of the spec, for the planner. */
@@ -35,22 +36,8 @@ export function plannedPlanPath(state: AutopilotState): string {
 
 function scratchpadRule(state: AutopilotState, slug: string): string {
   const dir = posix.join(sessionDirRel(slug), "scratchpad", phaseSlug(state.phases[state.currentPhase]?.name ?? "final"));
-  switch (state.rigorLevel) {
-    case "fast":
-      return "Rigor fast: keep research in the conversation; write no scratchpad files.";
-    case "thorough":
-      return `Rigor thorough: write all research, reasoning and intermediate output to ${dir}/ and refer to those files.`;
-    default:
-      return `Rigor standard: research longer than ~500 words goes to ${dir}/ (refer to the file instead of inlining it).`;
-  }
+  return scratchpadRuleFor(state.rigorLevel, dir);
 }
-
-const RETRY_GUIDANCE = [
-  "",
-  "Attempt 1: read the error output and apply the obvious fix, for the failed task only.",
-  "Attempt 2: expand context: read the related files and .harness/learnings.md for similar failures before fixing.",
-  "Attempt 3: full context: re-read the test output, the imports and the plan's instructions for ambiguity before fixing.",
-];
 
 export function retryLevel(state: AutopilotState): number {
   return state.retryBudget.currentTask?.attemptsUsed ?? 0;
@@ -114,11 +101,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       [
         state.phaseRun.revision ? `This is a revision of the existing plan ${plan}: see "Why the plan is being revised" below.` : "",
         `Write the plan to ${plan}: a "**Tasks:** N" header, one "### Task N: Name" heading per task, and a [checkpoint:human-verify|decision|human-action] marker in the heading of any task where a human must act.`,
-        state.rigorLevel === "fast"
-          ? "Rigor fast: skip the skeleton pass."
-          : state.rigorLevel === "thorough"
-            ? "Rigor thorough: start the plan with a short skeleton section (goals, task outline) for the human to approve."
-            : "",
+        RIGOR[state.rigorLevel].planning,
         scratchpadRule(state, slug),
         `Write ${handoff} with {"fromSkill":"harness-planning","phase":"${phase.name}","planPath":"${plan}","concerns":[...],"summary":"..."}.`,
         reply("planned", `{"kind":"planned","planPath":"${plan}","concerns":["risk or uncertainty", ...],"summary":"..."}`),
@@ -143,11 +126,11 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
             : `Execute phase ${of} "${phase.name}" from the plan ${plan}, task by task.`;
     return make(
       "harness-task-executor",
-      fix ? `Fix phase ${n}: ${phase.name}` : level > 0 ? `Retry ${level}/3, phase ${n}: ${phase.name}` : `Execute phase ${n}: ${phase.name}`,
+      fix ? `Fix phase ${n}: ${phase.name}` : level > 0 ? `Retry ${level}/${state.retryBudget.maxAttempts}, phase ${n}: ${phase.name}` : `Execute phase ${n}: ${phase.name}`,
       "executed",
       [what],
       [
-        level > 0 && cur && !fix ? `${RETRY_GUIDANCE[level] ?? RETRY_GUIDANCE[3]} Earlier attempts are listed below.` : "",
+        level > 0 && cur && !fix ? `${escalationBrief(level)} Earlier attempts are listed below.` : "",
         `Keep ${execState} updated after each task.`,
         "Do not commit: the server commits at each passing checkpoint. Stop at every [checkpoint:*] task and report it.",
         scratchpadRule(state, slug),
@@ -167,9 +150,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       "verified",
       [`Verify phase ${of} "${phase.name}" of ${state.specPath} against its plan ${phase.planPath ?? "(see the brief)"}.`],
       [
-        state.rigorLevel === "thorough"
-          ? "Rigor thorough: full verification with expanded checks (every acceptance criterion, edge cases, the project's whole validation suite)."
-          : "Run the project's validation commands and check the phase's acceptance criteria.",
+        RIGOR[state.rigorLevel].verifying,
         reply("verified", `{"kind":"verified","verdict":"pass|fail","findings":["what failed and where", ...]}`),
       ],
       { plan: phase.planPath ?? undefined },
@@ -208,7 +189,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       "harness-task-executor",
       "Fix final review findings",
       "fixed",
-      [`Fix the blocking findings of the final review of ${state.specPath} (round ${state.finalReview.retryCount} of 3).`],
+      [`Fix the blocking findings of the final review of ${state.specPath} (round ${state.finalReview.retryCount} of ${FINAL_REVIEW_FIX_BUDGET}).`],
       [
         "One task per finding (listed below).",
         "Do not commit: the server commits after the fixes.",
@@ -242,7 +223,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
     const cur = state.retryBudget.currentTask;
     if (cur && cur.attempts.length) {
       out.push(`## Retry ${cur.attemptsUsed} of ${state.retryBudget.maxAttempts}: task ${cur.number ?? "?"} (${cur.name})`, "");
-      out.push(RETRY_GUIDANCE[Math.min(cur.attemptsUsed, 3)], "");
+      out.push(escalationBrief(cur.attemptsUsed), "");
       for (const a of cur.attempts)
         out.push(`- Attempt ${a.attempt} (${a.timestamp}): ${a.fixAttempted ? `tried: ${a.fixAttempted}; ` : ""}error: ${a.error}`);
       out.push("");

@@ -30,6 +30,7 @@ import {
 import { sessionDirRel } from "./paths.js";
 import { slugFromSpecPath } from "./slug.js";
 import { Budget, UsageLedger } from "./usage.js";
+import { RETRY_BUDGET } from "../../machines/policy.js";
 
 export interface MigrateOptions {
   /** Current HEAD, used as `startingCommit` for pre-v3 files whose history names no commit. */
@@ -362,7 +363,7 @@ function resolveCurrentPhase(
 
 // ---- retry budget --------------------------------------------------------------------------
 
-const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_MAX_ATTEMPTS = RETRY_BUDGET;
 
 function normalizeRetryBudget(raw: unknown, top: Rec, notes: Notes): Rec {
   const fresh = (): Rec => ({ maxAttempts: DEFAULT_MAX_ATTEMPTS, currentTask: null });

@@ -8,6 +8,7 @@
 // Every object is loose: unknown fields written by people or other tools are carried through.
 import { z } from "zod";
 import { Budget, UsageLedger } from "./usage.js";
+import { RETRY_BUDGET } from "../../machines/policy.js";
 
 export const STATE_NAMES = [
   "INIT",
@@ -326,9 +327,15 @@ export function emptyPhaseRun(startedAt: string | null = null): PhaseRun {
 
 /**
  * A session before its first event (INIT): the machine's START fills in the phases and flags. The
- * skill's retry budget is 3 attempts.
+ * retry budget is the policy's (machines/policy.ts) unless the caller passes the configured one.
  */
-export function initState(fields: { sessionDir: string; specPath: string; startingCommit: string | null; now: string }): AutopilotState {
+export function initState(fields: {
+  sessionDir: string;
+  specPath: string;
+  startingCommit: string | null;
+  now: string;
+  maxAttempts?: number;
+}): AutopilotState {
   return {
     schemaVersion: 5,
     sessionDir: fields.sessionDir,
@@ -339,7 +346,7 @@ export function initState(fields: { sessionDir: string; specPath: string; starti
     currentState: "INIT",
     currentPhase: 0,
     phases: [],
-    retryBudget: { maxAttempts: 3, currentTask: null },
+    retryBudget: { maxAttempts: fields.maxAttempts ?? RETRY_BUDGET, currentTask: null },
     history: [],
     decisions: [],
     finalReview: { status: "pending", findings: [], retryCount: 0 },

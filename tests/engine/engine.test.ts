@@ -10,6 +10,7 @@ import { SessionStore } from "../../src/session/store.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { PolicyGate, drive } from "../../src/headless/drive.js";
 import type { Step } from "../../src/protocol/step.js";
+import { RETRY_BUDGET } from "../../machines/policy.js";
 
 const SPEC_PATH = "docs/changes/security-scanner/proposal.md";
 const SLUG = "changes--security-scanner--proposal";
@@ -219,6 +220,32 @@ describe("engine", () => {
     expect(await readFile(path.join(repo.dir, ".harness/sessions/index.md"), "utf8")).toContain(SLUG);
     // Nothing under .harness/sessions was ever committed.
     expect(await git(repo.dir, "log", "--name-only", "--format=")).not.toContain(".harness/sessions");
+  });
+
+  it("takes the retry budget from .harness/config.json for a new session, and refuses a bad one", async () => {
+    const configured = RETRY_BUDGET + 1;
+    await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
+    await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ retryBudget: 0 }));
+    const refused = await new Engine(repo.dir, { now }).start(SPEC_PATH).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "bad_input", message: expect.stringContaining('"retryBudget" must be a whole number') });
+    // No session was written.
+    await expect(readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"))).rejects.toMatchObject({ code: "ENOENT" });
+
+    await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ retryBudget: configured }));
+    const engine = new Engine(repo.dir, { now });
+    // A task that fails once more than the default budget is retried, not escalated.
+    const runner = new ScriptedRunner({ phases: { 0: { fail: { task: 1, times: configured } } } });
+    const dispatched: string[] = [];
+    await drive(engine, (await engine.start(SPEC_PATH, "--fast")).step, runner, new PolicyGate(), {
+      onStep: (x) => {
+        if (x.next.kind === "dispatch") dispatched.push(x.next.description);
+      },
+    });
+    const state = await engine.read(SLUG);
+    expect(state.retryBudget.maxAttempts).toBe(configured);
+    expect(dispatched).toContain(`Retry ${configured}/${configured}, phase 1: Core Scanner`);
+    expect(state.history[0]).toMatchObject({ retriesUsed: configured });
+    expect(state.decisions.map((d) => d.decision)).not.toContain("fixed_manually");
   });
 
   it("starts afresh after DONE and keeps the finished record", async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, cli } from "./_cli.js";
+import { RETRY_BUDGET } from "../../machines/policy.js";
 
 let cwd: string;
 let repoDir: string | undefined;
@@ -35,8 +36,8 @@ describe("autopilot demo", () => {
     }
     expect(out).toContain("Auto-approved Phase 1: Counting Core");
     expect(out).toMatch(/APPROVE_PLAN · ask: Approve this plan[\s\S]*Planner concerns: 1 concern\(s\) \(triggered\)[\s\S]*→ "yes" by policy: --yes policy: approve plans/);
-    expect(out).toContain("(Retry 1/3, phase 2: File Reading and Totals)");
-    expect(out).toContain("(Retry 2/3, phase 2: File Reading and Totals)");
+    expect(out).toContain(`(Retry 1/${RETRY_BUDGET}, phase 2: File Reading and Totals)`);
+    expect(out).toContain(`(Retry 2/${RETRY_BUDGET}, phase 2: File Reading and Totals)`);
     expect(out).toContain('→ "fix" by policy');
     expect(out).toMatch(/DONE in [\d.]+s · 3 phases completed/);
     expect(out).toMatch(/Decision log[\s\S]*APPROVE_PLAN\s+approved_plan \(yes\)\s+policy\s+plannerConcerns/);

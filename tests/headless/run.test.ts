@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
 import { assertBuilt, cli, readState, RICH_SCRIPT, SLUG, SPEC_REL, specRepo, start, subjects, writeConfig } from "./_cli.js";
+import { RETRY_BUDGET } from "../../machines/policy.js";
 
 const repos: TempRepo[] = [];
 async function repo(opts: Parameters<typeof specRepo>[0] = {}) {
@@ -25,7 +26,9 @@ describe("autopilot run --runner scripted --yes", () => {
     expect(res.code).toBe(0);
     const lines = res.stdout.split("\n");
     expect(lines[0]).toMatch(/^SIMULATION: personas are simulated by the scripted runner/);
-    expect(res.stdout).toMatch(/\[\+\d+\.\ds\] phase 2\/3 File Reading · EXECUTE · dispatch harness-task-executor \(Retry 1\/3, phase 2: File Reading\)/);
+    expect(res.stdout).toMatch(
+      new RegExp(`\\[\\+\\d+\\.\\ds\\] phase 2/3 File Reading · EXECUTE · dispatch harness-task-executor \\(Retry 1/${RETRY_BUDGET}, phase 2: File Reading\\)`),
+    );
     expect(res.stdout).toContain('→ "yes" by policy: --yes policy: approve plans');
     expect(res.stdout).toMatch(/DONE in .* 3 phases completed · 9 tasks · 2 retries · final review passed/);
     expect(await subjects(r.dir)).toEqual([

@@ -1,0 +1,101 @@
+// The autopilot's policy: the rules a team might want to change, each in one place. Pure data and
+// tiny helpers, imported by the machine, the engine, the dispatcher and the logs; every text that
+// mentions a budget or a rigor level's rule is derived from here.
+//
+//  - the retry budget: how many times a failing task is retried before a person is asked
+//    (a session's own value is saved in its state file as `retryBudget.maxAttempts`; a new session
+//    takes `"retryBudget"` from `.harness/config.json`, else RETRY_BUDGET);
+//  - the final review's fix budget: how many fix rounds run before a person is asked;
+//  - the escalation steps: what each retry adds to the executor's context;
+//  - the rigor levels: what `--fast`, standard and `--thorough` change.
+import type { RigorLevel } from "../src/session/schema.js";
+
+/** Attempts per task before the retry budget is exhausted and a person is asked (the skill's 3). */
+export const RETRY_BUDGET = 3;
+/** The range a configured retry budget must fall in (`.harness/config.json` `"retryBudget"`). */
+export const RETRY_BUDGET_RANGE = { min: 1, max: 10 } as const;
+
+/** Fix rounds the final review runs on blocking findings before a person is asked. */
+export const FINAL_REVIEW_FIX_BUDGET = 3;
+
+/**
+ * What each retry of a failed task adds, in order; attempts past the last step repeat it.
+ * `report` ends the "Retry n/N" line the user sees; `brief` is the instruction the executor gets.
+ */
+export const ESCALATION_STEPS = [
+  {
+    report: "apply the obvious fix.",
+    brief: "read the error output and apply the obvious fix, for the failed task only.",
+  },
+  {
+    report: "expand context (related files, learnings).",
+    brief: "expand context: read the related files and .harness/learnings.md for similar failures before fixing.",
+  },
+  {
+    report: "full context (test output, imports, plan instructions).",
+    brief: "full context: re-read the test output, the imports and the plan's instructions for ambiguity before fixing.",
+  },
+] as const;
+
+/** The escalation step of retry `attempt` (1-based). */
+export function escalationStep(attempt: number): (typeof ESCALATION_STEPS)[number] {
+  return ESCALATION_STEPS[Math.min(Math.max(attempt, 1), ESCALATION_STEPS.length) - 1];
+}
+
+/** The executor's instruction for retry `attempt`: "Attempt n: ...". */
+export function escalationBrief(attempt: number): string {
+  return `Attempt ${attempt}: ${escalationStep(attempt).brief}`;
+}
+
+export interface RigorRules {
+  /**
+   * The plan gate: `skip` approves every plan without evaluating the signals; `signals` pauses when
+   * any signal fires; `always` pauses for every plan (the reviewPlans signal is forced on).
+   */
+  planGate: "skip" | "signals" | "always";
+  /** How VERIFY checks a phase: the project's validation commands only, or the verifier persona. */
+  verifyBy: "validation" | "verifier";
+  /** Scratchpad use: none (research stays in the conversation), long research only, or all of it. */
+  scratchpad: "none" | "long" | "all";
+  /** The planner's extra instruction, if any. */
+  planning: string;
+  /** The verifier's instruction. */
+  verifying: string;
+}
+
+export const RIGOR: Record<RigorLevel, RigorRules> = {
+  fast: {
+    planGate: "skip",
+    verifyBy: "validation",
+    scratchpad: "none",
+    planning: "Rigor fast: skip the skeleton pass.",
+    verifying: "Run the project's validation commands and check the phase's acceptance criteria.",
+  },
+  standard: {
+    planGate: "signals",
+    verifyBy: "verifier",
+    scratchpad: "long",
+    planning: "",
+    verifying: "Run the project's validation commands and check the phase's acceptance criteria.",
+  },
+  thorough: {
+    planGate: "always",
+    verifyBy: "verifier",
+    scratchpad: "all",
+    planning: "Rigor thorough: start the plan with a short skeleton section (goals, task outline) for the human to approve.",
+    verifying:
+      "Rigor thorough: full verification with expanded checks (every acceptance criterion, edge cases, the project's whole validation suite).",
+  },
+};
+
+/** The scratchpad instruction for a persona, given the phase's scratchpad folder. */
+export function scratchpadRule(rigor: RigorLevel, dir: string): string {
+  switch (RIGOR[rigor].scratchpad) {
+    case "none":
+      return `Rigor ${rigor}: keep research in the conversation; write no scratchpad files.`;
+    case "all":
+      return `Rigor ${rigor}: write all research, reasoning and intermediate output to ${dir}/ and refer to those files.`;
+    default:
+      return `Rigor ${rigor}: research longer than ~500 words goes to ${dir}/ (refer to the file instead of inlining it).`;
+  }
+}
