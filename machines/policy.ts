@@ -57,6 +57,8 @@ export interface RigorRules {
   verifyBy: "validation" | "verifier";
   /** Scratchpad use: none (research stays in the conversation), long research only, or all of it. */
   scratchpad: "none" | "long" | "all";
+  /** Whether human gates are on by default (`--human-gates`; the config's `humanGates` overrides). */
+  humanGates: boolean;
   /** The planner's extra instruction, if any. */
   planning: string;
   /** The verifier's instruction. */
@@ -68,6 +70,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     planGate: "skip",
     verifyBy: "validation",
     scratchpad: "none",
+    humanGates: false,
     planning: "Rigor fast: skip the skeleton pass.",
     verifying: "Run the project's validation commands and check the phase's acceptance criteria.",
   },
@@ -75,6 +78,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     planGate: "signals",
     verifyBy: "verifier",
     scratchpad: "long",
+    humanGates: false,
     planning: "",
     verifying: "Run the project's validation commands and check the phase's acceptance criteria.",
   },
@@ -82,6 +86,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     planGate: "always",
     verifyBy: "verifier",
     scratchpad: "all",
+    humanGates: true,
     planning: "Rigor thorough: start the plan with a short skeleton section (goals, task outline) for the human to approve.",
     verifying:
       "Rigor thorough: full verification with expanded checks (every acceptance criterion, edge cases, the project's whole validation suite).",

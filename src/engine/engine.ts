@@ -33,6 +33,7 @@ import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
 import { startArgs } from "./flags.js";
 import type { LockOptions } from "../session/store.js";
+import { RIGOR } from "../../machines/policy.js";
 
 export interface EngineOptions {
   /** The clock; tests pass a fixed one. */
@@ -118,7 +119,7 @@ export class Engine {
       if (budget) initial.budget = { ...budget, continueOnceAt: null };
       // --human-gates: the flag, else the config's `humanGates`, else on with --thorough.
       const { settings } = await readGateSettings(this.root);
-      if (parsed.humanGates || (settings.humanGates ?? parsed.rigorLevel === "thorough")) initial.humanOnlyGates = true;
+      if (parsed.humanGates || (settings.humanGates ?? RIGOR[parsed.rigorLevel].humanGates)) initial.humanOnlyGates = true;
       const s = await this.advance(slug, initial, {
         type: "START",
         phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),
