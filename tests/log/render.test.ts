@@ -48,7 +48,9 @@ describe("the state graph is read from the machine definition", () => {
     expect(g.edges.every((e) => e.from !== e.to)).toBe(true);
     // Retries and checkpoints stay inside EXECUTE.
     expect(g.nodes.find((n) => n.id === "EXECUTE")!.internal.some((t) => t.includes("retryBudgetLeft"))).toBe(true);
-    expect(g.edges).toHaveLength(15);
+    // A plan edited after its approval sends EXECUTE, VERIFY and REVIEW back to the plan gate.
+    for (const from of ["EXECUTE", "VERIFY", "REVIEW"]) expect(edge(from, "APPROVE_PLAN")!.labels).toEqual(["PLAN_CHANGED"]);
+    expect(g.edges).toHaveLength(18);
   });
 
   it("follows the definition it is given, not a drawing", () => {
