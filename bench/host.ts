@@ -1,6 +1,7 @@
 // Plays the host model against a built MCP server over stdio (the SDK Client + StdioClientTransport,
 // as tests/helpers/mcp-client.ts does) and counts what the host would read and write.
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
+import { tokensOf } from "./claude-view.js";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,11 +18,14 @@ export interface Spawned {
   /** ms from spawn to the first tools/list answer (initialize included, as a host sees it). */
   coldMs: number;
   toolsJson: string;
+  tools: Array<{ name: string; description?: string; inputSchema: unknown }>;
   instructions: string;
+  /** The server declares resources (Claude Code then adds its resource tools). */
+  resources: boolean;
   close(): Promise<void>;
 }
 
-export async function spawnServer(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Spawned> {
+export async function spawnServer(args: string[], cwd: string, env: Record<string, string> = {}, clientName = "autopilot-bench-host"): Promise<Spawned> {
   const t0 = performance.now();
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -31,7 +35,7 @@ export async function spawnServer(args: string[], cwd: string, env: Record<strin
     stderr: "pipe",
   });
   transport.stderr?.on("data", () => {});
-  const client = new Client({ name: "autopilot-bench-host", version: "1.0.0" }, { capabilities: {} });
+  const client = new Client({ name: clientName, version: "1.0.0" }, { capabilities: {} });
   await client.connect(transport);
   const tools = await client.listTools();
   const coldMs = performance.now() - t0;
@@ -39,6 +43,8 @@ export async function spawnServer(args: string[], cwd: string, env: Record<strin
     client,
     coldMs,
     toolsJson: JSON.stringify(tools),
+    tools: tools.tools,
+    resources: !!client.getServerCapabilities()?.resources,
     instructions: client.getInstructions() ?? "",
     close: async () => {
       await client.close().catch(() => {});
@@ -69,9 +75,14 @@ export interface SessionStats {
   write: number;
   /** Host → subagent: the dispatch prompts the host copies into its Agent tool (not an MCP argument). */
   dispatchPromptBytes: number;
+  /** Each result's structuredContent and each call's arguments, in order (for the Claude Code view). */
+  structured: unknown[];
+  args: unknown[];
   /** Σ over transitions of the state file's size right after it: what a skill-driven host re-reads. */
   stateReadsBytes: number;
   stateSizes: number[];
+  /** When set, Σ of the state file's tokens after each transition (slow on big files). */
+  stateReadsTokens?: number;
   reports: ReportSample[];
   decides: number[];
   last: Step;
@@ -86,6 +97,8 @@ export function newStats(): SessionStats {
     readStructured: 0,
     write: 0,
     dispatchPromptBytes: 0,
+    structured: [],
+    args: [],
     stateReadsBytes: 0,
     stateSizes: [],
     reports: [],
@@ -100,6 +113,7 @@ export function stateFile(root: string, slug: string): string {
 
 async function timedCall(client: Client, st: SessionStats, name: string, args: Record<string, unknown>) {
   st.write += bytes(JSON.stringify(args));
+  st.args.push(args);
   const t0 = performance.now();
   const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
   const dt = performance.now() - t0;
@@ -107,6 +121,7 @@ async function timedCall(client: Client, st: SessionStats, name: string, args: R
   const b = resultBytes(r);
   st.readText += b.text;
   st.readStructured += b.structured;
+  st.structured.push(r.structuredContent);
   if (r.isError) throw new Error(`${name} failed: ${r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")}`);
   return { step: r.structuredContent as unknown as Step, ms: dt };
 }
@@ -117,6 +132,7 @@ async function afterTransition(root: string, st: SessionStats, step: Step): Prom
   const size = (await stat(stateFile(root, step.session))).size;
   st.stateSizes.push(size);
   st.stateReadsBytes += size;
+  if (st.stateReadsTokens !== undefined) st.stateReadsTokens += tokensOf(await readFile(stateFile(root, step.session), "utf8"));
   return size;
 }
 
@@ -140,8 +156,8 @@ const agreeable = (options: string[]) => {
   return options[0];
 };
 
-export async function startSession(client: Client, root: string, specPath: string, st: SessionStats): Promise<Step> {
-  const { step } = await timedCall(client, st, "autopilot_start", { spec: specPath });
+export async function startSession(client: Client, root: string, specPath: string, st: SessionStats, flags?: string): Promise<Step> {
+  const { step } = await timedCall(client, st, "autopilot_start", { spec: specPath, ...(flags ? { flags } : {}) });
   await afterTransition(root, st, step);
   st.last = step;
   return step;

@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { makeProject, specWith } from "./repo.js";
 import { newStats, play, spawnServer, startSession, stateFile, type SessionStats } from "./host.js";
 import { bytes, kb, median, ms, percentile, ratio, sum, table } from "./stats.js";
+import { CLAUDE_CODE_VERSION, bytesOf, composeClaudeView, installedClaude, tokensOf } from "./claude-view.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = path.resolve(here, "../.."); // dist/bench → the package root
@@ -32,6 +33,11 @@ const DEADLINE = Date.now() + 110_000;
 function machine(): string {
   const cpus = os.cpus();
   return `${cpus[0]?.model.trim() ?? "unknown CPU"} · ${cpus.length} cores · ${Math.round(os.totalmem() / 2 ** 30)} GiB · ${os.platform()} ${os.release()} · node ${process.version}`;
+}
+
+async function skillText(): Promise<string> {
+  if (existsSync(SKILL)) return readFile(SKILL, "utf8");
+  return "x".repeat(SKILL_FALLBACK_BYTES); // its measured size; tokens then are not meaningful
 }
 
 async function skillBytes(): Promise<{ size: number; note: string }> {
@@ -95,6 +101,75 @@ async function smallSession(first: boolean) {
   }
 }
 
+// ---- the Claude Code view ----------------------------------------------------------------------
+/** One 3-phase session played as Claude Code (clientInfo "claude-code"), composed as Claude Code shows it. */
+async function claudeSession(flags: string, skillSize: number) {
+  const proj = await makeProject(specWith(3, (i) => (i === 1 ? "medium" : "low")));
+  try {
+    const srv = await spawnServer([MAIN_JS, "serve"], proj.dir, {}, "claude-code");
+    const st = newStats();
+    st.stateReadsTokens = 0;
+    const step = await startSession(srv.client, proj.dir, proj.specPath, st, flags || undefined);
+    const end = await play(srv.client, proj.dir, step, st);
+    if (end.next.kind !== "done") throw new Error(`the 3-phase session (${flags || "standard"}) stopped at ${end.state} (${end.next.kind})`);
+    await srv.close();
+    const view = composeClaudeView({
+      tools: srv.tools,
+      instructions: srv.instructions,
+      resources: srv.resources,
+      installed: installedClaude(proj.dir),
+      args: [proj.specPath, flags].filter(Boolean).join(" "),
+      results: st.structured,
+      writes: st.args,
+    });
+    return { st, view, baseline: skillSize + st.stateReadsBytes };
+  } finally {
+    await proj.cleanup();
+  }
+}
+
+function bt(text: string | string[]): [number, number] {
+  const xs = Array.isArray(text) ? text : [text];
+  return [sum(xs.map(bytesOf)), sum(xs.map(tokensOf))];
+}
+
+async function claudeView(skillText: string) {
+  const skillBT = bt(skillText);
+  const rows: string[][] = [];
+  const summary: string[][] = [];
+  let standard: { ratio: number } | undefined;
+  for (const [label, flags] of [["fast", "--fast"], ["standard", ""], ["thorough", "--thorough"]] as const) {
+    const { st, view, baseline } = await claudeSession(flags, skillBT[0]);
+    const fixed = view.parts.map((p) => [p.part, ...bt(p.text)] as const);
+    const results = bt(view.results);
+    const writes = bt(view.writes);
+    const fixedB = sum(fixed.map((f) => f[1]));
+    const fixedT = sum(fixed.map((f) => f[2]));
+    const totalB = fixedB + results[0] + writes[0];
+    const totalT = fixedT + results[1] + writes[1];
+    const stateTokens = st.stateReadsTokens ?? 0;
+    const baseT = skillBT[1] + stateTokens;
+    if (label === "standard") {
+      for (const f of fixed) rows.push([f[0], String(f[1]), String(f[2])]);
+      rows.push([`${view.results.length} tool results (structuredContent JSON)`, String(results[0]), String(results[1])]);
+      rows.push([`  per result: min / mean / max bytes`, `${Math.min(...view.results.map(bytesOf))} / ${(results[0] / view.results.length).toFixed(0)} / ${Math.max(...view.results.map(bytesOf))}`, ""]);
+      rows.push([`${view.writes.length} tool-call inputs the model writes`, String(writes[0]), String(writes[1])]);
+      rows.push(["autopilot total (standard, 3 phases)", String(totalB), String(totalT)]);
+      rows.push([`skill file (read once)`, String(skillBT[0]), String(skillBT[1])]);
+      rows.push([`state file re-reads (${st.steps.length} transitions)`, String(st.stateReadsBytes), String(stateTokens)]);
+      rows.push(["skill-driven baseline", String(baseline), String(baseT)]);
+      const resident = sum(view.parts.filter((p) => p.resident && !p.part.startsWith("/autopilot")).map((p) => bytesOf(p.text)));
+      rows.push(["resident in every request once loaded (tools, lines, instructions)", String(resident), String(sum(view.parts.filter((p) => p.resident && !p.part.startsWith("/autopilot")).map((p) => tokensOf(p.text))))]);
+      standard = { ratio: totalB / baseline };
+    }
+    summary.push([label, String(st.steps.length), `${totalB} B / ${totalT} tok`, `${baseline} B / ${baseT} tok`, ratio(totalB, baseline), ratio(totalT, baseT)]);
+  }
+  console.log(`\nClaude Code ${CLAUDE_CODE_VERSION} view (bench/claude-view.ts), one 3-phase session at standard rigor; tokens by @anthropic-ai/tokenizer (approximate for current Claude models)`);
+  console.log(table(["part, as Claude Code sends it to the model", "bytes", "tokens"], rows));
+  console.log(table(["rigor", "transitions", "autopilot (Claude Code view)", "skill-driven baseline", "ratio bytes", "ratio tokens"], summary));
+  return standard!;
+}
+
 // ---- scale ---------------------------------------------------------------------------------------
 async function plainJsonRW(file: string, n: number) {
   const text = await readFile(file, "utf8");
@@ -122,7 +197,7 @@ async function plainJsonRW(file: string, n: number) {
 async function scale(templates: unknown[]) {
   const proj = await makeProject(specWith(SCALE_PHASES));
   try {
-    const srv = await spawnServer([MAIN_JS, "serve"], proj.dir);
+    const srv = await spawnServer([MAIN_JS, "serve"], proj.dir, {}, "claude-code");
     const before = newStats();
     const first = await startSession(srv.client, proj.dir, proj.specPath, before);
     // Phase 1 with the 200-phase file and no decisions yet.
@@ -216,6 +291,8 @@ async function main() {
     commit: lat(all, (r) => r.committed),
     nocommit: lat(all, (r) => !r.committed),
   };
+  await claudeView(await skillText());
+
   const sc = await scale(s0.decisions.length ? s0.decisions : [{ phase: 0, decision: "approved", timestamp: null, by: "auto" }]);
   const Sb = { all: lat([sc.before], () => true), commit: lat([sc.before], (r) => r.committed), nocommit: lat([sc.before], (r) => !r.committed) };
   const Sa = { all: lat([sc.after], () => true), commit: lat([sc.after], (r) => r.committed), nocommit: lat([sc.after], (r) => !r.committed) };
@@ -253,6 +330,7 @@ async function main() {
   const smallSize = median(st.stateSizes);
   // Per call, the larger of the two client views, plus the arguments sent.
   const perStep = (s: SessionStats) => (Math.max(s.readText, s.readStructured) + s.write) / Math.max(1, s.calls);
+  const ccPer = (s: SessionStats) => (s.readStructured + s.write) / Math.max(1, s.calls);
   const perState = (s: SessionStats) => median(s.stateSizes);
   console.log(`\nScale: ${SCALE_PHASES}-phase spec, ${sc.decisions} decisions injected into the state file`);
   console.log(
@@ -261,6 +339,7 @@ async function main() {
       [
         ["state file (median over steps)", kb(smallSize), kb(median(sc.before.stateSizes)), kb(median(sc.after.stateSizes))],
         ["host bytes per call", perStep(st).toFixed(0), perStep(sc.before).toFixed(0), perStep(sc.after).toFixed(0)],
+        ["Claude Code view per call (result + input)", ccPer(st).toFixed(0), ccPer(sc.before).toFixed(0), ccPer(sc.after).toFixed(0)],
         [
           "  ÷ state re-read per transition",
           ratio(perStep(st), perState(st)),
