@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Step } from "../src/protocol/step.js";
 import type { PersonaTask } from "../src/runners/types.js";
-import { ScriptedRunner } from "../src/runners/scripted.js";
+import { ScriptedRunner, phaseFromPrompt } from "../src/runners/scripted.js";
 import { bytes } from "./stats.js";
 import { git, gitEnv } from "./repo.js";
 
@@ -146,8 +146,8 @@ function taskFor(root: string, step: Step): PersonaTask {
     expects: step.next.expects,
     projectRoot: root,
     session: step.session,
-    phaseIndex: final ? null : (step.phase?.index ?? null),
-    phaseName: final ? null : (step.phase?.name ?? null),
+    phaseIndex: final ? null : (step.phase?.index ?? phaseFromPrompt(step.next.prompt)?.index ?? null),
+    phaseName: final ? null : (step.phase?.name ?? phaseFromPrompt(step.next.prompt)?.name ?? null),
   };
 }
 

@@ -21,6 +21,7 @@ import {
   ARGUMENT_HINT,
   COMMAND_DESCRIPTION,
   codexSkill,
+  claudeCommandBody,
   commandBody,
   claudeAgent,
   cursorAgent,
@@ -149,12 +150,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
           `No longer used: ${oldSkills.map((s) => `${o.global ? "~/.claude" : ".claude"}/skills/${s}/`).join(", ")} (from an earlier install; each persona now carries its method). Claude Code lists them to the model on every turn: delete them.`,
         );
       }
-      const body = commandBody(o.root, {
-        argumentsText: "$ARGUMENTS",
-        toolNaming: "In Claude Code the tools are named `mcp__autopilot__autopilot_start`, `mcp__autopilot__autopilot_report`, and so on.",
-        dispatchText:
-          "Dispatch personas with the Agent tool, `subagent_type` = `next.persona` (installed in `.claude/agents/`), `run_in_background: false`.",
-      });
+      const body = claudeCommandBody();
       files.push(
         owned(
           join(dir, "commands", "autopilot.md"),

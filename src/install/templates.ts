@@ -99,8 +99,7 @@ export function vscodeAgent(p: Persona): string {
 }
 
 export const ARGUMENT_HINT = "<spec.md> [--fast|--thorough] [--review-plans]";
-export const COMMAND_DESCRIPTION =
-  "Carry out a multi-phase spec with the autopilot MCP server: plan, approve, execute, verify, review and commit each phase.";
+export const COMMAND_DESCRIPTION = "Run a multi-phase spec with autopilot: plan, execute, verify, review, commit.";
 
 export interface CommandOptions {
   /** How this client writes the user's arguments into the prompt. */
@@ -130,6 +129,20 @@ export function commandBody(root: string, o: CommandOptions): string {
     o.dispatchText,
     "",
     loop,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Claude Code's command body: a few lines, since Claude Code puts it in the conversation, where
+ * every later request carries it. Each Step's `todo` says the rest (the Agent tool, the call after).
+ */
+export function claudeCommandBody(): string {
+  return [
+    "Run autopilot on: $ARGUMENTS",
+    "",
+    "Call mcp__autopilot__autopilot_start with `spec` = the spec path and `flags` = the flags as one string (unsure which is which? pass the whole text as `spec`). No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
+    "Every result is a Step: show the user its `report`, then do exactly what its `todo` says (a dispatch: the Agent tool, then autopilot_report; an ask: the user's answer, then autopilot_decide). Never plan, execute or review yourself. After a context reset: autopilot_next.",
     "",
   ].join("\n");
 }

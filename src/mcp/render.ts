@@ -11,13 +11,27 @@ const DEFAULT_VIEW: HostView = { host: "other" };
 /** The Step with this host's `todo`, and lines to show first (e.g. an answer given in a form) in its report. */
 export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): Step {
   const report = [...preface, ...(step.report ? [step.report] : [])].join("\n\n");
-  return { ...step, ...(report ? { report } : {}), todo: todoFor(step, view) };
+  const full = { ...step, ...(report ? { report } : {}), todo: todoFor(step, view) };
+  return view.host === "claude-code" ? leanStep(full) : full;
+}
+
+/**
+ * The Step as Claude Code's model reads it (structuredContent JSON, on every later request of the
+ * conversation): only what the next action needs. `phase`, `rigor` and `reviewPlans` are in the
+ * report and the prompt already; `expects.artifacts` are in the prompt and the brief.
+ */
+export function leanStep(step: Step): Step {
+  const { phase: _phase, rigor: _rigor, reviewPlans: _reviewPlans, ...rest } = step;
+  const next = step.next.kind === "dispatch" ? { ...step.next, expects: { result: step.next.expects.result } } : step.next;
+  return { ...rest, next } as Step;
 }
 
 export function stepResult(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): CallToolResult {
   const s = hostStep(step, view, preface);
+  // The text keeps the whole Step (clients that show it read no JSON); only the JSON is lean.
+  const full: Step = { ...step, ...(s.report ? { report: s.report } : {}), todo: s.todo };
   return {
-    content: [{ type: "text", text: renderStepText(s, view) }],
+    content: [{ type: "text", text: renderStepText(full, view) }],
     structuredContent: s as unknown as Record<string, unknown>,
   };
 }

@@ -9,7 +9,7 @@ const session = z.string();
 const stepId = z.number(); // .int() would add 70 bytes of min/max; a fraction is simply stale
 
 export const StartInput = {
-  spec: z.string().describe("Spec path relative to the project root"),
+  spec: z.string().describe("Spec path from the project root"),
   flags: z.string().optional().describe("--fast | --thorough, --review-plans"),
 };
 export const NextInput = { session };
@@ -20,9 +20,9 @@ export const ReportInput = {
   // message, not a bare JSON-schema failure.
   result: z
     .looseObject({ kind: z.string() })
-    .describe("The persona's JSON result; kind = the Step's expects.result"),
+    .describe("The persona's JSON reply"),
   // Any shape (object or the <usage> text): parsed by the handler; `{}` keeps tools/list small.
-  usage: z.unknown().optional().describe("The subagent's usage block, if any"),
+  usage: z.unknown().optional().describe("Its usage block, if any"),
 };
 export const DecideInput = {
   session,

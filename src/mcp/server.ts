@@ -11,6 +11,41 @@ import { errorResult } from "./render.js";
 import { registerTools } from "./tools.js";
 import { registerPrompts } from "./prompts.js";
 import { registerResources } from "./resources.js";
+import { hostOf } from "../engine/step.js";
+
+/**
+ * Tools a Claude Code host never needs to call (its subagents have no MCP tools), left out of its
+ * tools/list so their definitions do not sit in its context; still callable by name.
+ * AUTOPILOT_ALL_TOOLS=1 lists them too.
+ */
+export const HOST_OPTIONAL_TOOLS = new Set(["autopilot_decisions", "gather_context", "write_scratchpad"]);
+
+type Handler = (request: unknown, extra: unknown) => Promise<{ tools: Array<Record<string, unknown>> }>;
+
+/**
+ * tools/list without the `$schema` line the SDK puts in every JSON schema (clients forward it to
+ * the model verbatim), and, for Claude Code, without HOST_OPTIONAL_TOOLS.
+ */
+function leanToolList(server: McpServer, allTools: boolean): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  const list = handlers.get("tools/list");
+  if (!list) return;
+  const strip = (schema: unknown) => {
+    if (!schema || typeof schema !== "object") return schema;
+    const { $schema: _drop, ...rest } = schema as Record<string, unknown>;
+    return rest;
+  };
+  handlers.set("tools/list", async (request, extra) => {
+    const r = await list(request, extra);
+    const claude = hostOf(server.server.getClientVersion()?.name) === "claude-code";
+    return {
+      ...r,
+      tools: r.tools
+        .filter((t) => allTools || !claude || !HOST_OPTIONAL_TOOLS.has(String(t.name)))
+        .map((t) => ({ ...t, inputSchema: strip(t.inputSchema), ...(t.outputSchema ? { outputSchema: strip(t.outputSchema) } : {}) })),
+    };
+  });
+}
 
 export interface ServerOptions {
   root: string;
@@ -20,10 +55,12 @@ export interface ServerOptions {
   /** How long an in-band question waits for the human (default: no time-out). */
   elicitTimeoutMs?: number;
   now?: () => Date;
+  /** List every tool to every client (default: AUTOPILOT_ALL_TOOLS=1). */
+  allTools?: boolean;
 }
 
 export const INSTRUCTIONS =
-  "Autopilot runs a multi-phase spec through plan, execute, verify and review. Start with autopilot_start (or the start prompt); every result is a Step whose `todo` says the one thing to do, and names the tool to call afterwards.";
+  "Runs a multi-phase spec through plan, execute, verify, review. Start with autopilot_start; do what each result's `todo` says.";
 
 /** The package version, found from this file whether it runs from src/ or dist/src/. */
 export function packageVersion(): string {
@@ -61,6 +98,7 @@ export function createServer(opts: ServerOptions): McpServer {
     log,
     now: opts.now,
   });
+  leanToolList(server, opts.allTools ?? process.env.AUTOPILOT_ALL_TOOLS === "1");
   registerPrompts(server);
   registerResources(server, path.resolve(opts.root));
   codeArgumentErrors(server);

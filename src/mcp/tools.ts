@@ -144,7 +144,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     "autopilot_start",
     {
-      description: "Start or resume an autopilot session on a spec. Returns the first Step: do what its `next` says.",
+      description: "Start or resume a session on a spec; returns a Step.",
       inputSchema: StartInput,
       outputSchema: StepOutput,
     },
@@ -166,7 +166,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     "autopilot_next",
     {
-      description: "The session's current Step again (after a context reset). Changes nothing.",
+      description: "The current Step again; changes nothing.",
       inputSchema: NextInput,
       outputSchema: StepOutput,
       annotations: { idempotentHint: true },
@@ -178,7 +178,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     "autopilot_report",
     {
-      description: "Report a dispatched persona's result (kind = the Step's expects.result). Returns the next Step.",
+      description: "Report a persona's result; returns the next Step.",
       inputSchema: ReportInput,
       outputSchema: StepOutput,
     },
@@ -208,7 +208,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     "autopilot_decide",
     {
-      description: "Record the user's answer to an ask Step (one of its options). Returns the next Step.",
+      description: "Record the user's answer; returns the next Step.",
       inputSchema: DecideInput,
       outputSchema: StepOutput,
     },
@@ -249,7 +249,7 @@ export function registerTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     "autopilot_status",
     {
-      description: "All sessions and what each waits on, or one session in detail. Read-only.",
+      description: "Sessions and what each waits on, or one in detail.",
       inputSchema: StatusInput,
       annotations: { readOnlyHint: true },
     },

@@ -149,9 +149,9 @@ export function resultInputSchema(kind: ResultKind): { type: "object"; [k: strin
 export function taskPrompt(task: {
   description: string;
   prompt: string;
-  expects: { result: ResultKind; artifacts: Record<string, string | undefined> };
+  expects: { result: ResultKind; artifacts?: Record<string, string | undefined> };
 }): string {
-  const artifacts = Object.entries(task.expects.artifacts)
+  const artifacts = Object.entries(task.expects.artifacts ?? {})
     .filter(([, v]) => v)
     .map(([k, v]) => `- ${k}: ${v}`);
   return [

@@ -110,7 +110,8 @@ export class ScriptedRunner implements PersonaRunner {
   private async plan(task: PersonaTask, log: string[]): Promise<PersonaResult> {
     const ps = this.phaseScript(task.phaseIndex);
     const n = ps.tasks ?? 3;
-    const planPath = task.expects.artifacts.plan!;
+    const planPath = task.expects.artifacts?.plan ?? /Write the plan to (\S+\.md)/.exec(task.prompt)?.[1];
+    if (!planPath) throw new Error("the planner's task names no plan file (expects.artifacts.plan or the prompt)");
     const name = task.phaseName ?? "phase";
     const lines = [`# Plan: ${name}`, "", `**Tasks:** ${n}`, "", "## Tasks", ""];
     for (let t = 1; t <= n; t++) {
@@ -128,7 +129,9 @@ export class ScriptedRunner implements PersonaRunner {
       planPath,
       concerns: ps.concerns ?? [],
     };
-    await writeProjectFile(task.projectRoot, task.expects.artifacts.handoff!, JSON.stringify(handoff, null, 2) + "\n");
+    const handoffPath = task.expects.artifacts?.handoff ?? /the handoff to (\S+\.json)/.exec(task.prompt)?.[1];
+    if (!handoffPath) throw new Error("the planner's task names no handoff file (expects.artifacts.handoff or the prompt)");
+    await writeProjectFile(task.projectRoot, handoffPath, JSON.stringify(handoff, null, 2) + "\n");
     log.push(`wrote ${planPath} (${n} tasks)`);
     return { kind: "planned", planPath, concerns: ps.concerns ?? [], summary: handoff.summary };
   }
@@ -246,4 +249,13 @@ async function writeProjectFile(root: string, rel: string, content: string): Pro
   if (!abs.startsWith(path.resolve(root) + path.sep)) throw new Error(`refusing to write outside the project: ${rel}`);
   await mkdir(path.dirname(abs), { recursive: true });
   await writeFile(abs, content);
+}
+
+/**
+ * The phase a dispatch prompt names ("... phase 2/3 \"Name\" ..."): a Step as Claude Code gets it
+ * carries no `phase` field (src/mcp/render.ts leanStep), and the prompt says it anyway.
+ */
+export function phaseFromPrompt(prompt: string): { index: number; name: string } | null {
+  const m = /phase (\d+)\/\d+ "([^"]+)"/.exec(prompt);
+  return m ? { index: Number(m[1]) - 1, name: m[2] } : null;
 }

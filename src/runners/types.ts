@@ -10,7 +10,8 @@ export interface PersonaTask {
   prompt: string;
   expects: {
     result: ResultKind;
-    artifacts: { plan?: string; handoff?: string; state?: string; brief?: string };
+    /** Absent in the lean Step Claude Code gets; the prompt names the same paths. */
+    artifacts?: { plan?: string; handoff?: string; state?: string; brief?: string };
   };
   /** Absolute path of the project the persona works in; every file access stays inside it. */
   projectRoot: string;

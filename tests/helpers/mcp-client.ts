@@ -11,6 +11,7 @@ import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from "@mo
 import type { Step } from "../../src/protocol/step.js";
 import type { PersonaRunner, PersonaTask } from "../../src/runners/types.js";
 import { git, makeRepo, type TempRepo } from "./git.js";
+import { phaseFromPrompt } from "../../src/runners/scripted.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, "../..");
@@ -140,8 +141,8 @@ export function taskFor(root: string, step: Step): PersonaTask {
     expects: step.next.expects,
     projectRoot: root,
     session: step.session,
-    phaseIndex: final ? null : (step.phase?.index ?? null),
-    phaseName: final ? null : (step.phase?.name ?? null),
+    phaseIndex: final ? null : (step.phase?.index ?? phaseFromPrompt(step.next.prompt)?.index ?? null),
+    phaseName: final ? null : (step.phase?.name ?? phaseFromPrompt(step.next.prompt)?.name ?? null),
   };
 }
 

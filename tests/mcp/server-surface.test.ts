@@ -19,8 +19,8 @@ const TOOLS = [
   "write_scratchpad",
 ];
 const STEP_TOOLS = TOOLS.slice(0, 4);
-/** Measured 4.4 KB (7.1 KB before the Step output schema was made minimal); a budget, so that growth is a decision. */
-export const TOOLS_LIST_BUDGET = 4700;
+/** Measured 3.4 KB without `$schema` lines (4.4 KB with them, 7.1 KB before the Step output schema was made minimal); a budget, so that growth is a decision. */
+export const TOOLS_LIST_BUDGET = 3700;
 
 let s: Session;
 const logs: string[] = [];
@@ -130,5 +130,45 @@ describe("server surface", () => {
   it("writes nothing but protocol to stdout", () => {
     // Any stray line would have reached the client's JSON parser; the server kept quiet on stderr too.
     expect(s.srv.stderr()).toBe("");
+  });
+});
+
+// Claude Code puts each loaded tool definition and each Step JSON into every later request of the
+// conversation (docs/performance.md, the Claude Code view), so what it gets is kept to what it acts on.
+describe("what Claude Code gets", () => {
+  let c: Session;
+  beforeAll(async () => {
+    c = await openSession({ server: { name: "claude-code" } });
+  });
+  afterAll(async () => {
+    await c.dispose();
+  });
+
+  it("five tools, one-line descriptions, no $schema lines, within 1.5 KB (measured 1.48 KB)", async () => {
+    const { tools } = await c.srv.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["autopilot_decide", "autopilot_next", "autopilot_report", "autopilot_start", "autopilot_status"]);
+    const json = JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })));
+    expect(json).not.toContain("$schema");
+    for (const t of tools) expect(t.description!.length, t.name).toBeLessThanOrEqual(60);
+    console.log(`Claude Code tool definitions: ${Buffer.byteLength(json)} bytes`);
+    expect(Buffer.byteLength(json)).toBeLessThan(1500);
+    // Left out of the list, not out of the server: a call by name still works.
+    const d = await call(c.srv.client, "autopilot_status", {});
+    expect(d.result.isError).toBeFalsy();
+    const log = await call(c.srv.client, "gather_context", { session: "nope" });
+    expect((log.result.structuredContent as { error: { code: string } }).error.code).toBe("unknown_session");
+  });
+
+  it("a Step carries what the next action needs, and no phase, rigor, reviewPlans, artifacts or nulls", async () => {
+    const out = await call(c.srv.client, "autopilot_start", { spec: SCANNER_PATH });
+    const json = JSON.stringify(out.result.structuredContent);
+    const step = JSON.parse(json);
+    expect(Object.keys(step).sort()).toEqual(["next", "report", "session", "state", "stepId", "todo"]);
+    expect(step.next).toMatchObject({ kind: "dispatch", persona: "harness-planner", expects: { result: "planned" } });
+    expect(step.next.expects).not.toHaveProperty("artifacts");
+    expect(json).not.toContain("null");
+    expect(step.todo).toContain(`autopilot_report {"session":"${SCANNER_SLUG}","stepId":${step.stepId}`);
+    // The text a content-only client shows keeps the whole Step.
+    expect(out.text).toMatch(/phase 1\/\d+/);
   });
 });
