@@ -13,6 +13,8 @@
 // - each tool result as `JSON.stringify(structuredContent)` (the text content never reaches it).
 import { countTokens } from "@anthropic-ai/tokenizer";
 import matter from "gray-matter";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { planInstall } from "../src/install/index.js";
 import { packageRoot } from "../src/install/paths.js";
 
@@ -58,6 +60,19 @@ export function installedClaude(project: string): InstalledClaude {
   }
   if (!command) throw new Error("install claude planned no commands/autopilot.md");
   return { agents, command };
+}
+
+/** The same, read from a folder where `autopilot install claude` was run. */
+export function installedClaudeIn(project: string): InstalledClaude {
+  const dir = join(project, ".claude");
+  const agents = readdirSync(join(dir, "agents"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => {
+      const m = matter(readFileSync(join(dir, "agents", f), "utf8"), {});
+      return { name: String(m.data.name), description: String(m.data.description ?? ""), ...(m.data.tools ? { tools: String(m.data.tools) } : {}) };
+    });
+  const m = matter(readFileSync(join(dir, "commands", "autopilot.md"), "utf8"), {});
+  return { agents, command: { description: String(m.data.description ?? ""), body: m.content.replace(/^\n/, "") } };
 }
 
 /** The tool definition as Claude Code sends it once loaded (input schema kept, output schema dropped). */

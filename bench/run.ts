@@ -201,7 +201,9 @@ async function scale(templates: unknown[]) {
     const before = newStats();
     const first = await startSession(srv.client, proj.dir, proj.specPath, before);
     // Phase 1 with the 200-phase file and no decisions yet.
-    const phaseOf = (n: number) => (s: { phase: { number: number } | null }) => (s.phase?.number ?? 0) > n;
+    // Claude Code's Steps carry no phase field: count the phases completed instead.
+    let completed = 0;
+    const phaseOf = (n: number) => (s: { state: string }) => (s.state === "PHASE_COMPLETE" ? ++completed : completed) >= n;
     let step = await play(srv.client, proj.dir, first, before, undefined, phaseOf(SCALE_PLAY_PHASES));
     // Inject the history. The server keeps nothing between calls (each call locks the session and
     // re-reads the file), so editing the JSON between two calls is what a very long session looks like.

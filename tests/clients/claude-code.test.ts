@@ -15,6 +15,63 @@ import { claudeCode } from "./dialects/claude-code.js";
 import { claudeEnv, ensureClaudeCode, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
 import { installPackedAutopilot } from "./autopilot-package.js";
 import { commitSubjects, installInto, makeProject, readSession } from "./project.js";
+import { startServer } from "../helpers/mcp-client.js";
+import {
+  agentLine,
+  commandTurn,
+  deferredLines,
+  installedClaudeIn,
+  instructionsBlock,
+  skillLine,
+  toolDefinition,
+} from "../../bench/claude-view.js";
+
+/** Every string in a request body (system blocks, messages, tool definitions). */
+function strings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const x of v) strings(x, out);
+  else if (v && typeof v === "object") for (const x of Object.values(v)) strings(x, out);
+  return out;
+}
+
+/**
+ * bench/claude-view.ts models what Claude Code sends the model of autopilot; each modelled part
+ * must be in a real request, byte for byte: the tool definitions, the deferred-tool lines, the
+ * agent-type lines, the skill line, the server instructions, the command turn, the tool results.
+ */
+async function checkClaudeViewModel(dir: string, p: Played, args: string): Promise<void> {
+  const host = p.model.requests.filter((r) => r.kind === "host" && (r.body?.tools ?? []).some((t: any) => String(t.name).startsWith("mcp__autopilot__")));
+  expect(host.length).toBeGreaterThan(0);
+  const body = host.at(-1)!.body;
+  const srv = await startServer({ cwd: dir, name: "claude-code" });
+  try {
+    const { tools } = await srv.client.listTools();
+    const sent = body.tools.filter((t: any) => String(t.name).startsWith("mcp__autopilot__"));
+    expect(sent.map((t: any) => JSON.stringify(t)).sort()).toEqual(tools.map(toolDefinition).sort());
+    const all = strings(body);
+    const has = (part: string) => all.some((s) => s.includes(part));
+    const installed = installedClaudeIn(dir);
+    for (const line of deferredLines(tools, !!srv.client.getServerCapabilities()?.resources).split(/(?<=\n)/)) expect(has(line), line).toBe(true);
+    for (const a of installed.agents) expect(has(agentLine(a)), a.name).toBe(true);
+    expect(has(skillLine(installed.command))).toBe(true);
+    expect(has(instructionsBlock(srv.client.getInstructions() ?? ""))).toBe(true);
+    const turn = commandTurn(installed.command, args);
+    expect(all).toContain(turn.block);
+    expect(all).toContain(turn.body);
+    // Each autopilot tool result is compact JSON (structuredContent), nothing else.
+    const ids = new Set(
+      body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : []).filter((c: any) => c.type === "tool_use" && String(c.name).startsWith("mcp__autopilot__")).map((c: any) => c.id)),
+    );
+    const results = body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : []).filter((c: any) => c.type === "tool_result" && ids.has(c.tool_use_id)));
+    expect(results.length).toBeGreaterThan(1);
+    for (const r of results) {
+      const text = typeof r.content === "string" ? r.content : r.content.map((c: any) => c.text ?? "").join("");
+      expect(JSON.stringify(JSON.parse(text))).toBe(text);
+    }
+  } finally {
+    await srv.close();
+  }
+}
 
 let installed: Installed;
 // autopilot itself as the README installs it: the npm pack tarball, installed globally (into a prefix of its own).
@@ -158,6 +215,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
       r.conv?.messages.some((m) => m.parts.some((x) => x.type === "tool_result" && x.result.text.trim().startsWith('{"session"'))),
     );
     expect(hostSawStep).toBe(true);
+    await checkClaudeViewModel(repo.dir, p, "docs/spec.md --fast");
   });
 
   it("/autopilot docs/spec.md --review-plans (standard rigor) runs to DONE, each plan approved by the user", async (ctx) => {
