@@ -16,17 +16,11 @@ import type {
   Phase,
   PendingCheckpoint,
   RigorLevel,
-  Signals,
 } from "../src/session/schema.js";
 import { emptyPhaseRun } from "../src/session/schema.js";
 import { channelCounts, channelPhrase } from "../src/session/channels.js";
-import {
-  TASK_THRESHOLD,
-  doneReport,
-  phaseSummaryReport,
-  planGateReport,
-  type SignalName,
-} from "./reports.js";
+import { doneReport, phaseSummaryReport, planGateReport } from "./reports.js";
+import { firedSignals, signalsFor } from "./signals.js";
 import { FINAL_REVIEW_FIX_BUDGET, RIGOR, escalationStep } from "./policy.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -124,28 +118,8 @@ export function complexityOverrideFor(
   return null;
 }
 
-export function signalsFor(state: AutopilotState): Signals {
-  const phase = state.phases[state.currentPhase];
-  return {
-    reviewPlans: state.reviewPlans || RIGOR[state.rigorLevel].planGate === "always",
-    highComplexity: phase.complexity,
-    complexityOverride: phase.complexityOverride,
-    plannerConcerns: [...state.phaseRun.concerns],
-    taskCount: state.phaseRun.taskCount ?? 0,
-    taskThreshold: TASK_THRESHOLD,
-  };
-}
-
-/** The five signals, in the skill's order; the names of those that fire. */
-export function firedSignals(signals: Signals): SignalName[] {
-  const fired: SignalName[] = [];
-  if (signals.reviewPlans) fired.push("reviewPlans");
-  if (signals.highComplexity === "high") fired.push("highComplexity");
-  if (signals.complexityOverride !== null) fired.push("complexityOverride");
-  if (signals.plannerConcerns.length > 0) fired.push("plannerConcerns");
-  if (signals.taskCount > signals.taskThreshold) fired.push("taskCount");
-  return fired;
-}
+/** The signal registry's snapshot and verdict, re-exported for readers of the machine. */
+export { firedSignals, signalsFor };
 
 export function hasBlocking(findings: Finding[]): boolean {
   return findings.some((f) => f.severity === "blocking");
@@ -880,7 +854,7 @@ export const autopilotMachine = setup({
             PLAN_FACTS: { target: "evaluate", actions: "storePlanFacts" },
           },
         },
-        // The conditional review gate, in the skill's order: rigor first, then the five signals.
+        // The conditional review gate, in the skill's order: rigor first, then the signals (machines/signals.ts).
         evaluate: {
           always: [
             { guard: "planGateSkipped", target: "#autopilot.EXECUTE.running", actions: ["autoApproveFast", "approvePlanHash"] },

@@ -1,24 +1,13 @@
 // Text the user sees with a Step, formatted the way the harness-autopilot skill shows it. Pure.
-import type { AutopilotState, Complexity, Finding, Signals } from "../src/session/schema.js";
+import type { AutopilotState, Finding, Signals } from "../src/session/schema.js";
+import { SIGNAL_DEFS, type SignalName } from "./signals.js";
 
-export const TASK_THRESHOLD = 15;
-
-export type SignalName =
-  | "reviewPlans"
-  | "highComplexity"
-  | "complexityOverride"
-  | "plannerConcerns"
-  | "taskCount";
+export { TASK_THRESHOLD, type SignalName } from "./signals.js";
 
 export function countBySeverity(findings: Finding[]): { blocking: number; warning: number; note: number } {
   const out = { blocking: 0, warning: 0, note: 0 };
   for (const f of findings) out[f.severity] += 1;
   return out;
-}
-
-function effectiveComplexityLine(complexity: Complexity, override: Complexity | null, triggered: boolean): string {
-  if (override) return `Complexity override: ${complexity} -> ${override}${triggered ? " (triggered)" : ""}`;
-  return `Complexity: ${complexity}${triggered ? " (triggered)" : " (no override)"}`;
 }
 
 /** The structured report the skill prints when a plan is auto-approved or paused. */
@@ -32,32 +21,20 @@ export function planGateReport(opts: {
   checkpointCount: number;
 }): string {
   const { signals, fired } = opts;
-  const has = (s: SignalName) => fired.includes(s);
+  const has = (s: string) => (fired as readonly string[]).includes(s);
   const head =
     opts.mode === "pause"
       ? `Pausing for review -- Phase ${opts.phaseNumber}: ${opts.phaseName}`
       : opts.mode === "fast"
         ? `Auto-approved Phase ${opts.phaseNumber}: ${opts.phaseName} (fast mode — signal evaluation skipped)`
         : `Auto-approved Phase ${opts.phaseNumber}: ${opts.phaseName}`;
-  const reviewMode = signals.reviewPlans
-    ? opts.rigor === "thorough"
-      ? "manual (--thorough: every plan is reviewed)"
-      : "manual (--review-plans flag set)"
-    : "auto";
-  const complexityLine =
-    signals.complexityOverride !== null
-      ? effectiveComplexityLine(signals.highComplexity, signals.complexityOverride, has("complexityOverride"))
-      : `Complexity: ${signals.highComplexity}${has("highComplexity") ? " (triggered)" : " (no override)"}`;
-  const concerns = signals.plannerConcerns.length
-    ? `${signals.plannerConcerns.length} concern(s)${has("plannerConcerns") ? " (triggered)" : ""}`
-    : "none";
-  const lines = [
-    head,
-    `  Review mode: ${reviewMode}${has("reviewPlans") ? " (triggered)" : ""}`,
-    `  ${complexityLine}`,
-    `  Planner concerns: ${concerns}`,
-    `  Tasks: ${signals.taskCount} (threshold: ${signals.taskThreshold})${has("taskCount") ? " (triggered)" : ""}`,
-  ];
+  const ctx = { snapshot: signals as Record<string, unknown>, has, rigor: opts.rigor };
+  const lines = [head];
+  // One line per signal, from the registry (a signal whose line another covers gives none).
+  for (const def of SIGNAL_DEFS) {
+    const line = def.gateLine(signals, has(def.name), ctx);
+    if (line !== null) lines.push(`  ${line}`);
+  }
   if (opts.mode === "pause") {
     lines.push(
       `  Checkpoints: ${opts.checkpointCount} | Estimated time: ~${signals.taskCount * 3} min`,

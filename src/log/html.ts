@@ -10,6 +10,13 @@ import {
   type PhaseLog,
   type SeverityTally,
 } from "./model.js";
+import { SIGNAL_DEFS } from "../../machines/signals.js";
+
+const COUNT_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+/** A small count in words ("five"), else in digits. */
+function countWord(n: number): string {
+  return COUNT_WORDS[n] ?? String(n);
+}
 
 export function esc(s: unknown): string {
   return String(s ?? "")
@@ -226,7 +233,7 @@ ${rows}
   };
   return `<section class="card" aria-labelledby="gates-h">
   <h2 id="gates-h">Plan approvals</h2>
-  <p class="hint">Each plan is checked against five signals. In standard rigor any signal that fires pauses for a person; <code>--fast</code> approves without evaluating them and <code>--thorough</code> always pauses.</p>
+  <p class="hint">Each plan is checked against ${countWord(SIGNAL_DEFS.length)} signals. In standard rigor any signal that fires pauses for a person; <code>--fast</code> approves without evaluating them and <code>--thorough</code> always pauses.</p>
   <div class="gates">
 ${list.map(card).join("\n")}
   </div>

@@ -1,5 +1,6 @@
 // The decision log as Markdown: a report a person reads in a terminal, an editor or a PR comment.
 import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, type SeverityTally } from "./model.js";
+import { SIGNAL_DEFS } from "../../machines/signals.js";
 
 /** One table cell: no line breaks, pipes escaped, raw HTML neutralised (renderers would run it). */
 export function mdCell(s: string | number | boolean | null | undefined): string {
@@ -115,11 +116,11 @@ export function renderMarkdown(log: DecisionLog): string {
     out.push("A signal marked ✱ fired. In standard rigor any fired signal pauses for a person; `--fast` skips the evaluation and `--thorough` always pauses.", "");
     out.push(
       table(
-        ["#", "Phase", "Review plans", "Complexity", "Override", "Concerns", "Tasks", "Outcome"],
+        ["#", "Phase", ...SIGNAL_DEFS.map((s) => s.column), "Outcome"],
         gates.map((d) => {
           const s = Object.fromEntries(d.plan!.signals.map((r) => [r.name, r]));
           const v = (name: string) => `${s[name].display}${s[name].fired ? " ✱" : ""}`;
-          return [d.n, phaseLabel(d), v("reviewPlans"), v("highComplexity"), v("complexityOverride"), v("plannerConcerns"), `${v("taskCount")}`, planOutcome(d)];
+          return [d.n, phaseLabel(d), ...SIGNAL_DEFS.map((def) => v(def.name)), planOutcome(d)];
         }),
       ),
       "",

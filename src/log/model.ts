@@ -7,8 +7,7 @@
 // quirks (plain-string decisions become `{decision: "note", note}`, missing `by`, history entries
 // with only some fields); every field below that the file could not supply is null rather than a
 // guess, and the few inferences we make are marked (`whoInferred`, `phaseInferred`).
-import { firedSignals } from "../../machines/autopilot.machine.js";
-import { TASK_THRESHOLD, type SignalName } from "../../machines/reports.js";
+import { SIGNAL_DEFS, firedSignals, normalizedSignals, type SignalName } from "../../machines/signals.js";
 import { channelPhrase } from "../session/channels.js";
 import {
   isHumanChannel,
@@ -314,62 +313,22 @@ function tallyRecord(rec: Record<string, unknown> | undefined): SeverityTally | 
 
 // ---- signals -------------------------------------------------------------------------------
 
-export const SIGNAL_LABELS: Record<SignalName, string> = {
-  reviewPlans: "Review plans flag",
-  highComplexity: "Phase complexity",
-  complexityOverride: "Complexity override",
-  plannerConcerns: "Planner concerns",
-  taskCount: "Task count",
-};
+/** Each signal's label in the log, from the signal registry. */
+export const SIGNAL_LABELS = Object.fromEntries(SIGNAL_DEFS.map((s) => [s.name, s.label])) as Record<SignalName, string>;
 
 export function signalRows(signals: Signals, recordedFired: readonly string[] | null, evaluated: boolean): SignalRow[] {
-  const threshold = num(signals.taskThreshold) ?? TASK_THRESHOLD;
-  const fires = new Set<string>(firedSignals({ ...signals, taskThreshold: threshold }));
+  const snapshot = normalizedSignals(signals);
+  const fires = new Set<string>(firedSignals(snapshot));
   const fired = (n: SignalName) => evaluated && (recordedFired ? recordedFired.includes(n) : fires.has(n));
-  const concerns = Array.isArray(signals.plannerConcerns) ? signals.plannerConcerns.map(String) : [];
-  const rows: Omit<SignalRow, "fired">[] = [
-    {
-      name: "reviewPlans",
-      label: SIGNAL_LABELS.reviewPlans,
-      value: signals.reviewPlans,
-      display: signals.reviewPlans ? "on" : "off",
-      rule: "--review-plans or --thorough is set",
-      fires: fires.has("reviewPlans"),
-    },
-    {
-      name: "highComplexity",
-      label: SIGNAL_LABELS.highComplexity,
-      value: signals.highComplexity,
-      display: String(signals.highComplexity),
-      rule: "the spec marks the phase high",
-      fires: fires.has("highComplexity"),
-    },
-    {
-      name: "complexityOverride",
-      label: SIGNAL_LABELS.complexityOverride,
-      value: signals.complexityOverride,
-      display: signals.complexityOverride ?? "none",
-      rule: "the plan outgrew a low rating (>10 tasks or >3 checkpoints)",
-      fires: fires.has("complexityOverride"),
-    },
-    {
-      name: "plannerConcerns",
-      label: SIGNAL_LABELS.plannerConcerns,
-      value: concerns,
-      display: concerns.length ? `${concerns.length}: ${concerns.join("; ")}` : "none",
-      rule: "the planner raised any concern",
-      fires: fires.has("plannerConcerns"),
-    },
-    {
-      name: "taskCount",
-      label: SIGNAL_LABELS.taskCount,
-      value: signals.taskCount,
-      display: String(signals.taskCount),
-      rule: `more than ${threshold} tasks`,
-      fires: fires.has("taskCount"),
-    },
-  ];
-  return rows.map((r) => ({ ...r, fired: fired(r.name) }));
+  return SIGNAL_DEFS.map((s) => ({
+    name: s.name,
+    label: s.label,
+    value: s.value(snapshot),
+    display: s.display(snapshot),
+    rule: s.rule(snapshot),
+    fires: fires.has(s.name),
+    fired: fired(s.name),
+  }));
 }
 
 function planGate(d: Decision, who: Who): PlanGate | null {

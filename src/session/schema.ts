@@ -9,6 +9,8 @@
 import { z } from "zod";
 import { Budget, UsageLedger } from "./usage.js";
 import { RETRY_BUDGET } from "../../machines/policy.js";
+import { Complexity } from "./complexity.js";
+import { Signals } from "../../machines/signals.js";
 
 export const STATE_NAMES = [
   "INIT",
@@ -25,8 +27,7 @@ export const STATE_NAMES = [
 export const StateName = z.enum(STATE_NAMES);
 export type StateName = z.infer<typeof StateName>;
 
-export const Complexity = z.enum(["low", "medium", "high"]);
-export type Complexity = z.infer<typeof Complexity>;
+export { Complexity } from "./complexity.js";
 
 export const RigorLevel = z.enum(["fast", "standard", "thorough"]);
 export type RigorLevel = z.infer<typeof RigorLevel>;
@@ -65,16 +66,8 @@ export const SeverityCounts = z.looseObject({
 });
 export type SeverityCounts = z.infer<typeof SeverityCounts>;
 
-/** The signal snapshot recorded with every plan decision, in the skill's own field names. */
-export const Signals = z.looseObject({
-  reviewPlans: z.boolean(),
-  highComplexity: Complexity,
-  complexityOverride: Complexity.nullable(),
-  plannerConcerns: z.array(z.string()),
-  taskCount: z.number().int().nonnegative(),
-  taskThreshold: z.number().int(),
-});
-export type Signals = z.infer<typeof Signals>;
+/** The signal snapshot recorded with every plan decision: built from the signal registry. */
+export { Signals } from "../../machines/signals.js";
 
 /**
  * Who answered a decision: the channel it came through.
