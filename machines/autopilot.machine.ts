@@ -51,6 +51,11 @@ export type AutopilotEvent =
       startingCommit: string | null;
       rigorLevel: RigorLevel;
       reviewPlans: boolean;
+      /**
+       * Paths that already differed from HEAD (modified, staged, deleted, untracked) when the
+       * session started, session files aside. Non-empty: ask the user before anything else.
+       */
+      userChanges?: string[];
     } & Now)
   | ({ type: "RESUME" } & Now)
   | ({ type: "ASSESSED"; planPath: string | null } & Now)
@@ -80,6 +85,7 @@ type Ev<T extends EventType> = Extract<AutopilotEvent, { type: T }>;
 // The options every `ask` offers. Guards compare answers against these exact strings; the engine
 // maps what the user typed onto one of them before the event reaches the machine.
 export const ANSWERS = {
+  userChanges: ["commit them first", "leave them out", "stop"],
   approvePlan: ["yes", "revise", "skip phase", "stop"],
   revised: ["done", "stop"],
   personaFailed: ["retry", "stop"],
@@ -151,7 +157,7 @@ function decision(
   fields: Partial<Decision> & { decision: string },
 ): Decision {
   return {
-    phase: state.currentState === "FINAL_REVIEW" || state.currentState === "DONE" ? null : state.currentPhase,
+    phase: ["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) ? null : state.currentPhase,
     timestamp: ev.now,
     state: state.currentState,
     ...fields,
@@ -189,6 +195,8 @@ export const autopilotMachine = setup({
     input: {} as Ctx,
   },
   guards: {
+    // INIT
+    startedWithUserChanges: ({ event }) => ((event as Ev<"START">).userChanges ?? []).length > 0,
     // ASSESS
     planAlreadyExists: ({ event }) => (event as Ev<"ASSESSED">).planPath !== null,
     phaseIsHighComplexity: ({ context }) => effectiveComplexity(context.phases[context.currentPhase]) === "high",
@@ -260,14 +268,63 @@ export const autopilotMachine = setup({
         ].join("\n"),
       };
     }),
-    resumeReport: assign(({ context }) => ({
-      report: appendReport(
+    // INIT: changes autopilot did not make were in the working tree at the start --------------
+    holdForUserChanges: assign(({ context, event }) => {
+      const paths = (event as Ev<"START">).userChanges ?? [];
+      return {
+        userChanges: { count: paths.length, paths: paths.slice(0, 50) },
+        report: appendReport(
+          context.report,
+          `The working tree has ${paths.length} uncommitted change${paths.length === 1 ? "" : "s"} autopilot did not make (staged, unstaged or untracked). autopilot commits only its own work, so it asks first.`,
+        ),
+      };
+    }),
+    recordUserChangesDecision: assign(({ context, event }, params: { decision: string }) => {
+      const e = event as Ev<"DECIDE">;
+      const uc = context.userChanges;
+      return {
+        decisions: [
+          ...context.decisions,
+          decision(context, e, {
+            decision: params.decision,
+            answer: e.answer,
+            by: e.by,
+            ...(e.rationale ? { rationale: e.rationale } : {}),
+            ...(uc ? { paths: uc.paths, pathCount: uc.count } : {}),
+          }),
+        ],
+        report: null,
+      };
+    }),
+    commitUserChanges: assign(({ context }) => ({
+      outbox: [...context.outbox, effect(context, "commitUserChanges", {})],
+    })),
+    resumeReport: assign(({ context }) => {
+      let report = appendReport(
         context.report,
         context.currentState === "DONE"
           ? "This session is DONE."
           : `Resuming autopilot from state ${context.currentState}, phase ${context.currentPhase + 1}: ${context.phases[context.currentPhase]?.name ?? "?"}.`,
-      ),
-    })),
+      );
+      // A plan paused for review: the question alone ("Approve this plan?") says nothing of why
+      // it paused; show the concern and signal lines again, as autopilot_next does.
+      if (context.currentState === "APPROVE_PLAN" && context.stage === "review" && context.phases[context.currentPhase]) {
+        const signals = signalsFor(context);
+        report = appendReport(
+          report,
+          planGateReport({
+            phaseNumber: context.currentPhase + 1,
+            phaseName: context.phases[context.currentPhase].name,
+            signals,
+            fired: firedSignals(signals),
+            rigor: context.rigorLevel,
+            mode: "pause",
+            checkpointCount: context.phaseRun.checkpointCount ?? 0,
+          }),
+        );
+      }
+      return { report };
+    }),
     clearReport: assign({ report: () => null }),
     clearStopped: assign({ stopped: () => false }),
     markStopped: assign(({ context, event }) => {
@@ -811,8 +868,27 @@ export const autopilotMachine = setup({
   states: {
     INIT: {
       entry: { type: "enterState", params: { state: "INIT" } },
-      on: {
-        START: { target: "ASSESS", actions: ["initFromStart", "markPhaseStarted"] },
+      initial: "fresh",
+      states: {
+        fresh: {
+          on: {
+            START: [
+              { guard: "startedWithUserChanges", target: "userChanges", actions: ["initFromStart", "holdForUserChanges"] },
+              { target: "#autopilot.ASSESS", actions: ["initFromStart", "markPhaseStarted"] },
+            ],
+          },
+        },
+        // The user's uncommitted work: commit it first (at their word), leave it out of every
+        // autopilot commit, or stop. Nothing else happens before the answer.
+        userChanges: {
+          on: {
+            DECIDE: [
+              { guard: { type: "answered", params: { answer: "commit them first" } }, target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "committed_user_changes" } }, "commitUserChanges", "markPhaseStarted"] },
+              { guard: { type: "answered", params: { answer: "leave them out" } }, target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "left_out_user_changes" } }, "markPhaseStarted"] },
+              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+            ],
+          },
+        },
       },
     },
     ASSESS: {
@@ -1101,7 +1177,7 @@ function appendReport(existing: string | null, add: string): string {
 export type StateValue = string | { [state: string]: string };
 
 export const RESTING_STAGES: Record<string, readonly string[]> = {
-  INIT: [],
+  INIT: ["fresh", "userChanges"],
   ASSESS: [],
   PLAN: ["planning", "awaitingInteractivePlan", "personaFailed"],
   APPROVE_PLAN: ["gather", "review", "revising"],

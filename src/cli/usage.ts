@@ -1,2 +1,61 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
 /** A mistake in how a command was called: exit code 2, the message says the right form. */
 export class UsageError extends Error {}
+
+/** Edit distance, for "did you mean". Small inputs only (option names). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.length][b.length];
+}
+
+/** The known option closest to what was typed (`--thorogh` → `--thorough`), or null. */
+export function suggestOption(typed: string, known: string[]): string | null {
+  const name = typed.replace(/^-+/, "").split("=")[0].toLowerCase();
+  if (!name) return null;
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = distance(name, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  // A prefix ("--thor") or a couple of typos away, relative to the length.
+  if (best && (best.startsWith(name) || bestD <= Math.max(1, Math.floor(best.length / 3)))) return `--${best}`;
+  return null;
+}
+
+/** "unknown option "--x"" with a suggestion when one is close, then the usage line. */
+export function unknownOption(typed: string, known: string[], usage: string): UsageError {
+  const s = suggestOption(typed, known);
+  return new UsageError(`unknown option "${typed.split("=")[0]}"${s ? `: did you mean ${s}?` : ""}\n${usage}`);
+}
+
+/**
+ * node:util parseArgs with messages for people: an unknown option gets "did you mean --thorough"
+ * instead of Node's text (which suggests `--` for positionals), a missing value names an example.
+ */
+export function parseCliArgs<T extends ParseArgsConfig>(config: T, usage: string): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const known = Object.keys(config.options ?? {});
+    const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? "";
+    if (err.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw unknownOption(quoted || "?", known, usage);
+    if (err.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+      const opt = /--([\w-]+)/.exec(err.message)?.[1];
+      const type = opt ? (config.options?.[opt] as { type?: string } | undefined)?.type : undefined;
+      throw new UsageError(
+        type === "boolean" ? `--${opt} takes no value\n${usage}` : `${opt ? `--${opt}` : "an option"} needs a value\n${usage}`,
+      );
+    }
+    if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") throw new UsageError(`unexpected argument "${quoted}"\n${usage}`);
+    throw new UsageError(`${err.message.split("\n")[0]}\n${usage}`);
+  }
+}

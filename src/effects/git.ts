@@ -6,13 +6,20 @@ import path from "node:path";
 import lockfile from "proper-lockfile";
 import { simpleGit } from "simple-git";
 import { AutopilotError } from "../protocol/errors.js";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import {
+  leftOutReport,
+  listChanges,
+  otherSessionPaths,
+  selectOwnChanges,
+  type Baseline,
+  type GitRunner,
+  type LeftOut,
+} from "./ownership.js";
 
 /** Session scratch lives under here and must never reach a commit, whatever the user's .gitignore says. */
 export const SESSION_SCRATCH_DIR = ".harness/sessions";
-// Pathspecs are relative to the project root (the cwd), so a project inside a monorepo only
-// stages its own files; the exclude is pathspec magic rather than a .gitignore edit because the
-// user's ignore files are theirs.
-const PROJECT_PATHSPEC = [".", `:(exclude)${SESSION_SCRATCH_DIR}`];
 
 export const EFFECT_TRAILER = "Autopilot-Effect";
 const FALLBACK_IDENTITY = ["user.name=autopilot", "user.email=autopilot@localhost.invalid"];
@@ -156,6 +163,20 @@ export interface CommitCheckpointArgs {
   phase?: number | null;
   /** The session's startingCommit: limits the replay search to this session's commits. */
   since?: string | null;
+  /**
+   * What was already changed when the session started (docs/state-file.md, "What autopilot
+   * commits"). Absent: every change in the project is the caller's own (tests, tools).
+   */
+  baseline?: Baseline | null;
+  /** The session's slug: the specs and plans of the project's other sessions are left out. */
+  slug?: string;
+  /**
+   * Commit exactly these project-relative paths (the user's pre-session changes, at their
+   * request), instead of selecting autopilot's own.
+   */
+  paths?: string[];
+  /** The full subject instead of `[autopilot] <label>`. */
+  subject?: string;
 }
 
 export interface CommitCheckpointResult {
@@ -164,11 +185,21 @@ export interface CommitCheckpointResult {
   message?: string;
   /** True when the commit already existed (the effect ran before a crash). */
   replayed?: boolean;
+  /** Changes that are not autopilot's and stayed out of the commit, with why. */
+  leftOut?: LeftOut[];
+}
+
+export { leftOutReport };
+
+/** A git runner for the ownership checks, in the project root. */
+export function gitRunner(root: string): GitRunner {
+  const g = plainGit(root);
+  return (args) => raw(g, args);
 }
 
 /**
- * `[autopilot] <label>` (or `[autopilot][recovery] <label>`) with everything in the project except
- * session scratch. Idempotent by the effect trailer: a second run returns the first commit.
+ * `[autopilot] <label>` (or `[autopilot][recovery] <label>`) with autopilot's own changes in the
+ * project (see ./ownership.ts), never session files. Idempotent by the effect trailer: a second run returns the first commit.
  * Nothing to commit → `{ committed: false }`, silently.
  */
 export async function commitCheckpoint(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
@@ -221,21 +252,40 @@ export async function withRepoLock<T>(root: string, fn: () => Promise<T>): Promi
 
 async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
   const id = sanitizeEffectId(args.effectId);
-  const subject = checkpointMessage(args.label, args.recovery === true);
+  const subject = args.subject ? sanitizeLabel(args.subject) : checkpointMessage(args.label, args.recovery === true);
   const existing = await findEffectCommit(root, id, args.since ?? null);
   if (existing) return { committed: true, sha: existing, message: subject, replayed: true };
 
   const g = await committingGit(root);
-  await raw(g, ["add", "-A", "--", ...PROJECT_PATHSPEC]);
-  const staged = (await raw(g, ["diff", "--cached", "--name-only", "--", ...PROJECT_PATHSPEC])).trim();
-  if (!staged) return { committed: false };
+  const run: GitRunner = (a) => raw(g, a);
+  const changes = await listChanges(run);
+  let stage: string[];
+  let leftOut: LeftOut[] = [];
+  if (args.paths) {
+    const wanted = new Set(args.paths);
+    stage = changes.filter((p) => wanted.has(p));
+  } else {
+    const others = args.slug ? await otherSessionPaths(root, args.slug) : new Set<string>();
+    ({ stage, leftOut } = await selectOwnChanges(root, changes, args.baseline ?? null, others));
+  }
+  if (!stage.length) return { committed: false, ...(leftOut.length ? { leftOut } : {}) };
 
-  const trailer = `${EFFECT_TRAILER}: ${id}`;
-  // Message as argv (no shell); the pathspec after `--` also keeps anything the user had staged
-  // outside the project (or inside session scratch) out of this commit.
-  await raw(g, ["commit", "-q", "-m", subject, "-m", trailer, "--", ...PROJECT_PATHSPEC]);
+  // Exactly these paths, literally (a file named `*.ts` is one file), from a file so a long list
+  // never meets the argv limit. `git commit -- <paths>` commits only them: whatever the user had
+  // staged elsewhere stays staged and out of this commit.
+  const dir = await mkdtemp(path.join(tmpdir(), "autopilot-paths-"));
+  const list = path.join(dir, "paths");
+  try {
+    await writeFile(list, stage.map((p) => `:(literal)${p}`).join("\0") + "\0");
+    const from = [`--pathspec-from-file=${list}`, "--pathspec-file-nul"];
+    await raw(g, ["add", "-A", ...from]);
+    const trailer = `${EFFECT_TRAILER}: ${id}`;
+    await raw(g, ["commit", "-q", "-m", subject, "-m", trailer, ...from]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
   const sha = (await raw(g, ["rev-parse", "HEAD"])).trim();
-  return { committed: true, sha, message: subject };
+  return { committed: true, sha, message: subject, ...(leftOut.length ? { leftOut } : {}) };
 }
 
 export interface DiffScope {

@@ -14,12 +14,13 @@ import { SessionStore } from "../session/store.js";
 import { resolveSpecPath, slugFromSpecPath, assertSafeSlug } from "../session/slug.js";
 import { sessionDirRel, sessionPaths } from "../session/paths.js";
 import { parseSpec } from "../markdown/spec.js";
-import { assertGitReady, headCommit } from "../effects/git.js";
+import { assertGitReady, gitRunner, headCommit } from "../effects/git.js";
+import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
 import { apply, probeFor } from "./machine-state.js";
-import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, renderStep } from "./step.js";
+import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
 import { readGateSettings } from "../headless/config.js";
 import { isHumanChannel } from "../session/schema.js";
 import { addUsage, formatBudget, formatCost, parseBudget, parseUsage, raisedBudget, type UsageReport } from "../session/usage.js";
@@ -87,14 +88,19 @@ export class Engine {
           // A budget given on a resume replaces the session's (the way to raise it from outside).
           const budget = parsed.budget ?? (state.budget ? null : await readConfigBudget(this.root));
           if (budget) s = { ...s, budget: { ...budget, continueOnceAt: null } };
+          const baselineNote = await this.ensureBaseline(state);
           s = await this.advance(slug, s, { type: "RESUME", now: this.now() });
-          s = await this.lookForInteractivePlan(slug, s);
+          const looked = await this.lookForInteractivePlan(slug, s);
+          s = looked.state;
           return {
             step: await this.render(slug, s),
             resumed: true,
             ignoredFlags: parsed.given,
             notes: [
-              `Resuming autopilot from state ${s.currentState}, phase ${s.currentPhase + 1}: ${s.phases[s.currentPhase]?.name ?? "?"}.`,
+              // "Resuming autopilot from state …" is the machine's (the RESUME report); saying it
+              // here too printed it twice.
+              ...(baselineNote ? [baselineNote] : []),
+              ...(looked.note ? [looked.note] : []),
               ...(parsed.budget ? [`Budget set to ${formatBudget(parsed.budget)}.`] : []),
               ...(parsed.given.length
                 ? [`Flags ${parsed.given.join(" ")} ignored: a resumed session keeps the flags it started with (rigor ${s.rigorLevel}${s.reviewPlans ? ", --review-plans" : ""}).`]
@@ -113,6 +119,9 @@ export class Engine {
       await assertGitReady(this.root);
       const startingCommit = await headCommit(this.root);
       const now = this.now();
+      // What the working tree held before autopilot did anything: never autopilot's to commit.
+      const baseline = await takeBaseline(this.root, gitRunner(this.root), now);
+      await writeBaseline(this.root, sessionDirRel(slug), baseline);
       const maxAttempts = (await readConfigRetryBudget(this.root)) ?? undefined;
       const initial = initState({ sessionDir: sessionDirRel(slug), specPath: rel, startingCommit, now, maxAttempts });
       const budget = parsed.budget ?? (await readConfigBudget(this.root));
@@ -128,6 +137,7 @@ export class Engine {
         startingCommit,
         rigorLevel: parsed.rigorLevel,
         reviewPlans: parsed.reviewPlans,
+        userChanges: baseline.entries.map((e) => e.path),
         now,
       });
       const step = await this.render(slug, s);
@@ -344,10 +354,15 @@ export class Engine {
   }
 
   /** Apply an event, save it with its outbox, perform the effects, then gather any facts owed. */
-  private async advance(slug: string, state: AutopilotState, event: AutopilotEvent): Promise<AutopilotState> {
+  private async advance(
+    slug: string,
+    state: AutopilotState,
+    event: AutopilotEvent,
+    opts: { keepReport?: boolean } = {},
+  ): Promise<AutopilotState> {
     // The report is what happened since the host last saw a Step: a host event starts it afresh,
-    // and the automatic steps that follow (probes, effects) add to it.
-    let s = apply({ ...state, report: null }, event);
+    // and the automatic steps that follow (probes, effects, a plan found on resume) add to it.
+    let s = apply(opts.keepReport ? state : { ...state, report: null }, event);
     faultPoint("before-save");
     await this.store.write(slug, s);
     faultPoint("after-save");
@@ -451,11 +466,30 @@ export class Engine {
   }
 
   /** Resuming a phase that waits for an interactive plan: has the human written it yet? */
-  private async lookForInteractivePlan(slug: string, state: AutopilotState): Promise<AutopilotState> {
-    if (state.currentState !== "PLAN" || state.stage !== "awaitingInteractivePlan" || state.stopped) return state;
-    const { facts } = await locatePlan(this.root, state, undefined, plannedPlanPath(state));
-    if (!facts) return state;
-    return this.advance(slug, state, { type: "PLANNED", plan: facts, now: this.now() });
+  private async lookForInteractivePlan(slug: string, state: AutopilotState): Promise<{ state: AutopilotState; note?: string }> {
+    if (state.currentState !== "PLAN" || state.stage !== "awaitingInteractivePlan" || state.stopped) return { state };
+    const { facts, tried } = await locatePlan(this.root, state, undefined, plannedPlanPath(state));
+    if (!facts)
+      return {
+        state,
+        note: `No plan for phase ${state.currentPhase + 1} yet: checked ${tried.join(", ") || "nothing"}; ${planSearchText(state)}.`,
+      };
+    return { state: await this.advance(slug, state, { type: "PLANNED", plan: facts, now: this.now() }, { keepReport: true }) };
+  }
+
+  /**
+   * A session started by upstream's skill or an older autopilot has no baseline: take it now, so
+   * what the working tree holds at the hand-over stays out of autopilot's commits.
+   */
+  private async ensureBaseline(state: AutopilotState): Promise<string | null> {
+    if (await readBaseline(this.root, state.sessionDir)) return null;
+    const baseline = await takeBaseline(this.root, gitRunner(this.root), this.now()).catch(() => null);
+    if (!baseline) return null;
+    await writeBaseline(this.root, state.sessionDir, baseline);
+    const n = baseline.entries.length;
+    return n
+      ? `This session had no record of what was uncommitted when it started; autopilot took it now: ${n} changed path${n === 1 ? "" : "s"} (e.g. ${baseline.entries[0].path}) stay out of its commits. Commit them yourself if they belong to this work.`
+      : null;
   }
 
   private async render(slug: string, state: AutopilotState): Promise<Step> {

@@ -6,7 +6,8 @@ import { channelPhrase } from "../session/channels.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Finding } from "../session/schema.js";
-import { commitCheckpoint, prTitleAndBody, withRepoLock } from "../effects/git.js";
+import { commitCheckpoint, gitRunner, leftOutReport, prTitleAndBody, withRepoLock } from "../effects/git.js";
+import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
 import { clearScratchpad } from "../effects/scratchpad.js";
 import { setFeatureDone, syncRoadmap } from "../effects/roadmap.js";
@@ -79,8 +80,14 @@ async function performUnlocked(
         effectId: sharedEffectId(slug, state, effect),
         phase: typeof a.phase === "number" ? a.phase : null,
         since: state.startingCommit,
+        baseline: await readBaseline(root, state.sessionDir),
+        slug,
       });
-      if (!r.committed) return addReport(state, `${a.label} — nothing to commit (skipped)`);
+      const leftOut = leftOutReport(r.leftOut ?? []);
+      if (!r.committed) {
+        const skipped = addReport(state, `${a.label} — nothing to commit (skipped)`);
+        return leftOut ? addReport(skipped, leftOut) : skipped;
+      }
       const already = state.commits.some((c) => c.sha === r.sha);
       const next = already
         ? state
@@ -97,7 +104,27 @@ async function performUnlocked(
               },
             ],
           };
-      return addReport(next, `${a.label} — committed (${r.sha!.slice(0, 7)})`);
+      const done = addReport(next, `${a.label} — committed (${r.sha!.slice(0, 7)})`);
+      return leftOut ? addReport(done, leftOut) : done;
+    }
+    case "commitUserChanges": {
+      // The user answered "commit them first": their pre-session changes, exactly, in a commit of
+      // their own (not an [autopilot] one); the session starts from it.
+      const baseline = await readBaseline(root, state.sessionDir);
+      const paths = (baseline?.entries ?? []).map((e) => e.path);
+      const r = await commitCheckpoint(root, {
+        label: "changes made before autopilot",
+        subject: `Work in progress before autopilot (${slug})`,
+        effectId: sharedEffectId(slug, state, effect),
+        since: state.startingCommit,
+        paths,
+      });
+      await writeBaseline(root, state.sessionDir, await takeBaseline(root, gitRunner(root), now));
+      if (!r.committed) return addReport(state, "Your earlier changes were already committed; nothing to commit.");
+      return addReport(
+        { ...state, startingCommit: r.sha! },
+        `Committed your ${paths.length} earlier change${paths.length === 1 ? "" : "s"} as ${r.sha!.slice(0, 7)} "${r.message}", at your request. The session starts from that commit.`,
+      );
     }
     case "writeReview":
       await writePhaseReview(root, state.sessionDir, Number(a.phase), a.findings as Finding[]);

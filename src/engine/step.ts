@@ -4,7 +4,8 @@ import type { AutopilotState } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
 import { ANSWERS, checkpointOptions, effectiveComplexity } from "../../machines/autopilot.machine.js";
 import { doneTotals } from "../../machines/reports.js";
-import { dispatchFor } from "../personas/dispatch.js";
+import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
+import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.js";
 import { stateValueOf } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
 
@@ -74,6 +75,17 @@ function questionFor(state: AutopilotState): AskNext | null {
       personaError ?? undefined,
     );
   switch (state.currentState) {
+    case "INIT":
+      if (stage === "userChanges") {
+        const uc = state.userChanges ?? { count: 0, paths: [] };
+        const more = uc.count > uc.paths.length ? [`… and ${uc.count - uc.paths.length} more`] : [];
+        return ask(
+          "The working tree has changes autopilot did not make. Commit them first, continue with them left out of autopilot's commits, or stop? (commit them first / leave them out / stop)",
+          ANSWERS.userChanges,
+          [...uc.paths.map((p) => `- ${p}`), ...more].join("\n") || undefined,
+        );
+      }
+      return null;
     case "APPROVE_PLAN":
       if (stage === "review")
         return ask(
@@ -184,7 +196,7 @@ export function nextFor(state: AutopilotState, slug: string): Next {
     const phase = state.phases[state.currentPhase];
     return {
       kind: "wait",
-      reason: `Phase ${state.currentPhase + 1}: ${phase.name} is marked high-complexity. Run planning interactively for this phase (the harness-planning skill with the user), save the plan under the plans folder, then resume.`,
+      reason: `Phase ${state.currentPhase + 1}: ${phase.name} is marked high-complexity. Run planning interactively for this phase (the harness-planning skill with the user), save the plan as ${plannedPlanPath(state)} (${planSearchText(state)}), then resume.`,
       resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
     };
   }
@@ -199,6 +211,13 @@ export function nextFor(state: AutopilotState, slug: string): Next {
     reason: `The session is between steps (${state.currentState}); the next autopilot call finishes it.`,
     resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
   };
+}
+
+/** Where the server looks for a phase's plan, in words: the folders and the name it must contain. */
+export function planSearchText(state: AutopilotState): string {
+  const phase = state.phases[state.currentPhase];
+  const dirs = [...new Set([plansDirFor(state.specPath), LEGACY_PLANS_DIR])];
+  return `autopilot looks in ${dirs.map((d) => `${d}/`).join(" and ")} for a .md file whose name contains "${kebab(phase?.name ?? "")}", with \`### Task N:\` headings`;
 }
 
 /**

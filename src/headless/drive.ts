@@ -116,6 +116,8 @@ export class PolicyGate implements Gate {
         ? { answer: "retry", by, rationale: "--yes policy: retry a failed persona step once" }
         : { answer: "stop", by, rationale: "--yes policy: the persona failed twice; a human should look" };
     }
+    // Never commit the user's own work on a policy's say-so.
+    if (has("leave them out")) return { answer: "leave them out", by, rationale: "--yes policy: keep changes autopilot did not make out of its commits" };
     // The budget gate: --yes never spends more than it was given.
     if (has("continue once") && has("raise budget"))
       return { answer: "stop", by, rationale: "--yes policy: the budget is spent; a human decides whether to spend more" };

@@ -155,6 +155,27 @@ const STATE_ALIASES: Record<string, StateName> = {
   REVIEWING: "REVIEW",
   CODEREVIEW: "REVIEW",
   FINALREVIEWING: "FINAL_REVIEW",
+  // Upstream's newer skill added two states without changing schemaVersion 5. Neither has a
+  // counterpart here, so each is read as the nearest of the ten (see NEWER_UPSTREAM_STATES).
+  INTEGRATE: "VERIFY",
+  INTEGRATION: "VERIFY",
+  OUTCOMEEVAL: "FINAL_REVIEW",
+};
+
+/**
+ * What a session paused in one of upstream's newer states does here, in words for the user.
+ * INTEGRATE (between VERIFY and REVIEW, run by the harness-verifier persona) → VERIFY: the phase
+ * is verified again, then reviewed. OUTCOME_EVAL (between FINAL_REVIEW and DONE) → FINAL_REVIEW:
+ * the final review runs once more, then DONE writes the handoff, learnings and PR text. Mapping
+ * forward instead would skip a check, or (for DONE) end the session without its final files.
+ */
+const NEWER_UPSTREAM_STATES: Record<string, string> = {
+  INTEGRATE:
+    'upstream\'s INTEGRATE step (an integration check by the verifier) is not one of autopilot\'s states: the phase is verified again, then reviewed; phase-N-integration.json is kept as it is',
+  INTEGRATION:
+    'upstream\'s INTEGRATE step (an integration check by the verifier) is not one of autopilot\'s states: the phase is verified again, then reviewed; phase-N-integration.json is kept as it is',
+  OUTCOMEEVAL:
+    'upstream\'s OUTCOME_EVAL step is not one of autopilot\'s states: the final review runs once more, then the session finishes (handoff, learnings, PR text)',
 };
 
 /** `COMPLETE`, `done`, `Final Review`, `approve-plan`, ... onto the ten state names; null if none fits. */
@@ -787,7 +808,8 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   }
   if (state !== s.currentState) {
     keepOriginal(s, "currentState", s.currentState);
-    notes.add(`currentState ${JSON.stringify(s.currentState)} read as "${state}"`);
+    const why = NEWER_UPSTREAM_STATES[String(s.currentState).trim().toUpperCase().replace(/[\s_-]+/g, "")];
+    notes.add(`currentState ${JSON.stringify(s.currentState)} read as "${state}"${why ? `: ${why}` : ""}`);
   }
 
   const top: Rec = s;

@@ -223,6 +223,7 @@ export const EFFECT_TYPES = [
   "writeFinalHandoff",
   "appendLearnings",
   "roadmapDone",
+  "commitUserChanges",
 ] as const;
 export const EffectType = z.enum(EFFECT_TYPES);
 
@@ -288,6 +289,11 @@ export const AutopilotState = z.looseObject({
   usage: UsageLedger.optional(),
   /** The spending limit that pauses the session before its next dispatch. */
   budget: Budget.optional(),
+  /**
+   * Changes autopilot did not make that were in the working tree when the session started (the
+   * first 50 paths and the count; the full baseline with content hashes is `baseline.json`).
+   */
+  userChanges: z.looseObject({ count: z.number().int().nonnegative(), paths: z.array(z.string()) }).optional(),
 });
 export type AutopilotState = z.infer<typeof AutopilotState>;
 

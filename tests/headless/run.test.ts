@@ -86,7 +86,7 @@ describe("autopilot run --runner scripted --yes", () => {
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes"], { cwd: r.dir });
     expect(res.code).toBe(3); // waiting for a human
     expect(res.stdout).toMatch(/Waiting \(PLAN, step \d+\): Phase 1: Big One is marked high-complexity/);
-    expect(res.stdout).toContain(`To continue: autopilot run ${SPEC_REL} --runner scripted`);
+    expect(res.stdout).toContain(`To continue: autopilot run ${SPEC_REL} --runner scripted --yes`);
   });
 });
 
@@ -122,7 +122,8 @@ describe("gates on the terminal", () => {
     expect(res.code).toBe(3);
     expect(res.stdout).toContain("? Approve this plan and begin execution?");
     expect(res.stdout).toContain("Stopped at a question (APPROVE_PLAN");
-    expect(res.stdout).toContain(`To continue: run \`autopilot run ${SPEC_REL} --runner scripted\` in a terminal`);
+    // The command as typed, every flag kept.
+    expect(res.stdout).toContain(`To continue: run \`autopilot run ${SPEC_REL} --runner scripted --review-plans\` in a terminal`);
     expect((await readState(r.dir)).currentState).toBe("APPROVE_PLAN");
     // ... and the same command with --yes continues it to the end; the resume says flags are ignored.
     const again = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--fast"], { cwd: r.dir });

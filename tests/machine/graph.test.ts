@@ -42,7 +42,7 @@ function eventsFor(s: Snap): AutopilotEvent[] {
   const c = ctxOf(s);
   const now = NOW;
   const out: AutopilotEvent[] = [];
-  if (s.matches("INIT")) {
+  if (s.matches({ INIT: "fresh" })) {
     for (const rigorLevel of ["fast", "standard", "thorough"] as const)
       for (const reviewPlans of [false, true])
         out.push({
@@ -58,6 +58,8 @@ function eventsFor(s: Snap): AutopilotEvent[] {
           reviewPlans,
           now,
         });
+    // A start on a working tree with changes autopilot did not make: the user-changes gate.
+    out.push({ ...(out[2] as Extract<AutopilotEvent, { type: "START" }>), userChanges: ["README.md", "notes.txt"] });
     return out;
   }
   out.push({ type: "RESUME", now });

@@ -5,12 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { call, openSession, SCANNER_SLUG, taskFor, writeProjectFile, type Session } from "../helpers/mcp-client.js";
 import type { Step } from "../../src/protocol/step.js";
+import { git } from "../helpers/git.js";
 
 let s: Session;
 let first: Step;
 beforeAll(async () => {
   s = await openSession();
   await writeProjectFile(s.root, "docs/no-phases.md", "# A spec\n\nNo implementation order here.\n");
+  // Committed: an untracked file would make the first Step ask about changes autopilot did not make.
+  await git(s.root, "add", "docs/no-phases.md");
+  await git(s.root, "commit", "-qm", "a spec without phases");
   first = await s.start("--review-plans");
 });
 afterAll(async () => {

@@ -1,7 +1,6 @@
 // `autopilot install claude|cursor|vscode|codex|gemini [--global] [--allow] [--dry-run] [--project DIR] [--command CMD]`
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import {
   CLIENTS,
   applyPlan,
@@ -15,7 +14,7 @@ import {
   unifiedDiff,
   type Client,
 } from "../../install/index.js";
-import { UsageError } from "../usage.js";
+import { UsageError, parseCliArgs } from "../usage.js";
 
 const USAGE = `usage: autopilot install ${CLIENTS.join("|")} [--global] [--allow] [--dry-run] [--project DIR] [--command "CMD ARGS..."]
 
@@ -31,22 +30,18 @@ const USAGE = `usage: autopilot install ${CLIENTS.join("|")} [--global] [--allow
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        global: { type: "boolean", default: false },
-        allow: { type: "boolean", default: false },
-        "dry-run": { type: "boolean", default: false },
-        project: { type: "string" },
-        command: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
-  }
+  parsed = parseCliArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      global: { type: "boolean", default: false },
+      allow: { type: "boolean", default: false },
+      "dry-run": { type: "boolean", default: false },
+      project: { type: "string" },
+      command: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  }, USAGE);
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(USAGE + "\n");

@@ -2,12 +2,11 @@
 // session. Read-only: takes no lock and never rewrites the state file.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { renderHtml } from "../../log/html.js";
 import { renderMarkdown } from "../../log/markdown.js";
 import { buildDecisionLog } from "../../log/model.js";
 import { SessionStore } from "../../session/store.js";
-import { UsageError } from "../usage.js";
+import { UsageError, parseCliArgs } from "../usage.js";
 
 const USAGE = "Usage: autopilot log SLUG [--format md|json|html] [--out FILE] [--project DIR]";
 const FORMATS = ["md", "json", "html"] as const;
@@ -23,21 +22,17 @@ function formatFromFile(file: string): Format | null {
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        format: { type: "string", short: "f" },
-        out: { type: "string", short: "o" },
-        project: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}. ${USAGE}`);
-  }
+  parsed = parseCliArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      format: { type: "string", short: "f" },
+      out: { type: "string", short: "o" },
+      project: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  }, USAGE);
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(USAGE + "\n");

@@ -2,8 +2,7 @@
 //  [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]`: the machine headless, personas run by a runner, gates on the
 // terminal (or by policy with --yes). The same command resumes the session where it stopped.
 import path from "node:path";
-import { parseArgs } from "node:util";
-import { UsageError } from "../usage.js";
+import { UsageError, parseCliArgs } from "../usage.js";
 import { readHeadlessConfig } from "../../headless/config.js";
 import { chooseRunnerName, createRunner } from "../../headless/runners.js";
 import { runHeadless } from "../../headless/run.js";
@@ -15,8 +14,8 @@ export const USAGE =
   "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
+  return parseCliArgs(
+    {
       args: argv,
       allowPositionals: true,
       strict: true,
@@ -32,10 +31,14 @@ function parse(argv: string[]) {
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message.split("\n")[0]}\n${USAGE}`);
-  }
+    },
+    USAGE,
+  );
+}
+
+/** A word as the user would type it back into a POSIX shell. */
+function shellWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -47,7 +50,7 @@ export async function run(argv: string[]): Promise<number> {
   // --json: one event per line on stdout (docs/headless.md); a run that fails says so there too.
   const events = v.json ? new EventWriter((l) => process.stdout.write(l)) : undefined;
   try {
-    return await runCommand(v, positionals, events);
+    return await runCommand(v, positionals, events, argv);
   } catch (e) {
     if (events) {
       const usage = e instanceof UsageError;
@@ -69,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function runCommand(v: ReturnType<typeof parse>["values"], positionals: string[], events: EventWriter | undefined): Promise<number> {
+async function runCommand(v: ReturnType<typeof parse>["values"], positionals: string[], events: EventWriter | undefined, argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`${positionals.length ? "one spec at a time" : "which spec?"}\n${USAGE}`);
   if (v.fast && v.thorough) throw new UsageError("Cannot use --fast and --thorough together. Choose one.");
   const cwd = process.cwd();
@@ -90,12 +93,9 @@ async function runCommand(v: ReturnType<typeof parse>["values"], positionals: st
     }
     flags.push("--budget", v.budget);
   }
-  const resumeCommand = [
-    "autopilot run",
-    positionals[0],
-    ...(v.runner ? [`--runner ${v.runner}`] : []),
-    ...(v.project ? [`--project ${v.project}`] : []),
-  ].join(" ");
+  // The command the user typed, every flag kept (--yes, --runner, --json …): what they run to
+  // continue after an interrupt, a question or a wait.
+  const resumeCommand = ["autopilot", "run", ...argv].map(shellWord).join(" ");
 
   const out = v.json ? process.stderr : process.stdout;
   const ctrl = new AbortController();

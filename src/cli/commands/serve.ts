@@ -3,7 +3,7 @@
 import path from "node:path";
 import { statSync } from "node:fs";
 import { serveStdio } from "../../mcp/server.js";
-import { UsageError } from "../usage.js";
+import { UsageError, unknownOption } from "../usage.js";
 import { readGateSettings } from "../../headless/config.js";
 
 const USAGE = "usage: autopilot serve [--project DIR] [--elicit|--no-elicit]";
@@ -22,7 +22,7 @@ export async function run(argv: string[]): Promise<number> {
     } else if (a === "--help" || a === "-h") {
       process.stderr.write(`${USAGE}\n  MCP server on stdio; the project root is DIR or the current directory.\n  Questions go to the user through the client's form where the client supports it (--no-elicit: never).\n`);
       return 0;
-    } else throw new UsageError(`unknown option "${a}". ${USAGE}`);
+    } else throw unknownOption(a, ["project", "elicit", "no-elicit", "help"], USAGE);
   }
   const root = path.resolve(project ?? process.cwd());
   try {

@@ -2,10 +2,9 @@
 // check the annotations before starting a session.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { AutopilotError } from "../../protocol/errors.js";
 import { parseSpec } from "../../markdown/spec.js";
-import { UsageError } from "../usage.js";
+import { UsageError, parseCliArgs } from "../usage.js";
 
 const USAGE = "usage: autopilot spec FILE [--json]";
 
@@ -23,16 +22,12 @@ export async function readTextFile(file: string, code: "spec_not_found" | "plan_
 export function parseFileArgs(argv: string[], usage: string): { file: string; json: boolean } | "help" {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}; ${usage}`);
-  }
+  ({ values, positionals } = parseCliArgs({
+    args: argv,
+    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    allowPositionals: true,
+    strict: true,
+  }, usage));
   if (values.help) return "help";
   if (positionals.length === 0) throw new UsageError(`missing FILE; ${usage}`);
   if (positionals.length > 1) throw new UsageError(`expected one FILE, got ${positionals.length}; ${usage}`);

@@ -3,10 +3,9 @@
 // checks what autopilot will make of a file before letting it resume the session.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { AutopilotError } from "../../protocol/errors.js";
 import { migrateState } from "../../session/migrate.js";
-import { UsageError } from "../usage.js";
+import { UsageError, parseCliArgs } from "../usage.js";
 
 const USAGE = "usage: autopilot state check FILE [--json]";
 
@@ -21,16 +20,12 @@ function sessionDirOf(file: string): string | undefined {
 export async function run(argv: string[]): Promise<number> {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n${USAGE}`);
-  }
+  ({ values, positionals } = parseCliArgs({
+    args: argv,
+    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    allowPositionals: true,
+    strict: true,
+  }, USAGE));
   if (values.help) {
     process.stdout.write(USAGE + "\n");
     return 0;

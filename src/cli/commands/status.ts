@@ -2,7 +2,7 @@
 // Read-only: it takes no lock and finishes nothing, so it is safe next to a running server.
 import { Engine } from "../../engine/engine.js";
 import { isBroken, listSessions, sessionDetail, summaryLine } from "../../mcp/sessions.js";
-import { UsageError } from "../usage.js";
+import { UsageError, unknownOption } from "../usage.js";
 import { formatCost } from "../../session/usage.js";
 
 export async function run(argv: string[]): Promise<number> {
@@ -10,7 +10,7 @@ export async function run(argv: string[]): Promise<number> {
   let slug: string | undefined;
   for (const a of argv) {
     if (a === "--json") json = true;
-    else if (a.startsWith("-")) throw new UsageError(`unknown option "${a}". Usage: autopilot status [SLUG] [--json]`);
+    else if (a.startsWith("-")) throw unknownOption(a, ["json"], "usage: autopilot status [SLUG] [--json]");
     else if (slug) throw new UsageError("one session at a time. Usage: autopilot status [SLUG] [--json]");
     else slug = a;
   }

@@ -1,7 +1,7 @@
 // `autopilot validate [--json] [--timeout SECONDS]`: run the project's validation commands in the
 // current directory. Exit 0 when they pass (or none are configured), 1 when any fails.
 import { runValidation } from "../../effects/validation.js";
-import { UsageError } from "../usage.js";
+import { UsageError, unknownOption } from "../usage.js";
 
 export async function run(argv: string[]): Promise<number> {
   let json = false;
@@ -14,7 +14,7 @@ export async function run(argv: string[]): Promise<number> {
       const s = Number(v);
       if (!v || !Number.isFinite(s) || s <= 0) throw new UsageError("--timeout takes a number of seconds, e.g. autopilot validate --timeout 600");
       timeoutMs = Math.round(s * 1000);
-    } else throw new UsageError(`unknown option "${a}". Usage: autopilot validate [--json] [--timeout SECONDS]`);
+    } else throw unknownOption(a, ["json", "timeout"], "usage: autopilot validate [--json] [--timeout SECONDS]");
   }
   const result = await runValidation(process.cwd(), { timeoutMs });
   if (json) {

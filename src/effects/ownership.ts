@@ -1,0 +1,192 @@
+// Which changes in the working tree are autopilot's own. A checkpoint or recovery commit stages
+// only those: a change autopilot did not make is never committed without the user having said so.
+//
+// The session's baseline (taken when it starts) lists every path that already differed from HEAD
+// — modified, staged, deleted or untracked — with a hash of its content then. At commit time:
+//  - a path not in the baseline changed during the session: autopilot's, staged — unless it is a
+//    client config file `autopilot install` writes, or another session's spec or plan (left out,
+//    reported);
+//  - a baseline path whose content is unchanged is the user's: never staged, not mentioned;
+//  - a baseline path whose content changed was touched by both (or by the user again): left out
+//    and reported, because committing it would commit the user's part too.
+import { createHash } from "node:crypto";
+import { lstat, readFile, readdir, readlink } from "node:fs/promises";
+import path from "node:path";
+import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
+
+export const BASELINE_FILE = "baseline.json";
+/** Session files are autopilot's bookkeeping, never part of a commit nor of the baseline. */
+export const SESSIONS_DIR = ".harness/sessions";
+
+export interface BaselineEntry {
+  /** Project-relative, POSIX. */
+  path: string;
+  /** sha256 of the working-tree content when the session started; null when the path was deleted. */
+  hash: string | null;
+}
+
+export interface Baseline {
+  /** HEAD when the baseline was taken. */
+  head: string;
+  takenAt: string;
+  entries: BaselineEntry[];
+}
+
+export interface LeftOut {
+  path: string;
+  why: string;
+}
+
+export type GitRunner = (args: string[]) => Promise<string>;
+
+/**
+ * Every path of the project that differs from HEAD (worktree or index) or is untracked and not
+ * ignored, project-relative, session files aside. One `git status`; paths in porcelain output are
+ * relative to the repository root, so the project's prefix is stripped.
+ */
+export async function listChanges(git: GitRunner): Promise<string[]> {
+  const prefix = (await git(["rev-parse", "--show-prefix"])).trim();
+  const out = await git([
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--",
+    ".",
+    `:(exclude)${SESSIONS_DIR}`,
+  ]);
+  const paths = new Set<string>();
+  for (const rec of out.split("\0")) {
+    if (rec.length < 4) continue;
+    let p = rec.slice(3);
+    if (prefix && p.startsWith(prefix)) p = p.slice(prefix.length);
+    if (p.endsWith("/")) p = p.slice(0, -1); // a nested repository shows as a folder
+    if (p) paths.add(p);
+  }
+  return [...paths].sort();
+}
+
+/** sha256 of a path's content; null when it does not exist. A folder (nested repo) hashes its listing. */
+export async function hashPath(root: string, rel: string): Promise<string | null> {
+  const abs = path.join(root, rel);
+  try {
+    const st = await lstat(abs);
+    const h = createHash("sha256");
+    if (st.isSymbolicLink()) h.update("link:" + (await readlink(abs)));
+    else if (st.isDirectory()) h.update("dir:" + (await readdir(abs)).sort().join("\0"));
+    else h.update(await readFile(abs));
+    return h.digest("hex");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    throw e;
+  }
+}
+
+export async function takeBaseline(root: string, git: GitRunner, now: string): Promise<Baseline> {
+  const head = (await git(["rev-parse", "HEAD"])).trim();
+  const entries: BaselineEntry[] = [];
+  for (const p of await listChanges(git)) entries.push({ path: p, hash: await hashPath(root, p) });
+  return { head, takenAt: now, entries };
+}
+
+export function baselinePath(root: string, sessionDir: string): string {
+  return path.join(root, sessionDir, BASELINE_FILE);
+}
+
+export async function readBaseline(root: string, sessionDir: string): Promise<Baseline | null> {
+  const text = await readTextOrNull(baselinePath(root, sessionDir));
+  if (text === null) return null;
+  try {
+    const b = JSON.parse(text) as Baseline;
+    if (!b || !Array.isArray(b.entries)) return null;
+    return b;
+  } catch {
+    return null;
+  }
+}
+
+export async function writeBaseline(root: string, sessionDir: string, baseline: Baseline): Promise<void> {
+  await writeTextAtomic(baselinePath(root, sessionDir), JSON.stringify(baseline, null, 2) + "\n");
+}
+
+/**
+ * Files `autopilot install` writes in a project (client configs, personas, commands): the user's
+ * setup, not the session's work. The same list as src/install/clients.ts, by prefix.
+ */
+const CLIENT_CONFIG = [".mcp.json", ".claude/", ".cursor/", ".vscode/mcp.json", ".codex/", ".gemini/", ".github/prompts/", ".github/agents/"];
+
+export function isClientConfig(rel: string): boolean {
+  return CLIENT_CONFIG.some((c) => (c.endsWith("/") ? rel.startsWith(c) : rel === c));
+}
+
+/**
+ * The specs and plans of the project's other sessions: in one checkout they sit beside this
+ * session's work and are theirs. Read tolerantly: an unreadable file contributes nothing.
+ */
+export async function otherSessionPaths(root: string, slug: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  const dir = path.join(root, SESSIONS_DIR);
+  let names: string[] = [];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (name === slug) continue;
+    const text = await readTextOrNull(path.join(dir, name, "autopilot-state.json")).catch(() => null);
+    if (!text) continue;
+    try {
+      const s = JSON.parse(text) as { specPath?: unknown; phases?: Array<{ planPath?: unknown }> };
+      if (typeof s.specPath === "string") out.add(s.specPath);
+      for (const p of Array.isArray(s.phases) ? s.phases : []) if (typeof p?.planPath === "string") out.add(p.planPath);
+    } catch {
+      // not ours to judge here
+    }
+  }
+  return out;
+}
+
+export interface Selection {
+  stage: string[];
+  leftOut: LeftOut[];
+}
+
+/** Split the current changes into autopilot's (to stage) and the rest (left out, with why). */
+export async function selectOwnChanges(
+  root: string,
+  changes: string[],
+  baseline: Baseline | null,
+  others: Set<string>,
+): Promise<Selection> {
+  const before = new Map((baseline?.entries ?? []).map((e) => [e.path, e.hash]));
+  const stage: string[] = [];
+  const leftOut: LeftOut[] = [];
+  for (const p of changes) {
+    if (before.has(p)) {
+      const now = await hashPath(root, p);
+      if (now === before.get(p)) continue; // the user's change, untouched: theirs, silently
+      leftOut.push({ path: p, why: "you had uncommitted changes there when the session started, and it has changed since" });
+      continue;
+    }
+    if (isClientConfig(p)) {
+      leftOut.push({ path: p, why: "client configuration (what `autopilot install` writes), not the session's work" });
+      continue;
+    }
+    if (others.has(p)) {
+      leftOut.push({ path: p, why: "the spec or plan of another autopilot session" });
+      continue;
+    }
+    stage.push(p);
+  }
+  return { stage, leftOut };
+}
+
+/** One report line for what a commit left out, bounded. */
+export function leftOutReport(leftOut: LeftOut[]): string | null {
+  if (!leftOut.length) return null;
+  const shown = leftOut.slice(0, 10).map((l) => `  ${l.path} — ${l.why}`);
+  if (leftOut.length > 10) shown.push(`  … and ${leftOut.length - 10} more`);
+  return [`Left out of autopilot's commit (not its own work; commit it yourself if it belongs):`, ...shown].join("\n");
+}
