@@ -16,6 +16,15 @@ import { sessionDirRel, sessionPaths } from "../session/paths.js";
 import { parseSpec } from "../markdown/spec.js";
 import { assertGitReady, gitRunner, headCommit } from "../effects/git.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
+import {
+  bringSpec,
+  checkWorktree,
+  createWorktree,
+  ensureSessionLink,
+  readPointer,
+  worktreeByDefault,
+  type WorktreePointer,
+} from "../effects/worktree.js";
 import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
@@ -46,6 +55,8 @@ export interface EngineOptions {
   validationTimeoutMs?: number;
   /** Session lock timing (wait before `busy`, stale takeover); the store's defaults otherwise. */
   lock?: LockOptions;
+  /** Set on the engine that works inside a session's own git worktree (docs/cli.md, --worktree). */
+  workspace?: { projectRoot: string; pointer: WorktreePointer };
 }
 
 export interface StartResult {
@@ -80,6 +91,14 @@ export class Engine {
     const parsed = startArgs(this.root, specArg, flags);
     const { rel } = resolveSpecPath(this.root, parsed.spec);
     const slug = slugFromSpecPath(rel);
+    if (!this.opts.workspace) {
+      const routed = await this.worktreeEngine(slug, { evenIfDone: true });
+      if (routed) return routed.start(parsed.spec, parsed.given.filter((f) => f !== "--worktree"));
+      if (parsed.worktree || (await worktreeByDefault(this.root))) {
+        const fresh = !(await this.store.exists(slug)) || (await this.read(slug).then((st) => st.currentState === "DONE", () => false));
+        if (fresh) return this.startInWorktree(parsed.spec, rel, slug, parsed.given.filter((f) => f !== "--worktree"));
+      }
+    }
     return this.store.withLock(slug, async () => {
       if (await this.store.exists(slug)) {
         const { state, notes } = await this.load(slug);
@@ -148,6 +167,8 @@ export class Engine {
   /** The current Step again. Finishes work a crash left half-done; otherwise changes nothing. */
   async next(slug: string): Promise<Step> {
     assertSafeSlug(slug);
+    const routed = await this.worktreeEngine(slug);
+    if (routed) return routed.next(slug);
     return this.withSession(slug, async (state) => {
       const s = await this.finishPending(slug, state);
       return this.render(slug, s);
@@ -164,6 +185,8 @@ export class Engine {
     assertStepId(stepId);
     // The same check the MCP layer makes (bad_input), for callers that pass usage directly.
     usage = parseUsage(usage);
+    const routed = await this.worktreeEngine(slug);
+    if (routed) return routed.report(slug, stepId, result, usage);
     // Callers other than the MCP layer (headless hosts, scripts) reach here unvalidated: a result
     // with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
     const parsed = PersonaResultSchema.safeParse(result);
@@ -215,6 +238,8 @@ export class Engine {
     assertSafeSlug(slug);
     assertStepId(stepId);
     requireString(answer, "answer", "Pass one of the ask Step's options, e.g. \"yes\".");
+    const routed = await this.worktreeEngine(slug);
+    if (routed) return routed.decide(slug, stepId, answer, rationale, by);
     if (rationale !== undefined && rationale !== null && typeof rationale !== "string")
       throw new AutopilotError("bad_input", "rationale must be a string (the user's reason, in their words).");
     if (!DecisionChannelSchema.safeParse(by).success)
@@ -271,7 +296,16 @@ export class Engine {
 
   /** The Step as saved, without finishing anything (for status and resources). */
   async peek(slug: string): Promise<Step> {
-    return renderStep(await this.read(slug), slug);
+    const routed = await this.worktreeEngine(slug);
+    if (routed) return routed.peek(slug);
+    const state = await this.read(slug);
+    return this.inWorkspace(renderStep(state, slug), state);
+  }
+
+  /** Where a session's personas work: its worktree, or the project. */
+  async rootFor(slug: string): Promise<string> {
+    const pointer = this.opts.workspace ? null : await readPointer(this.root, slug);
+    return pointer ? path.join(this.root, pointer.path) : this.root;
   }
 
   async sessions(): Promise<string[]> {
@@ -326,6 +360,67 @@ export class Engine {
     };
     await this.store.write(slug, next);
     return next;
+  }
+
+  /**
+   * The engine of a session that runs in its own worktree (null for a session in this checkout).
+   * Checks the worktree first: a removed worktree or a branch that lost the session's commits is
+   * an error saying what to do. A DONE session needs no worktree to be read.
+   */
+  private async worktreeEngine(slug: string, opts: { evenIfDone?: boolean } = {}): Promise<Engine | null> {
+    if (this.opts.workspace) return null;
+    const pointer = await readPointer(this.root, slug);
+    if (!pointer) return null;
+    const state = (await this.store.exists(slug)) ? await this.read(slug).catch(() => null) : null;
+    if (state?.currentState === "DONE" && !opts.evenIfDone) return null;
+    const last = state?.commits.at(-1)?.sha ?? state?.startingCommit ?? null;
+    const abs = await checkWorktree(this.root, slug, pointer, last);
+    await ensureSessionLink(this.root, slug, pointer);
+    return new Engine(abs, { ...this.opts, workspace: { projectRoot: this.root, pointer } });
+  }
+
+  private async startInWorktree(spec: string, rel: string, slug: string, flags: string[]): Promise<StartResult> {
+    // Everything that can be refused is refused before a branch or a folder is made.
+    const specText = await readFile(path.join(this.root, rel), "utf8").catch((e: NodeJS.ErrnoException) => {
+      throw new AutopilotError("spec_not_found", `Cannot read the spec ${rel}: ${e.code ?? e.message}.`);
+    });
+    assertParseableMarkdown(specText, `The spec ${rel}`);
+    parseSpec(specText);
+    const pointer = await createWorktree(this.root, slug, this.now());
+    const abs = path.join(this.root, pointer.path);
+    const copied = await bringSpec(this.root, abs, rel);
+    const engine = new Engine(abs, { ...this.opts, workspace: { projectRoot: this.root, pointer } });
+    const r = await engine.start(spec, flags);
+    const note =
+      `Working in its own git worktree ${pointer.path} on branch ${pointer.branch} (from ${pointer.startingCommit.slice(0, 7)} on ${pointer.baseBranch}); your checkout and branch are not touched.` +
+      (copied ? ` The spec ${rel} differs from the committed one (or is not committed), so your copy was put into the worktree.` : "");
+    return { ...r, step: { ...r.step, report: [note, r.step.report].filter(Boolean).join("\n\n") } };
+  }
+
+  /** A dispatch in a worktree session names the folder the persona works in; DONE says how to merge. */
+  private inWorkspace(step: Step, state?: AutopilotState): Step {
+    const ws = this.opts.workspace;
+    if (!ws) return step;
+    const { pointer } = ws;
+    const where = path.join(ws.projectRoot, pointer.path);
+    if (step.next.kind === "dispatch")
+      return {
+        ...step,
+        next: {
+          ...step.next,
+          prompt: `Work in ${where} (this session's git worktree, branch ${pointer.branch}): every path below is relative to it.\n${step.next.prompt}`,
+        },
+      };
+    if (step.next.kind === "done") {
+      const pr = state?.pullRequest as { title?: string; body?: string } | undefined;
+      const merge = [
+        `This session's commits are on branch ${pointer.branch} (worktree ${pointer.path}), not on ${pointer.baseBranch}.`,
+        `To merge them into ${pointer.baseBranch}: \`autopilot merge ${step.session}\` in the project (a plain merge: never forced, never rewrites history; a conflict stops it with nothing changed). Or open a pull request from ${pointer.branch}${pr?.title ? ":" : "."}`,
+        ...(pr?.title ? ["", `Title: ${pr.title}`, "", String(pr.body ?? "").trimEnd()] : []),
+      ].join("\n");
+      return { ...step, report: [step.report, merge].filter(Boolean).join("\n\n") };
+    }
+    return step;
   }
 
   private async withSession<T>(slug: string, fn: (state: AutopilotState) => Promise<T>): Promise<T> {
@@ -493,7 +588,7 @@ export class Engine {
   }
 
   private async render(slug: string, state: AutopilotState): Promise<Step> {
-    const step = renderStep(state, slug);
+    const step = this.inWorkspace(renderStep(state, slug), state);
     if (step.next.kind === "dispatch") {
       // The brief is a pure function of the saved state and the files on disk; writing it again
       // after a crash or on autopilot_next produces the same file.

@@ -10,7 +10,7 @@ import { requireString } from "../protocol/input.js";
 import type { RigorLevel } from "../session/schema.js";
 import { parseBudget } from "../session/usage.js";
 
-export const FLAGS = ["--fast", "--thorough", "--review-plans", "--human-gates"] as const;
+export const FLAGS = ["--fast", "--thorough", "--review-plans", "--human-gates", "--worktree"] as const;
 /** The one flag that takes a value: `--budget 200k`, `--budget $5`, `--budget=5usd`. */
 export const BUDGET_FLAG = "--budget";
 const FLAG_LIST = [...FLAGS, `${BUDGET_FLAG} <tokens or $>`].join(", ");
@@ -22,6 +22,8 @@ export interface Flags {
   humanGates: boolean;
   /** `--budget`, when given. */
   budget: { tokens: number | null; usd: number | null } | null;
+  /** Run a fresh session in its own git worktree on `autopilot/<slug>` (docs/cli.md). */
+  worktree: boolean;
 }
 
 interface Token {
@@ -113,7 +115,7 @@ function flagWords(tokens: Token[]): string[] {
   return tokens.flatMap((t) => t.text.split(",")).map((w) => normalizeDashes(w.trim())).filter(Boolean);
 }
 
-/** `--fast`, `--thorough`, `--review-plans`, space or comma separated, from any number of strings. */
+/** `--fast`, `--thorough`, `--review-plans`, `--worktree`, space or comma separated, from any number of strings. */
 export function parseFlags(flags: string | string[] | undefined): Flags & { given: string[] } {
   return checkFlags(flagWords(tokenize(flagText(flags))));
 }
@@ -155,6 +157,7 @@ function checkFlags(all: string[]): Flags & { given: string[] } {
     reviewPlans: given.includes("--review-plans"),
     humanGates: given.includes("--human-gates"),
     budget,
+    worktree: given.includes("--worktree"),
     given,
   };
 }

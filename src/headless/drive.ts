@@ -47,7 +47,7 @@ export async function drive(
     if (opts.signal?.aborted) return { final: step, steps: count };
     if (++count > max) throw new Error(`the run did not finish within ${max} steps`);
     if (next.kind === "dispatch") {
-      const outcome = await runner.run(dispatchTask(engine, step, next), opts.signal);
+      const outcome = await runner.run(dispatchTask(await engine.rootFor(step.session), step, next), opts.signal);
       if (outcome.log?.length) events.onRunnerLog?.(outcome.log);
       events.onUsage?.(step, outcome.usage ?? null);
       step = await engine.report(step.session, step.stepId, outcome.result, outcome.usage ?? null);
@@ -61,13 +61,14 @@ export async function drive(
   }
 }
 
-function dispatchTask(engine: Engine, step: Step, next: DispatchNext) {
+/** `root`: where the persona works (the session's worktree, or the project). */
+function dispatchTask(root: string, step: Step, next: DispatchNext) {
   return {
     persona: next.persona,
     description: next.description,
     prompt: next.prompt,
     expects: next.expects,
-    projectRoot: engine.root,
+    projectRoot: root,
     session: step.session,
     phaseIndex: step.state === "FINAL_REVIEW" ? null : (step.phase?.index ?? null),
     phaseName: step.state === "FINAL_REVIEW" ? null : (step.phase?.name ?? null),

@@ -18,6 +18,9 @@ export const ERROR_CODES = [
   "plan_not_found",
   "human_required",
   "no_tty",
+  "worktree_missing",
+  "worktree_diverged",
+  "merge_conflict",
   "internal",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

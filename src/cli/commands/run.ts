@@ -1,4 +1,4 @@
-// `autopilot run SPEC [--fast|--thorough] [--review-plans] [--runner scripted|anthropic|command]
+// `autopilot run SPEC [--fast|--thorough] [--review-plans] [--worktree] [--runner scripted|anthropic|command]
 //  [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]`: the machine headless, personas run by a runner, gates on the
 // terminal (or by policy with --yes). The same command resumes the session where it stopped.
 import path from "node:path";
@@ -11,7 +11,7 @@ import { EventWriter, EXIT_CODES } from "../../headless/events.js";
 import { AutopilotError } from "../../protocol/errors.js";
 
 export const USAGE =
-  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
+  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
 
 function parse(argv: string[]) {
   return parseCliArgs(
@@ -24,6 +24,7 @@ function parse(argv: string[]) {
         thorough: { type: "boolean" },
         "review-plans": { type: "boolean" },
         "human-gates": { type: "boolean" },
+        worktree: { type: "boolean" },
         runner: { type: "string" },
         budget: { type: "string" },
         yes: { type: "boolean", short: "y" },
@@ -84,7 +85,7 @@ async function runCommand(v: ReturnType<typeof parse>["values"], positionals: st
   const runnerName = chooseRunnerName(v.runner, config);
   const runner = createRunner(runnerName, config);
 
-  const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans", v["human-gates"] && "--human-gates"].filter(Boolean) as string[];
+  const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans", v["human-gates"] && "--human-gates", v.worktree && "--worktree"].filter(Boolean) as string[];
   if (v.budget !== undefined) {
     try {
       parseBudget(v.budget);
