@@ -93,10 +93,10 @@ export class Engine {
     const slug = slugFromSpecPath(rel);
     if (!this.opts.workspace) {
       const routed = await this.worktreeEngine(slug, { evenIfDone: true });
-      if (routed) return routed.start(parsed.spec, parsed.given.filter((f) => f !== "--worktree"));
+      if (routed) return routed.start(withoutWorktree(specArg), withoutWorktree(flags));
       if (parsed.worktree || (await worktreeByDefault(this.root))) {
         const fresh = !(await this.store.exists(slug)) || (await this.read(slug).then((st) => st.currentState === "DONE", () => false));
-        if (fresh) return this.startInWorktree(parsed.spec, rel, slug, parsed.given.filter((f) => f !== "--worktree"));
+        if (fresh) return this.startInWorktree(withoutWorktree(specArg), rel, slug, withoutWorktree(flags));
       }
     }
     return this.store.withLock(slug, async () => {
@@ -379,7 +379,7 @@ export class Engine {
     return new Engine(abs, { ...this.opts, workspace: { projectRoot: this.root, pointer } });
   }
 
-  private async startInWorktree(spec: string, rel: string, slug: string, flags: string[]): Promise<StartResult> {
+  private async startInWorktree(spec: string, rel: string, slug: string, flags: string | string[] | undefined): Promise<StartResult> {
     // Everything that can be refused is refused before a branch or a folder is made.
     const specText = await readFile(path.join(this.root, rel), "utf8").catch((e: NodeJS.ErrnoException) => {
       throw new AutopilotError("spec_not_found", `Cannot read the spec ${rel}: ${e.code ?? e.message}.`);
@@ -605,6 +605,12 @@ export class Engine {
     const stamp = this.now().replace(/[:.]/g, "-");
     await rename(p.state, path.join(path.dirname(p.state), `autopilot-state.done-${stamp}.json`));
   }
+}
+
+/** The start's own words without `--worktree` (the engine inside the worktree has no use for it). */
+function withoutWorktree<T extends string | string[] | undefined>(words: T): T {
+  const strip = (w: string) => w.replace(/(^|[\s,])--worktree(?=$|[\s,])/g, "$1").trim();
+  return (Array.isArray(words) ? words.map(strip).filter(Boolean) : typeof words === "string" ? strip(words) : words) as T;
 }
 
 function assertStepId(stepId: unknown): asserts stepId is number {
