@@ -83,7 +83,8 @@ describe("autopilot run --json: the events", () => {
       exitCode: 3,
       state: "APPROVE_PLAN",
       reason: expect.stringContaining("A question needs a human: Approve this plan"),
-      resume: `autopilot run ${SPEC_REL} --runner scripted`,
+      // The command as typed, every flag kept.
+      resume: `autopilot run ${SPEC_REL} --runner scripted --review-plans --json`,
       step: { next: { kind: "ask" } },
     });
   });
@@ -178,7 +179,7 @@ describe("autopilot run --json: the events", () => {
     p.child.kill("SIGTERM");
     const res = await p.done;
     expect(res.code).toBe(EXIT_CODES.interrupted);
-    expect(outcome(events(res.stdout))).toMatchObject({ outcome: "interrupted", exitCode: 130, resume: `autopilot run ${SPEC_REL} --runner scripted` });
+    expect(outcome(events(res.stdout))).toMatchObject({ outcome: "interrupted", exitCode: 130, resume: `autopilot run ${SPEC_REL} --runner scripted --yes --json` });
   });
 
   it("docs/run-events.schema.json is the schema the tests validate against", async () => {
