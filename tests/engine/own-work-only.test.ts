@@ -49,7 +49,7 @@ class UserGate implements Gate {
   async answer(step: Step, ask: AskNext): Promise<GateAnswer> {
     if (ask.options.includes("leave them out")) {
       this.asked.push(step);
-      return { answer: this.choice, by: "human", rationale: "test" };
+      return { answer: this.choice, by: "terminal", rationale: "test" };
     }
     return this.policy.answer(step, ask);
   }
@@ -110,7 +110,7 @@ describe("autopilot commits only its own work", () => {
     expect(status).toContain("?? dirty.txt");
     expect(status).toContain("A  staged.ts");
     const state = await engine.read(SLUG);
-    expect(state.decisions[0]).toMatchObject({ decision: "left_out_user_changes", answer: "leave them out", by: "human", phase: null, state: "INIT" });
+    expect(state.decisions[0]).toMatchObject({ decision: "left_out_user_changes", answer: "leave them out", by: "terminal", phase: null, state: "INIT" });
     expect(state.decisions[0].paths).toEqual(["README.md", "dirty.txt", "staged.ts"]);
   });
 
@@ -126,7 +126,7 @@ describe("autopilot commits only its own work", () => {
     for (const c of commits.slice(1)) expect(c.subject.startsWith("[autopilot]")).toBe(true);
     const state = await engine.read(SLUG);
     expect(state.startingCommit).toBe((await git(repo.dir, "rev-parse", "HEAD~" + (commits.length - 1))).trim());
-    expect(state.decisions[0]).toMatchObject({ decision: "committed_user_changes", by: "human" });
+    expect(state.decisions[0]).toMatchObject({ decision: "committed_user_changes", by: "terminal" });
     expect((await git(repo.dir, "status", "--porcelain", "--", ".", ":(exclude).harness")).trim()).toBe("");
   });
 
