@@ -46,7 +46,8 @@ export async function makeProject(spec: string, specPath = "docs/changes/bench/p
   await git(dir, "config", "commit.gpgsign", "false");
   const files: Record<string, string> = {
     "README.md": "# bench project\n",
-    ".harness/config.json": JSON.stringify({ validation: { commands: ["true"] } }) + "\n",
+    // humanGates off: the bench answers every question itself, --thorough included.
+    ".harness/config.json": JSON.stringify({ validation: { commands: ["true"] }, humanGates: false }) + "\n",
     [specPath]: spec,
   };
   for (const [rel, content] of Object.entries(files)) {

@@ -259,10 +259,10 @@ export const autopilotMachine = setup({
         phaseRun: emptyPhaseRun(e.now),
         report: [
           `Read spec — found ${e.phases.length} phase${e.phases.length === 1 ? "" : "s"}:`,
-          // At most 12 listed: the report reaches the host model, and a long spec's list would make
+          // At most 5 listed: the report reaches the host model, and a long spec's list would make
           // its first Step grow with the spec (docs/performance.md keeps per-transition bytes flat).
-          ...e.phases.slice(0, 12).map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
-          ...(e.phases.length > 12 ? [`  … and ${e.phases.length - 12} more (autopilot_status lists them)`] : []),
+          ...e.phases.slice(0, 5).map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
+          ...(e.phases.length > 5 ? [`  … and ${e.phases.length - 5} more (autopilot_status lists them)`] : []),
           `Rigor level: ${e.rigorLevel}${e.reviewPlans ? " · --review-plans" : ""}`,
           `Created ${e.sessionDir}/autopilot-state.json. Starting Phase 1.`,
         ].join("\n"),

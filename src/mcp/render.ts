@@ -98,7 +98,10 @@ export function errorPayload(e: unknown, view: HostView = DEFAULT_VIEW): ErrorPa
 export function errorResult(e: unknown, view: HostView = DEFAULT_VIEW): CallToolResult {
   const error = errorPayload(e, view);
   const lines = [`Error [${error.code}]: ${error.message}`, `Next: ${error.todo}`];
-  if (error.step) lines.push("", "The current Step:", "", renderStepText(error.step, view));
+  // The text shows the whole Step (the structured error.step may be Claude Code's lean one).
+  const raw = e instanceof AutopilotError ? (e.details?.step as Step | undefined) : undefined;
+  const shown = error.step && raw ? { ...raw, ...(error.step.report ? { report: error.step.report } : {}), todo: error.step.todo } : error.step;
+  if (shown) lines.push("", "The current Step:", "", renderStepText(shown, view));
   return {
     isError: true,
     content: [{ type: "text", text: lines.join("\n") }],
