@@ -10,6 +10,7 @@ import { AutopilotState } from "../../src/session/schema.js";
 import { CRASH_DRIVER } from "./build.js";
 
 import { SLUG, SPEC, SPEC_PATH } from "../helpers/scanner-spec.js";
+import { RETRY_BUDGET } from "../../machines/policy.js";
 export { SLUG, SPEC, SPEC_PATH };
 
 /**
@@ -22,7 +23,7 @@ export const SCRIPT = {
   phases: {
     0: { checkpoints: { 2: "passed", 3: "human-verify" } },
     1: { concerns: ["rule syntax undecided"], fail: { task: 2, times: 2 }, blockingReviewOnce: true },
-    2: { verifyFailsOnce: true, fail: { task: 1, times: 4 } },
+    2: { verifyFailsOnce: true, fail: { task: 1, times: RETRY_BUDGET + 1 } },
   },
   finalBlocking: 1,
 };

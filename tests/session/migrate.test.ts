@@ -5,6 +5,7 @@ import { AutopilotError } from "../../src/protocol/errors.js";
 import { migrateState } from "../../src/session/migrate.js";
 import { AutopilotState } from "../../src/session/schema.js";
 import { lostValues } from "./helpers/nothing-lost.js";
+import { RETRY_BUDGET } from "../../machines/policy.js";
 
 type Rec = Record<string, any>;
 const fixture = (name: string): Rec =>
@@ -143,8 +144,8 @@ describe("tolerant reading of real-world variants", () => {
   });
 
   it("a null or missing retryBudget gets the default", () => {
-    expect(migrated("retry-budget-null.json").s.retryBudget).toEqual({ maxAttempts: 3, currentTask: null });
-    expect(migrated("complete-and-severities.json").s.retryBudget).toEqual({ maxAttempts: 3, currentTask: null });
+    expect(migrated("retry-budget-null.json").s.retryBudget).toEqual({ maxAttempts: RETRY_BUDGET, currentTask: null });
+    expect(migrated("complete-and-severities.json").s.retryBudget).toEqual({ maxAttempts: RETRY_BUDGET, currentTask: null });
   });
 
   it("a file naming its sessionSlug but no sessionDir gets the directory from the slug", () => {
