@@ -412,7 +412,7 @@ export class Engine {
         },
       };
     if (step.next.kind === "done") {
-      const pr = state?.pullRequest as { title?: string; body?: string } | undefined;
+      const pr = state?.pullRequest;
       const merge = [
         `This session's commits are on branch ${pointer.branch} (worktree ${pointer.path}), not on ${pointer.baseBranch}.`,
         `To merge them into ${pointer.baseBranch}: \`autopilot merge ${step.session}\` in the project (a plain merge: never forced, never rewrites history; a conflict stops it with nothing changed). Or open a pull request from ${pointer.branch}${pr?.title ? ":" : "."}`,

@@ -600,8 +600,7 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
 
 /** "docs/changes/security-scanner/proposal.md" → "Security scanner". */
 export function titleOf(state: AutopilotState): string {
-  const pr = (state as { pullRequest?: { title?: unknown } }).pullRequest;
-  const fromPr = pr && typeof pr === "object" ? str(pr.title) : null;
+  const fromPr = str(state.pullRequest?.title);
   if (fromPr) return fromPr;
   const parts = state.specPath.replace(/\\/g, "/").split("/").filter(Boolean);
   const file = (parts.at(-1) ?? "").replace(/\.md$/i, "");

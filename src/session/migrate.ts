@@ -15,6 +15,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import {
   AutopilotState,
   CURRENT_SCHEMA_VERSION,
+  PullRequest,
   Complexity,
   CurrentTask,
   DecisionBy,
@@ -884,9 +885,10 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   const decisions = normalizeDecisions(s.decisions, top, notes);
   const finalReview = normalizeFinalReview(s.finalReview, top, notes);
 
-  // Declared optional fields (usage ledger, budget): a value that does not fit moves aside.
+  // Declared optional fields (usage ledger, budget, suggested PR): a value that does not fit moves aside.
   fit(s, "usage", UsageLedger, notes, "state");
   fit(s, "budget", Budget, notes, "state");
+  fit(s, "pullRequest", PullRequest, notes, "state");
 
   const engine: Rec = {};
   const added: string[] = [];

@@ -245,6 +245,10 @@ export const CommitRecord = z.looseObject({
 });
 export type CommitRecord = z.infer<typeof CommitRecord>;
 
+/** The pull request autopilot suggests when a session is DONE (title and body from the commits). */
+export const PullRequest = z.looseObject({ title: z.string(), body: z.string() });
+export type PullRequest = z.infer<typeof PullRequest>;
+
 export const AutopilotState = z.looseObject({
   schemaVersion: z.literal(5),
   sessionDir: z.string(),
@@ -294,6 +298,8 @@ export const AutopilotState = z.looseObject({
    * first 50 paths and the count; the full baseline with content hashes is `baseline.json`).
    */
   userChanges: z.looseObject({ count: z.number().int().nonnegative(), paths: z.array(z.string()) }).optional(),
+  /** The suggested pull request, written at DONE by the writeFinalHandoff effect. */
+  pullRequest: PullRequest.optional(),
 });
 export type AutopilotState = z.infer<typeof AutopilotState>;
 

@@ -293,6 +293,17 @@ describe("the usage ledger and budget (declared optional fields)", () => {
     expect((r.state as Rec).originalBudget).toBe("$5");
     expect(r.notes).toEqual(expect.arrayContaining([expect.stringMatching(/"usage" had an unexpected value/)]));
   });
+
+  it("the suggested pull request is kept when it fits and moves aside when hand-broken", () => {
+    const first = migrated("v4-no-rigor.json").state;
+    const pr = { title: "Security scanner", body: "## Phases\n" };
+    const kept = migrateState(JSON.parse(JSON.stringify({ ...first, pullRequest: pr })), { sessionDir: first.sessionDir });
+    expect(kept.state.pullRequest).toEqual(pr);
+    const broken = migrateState(JSON.parse(JSON.stringify({ ...first, pullRequest: { title: 42 } })), { sessionDir: first.sessionDir });
+    expect(AutopilotState.safeParse(broken.state).success).toBe(true);
+    expect(broken.state.pullRequest).toBeUndefined();
+    expect((broken.state as Rec).originalPullRequest).toEqual({ title: 42 });
+  });
 });
 
 describe("files autopilot must not guess about", () => {
