@@ -20,13 +20,10 @@ afterAll(async () => {
 
 describe("autopilot demo", () => {
   it("runs the bundled spec to DONE and shows the whole story", async () => {
-    const t0 = Date.now();
     // No git identity and no global config: the demo must bring its own.
     const res = await cli(["demo"], { cwd, env: { GIT_CONFIG_GLOBAL: "/dev/null", HOME: cwd, ANTHROPIC_API_KEY: "" } });
-    const took = Date.now() - t0;
     expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
-    expect(took).toBeLessThan(30_000);
     const out = res.stdout;
     repoDir = /^Repository: (.+)$/m.exec(out)?.[1];
     expect(repoDir).toBeTruthy();
