@@ -122,18 +122,26 @@ export function parseScript(raw: unknown, where: string): Script {
 }
 
 /**
- * The `budget` key of `.harness/config.json` ("200k", "$5", or a number of tokens): the budget a
- * session starts with when autopilot_start / `autopilot run` gives no --budget. Null when unset.
+ * One key of `.harness/config.json`, or undefined when the file, or the key, is absent. A file that is
+ * not JSON reads as absent here: `readHeadlessConfig` is the reader that reports it.
  */
-export async function readConfigBudget(root: string): Promise<{ tokens: number | null; usd: number | null } | null> {
+async function configValue(root: string, key: string): Promise<unknown> {
   let raw: unknown;
   try {
     raw = JSON.parse((await readFile(path.join(root, CONFIG_FILE), "utf8")).replace(/^\uFEFF/, ""));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT" || e instanceof SyntaxError) return null;
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || e instanceof SyntaxError) return undefined;
     throw e;
   }
-  const v = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>).budget : undefined;
+  return raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * The `budget` key of `.harness/config.json` ("200k", "$5", or a number of tokens): the budget a
+ * session starts with when autopilot_start / `autopilot run` gives no --budget. Null when unset.
+ */
+export async function readConfigBudget(root: string): Promise<{ tokens: number | null; usd: number | null } | null> {
+  const v = await configValue(root, "budget");
   if (v === undefined || v === null) return null;
   if (typeof v !== "string" && typeof v !== "number")
     throw new AutopilotError("bad_input", `${CONFIG_FILE}: "budget" must be tokens ("200k", 50000) or US dollars ("$5").`);
@@ -190,14 +198,7 @@ export async function readGateSettings(root: string): Promise<{ settings: GateSe
  * file). Null when unset; the policy's RETRY_BUDGET applies then.
  */
 export async function readConfigRetryBudget(root: string): Promise<number | null> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse((await readFile(path.join(root, CONFIG_FILE), "utf8")).replace(/^\uFEFF/, ""));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT" || e instanceof SyntaxError) return null;
-    throw e;
-  }
-  const v = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>).retryBudget : undefined;
+  const v = await configValue(root, "retryBudget");
   if (v === undefined || v === null) return null;
   const { min, max } = RETRY_BUDGET_RANGE;
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
