@@ -4,7 +4,7 @@
 // (timestamps aside), the commit subjects, the session files. A duplicate commit, a lost decision or
 // a counter reset shows up as a difference.
 //
-// Sizes: RELIABILITY_CHAINS (sessions per kill point, default 6) and RELIABILITY_KILLS (kills per
+// Sizes: RELIABILITY_CHAINS (sessions per kill point, default 4) and RELIABILITY_KILLS (kills per
 // session, default 3); `npm run soak` raises both. RELIABILITY_SEED picks the kill counts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rm } from "node:fs/promises";
@@ -26,7 +26,7 @@ import {
 } from "./harness.js";
 import { FAULT_POINTS, type FaultPoint } from "../../src/engine/faults.js";
 
-const CHAINS = Number(process.env.RELIABILITY_CHAINS ?? 6);
+const CHAINS = Number(process.env.RELIABILITY_CHAINS ?? 4);
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 3);
 const PARALLEL = Number(process.env.RELIABILITY_PARALLEL ?? 8);
 // Generous per-test limits that grow with the soak's sizes; CI's default run takes about 1-2 minutes.
@@ -172,7 +172,7 @@ describe("crash at every point", () => {
     "a SIGKILL at any point, resumed with autopilot_start, ends as an uninterrupted run (step numbers aside)",
     async () => {
       const r = rng(SEED + 1);
-      const plans = Array.from({ length: Math.max(2, Math.ceil(CHAINS / 2)) }, () =>
+      const plans = Array.from({ length: Math.max(3, Math.ceil(CHAINS / 2)) }, () =>
         planFor(Array.from({ length: KILLS }, () => FAULT_POINTS[Math.floor(r() * FAULT_POINTS.length)]), r),
       );
       const results = await pool(plans, PARALLEL, async (plan) => {
