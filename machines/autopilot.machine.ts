@@ -12,6 +12,7 @@ import type {
   Decision,
   DecisionChannel,
   Effect,
+  EffectBody,
   Finding,
   Phase,
   PendingCheckpoint,
@@ -144,11 +145,12 @@ function phaseLabel(state: AutopilotState): string {
   return `Phase ${state.currentPhase + 1}: ${phase?.name ?? "?"}`;
 }
 
-function effect(state: AutopilotState, type: Effect["type"], args: Record<string, unknown>): Effect {
+/** An effect the machine owes (its types and args: src/session/effects.ts), with its id. */
+function effect(state: AutopilotState, body: EffectBody): Effect {
   // stepId is bumped by the engine before each event, so ids are unique within the session and
   // stable if the same transition is replayed from the saved outbox.
-  const n = state.outbox.filter((e) => e.type === type).length;
-  return { id: `s${state.stepId}-${type}${n ? `-${n}` : ""}`, type, args };
+  const n = state.outbox.filter((e) => e.type === body.type).length;
+  return { id: `s${state.stepId}-${body.type}${n ? `-${n}` : ""}`, ...body };
 }
 
 function decision(
@@ -297,7 +299,7 @@ export const autopilotMachine = setup({
       };
     }),
     commitUserChanges: assign(({ context }) => ({
-      outbox: [...context.outbox, effect(context, "commitUserChanges", {})],
+      outbox: [...context.outbox, effect(context, { type: "commitUserChanges", args: {} })],
     })),
     resumeReport: assign(({ context }) => {
       let report = appendReport(
@@ -516,7 +518,7 @@ export const autopilotMachine = setup({
       const e = event as Ev<"EXECUTED">;
       const label = e.checkpoint!.label;
       return {
-        outbox: [...context.outbox, effect(context, "commit", { label, recovery: false, phase: context.currentPhase })],
+        outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } })],
         phaseRun: {
           ...context.phaseRun,
           checkpointsPassed: [...context.phaseRun.checkpointsPassed, label],
@@ -530,7 +532,7 @@ export const autopilotMachine = setup({
         ? `${phaseLabel(context)} — ${context.phaseRun.fix.source} fixes`
         : `${phaseLabel(context)} — execution complete`;
       return {
-        outbox: [...context.outbox, effect(context, "commit", { label, recovery: false, phase: context.currentPhase })],
+        outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } })],
         retryBudget: { ...context.retryBudget, currentTask: null },
         phaseRun: { ...context.phaseRun, checkpointAnswer: null, fix: null, personaError: null },
       };
@@ -620,12 +622,15 @@ export const autopilotMachine = setup({
       return {
         outbox: [
           ...context.outbox,
-          effect(context, "commit", { label, recovery: true, phase: context.currentPhase }),
-          effect(context, "appendFailure", {
-            date: e.now.slice(0, 10),
-            skill: "harness-autopilot",
-            type: "retry-exhausted",
-            text: failureText,
+          effect(context, { type: "commit", args: { label, recovery: true, phase: context.currentPhase } }),
+          effect(context, {
+            type: "appendFailure",
+            args: {
+              date: e.now.slice(0, 10),
+              skill: "harness-autopilot",
+              type: "retry-exhausted",
+              text: failureText,
+            },
           }),
         ],
         phaseRun: { ...context.phaseRun, exhausted: true, retriesUsed: context.phaseRun.retriesUsed },
@@ -696,7 +701,7 @@ export const autopilotMachine = setup({
         phaseRun: { ...context.phaseRun, reviewFindings: e.findings },
         outbox: [
           ...context.outbox,
-          effect(context, "writeReview", { phase: context.currentPhase, findings: e.findings }),
+          effect(context, { type: "writeReview", args: { phase: context.currentPhase, findings: e.findings } }),
         ],
         report: appendReport(context.report, `Review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note`),
       };
@@ -749,19 +754,22 @@ export const autopilotMachine = setup({
       };
       next.outbox = context.outbox;
       if (RIGOR[context.rigorLevel].scratchpad !== "none")
-        withOutbox(effect(next, "clearScratchpad", { phase: phase.name }));
-      withOutbox(effect(next, "syncRoadmap", {}));
+        withOutbox(effect(next, { type: "clearScratchpad", args: { phase: phase.name } }));
+      withOutbox(effect(next, { type: "syncRoadmap", args: {} }));
       const nextPhase = context.phases[i + 1];
       withOutbox(
-        effect(next, "writeSummary", {
-          lastActive: now,
-          phase: `${i + 1} of ${context.phases.length}`,
-          status: skipped
-            ? `Phase ${i + 1} skipped.`
-            : `Phase ${i + 1} complete. ${run.taskCount ?? 0}/${run.taskCount ?? 0} tasks.`,
-          plan: phase.planPath,
-          keyContext: `${phase.name}: ${skipped ? "skipped by decision" : `verification ${run.verification ?? "not run"}, review ${counts.blocking} blocking / ${counts.warning} warning / ${counts.note} note`}.${gatesAnswered(context.decisions.filter((d) => d.phase === i))}`,
-          nextStep: nextPhase ? `Continue to Phase ${i + 2}: ${nextPhase.name}` : "Final review, then DONE",
+        effect(next, {
+          type: "writeSummary",
+          args: {
+            lastActive: now,
+            phase: `${i + 1} of ${context.phases.length}`,
+            status: skipped
+              ? `Phase ${i + 1} skipped.`
+              : `Phase ${i + 1} complete. ${run.taskCount ?? 0}/${run.taskCount ?? 0} tasks.`,
+            plan: phase.planPath,
+            keyContext: `${phase.name}: ${skipped ? "skipped by decision" : `verification ${run.verification ?? "not run"}, review ${counts.blocking} blocking / ${counts.warning} warning / ${counts.note} note`}.${gatesAnswered(context.decisions.filter((d) => d.phase === i))}`,
+            nextStep: nextPhase ? `Continue to Phase ${i + 2}: ${nextPhase.name}` : "Final review, then DONE",
+          },
         }),
       );
       const summaryState: AutopilotState = { ...next, history: [...context.history, entry] };
@@ -805,11 +813,14 @@ export const autopilotMachine = setup({
         finalReview: { ...context.finalReview, retryCount: context.finalReview.retryCount + 1 },
         outbox: [
           ...context.outbox,
-          effect(context, "appendFailure", {
-            date: now.slice(0, 10),
-            skill: "harness-autopilot",
-            type: "final-review",
-            text: `Final review still has ${blocking.length} blocking finding(s) after ${MAX_FINAL_REVIEW_FIXES} fix rounds: ${blocking.map((f) => f.title).join("; ")}`,
+          effect(context, {
+            type: "appendFailure",
+            args: {
+              date: now.slice(0, 10),
+              skill: "harness-autopilot",
+              type: "final-review",
+              text: `Final review still has ${blocking.length} blocking finding(s) after ${MAX_FINAL_REVIEW_FIXES} fix rounds: ${blocking.map((f) => f.title).join("; ")}`,
+            },
           }),
         ],
         report: appendReport(context.report, `Final review: blocking findings remain after ${MAX_FINAL_REVIEW_FIXES} fix rounds. Recorded in .harness/failures.md.`),
@@ -818,10 +829,13 @@ export const autopilotMachine = setup({
     commitFinalFix: assign(({ context }) => ({
       outbox: [
         ...context.outbox,
-        effect(context, "commit", {
-          label: `Final review fixes (round ${context.finalReview.retryCount})`,
-          recovery: false,
-          phase: null,
+        effect(context, {
+          type: "commit",
+          args: {
+            label: `Final review fixes (round ${context.finalReview.retryCount})`,
+            recovery: false,
+            phase: null,
+          },
         }),
       ],
     })),
@@ -831,17 +845,20 @@ export const autopilotMachine = setup({
     // DONE ----------------------------------------------------------------------------------------
     finish: assign(({ context, event }) => {
       const next: AutopilotState = { ...context, outbox: context.outbox };
-      const add = (type: Effect["type"], args: Record<string, unknown>) => {
-        next.outbox = [...next.outbox, effect(next, type, args)];
+      const add = (body: EffectBody) => {
+        next.outbox = [...next.outbox, effect(next, body)];
       };
-      add("writeFinalHandoff", {});
-      add("appendLearnings", {});
-      add("roadmapDone", {});
-      add("writeSummary", {
-        lastActive: (event as { now: string }).now,
-        status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
-        keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${context.finalReview.status}. Decisions: ${channelCounts(context.decisions)}.`,
-        nextStep: "All phases complete. Create PR or close session.",
+      add({ type: "writeFinalHandoff", args: {} });
+      add({ type: "appendLearnings", args: {} });
+      add({ type: "roadmapDone", args: {} });
+      add({
+        type: "writeSummary",
+        args: {
+          lastActive: (event as { now: string }).now,
+          status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
+          keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${context.finalReview.status}. Decisions: ${channelCounts(context.decisions)}.`,
+          nextStep: "All phases complete. Create PR or close session.",
+        },
       });
       return { outbox: next.outbox, report: appendReport(context.report, doneReport(context)) };
     }),

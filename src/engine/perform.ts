@@ -5,7 +5,7 @@ import { formatCost } from "../session/usage.js";
 import { channelPhrase } from "../session/channels.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { AutopilotState, Effect, Finding } from "../session/schema.js";
+import type { AutopilotState, Effect } from "../session/schema.js";
 import { commitCheckpoint, gitRunner, leftOutReport, prTitleAndBody, withRepoLock } from "../effects/git.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
@@ -71,14 +71,14 @@ async function performUnlocked(
   effect: Effect,
   now: string,
 ): Promise<AutopilotState> {
-  const a = effect.args as Record<string, any>;
   switch (effect.type) {
     case "commit": {
+      const a = effect.args;
       const r = await commitCheckpoint(root, {
-        label: String(a.label),
-        recovery: a.recovery === true,
+        label: a.label,
+        recovery: a.recovery,
         effectId: sharedEffectId(slug, state, effect),
-        phase: typeof a.phase === "number" ? a.phase : null,
+        phase: a.phase,
         since: state.startingCommit,
         baseline: await readBaseline(root, state.sessionDir),
         slug,
@@ -97,9 +97,9 @@ async function performUnlocked(
               ...state.commits,
               {
                 sha: r.sha!,
-                label: String(a.label),
-                recovery: a.recovery === true,
-                phase: typeof a.phase === "number" ? a.phase : null,
+                label: a.label,
+                recovery: a.recovery,
+                phase: a.phase,
                 timestamp: now,
               },
             ],
@@ -127,19 +127,21 @@ async function performUnlocked(
       );
     }
     case "writeReview":
-      await writePhaseReview(root, state.sessionDir, Number(a.phase), a.findings as Finding[]);
+      await writePhaseReview(root, state.sessionDir, effect.args.phase, effect.args.findings);
       return state;
-    case "appendFailure":
+    case "appendFailure": {
+      const { date, skill, type, text } = effect.args;
       await appendFailure(root, {
-        date: String(a.date),
-        skill: String(a.skill),
-        type: String(a.type),
-        text: String(a.text),
+        date,
+        skill,
+        type,
+        text,
         effectId: sharedEffectId(slug, state, effect),
       });
       return state;
+    }
     case "clearScratchpad":
-      await clearScratchpad(root, state.sessionDir, String(a.phase));
+      await clearScratchpad(root, state.sessionDir, effect.args.phase);
       return state;
     case "syncRoadmap":
       await syncRoadmap(root, {
@@ -152,20 +154,22 @@ async function performUnlocked(
     case "roadmapDone":
       await setFeatureDone(root, { specPath: state.specPath, featureName: await specTitle(root, state) });
       return state;
-    case "writeSummary":
+    case "writeSummary": {
+      const a = effect.args;
       await writeSessionSummary(root, slug, {
         session: slug,
         // The time the transition happened, saved with the effect: a replay writes the same bytes.
-        lastActive: typeof a.lastActive === "string" ? a.lastActive : now,
+        lastActive: a.lastActive ?? now,
         skill: "harness-autopilot",
-        phase: (a.phase as string | undefined) ?? null,
-        status: String(a.status ?? ""),
+        phase: a.phase ?? null,
+        status: a.status,
         spec: state.specPath,
-        plan: (a.plan as string | undefined) ?? null,
-        keyContext: String(a.keyContext ?? ""),
-        nextStep: String(a.nextStep ?? ""),
+        plan: a.plan ?? null,
+        keyContext: a.keyContext,
+        nextStep: a.nextStep,
       });
       return state;
+    }
     case "writeFinalHandoff": {
       const totals = doneTotals(state);
       const title = await specTitle(root, state);
@@ -174,7 +178,7 @@ async function performUnlocked(
         completed: state.phases.map((p, i) => `Phase ${i + 1}: ${p.name}${p.status === "skipped" ? " (skipped)" : ""}`),
         pending: [],
         concerns: [],
-        decisions: state.decisions.map((d) => d as Record<string, unknown>),
+        decisions: state.decisions,
         contextKeywords: (title ?? "").split(/\W+/).filter((w) => w.length > 3).slice(0, 8),
         finalReview: { status: state.finalReview.status, findingsCount: state.finalReview.findings.length },
       });
@@ -217,6 +221,10 @@ async function performUnlocked(
       const suggestion = pruneSuggestion(await countLearningEntries(root));
       if (suggestion) next = addReport(next, suggestion);
       return next;
+    }
+    default: {
+      const unknown: never = effect;
+      throw new Error(`unknown effect ${JSON.stringify(unknown)}`);
     }
   }
 }

@@ -11,6 +11,8 @@ import { Budget, UsageLedger } from "./usage.js";
 import { RETRY_BUDGET } from "../../machines/policy.js";
 import { Complexity } from "./complexity.js";
 import { Signals } from "../../machines/signals.js";
+import { Finding, Severity } from "./finding.js";
+import { Effect } from "./effects.js";
 
 export const STATE_NAMES = [
   "INIT",
@@ -46,18 +48,7 @@ export const Phase = z.looseObject({
 });
 export type Phase = z.infer<typeof Phase>;
 
-/** Severity in our canonical vocabulary; `critical|important|suggestion` are mapped on read. */
-export const Severity = z.enum(["blocking", "warning", "note"]);
-export type Severity = z.infer<typeof Severity>;
-
-export const Finding = z.looseObject({
-  severity: Severity,
-  title: z.string(),
-  file: z.string().optional(),
-  line: z.number().int().optional(),
-  rationale: z.string().optional(),
-});
-export type Finding = z.infer<typeof Finding>;
+export { Finding, Severity } from "./finding.js";
 
 export const SeverityCounts = z.looseObject({
   blocking: z.number().int().nonnegative(),
@@ -213,28 +204,8 @@ export const PhaseRun = z.looseObject({
 });
 export type PhaseRun = z.infer<typeof PhaseRun>;
 
-export const EFFECT_TYPES = [
-  "commit",
-  "writeReview",
-  "appendFailure",
-  "clearScratchpad",
-  "syncRoadmap",
-  "writeSummary",
-  "writeFinalHandoff",
-  "appendLearnings",
-  "roadmapDone",
-  "commitUserChanges",
-] as const;
-export const EffectType = z.enum(EFFECT_TYPES);
-
-/** An effect the machine owes: saved with the state, performed, then cleared (the outbox). */
-export const Effect = z.looseObject({
-  /** Unique within the session; effects use it to stay idempotent when replayed after a crash. */
-  id: z.string(),
-  type: EffectType,
-  args: z.record(z.string(), z.unknown()),
-});
-export type Effect = z.infer<typeof Effect>;
+/** The outbox's entries: one discriminated union on `type`, declared in effects.ts. */
+export { Effect, EFFECT_TYPES, type EffectType, type EffectBody, type EffectOf } from "./effects.js";
 
 export const CommitRecord = z.looseObject({
   sha: z.string(),

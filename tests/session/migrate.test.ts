@@ -306,6 +306,41 @@ describe("the usage ledger and budget (declared optional fields)", () => {
   });
 });
 
+describe("an outbox a crash left (effects the machine owed, not yet performed)", () => {
+  // Each entry exactly as earlier engine builds saved it: the writeSummary of builds before
+  // `lastActive` was kept has none, a final-review commit has phase null, a finding carries an
+  // extra field of its reviewer's.
+  const OLD_OUTBOX = [
+    { id: "s7-commit", type: "commit", args: { label: "Checkpoint 1: types", recovery: false, phase: 0 } },
+    { id: "s9-commit", type: "commit", args: { label: "Final review fixes (round 1)", recovery: false, phase: null } },
+    { id: "s8-appendFailure", type: "appendFailure", args: { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: "t" } },
+    { id: "s8-writeReview", type: "writeReview", args: { phase: 0, findings: [{ severity: "warning", title: "w", reviewer: "x" }] } },
+    { id: "s10-clearScratchpad", type: "clearScratchpad", args: { phase: "Core" } },
+    { id: "s10-syncRoadmap", type: "syncRoadmap", args: {} },
+    { id: "s10-writeSummary", type: "writeSummary", args: { phase: "1 of 2", status: "Phase 1 complete. 3/3 tasks.", plan: null, keyContext: "k", nextStep: "n" } },
+    { id: "s12-writeFinalHandoff", type: "writeFinalHandoff", args: {} },
+    { id: "s12-appendLearnings", type: "appendLearnings", args: {} },
+    { id: "s12-roadmapDone", type: "roadmapDone", args: {} },
+    { id: "s1-commitUserChanges", type: "commitUserChanges", args: {} },
+  ];
+
+  it("every effect type as earlier builds saved it loads unchanged, with no note", () => {
+    const first = migrated("v4-no-rigor.json").state;
+    const r = migrateState(JSON.parse(JSON.stringify({ ...first, outbox: OLD_OUTBOX })), { sessionDir: first.sessionDir });
+    expect(r.state.outbox).toEqual(OLD_OUTBOX);
+    expect(r.notes).toEqual([]);
+  });
+
+  it("an entry whose args do not fit its type moves aside with a note rather than being performed", () => {
+    const first = migrated("v4-no-rigor.json").state;
+    const broken = [{ id: "s7-commit", type: "commit", args: { recovery: false } }];
+    const r = migrateState(JSON.parse(JSON.stringify({ ...first, outbox: broken })), { sessionDir: first.sessionDir });
+    expect(r.state.outbox).toEqual([]);
+    expect((r.state as Rec).originalOutbox).toEqual(broken);
+    expect(r.notes).toEqual(expect.arrayContaining([expect.stringMatching(/engine field "outbox" was invalid/)]));
+  });
+});
+
 describe("files autopilot must not guess about", () => {
   it("an unknown currentState → corrupt_state naming it", () => {
     expect(corruptReason(fixture("unknown-state.json"))).toMatch(/"BRAINSTORM" is not an autopilot state/);

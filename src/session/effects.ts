@@ -1,0 +1,84 @@
+// The effects the machine owes: one discriminated union on `type`, each with its own args. The
+// machine builds them (`effect` in machines/autopilot.machine.ts), the state file saves them in its
+// `outbox`, and src/engine/perform.ts performs them, its switch narrowed by `type`. A new effect is
+// one entry here, one constructor call in the machine and one case in the performer (the compiler
+// asks for the case).
+//
+// Entries already saved in state files (an outbox a crash left) must keep loading: every field an
+// earlier engine wrote is declared here as it wrote it (`writeSummary.lastActive` came later, so it
+// is optional), and the objects stay loose so unknown fields are carried through.
+import { z } from "zod";
+import { Finding } from "./finding.js";
+
+/** Effects that take nothing from the transition: they read what they need from the saved state. */
+const NoArgs = z.looseObject({});
+
+/** An `[autopilot]` commit of the session's work (a checkpoint, a phase, a recovery, a fix round). */
+export const CommitArgs = z.looseObject({
+  label: z.string(),
+  recovery: z.boolean(),
+  /** The phase index, or null for the final review's fix rounds. */
+  phase: z.number().int().nullable(),
+});
+
+/** The phase's review findings, written to the session's reviews. */
+export const WriteReviewArgs = z.looseObject({
+  phase: z.number().int().nonnegative(),
+  findings: z.array(Finding),
+});
+
+/** A line in .harness/failures.md. */
+export const AppendFailureArgs = z.looseObject({
+  date: z.string(),
+  skill: z.string(),
+  type: z.string(),
+  text: z.string(),
+});
+
+/** The phase's scratchpad folder, by the phase's name. */
+export const ClearScratchpadArgs = z.looseObject({ phase: z.string() });
+
+/** The session summary (.harness/sessions/<slug>/summary.md). */
+export const WriteSummaryArgs = z.looseObject({
+  /** The time of the transition, so a replay writes the same bytes (absent in early outboxes: now). */
+  lastActive: z.string().optional(),
+  /** "2 of 3"; absent at DONE. */
+  phase: z.string().nullable().optional(),
+  status: z.string(),
+  plan: z.string().nullable().optional(),
+  keyContext: z.string(),
+  nextStep: z.string(),
+});
+
+function entry<T extends string, A extends z.ZodType>(type: T, args: A) {
+  return z.looseObject({
+    /** Unique within the session; effects use it to stay idempotent when replayed after a crash. */
+    id: z.string(),
+    type: z.literal(type),
+    args,
+  });
+}
+
+/** An effect the machine owes: saved with the state, performed, then cleared (the outbox). */
+export const Effect = z.discriminatedUnion("type", [
+  entry("commit", CommitArgs),
+  entry("writeReview", WriteReviewArgs),
+  entry("appendFailure", AppendFailureArgs),
+  entry("clearScratchpad", ClearScratchpadArgs),
+  entry("syncRoadmap", NoArgs),
+  entry("writeSummary", WriteSummaryArgs),
+  entry("writeFinalHandoff", NoArgs),
+  entry("appendLearnings", NoArgs),
+  entry("roadmapDone", NoArgs),
+  entry("commitUserChanges", NoArgs),
+]);
+export type Effect = z.infer<typeof Effect>;
+
+export type EffectType = Effect["type"];
+export const EFFECT_TYPES: readonly EffectType[] = Effect.options.map((o) => o.shape.type.value);
+
+/** The effect of one type. */
+export type EffectOf<T extends EffectType> = Extract<Effect, { type: T }>;
+
+/** What the machine names: an effect before it gets its id. */
+export type EffectBody = Effect extends infer E ? (E extends { type: infer T; args: infer A } ? { type: T; args: A } : never) : never;
