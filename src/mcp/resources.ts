@@ -1,7 +1,7 @@
 // Resources: the session list, each session's state file as stored, and its decision log.
 import { readFile } from "node:fs/promises";
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { loadEngine } from "./tools.js";
+import { loadEngine } from "./tools/index.js";
 import { sessionPaths } from "../session/paths.js";
 import { assertSafeSlug } from "../session/slug.js";
 import { decisionLog, listSessions } from "./sessions.js";

@@ -8,7 +8,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { errorResult } from "./render.js";
-import { registerTools } from "./tools.js";
+import { registerTools } from "./tools/index.js";
 import { registerPrompts } from "./prompts.js";
 import { registerResources } from "./resources.js";
 import { hostOf } from "../engine/step.js";

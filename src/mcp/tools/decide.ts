@@ -1,0 +1,50 @@
+// autopilot_decide: the user's answer; returns the next Step.
+import { AutopilotError } from "../../protocol/errors.js";
+import type { Step } from "../../protocol/step.js";
+import { DecideInput, StepOutput } from "../schemas.js";
+import { Progress } from "../progress.js";
+import { askInBand, clientCanElicit } from "../elicitation.js";
+import type { ToolKit } from "./kit.js";
+
+export function registerDecide({ server, ctx, stepTool, assertNotDriven }: ToolKit): void {
+  server.registerTool(
+    "autopilot_decide",
+    {
+      description: "Record the user's answer; returns the next Step.",
+      inputSchema: DecideInput,
+      outputSchema: StepOutput,
+    },
+    (args, extra) =>
+      stepTool(
+        "autopilot_decide",
+        async (engine) => {
+          await assertNotDriven(args.session);
+          try {
+            return { step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, "host") };
+          } catch (e) {
+            // --human-gates refused the host's answer: where the client has a form, the question
+            // goes to the user there (their answer, not the host's, is applied).
+            if (!(e instanceof AutopilotError && e.code === "human_required") || !ctx.elicit || !clientCanElicit(server.server)) throw e;
+            const asked = e.details?.step as Step | undefined;
+            if (!asked || asked.next.kind !== "ask") throw e;
+            const progress = new Progress(extra, ctx.heartbeatMs);
+            try {
+              const got = await askInBand(server.server, asked, {
+                signal: extra.signal,
+                timeoutMs: ctx.elicitTimeoutMs,
+                onWaiting: () => progress.report("waiting for the user's answer"),
+              });
+              if (!got) throw e;
+              return {
+                step: await engine.decide(asked.session, asked.stepId, got.answer, got.rationale, "elicited"),
+                preface: [`This gate needs a person: the question went to the user in the client's form, who answered "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""}; it is recorded.`],
+              };
+            } finally {
+              progress.stop();
+            }
+          }
+        },
+        { elicit: true },
+      )(extra),
+  );
+}

@@ -1,0 +1,17 @@
+// autopilot_decisions: the decision log, read-only.
+import { DecisionsInput } from "../schemas.js";
+import { jsonResult } from "../render.js";
+import { decisionLog } from "../sessions.js";
+import type { ToolKit } from "./kit.js";
+
+export function registerDecisions({ server, engineFor, safe }: ToolKit): void {
+  server.registerTool(
+    "autopilot_decisions",
+    {
+      description: "The decision log: decisions with signals, phase history, final review, commits. Read-only.",
+      inputSchema: DecisionsInput,
+      annotations: { readOnlyHint: true },
+    },
+    (args) => safe(async () => jsonResult(await decisionLog(await engineFor(), args.session))),
+  );
+}

@@ -1,0 +1,142 @@
+// What every tool module shares: the server's context, the engine (loaded lazily), the client's
+// view, and the wrappers that turn a tool's work into a Step result or a coded error. Each tool
+// lives in its own module next to this one and only says what it does.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import path from "node:path";
+import { readDriver } from "../../headless/driver-lock.js";
+import { hostOf, type HostView } from "../../engine/step.js";
+import { packageRoot } from "../../install/paths.js";
+import type { Engine } from "../../engine/engine.js";
+import { AutopilotError } from "../../protocol/errors.js";
+import type { Step } from "../../protocol/step.js";
+import { errorResult, stepResult } from "../render.js";
+import { Progress, type Extra } from "../progress.js";
+import { askInBand, clientCanElicit } from "../elicitation.js";
+
+let engineModule: Promise<typeof import("../../engine/engine.js")> | undefined;
+/**
+ * The engine module, loaded on the first call that needs it rather than at start-up: it brings the
+ * markdown parser, the state machine and the effects (~100 ms of module loading on the bench
+ * machine), none of which tools/list needs (docs/performance.md, cold start).
+ */
+export function loadEngine(): Promise<typeof import("../../engine/engine.js")> {
+  return (engineModule ??= import("../../engine/engine.js"));
+}
+
+export interface ToolContext {
+  root: string;
+  /** In-band human decisions where the client supports them (on unless --no-elicit, AUTOPILOT_ELICIT=0 or config `elicit: false`). */
+  elicit: boolean;
+  heartbeatMs: number;
+  elicitTimeoutMs?: number;
+  log: (level: "info" | "warning" | "error", message: string) => void;
+  now?: () => Date;
+}
+
+/** What a Step tool's work returns: the Step, and lines to show before it or with its report. */
+export interface StepWork {
+  step: Step;
+  preface?: string[];
+  report?: string[];
+}
+
+export interface ToolKit {
+  server: McpServer;
+  ctx: ToolContext;
+  /** Which client this is (initialize clientInfo.name) decides the subagent tool the Steps name. */
+  view: () => HostView;
+  engineFor: (progress?: Progress) => Promise<Engine>;
+  /** A Step tool: progress while it runs, in-band questions afterwards if enabled, errors as results. */
+  stepTool: (name: string, run: (engine: Engine) => Promise<StepWork>, opts: { elicit: boolean }) => (extra: Extra) => Promise<CallToolResult>;
+  /** Refuses (busy) while a headless `autopilot run` of another process drives the session. */
+  assertNotDriven: (slug: string) => Promise<void>;
+  /** A tool that answers JSON: errors become coded results. */
+  safe: (fn: () => Promise<CallToolResult>) => Promise<CallToolResult>;
+}
+
+/** The package's persona files, named in the instructions of hosts that read them. */
+function personasDir(): string | undefined {
+  try {
+    return path.join(packageRoot(), "personas").split(path.sep).join("/");
+  } catch {
+    return undefined;
+  }
+}
+
+export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
+  let dir: string | undefined | null = null;
+  const view = (): HostView => ({
+    host: hostOf(server.server.getClientVersion()?.name),
+    personasDir: dir === null ? (dir = personasDir()) : dir,
+  });
+  const engineFor = async (progress?: Progress) =>
+    new (await loadEngine()).Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now });
+
+  const stepTool: ToolKit["stepTool"] = (name, run, opts) =>
+    async (extra: Extra): Promise<CallToolResult> => {
+      const progress = new Progress(extra, ctx.heartbeatMs);
+      try {
+        const engine = await engineFor(progress);
+        const out = await run(engine);
+        let step = out.step;
+        if (out.report?.length) step = { ...step, report: [...out.report, ...(step.report ? [step.report] : [])].join("\n\n") };
+        const preface = [...(out.preface ?? [])];
+        if (opts.elicit) step = await answerInBand(engine, step, extra, progress, preface);
+        ctx.log("info", `${name} ${step.session}: step ${step.stepId} ${step.state} → ${step.next.kind}${step.next.kind === "dispatch" ? ` ${step.next.persona}` : ""}`);
+        return stepResult(step, view(), preface);
+      } catch (e) {
+        const r = errorResult(e, view());
+        ctx.log("warning", `${name}: ${(r.structuredContent as { error: { code: string } }).error.code}`);
+        return r;
+      } finally {
+        progress.stop();
+      }
+    };
+
+  /** Put ask Steps to the user through the client's form until one is not answered. */
+  const answerInBand = async (engine: Engine, first: Step, extra: Extra, progress: Progress, preface: string[]): Promise<Step> => {
+    if (!ctx.elicit || !clientCanElicit(server.server)) return first;
+    let step = first;
+    // Each accepted answer is one transition; the bound only guards against a defect looping.
+    for (let i = 0; i < 100 && step.next.kind === "ask"; i++) {
+      const got = await askInBand(server.server, step, {
+        signal: extra.signal,
+        timeoutMs: ctx.elicitTimeoutMs,
+        onWaiting: () => progress.report("waiting for the user's answer"),
+      });
+      if (!got) return step;
+      try {
+        step = await engine.decide(step.session, step.stepId, got.answer, got.rationale, "elicited");
+        preface.push(`The user answered "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""} in the client's form; it is recorded.`);
+      } catch (e) {
+        // Someone else moved the session while the user was answering: show where it is now.
+        const current = e instanceof AutopilotError ? (e.details?.step as Step | undefined) : undefined;
+        if (current) return current;
+        throw e;
+      }
+    }
+    return step;
+  };
+
+  // A headless `autopilot run` drives its session for as long as it lives; a chat client moving
+  // the same session underneath it would only make the run stop with busy half-way.
+  const assertNotDriven = async (slug: string) => {
+    const driver = await readDriver(ctx.root, slug).catch(() => null);
+    if (driver && driver.pid !== process.pid)
+      throw new AutopilotError(
+        "busy",
+        `\`autopilot run\` (pid ${driver.pid} on ${driver.hostname}, since ${driver.startedAt}) is driving session "${slug}". Wait for it to finish or stop it (Ctrl-C), then call autopilot_next.`,
+      );
+  };
+
+  const safe = async (fn: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+    try {
+      return await fn();
+    } catch (e) {
+      return errorResult(e, view());
+    }
+  };
+
+  return { server, ctx, view, engineFor, stepTool, assertNotDriven, safe };
+}
