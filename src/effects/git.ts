@@ -43,9 +43,15 @@ function plainGit(root: string): Git {
  */
 async function committingGit(root: string): Promise<Git> {
   const g = plainGit(root);
-  const get = (key: string) => raw(g, ["config", "--get", key]).then((v) => v.trim(), () => "");
-  const [name, email] = await Promise.all([get("user.name"), get("user.email")]);
-  if (name && email) return g;
+  // One git for both keys. The last line of a key is its effective value (local over global),
+  // as `git config --get` would give it; exit 1 (no key set) reads as no identity.
+  const out = await raw(g, ["config", "--get-regexp", "^user\\.(name|email)$"]).catch(() => "");
+  const value = new Map<string, string>();
+  for (const line of out.split("\n")) {
+    const m = /^(user\.(?:name|email))(?: (.*))?$/i.exec(line);
+    if (m) value.set(m[1].toLowerCase(), (m[2] ?? "").trim());
+  }
+  if (value.get("user.name") && value.get("user.email")) return g;
   return { root, config: FALLBACK_IDENTITY };
 }
 
@@ -74,6 +80,12 @@ function raw(g: Git, args: string[]): Promise<string> {
  */
 export async function assertGitReady(root: string): Promise<{ branch: string }> {
   const g = plainGit(root);
+  // The usual case in one git: inside a work tree, and HEAD names a branch with a commit.
+  // Anything else (not a repository, no commit yet, detached) is told apart by the checks below.
+  const quick = (await raw(g, ["rev-parse", "--is-inside-work-tree", "--symbolic-full-name", "HEAD"]).catch(() => ""))
+    .trim()
+    .split("\n");
+  if (quick.length === 2 && quick[0] === "true" && quick[1].startsWith("refs/")) return { branch: quick[1].replace(/^refs\/heads\//, "") };
   let inside = "";
   try {
     inside = (await raw(g, ["rev-parse", "--is-inside-work-tree"])).trim();
@@ -209,6 +221,16 @@ export async function commitCheckpoint(root: string, args: CommitCheckpointArgs)
 
 const REPO_LOCK_WAIT_MS = 30_000;
 
+/** The repository's shared .git folder (the main one for a linked worktree); a root keeps its own. */
+const commonDirs = new Map<string, string>();
+async function commonDir(root: string): Promise<string> {
+  const known = commonDirs.get(root);
+  if (known && existsSync(known)) return known;
+  const common = path.resolve(root, (await raw(plainGit(root), ["rev-parse", "--git-common-dir"])).trim());
+  commonDirs.set(root, common);
+  return common;
+}
+
 /**
  * Sessions lock themselves, not the repository: two sessions of one repository (two processes)
  * share one git index, and without this their add+commit raced on .git/index.lock and one failed
@@ -217,7 +239,7 @@ const REPO_LOCK_WAIT_MS = 30_000;
  * roadmap). Not re-entrant.
  */
 export async function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  const common = path.resolve(root, (await raw(plainGit(root), ["rev-parse", "--git-common-dir"])).trim());
+  const common = await commonDir(root);
   const lockPath = path.join(common, "autopilot-commit.lock");
   const deadline = Date.now() + REPO_LOCK_WAIT_MS;
   let release: () => Promise<void>;
