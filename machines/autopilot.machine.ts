@@ -5,7 +5,7 @@
 // Top-level states are the skill's ten states (persisted as `currentState`); children are the
 // places a state can rest in (persisted as `stage`). Guard and action names follow the skill's
 // wording so a reviewer can match them line by line.
-import { and, assign, setup } from "xstate";
+import { and, assertEvent, assign, setup } from "xstate";
 import type {
   AutopilotState,
   Complexity,
@@ -80,7 +80,6 @@ export type AutopilotEvent =
   | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionChannel } & Now);
 
 export type EventType = AutopilotEvent["type"];
-type Ev<T extends EventType> = Extract<AutopilotEvent, { type: T }>;
 
 // ---------------------------------------------------------------------------------------------
 // The options every `ask` offers. Guards compare answers against these exact strings; the engine
@@ -171,6 +170,17 @@ function decision(
 
 type Ctx = AutopilotState;
 
+/** "stop" at any question: the session is saved where it is (every asking stage offers it). */
+const STOP = { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" } as const;
+
+/** The plan file changed after its approval (the engine compares hashes on every call). */
+const PLAN_CHANGED_AFTER_APPROVAL = {
+  PLAN_CHANGED: { target: "#autopilot.APPROVE_PLAN.gather", actions: "notePlanChanged" },
+} as const;
+
+/** A persona's "I could not": rest in the stage's `personaFailed` child (personaFailedStage). */
+const ASK_RETRY = { target: "personaFailed", actions: "personaFailed" } as const;
+
 /**
  * A persona said it could not do its job: ask "retry the step or stop?" (the skill's escalation
  * for a delegated skill that fails to produce its output). Shared by every dispatching state.
@@ -184,7 +194,7 @@ function personaFailedStage(retryTarget: string) {
           target: retryTarget,
           actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"],
         },
-        { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+        STOP,
       ],
     },
   } as const;
@@ -198,37 +208,55 @@ export const autopilotMachine = setup({
   },
   guards: {
     // INIT
-    startedWithUserChanges: ({ event }) => ((event as Ev<"START">).userChanges ?? []).length > 0,
+    startedWithUserChanges: ({ event }) => {
+      assertEvent(event, "START");
+      return (event.userChanges ?? []).length > 0;
+    },
     // ASSESS
-    planAlreadyExists: ({ event }) => (event as Ev<"ASSESSED">).planPath !== null,
+    planAlreadyExists: ({ event }) => {
+      assertEvent(event, "ASSESSED");
+      return event.planPath !== null;
+    },
     phaseIsHighComplexity: ({ context }) => effectiveComplexity(context.phases[context.currentPhase]) === "high",
     // APPROVE_PLAN
     planGateSkipped: ({ context }) => RIGOR[context.rigorLevel].planGate === "skip",
     anySignalFires: ({ context }) => firedSignals(signalsFor(context)).length > 0,
     planChangedAfterApproval: ({ context }) => !!context.phaseRun.planChanged,
     // EXECUTE
-    outcomeComplete: ({ event }) => (event as Ev<"EXECUTED">).outcome === "complete",
+    outcomeComplete: ({ event }) => {
+      assertEvent(event, "EXECUTED");
+      return event.outcome === "complete";
+    },
     verifiesByValidation: ({ context }) => RIGOR[context.rigorLevel].verifyBy === "validation",
     checkpointPassed: ({ event }) => {
-      const e = event as Ev<"EXECUTED">;
-      return e.outcome === "checkpoint" && e.checkpoint?.type === "passed";
+      assertEvent(event, "EXECUTED");
+      return event.outcome === "checkpoint" && event.checkpoint?.type === "passed";
     },
     checkpointNeedsHuman: ({ event }) => {
-      const e = event as Ev<"EXECUTED">;
-      return e.outcome === "checkpoint" && !!e.checkpoint && e.checkpoint.type !== "passed";
+      assertEvent(event, "EXECUTED");
+      return event.outcome === "checkpoint" && !!event.checkpoint && event.checkpoint.type !== "passed";
     },
     retryBudgetLeft: ({ context, event }) => {
-      const e = event as Ev<"EXECUTED">;
+      assertEvent(event, "EXECUTED");
       const cur = context.retryBudget.currentTask;
-      const sameTask = cur && sameTaskAs(cur, e.task);
+      const sameTask = cur && sameTaskAs(cur, event.task);
       const used = sameTask ? cur.attemptsUsed : 0;
       return used < context.retryBudget.maxAttempts;
     },
     // VERIFY
-    verificationPassed: ({ event }) => (event as Ev<"VERIFIED">).verdict === "pass",
-    validationPassed: ({ event }) => (event as Ev<"VALIDATED">).passed,
+    verificationPassed: ({ event }) => {
+      assertEvent(event, "VERIFIED");
+      return event.verdict === "pass";
+    },
+    validationPassed: ({ event }) => {
+      assertEvent(event, "VALIDATED");
+      return event.passed;
+    },
     // REVIEW / FINAL_REVIEW
-    noBlockingFindings: ({ event }) => !hasBlocking((event as Ev<"REVIEWED">).findings),
+    noBlockingFindings: ({ event }) => {
+      assertEvent(event, "REVIEWED");
+      return !hasBlocking(event.findings);
+    },
     finalFixBudgetLeft: ({ context }) => context.finalReview.retryCount < MAX_FINAL_REVIEW_FIXES,
     // PHASE_COMPLETE
     noMorePhases: ({ context }) => context.currentPhase >= context.phases.length - 1,
@@ -241,15 +269,15 @@ export const autopilotMachine = setup({
     // Keeps the upstream `currentState` field in step with the machine's top-level state.
     enterState: assign((_, params: { state: AutopilotState["currentState"] }) => ({ currentState: params.state })),
     initFromStart: assign(({ event }) => {
-      const e = event as Ev<"START">;
+      assertEvent(event, "START");
       return {
-        specPath: e.specPath,
-        sessionDir: e.sessionDir,
-        startingCommit: e.startingCommit,
-        rigorLevel: e.rigorLevel,
-        reviewPlans: e.reviewPlans,
+        specPath: event.specPath,
+        sessionDir: event.sessionDir,
+        startingCommit: event.startingCommit,
+        rigorLevel: event.rigorLevel,
+        reviewPlans: event.reviewPlans,
         currentPhase: 0,
-        phases: e.phases.map(
+        phases: event.phases.map(
           (p): Phase => ({
             name: p.name,
             complexity: p.complexity,
@@ -258,21 +286,22 @@ export const autopilotMachine = setup({
             status: "pending",
           }),
         ),
-        phaseRun: emptyPhaseRun(e.now),
+        phaseRun: emptyPhaseRun(event.now),
         report: [
-          `Read spec — found ${e.phases.length} phase${e.phases.length === 1 ? "" : "s"}:`,
+          `Read spec — found ${event.phases.length} phase${event.phases.length === 1 ? "" : "s"}:`,
           // At most 5 listed: the report reaches the host model, and a long spec's list would make
           // its first Step grow with the spec (docs/performance.md keeps per-transition bytes flat).
-          ...e.phases.slice(0, 5).map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
-          ...(e.phases.length > 5 ? [`  … and ${e.phases.length - 5} more (autopilot_status lists them)`] : []),
-          `Rigor level: ${e.rigorLevel}${e.reviewPlans ? " · --review-plans" : ""}`,
-          `Created ${e.sessionDir}/autopilot-state.json. Starting Phase 1.`,
+          ...event.phases.slice(0, 5).map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
+          ...(event.phases.length > 5 ? [`  … and ${event.phases.length - 5} more (autopilot_status lists them)`] : []),
+          `Rigor level: ${event.rigorLevel}${event.reviewPlans ? " · --review-plans" : ""}`,
+          `Created ${event.sessionDir}/autopilot-state.json. Starting Phase 1.`,
         ].join("\n"),
       };
     }),
     // INIT: changes autopilot did not make were in the working tree at the start --------------
     holdForUserChanges: assign(({ context, event }) => {
-      const paths = (event as Ev<"START">).userChanges ?? [];
+      assertEvent(event, "START");
+      const paths = event.userChanges ?? [];
       return {
         userChanges: { count: paths.length, paths: paths.slice(0, 50) },
         report: appendReport(
@@ -282,16 +311,16 @@ export const autopilotMachine = setup({
       };
     }),
     recordUserChangesDecision: assign(({ context, event }, params: { decision: string }) => {
-      const e = event as Ev<"DECIDE">;
+      assertEvent(event, "DECIDE");
       const uc = context.userChanges;
       return {
         decisions: [
           ...context.decisions,
-          decision(context, e, {
+          decision(context, event, {
             decision: params.decision,
-            answer: e.answer,
-            by: e.by,
-            ...(e.rationale ? { rationale: e.rationale } : {}),
+            answer: event.answer,
+            by: event.by,
+            ...(event.rationale ? { rationale: event.rationale } : {}),
             ...(uc ? { paths: uc.paths, pathCount: uc.count } : {}),
           }),
         ],
@@ -311,52 +340,40 @@ export const autopilotMachine = setup({
       // A plan paused for review: the question alone ("Approve this plan?") says nothing of why
       // it paused; show the concern and signal lines again, as autopilot_next does.
       if (context.currentState === "APPROVE_PLAN" && context.stage === "review" && context.phases[context.currentPhase]) {
-        const signals = signalsFor(context);
-        report = appendReport(
-          report,
-          planGateReport({
-            phaseNumber: context.currentPhase + 1,
-            phaseName: context.phases[context.currentPhase].name,
-            signals,
-            fired: firedSignals(signals),
-            rigor: context.rigorLevel,
-            mode: "pause",
-            checkpointCount: context.phaseRun.checkpointCount ?? 0,
-          }),
-        );
+        report = appendReport(report, gateReport(context, "pause"));
       }
       return { report };
     }),
     clearReport: assign({ report: () => null }),
     clearStopped: assign({ stopped: () => false }),
     markStopped: assign(({ context, event }) => {
-      const e = event as Ev<"DECIDE">;
+      assertEvent(event, "DECIDE");
       return {
         stopped: true,
         report: appendReport(context.report, `Stopped at ${context.currentState}. The session is saved; resume it with autopilot_start (or \`autopilot run\`).`),
         decisions: [
           ...context.decisions,
-          decision(context, e, {
+          decision(context, event, {
             decision: "stopped",
-            answer: e.answer,
-            by: e.by,
-            ...(e.rationale ? { rationale: e.rationale } : {}),
+            answer: event.answer,
+            by: event.by,
+            ...(event.rationale ? { rationale: event.rationale } : {}),
             ...(context.currentState === "APPROVE_PLAN" ? planSignals(context) : {}),
           }),
         ],
       };
     }),
     markPhaseStarted: assign(({ context, event }) => {
-      const e = event as { now: string };
       const phases = context.phases.map((p, i) =>
-        i === context.currentPhase && !p.startedAt ? { ...p, startedAt: e.now } : p,
+        i === context.currentPhase && !p.startedAt ? { ...p, startedAt: event.now } : p,
       );
-      const run = context.phaseRun.startedAt ? context.phaseRun : { ...context.phaseRun, startedAt: e.now };
+      const run = context.phaseRun.startedAt ? context.phaseRun : { ...context.phaseRun, startedAt: event.now };
       return { phases, phaseRun: run };
     }),
     // ASSESS ------------------------------------------------------------------------------
     setPlanPath: assign(({ context, event }) => {
-      const path = (event as Ev<"ASSESSED">).planPath;
+      assertEvent(event, "ASSESSED");
+      const path = event.planPath;
       return {
         phases: context.phases.map((p, i) => (i === context.currentPhase ? { ...p, planPath: path } : p)),
       };
@@ -379,114 +396,61 @@ export const autopilotMachine = setup({
     }),
     // PLAN --------------------------------------------------------------------------------
     storePlanFacts: assign(({ context, event }) => {
-      const e = event as Ev<"PLANNED"> | Ev<"PLAN_FACTS">;
+      assertEvent(event, ["PLANNED", "PLAN_FACTS"]);
       const i = context.currentPhase;
       const phase = context.phases[i];
-      const override = complexityOverrideFor(phase.complexity, e.plan.taskCount, e.plan.checkpointCount);
+      const override = complexityOverrideFor(phase.complexity, event.plan.taskCount, event.plan.checkpointCount);
       const newOverride = higherComplexity(override, phase.complexityOverride);
       let note: string | null = null;
       if (override === "high" && phase.complexityOverride !== "high")
         note = "This phase is significantly larger than expected. Consider breaking it down.";
       else if (override === "medium" && phase.complexityOverride === null)
-        note = `Planning produced ${e.plan.taskCount} tasks — more than expected for low complexity. Reviewing with extra scrutiny.`;
+        note = `Planning produced ${event.plan.taskCount} tasks — more than expected for low complexity. Reviewing with extra scrutiny.`;
       return {
         awaitingInteractivePlan: false,
         phases: context.phases.map((p, j) =>
-          j === i ? { ...p, planPath: e.plan.path, complexityOverride: newOverride } : p,
+          j === i ? { ...p, planPath: event.plan.path, complexityOverride: newOverride } : p,
         ),
         phaseRun: {
           ...context.phaseRun,
-          taskCount: e.plan.taskCount,
-          checkpointCount: e.plan.checkpointCount,
-          concerns: [...e.plan.concerns],
+          taskCount: event.plan.taskCount,
+          checkpointCount: event.plan.checkpointCount,
+          concerns: [...event.plan.concerns],
           revision: null,
-          planSha256: e.plan.sha256 ?? null,
+          planSha256: event.plan.sha256 ?? null,
         },
         report: note ? appendReport(context.report, note) : context.report,
       };
     }),
     // APPROVE_PLAN --------------------------------------------------------------------------
-    autoApproveFast: assign(({ context, event }) => {
+    /** Approved without asking: the fast rigor skips the gate, or no signal fired. */
+    autoApprove: assign(({ context, event }, params: { mode: "fast" | "auto" }) => {
       const signals = signalsFor(context);
       return {
         decisions: [
           ...context.decisions,
-          decision(context, event as { now: string }, {
-            decision: "auto_approved_plan_fast",
+          decision(context, event, {
+            decision: params.mode === "fast" ? "auto_approved_plan_fast" : "auto_approved_plan",
             by: "auto",
             ...planHash(context),
             signals,
             fired: [],
           }),
         ],
-        report: appendReport(
-          context.report,
-          planGateReport({
-            phaseNumber: context.currentPhase + 1,
-            phaseName: context.phases[context.currentPhase].name,
-            signals,
-            fired: [],
-            rigor: context.rigorLevel,
-            mode: "fast",
-            checkpointCount: context.phaseRun.checkpointCount ?? 0,
-          }),
-        ),
+        report: appendReport(context.report, gateReport(context, params.mode)),
       };
     }),
-    autoApprove: assign(({ context, event }) => {
-      const signals = signalsFor(context);
-      return {
-        decisions: [
-          ...context.decisions,
-          decision(context, event as { now: string }, {
-            decision: "auto_approved_plan",
-            by: "auto",
-            ...planHash(context),
-            signals,
-            fired: [],
-          }),
-        ],
-        report: appendReport(
-          context.report,
-          planGateReport({
-            phaseNumber: context.currentPhase + 1,
-            phaseName: context.phases[context.currentPhase].name,
-            signals,
-            fired: [],
-            rigor: context.rigorLevel,
-            mode: "auto",
-            checkpointCount: context.phaseRun.checkpointCount ?? 0,
-          }),
-        ),
-      };
-    }),
-    pauseReport: assign(({ context }) => {
-      const signals = signalsFor(context);
-      return {
-        report: appendReport(
-          context.report,
-          planGateReport({
-            phaseNumber: context.currentPhase + 1,
-            phaseName: context.phases[context.currentPhase].name,
-            signals,
-            fired: firedSignals(signals),
-            rigor: context.rigorLevel,
-            mode: "pause",
-            checkpointCount: context.phaseRun.checkpointCount ?? 0,
-          }),
-        ),
-      };
-    }),
+    pauseReport: assign(({ context }) => ({ report: appendReport(context.report, gateReport(context, "pause")) })),
     recordPlanDecision: assign(({ context, event }, params: { decision: string }) => {
-      const e = event as Ev<"DECIDE">;
+      assertEvent(event, "DECIDE");
       return {
         decisions: [
           ...context.decisions,
-          decision(context, e, {
+          decision(context, event, {
             decision: params.decision,
-            answer: e.answer,
-            by: e.by,
-            ...(e.rationale ? { rationale: e.rationale } : {}),
+            answer: event.answer,
+            by: event.by,
+            ...(event.rationale ? { rationale: event.rationale } : {}),
             ...planSignals(context),
             ...planHash(context),
           }),
@@ -498,15 +462,15 @@ export const autopilotMachine = setup({
       phaseRun: { ...context.phaseRun, approvedPlanSha256: context.phaseRun.planSha256 ?? null, planChanged: null },
     })),
     notePlanChanged: assign(({ context, event }) => {
-      const e = event as Ev<"PLAN_CHANGED">;
+      assertEvent(event, "PLAN_CHANGED");
       const phase = context.phases[context.currentPhase];
       const short = (h: string | null) => (h ? h.slice(0, 12) : "missing");
       const when = context.currentState === "APPROVE_PLAN" ? "while the approval question was open" : "after it was approved";
       return {
-        phaseRun: { ...context.phaseRun, approvedPlanSha256: null, planChanged: { from: e.from, to: e.to } },
+        phaseRun: { ...context.phaseRun, approvedPlanSha256: null, planChanged: { from: event.from, to: event.to } },
         report: appendReport(
           context.report,
-          `The plan ${phase?.planPath ?? ""} changed ${when} (sha256 ${short(e.from)} → ${short(e.to)}). The approval was for the earlier plan: the changed plan goes through the plan gate again, and none of it runs until it is approved.`,
+          `The plan ${phase?.planPath ?? ""} changed ${when} (sha256 ${short(event.from)} → ${short(event.to)}). The approval was for the earlier plan: the changed plan goes through the plan gate again, and none of it runs until it is approved.`,
         ),
       };
     }),
@@ -515,8 +479,8 @@ export const autopilotMachine = setup({
     })),
     // EXECUTE -------------------------------------------------------------------------------
     commitCheckpoint: assign(({ context, event }) => {
-      const e = event as Ev<"EXECUTED">;
-      const label = e.checkpoint!.label;
+      assertEvent(event, "EXECUTED");
+      const label = event.checkpoint!.label;
       return {
         outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } })],
         phaseRun: {
@@ -538,39 +502,39 @@ export const autopilotMachine = setup({
       };
     }),
     holdCheckpoint: assign(({ context, event }) => {
-      const e = event as Ev<"EXECUTED">;
+      assertEvent(event, "EXECUTED");
       return {
-        phaseRun: { ...context.phaseRun, checkpoint: e.checkpoint!, checkpointAnswer: null },
-        report: appendReport(context.report, `Checkpoint reached (${e.checkpoint!.type}): ${e.checkpoint!.label}${e.checkpoint!.details ? `\n${e.checkpoint!.details}` : ""}`),
+        phaseRun: { ...context.phaseRun, checkpoint: event.checkpoint!, checkpointAnswer: null },
+        report: appendReport(context.report, `Checkpoint reached (${event.checkpoint!.type}): ${event.checkpoint!.label}${event.checkpoint!.details ? `\n${event.checkpoint!.details}` : ""}`),
       };
     }),
     answerCheckpoint: assign(({ context, event }) => {
-      const e = event as Ev<"DECIDE">;
+      assertEvent(event, "DECIDE");
       const cp = context.phaseRun.checkpoint;
       return {
         decisions: [
           ...context.decisions,
-          decision(context, e, {
+          decision(context, event, {
             decision: `checkpoint_${cp?.type ?? "unknown"}`.replace(/-/g, "_"),
-            answer: e.answer,
-            by: e.by,
+            answer: event.answer,
+            by: event.by,
             checkpoint: cp?.label,
-            ...(e.rationale ? { rationale: e.rationale } : {}),
+            ...(event.rationale ? { rationale: event.rationale } : {}),
           }),
         ],
         phaseRun: {
           ...context.phaseRun,
           checkpoint: null,
-          checkpointAnswer: `${cp?.label ?? "checkpoint"}: ${e.answer}${e.rationale ? ` (${e.rationale})` : ""}`,
+          checkpointAnswer: `${cp?.label ?? "checkpoint"}: ${event.answer}${event.rationale ? ` (${event.rationale})` : ""}`,
         },
       };
     }),
     recordRetry: assign(({ context, event }) => {
-      const e = event as Ev<"EXECUTED">;
+      assertEvent(event, "EXECUTED");
       const cur = context.retryBudget.currentTask;
-      const task = e.task ?? { number: null, name: "unnamed task" };
+      const task = event.task ?? { number: null, name: "unnamed task" };
       const base =
-        cur && sameTaskAs(cur, e.task)
+        cur && sameTaskAs(cur, event.task)
           ? cur
           : { number: task.number ?? null, name: task.name, attemptsUsed: 0, attempts: [] };
       const attempt = base.attemptsUsed + 1;
@@ -584,35 +548,35 @@ export const autopilotMachine = setup({
               ...base.attempts,
               {
                 attempt,
-                timestamp: e.now,
-                error: e.error ?? "unknown error",
-                ...(e.fixAttempted ? { fixAttempted: e.fixAttempted } : {}),
+                timestamp: event.now,
+                error: event.error ?? "unknown error",
+                ...(event.fixAttempted ? { fixAttempted: event.fixAttempted } : {}),
                 result: "failed",
               },
             ],
           },
         },
         phaseRun: { ...context.phaseRun, retriesUsed: context.phaseRun.retriesUsed + 1 },
-        report: appendReport(context.report, `Task ${task.number ?? "?"}: ${task.name} — FAILED\nError: ${e.error ?? "unknown error"}\nRetry ${attempt}/${context.retryBudget.maxAttempts}: ${escalationStep(attempt).report}`),
+        report: appendReport(context.report, `Task ${task.number ?? "?"}: ${task.name} — FAILED\nError: ${event.error ?? "unknown error"}\nRetry ${attempt}/${context.retryBudget.maxAttempts}: ${escalationStep(attempt).report}`),
       };
     }),
     exhaustBudget: assign(({ context, event }) => {
-      const e = event as Ev<"EXECUTED">;
-      const task = e.task ?? context.retryBudget.currentTask ?? { number: null, name: "unnamed task" };
+      assertEvent(event, "EXECUTED");
+      const task = event.task ?? context.retryBudget.currentTask ?? { number: null, name: "unnamed task" };
       const cur = context.retryBudget.currentTask;
-      const attempts = cur && sameTaskAs(cur, e.task) ? cur.attempts : [];
+      const attempts = cur && sameTaskAs(cur, event.task) ? cur.attempts : [];
       const attemptText = attempts
         .map((a) => `attempt ${a.attempt}: ${a.fixAttempted ? `${a.fixAttempted} → ` : ""}${a.error}`)
         .join("; ");
       const label = `${phaseLabel(context)} — recovery at task ${task.number ?? task.name}`;
-      const failureText = `${phaseLabel(context)}, task ${task.number ?? "?"} (${task.name}) failed after ${context.retryBudget.maxAttempts} retries. Last error: ${e.error ?? "unknown"}.${attemptText ? ` Attempts: ${attemptText}.` : ""}`;
+      const failureText = `${phaseLabel(context)}, task ${task.number ?? "?"} (${task.name}) failed after ${context.retryBudget.maxAttempts} retries. Last error: ${event.error ?? "unknown"}.${attemptText ? ` Attempts: ${attemptText}.` : ""}`;
       const consecutive = context.consecutiveExhausted + 1;
       const lines = [
         `Task ${task.number ?? "?"}: ${task.name} — FAILED (budget exhausted)`,
         ...attempts.map(
           (a) => `Attempt ${a.attempt}: ${a.fixAttempted ? `${a.fixAttempted} → ` : ""}${a.error}`,
         ),
-        `Final error: ${e.error ?? "unknown"}`,
+        `Final error: ${event.error ?? "unknown"}`,
         "Passing work was kept in a recovery commit. Recorded in .harness/failures.md.",
       ];
       if (consecutive >= 2)
@@ -626,7 +590,7 @@ export const autopilotMachine = setup({
           effect(context, {
             type: "appendFailure",
             args: {
-              date: e.now.slice(0, 10),
+              date: event.now.slice(0, 10),
               skill: "harness-autopilot",
               type: "retry-exhausted",
               text: failureText,
@@ -639,15 +603,15 @@ export const autopilotMachine = setup({
       };
     }),
     recordDecision: assign(({ context, event }, params: { decision: string }) => {
-      const e = event as Ev<"DECIDE">;
+      assertEvent(event, "DECIDE");
       return {
         decisions: [
           ...context.decisions,
-          decision(context, e, {
+          decision(context, event, {
             decision: params.decision,
-            answer: e.answer,
-            by: e.by,
-            ...(e.rationale ? { rationale: e.rationale } : {}),
+            answer: event.answer,
+            by: event.by,
+            ...(event.rationale ? { rationale: event.rationale } : {}),
           }),
         ],
       };
@@ -656,12 +620,12 @@ export const autopilotMachine = setup({
       retryBudget: { ...context.retryBudget, currentTask: null },
     })),
     setRevision: assign(({ context, event }) => {
-      const e = event as Ev<"DECIDE">;
+      assertEvent(event, "DECIDE");
       const cur = context.retryBudget.currentTask;
       return {
         phaseRun: {
           ...context.phaseRun,
-          revision: `Execution exhausted its retry budget${cur ? ` at task ${cur.number ?? "?"} (${cur.name}): ${cur.attempts.at(-1)?.error ?? ""}` : ""}.${e.rationale ? ` Human note: ${e.rationale}` : ""} Revise the plan so the remaining work can succeed.`,
+          revision: `Execution exhausted its retry budget${cur ? ` at task ${cur.number ?? "?"} (${cur.name}): ${cur.attempts.at(-1)?.error ?? ""}` : ""}.${event.rationale ? ` Human note: ${event.rationale}` : ""} Revise the plan so the remaining work can succeed.`,
         },
       };
     }),
@@ -679,8 +643,8 @@ export const autopilotMachine = setup({
       };
     }),
     storeValidation: assign(({ context, event }) => {
-      const e = event as Ev<"VALIDATED">;
-      return { phaseRun: { ...context.phaseRun, lastValidation: { passed: e.passed, summary: e.summary } } };
+      assertEvent(event, "VALIDATED");
+      return { phaseRun: { ...context.phaseRun, lastValidation: { passed: event.passed, summary: event.summary } } };
     }),
     fixVerification: assign(({ context }) => ({
       phaseRun: {
@@ -694,14 +658,14 @@ export const autopilotMachine = setup({
     })),
     // REVIEW --------------------------------------------------------------------------------
     storeReview: assign(({ context, event }) => {
-      const e = event as Ev<"REVIEWED">;
+      assertEvent(event, "REVIEWED");
       const counts = { blocking: 0, warning: 0, note: 0 };
-      for (const f of e.findings) counts[f.severity] += 1;
+      for (const f of event.findings) counts[f.severity] += 1;
       return {
-        phaseRun: { ...context.phaseRun, reviewFindings: e.findings },
+        phaseRun: { ...context.phaseRun, reviewFindings: event.findings },
         outbox: [
           ...context.outbox,
-          effect(context, { type: "writeReview", args: { phase: context.currentPhase, findings: e.findings } }),
+          effect(context, { type: "writeReview", args: { phase: context.currentPhase, findings: event.findings } }),
         ],
         report: appendReport(context.report, `Review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note`),
       };
@@ -723,7 +687,7 @@ export const autopilotMachine = setup({
     })),
     // PHASE_COMPLETE --------------------------------------------------------------------------
     completePhase: assign(({ context, event }) => {
-      const now = (event as { now: string }).now;
+      const now = event.now;
       const i = context.currentPhase;
       const phase = context.phases[i];
       const skipped = phase.status === "skipped";
@@ -784,7 +748,7 @@ export const autopilotMachine = setup({
     advancePhase: assign(({ context, event }) => ({
       currentPhase: context.currentPhase + 1,
       retryBudget: { ...context.retryBudget, currentTask: null },
-      phaseRun: emptyPhaseRun((event as { now: string }).now),
+      phaseRun: emptyPhaseRun(event.now),
       awaitingInteractivePlan: false,
     })),
     // FINAL_REVIEW -----------------------------------------------------------------------------
@@ -792,11 +756,11 @@ export const autopilotMachine = setup({
       finalReview: { ...context.finalReview, status: "in_progress" as const },
     })),
     storeFinalFindings: assign(({ context, event }) => {
-      const e = event as Ev<"REVIEWED">;
+      assertEvent(event, "REVIEWED");
       const counts = { blocking: 0, warning: 0, note: 0 };
-      for (const f of e.findings) counts[f.severity] += 1;
+      for (const f of event.findings) counts[f.severity] += 1;
       return {
-        finalReview: { ...context.finalReview, findings: e.findings },
+        finalReview: { ...context.finalReview, findings: event.findings },
         report: appendReport(context.report, `Final review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note.`),
       };
     }),
@@ -807,7 +771,7 @@ export const autopilotMachine = setup({
       finalReview: { ...context.finalReview, retryCount: context.finalReview.retryCount + 1 },
     })),
     finalFixesExhausted: assign(({ context, event }) => {
-      const now = (event as { now: string }).now;
+      const now = event.now;
       const blocking = context.finalReview.findings.filter((f) => f.severity === "blocking");
       return {
         finalReview: { ...context.finalReview, retryCount: context.finalReview.retryCount + 1 },
@@ -854,7 +818,7 @@ export const autopilotMachine = setup({
       add({
         type: "writeSummary",
         args: {
-          lastActive: (event as { now: string }).now,
+          lastActive: event.now,
           status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
           keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${context.finalReview.status}. Decisions: ${channelCounts(context.decisions)}.`,
           nextStep: "All phases complete. Create PR or close session.",
@@ -863,10 +827,10 @@ export const autopilotMachine = setup({
       return { outbox: next.outbox, report: appendReport(context.report, doneReport(context)) };
     }),
     personaFailed: assign(({ context, event }) => {
-      const e = event as Ev<"PERSONA_FAILED">;
+      assertEvent(event, "PERSONA_FAILED");
       return {
-        phaseRun: { ...context.phaseRun, personaError: e.error },
-        report: appendReport(context.report, `The persona could not finish this step: ${e.error}`),
+        phaseRun: { ...context.phaseRun, personaError: event.error },
+        report: appendReport(context.report, `The persona could not finish this step: ${event.error}`),
       };
     }),
     clearPersonaError: assign(({ context }) => ({
@@ -902,7 +866,7 @@ export const autopilotMachine = setup({
             DECIDE: [
               { guard: { type: "answered", params: { answer: "commit them first" } }, target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "committed_user_changes" } }, "commitUserChanges", "markPhaseStarted"] },
               { guard: { type: "answered", params: { answer: "leave them out" } }, target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "left_out_user_changes" } }, "markPhaseStarted"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
             ],
           },
         },
@@ -925,7 +889,7 @@ export const autopilotMachine = setup({
         planning: {
           on: {
             PLANNED: { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
-            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+            PERSONA_FAILED: ASK_RETRY,
           },
         },
         awaitingInteractivePlan: {
@@ -950,11 +914,11 @@ export const autopilotMachine = setup({
         // The conditional review gate, in the skill's order: rigor first, then the signals (machines/signals.ts).
         evaluate: {
           always: [
-            { guard: "planGateSkipped", target: "#autopilot.EXECUTE.running", actions: ["autoApproveFast", "approvePlanHash"] },
+            { guard: "planGateSkipped", target: "#autopilot.EXECUTE.running", actions: [{ type: "autoApprove", params: { mode: "fast" } }, "approvePlanHash"] },
             // A plan edited after its approval is asked again, whatever the signals say.
             { guard: "planChangedAfterApproval", target: "review", actions: "pauseReport" },
             { guard: "anySignalFires", target: "review", actions: "pauseReport" },
-            { target: "#autopilot.EXECUTE.running", actions: ["autoApprove", "approvePlanHash"] },
+            { target: "#autopilot.EXECUTE.running", actions: [{ type: "autoApprove", params: { mode: "auto" } }, "approvePlanHash"] },
           ],
         },
         review: {
@@ -963,7 +927,7 @@ export const autopilotMachine = setup({
               { guard: { type: "answered", params: { answer: "yes" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "approvePlanHash", "clearReport"] },
               { guard: { type: "answered", params: { answer: "revise" } }, target: "revising", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport"] },
               { guard: { type: "answered", params: { answer: "skip phase" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordPlanDecision", params: { decision: "skipped_phase" } }, "skipPhase", "clearReport"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
             ],
             PLAN_CHANGED: { target: "gather", actions: "notePlanChanged" },
           },
@@ -972,7 +936,7 @@ export const autopilotMachine = setup({
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "done" } }, target: "gather", actions: [{ type: "recordDecision", params: { decision: "plan_revised" } }] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
             ],
           },
         },
@@ -980,8 +944,7 @@ export const autopilotMachine = setup({
     },
     EXECUTE: {
       entry: { type: "enterState", params: { state: "EXECUTE" } },
-      // The plan file changed after its approval (the engine compares hashes on every call).
-      on: { PLAN_CHANGED: { target: "#autopilot.APPROVE_PLAN.gather", actions: "notePlanChanged" } },
+      on: PLAN_CHANGED_AFTER_APPROVAL,
       initial: "running",
       states: {
         running: {
@@ -994,13 +957,13 @@ export const autopilotMachine = setup({
               { guard: "retryBudgetLeft", target: "running", reenter: true, actions: "recordRetry" },
               { target: "exhausted", actions: "exhaustBudget" },
             ],
-            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+            PERSONA_FAILED: ASK_RETRY,
           },
         },
         checkpoint: {
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
               { target: "running", actions: "answerCheckpoint" },
             ],
           },
@@ -1010,7 +973,7 @@ export const autopilotMachine = setup({
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix manually and continue" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }, "resetRetryBudget"] },
               { guard: { type: "answered", params: { answer: "revise plan" } }, target: "#autopilot.PLAN.planning", actions: [{ type: "recordDecision", params: { decision: "revise_plan_after_failure" } }, "setRevision", "resetRetryBudget"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
             ],
           },
         },
@@ -1019,8 +982,7 @@ export const autopilotMachine = setup({
     },
     VERIFY: {
       entry: { type: "enterState", params: { state: "VERIFY" } },
-      // The plan file changed after its approval (the engine compares hashes on every call).
-      on: { PLAN_CHANGED: { target: "#autopilot.APPROVE_PLAN.gather", actions: "notePlanChanged" } },
+      on: PLAN_CHANGED_AFTER_APPROVAL,
       initial: "running",
       states: {
         // Standard and thorough: the harness-verifier persona.
@@ -1030,7 +992,7 @@ export const autopilotMachine = setup({
               { guard: "verificationPassed", target: "#autopilot.REVIEW", actions: "verificationPass" },
               { target: "failed", actions: "verificationFail" },
             ],
-            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+            PERSONA_FAILED: ASK_RETRY,
           },
         },
         // Fast: the project's validation commands only; the engine runs them and reports VALIDATED.
@@ -1047,7 +1009,7 @@ export const autopilotMachine = setup({
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"] },
               { guard: { type: "answered", params: { answer: "skip verification" } }, target: "#autopilot.REVIEW", actions: [{ type: "recordDecision", params: { decision: "skipped_verification" } }, "skipVerification"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
             ],
           },
         },
@@ -1056,8 +1018,7 @@ export const autopilotMachine = setup({
     },
     REVIEW: {
       entry: { type: "enterState", params: { state: "REVIEW" } },
-      // The plan file changed after its approval (the engine compares hashes on every call).
-      on: { PLAN_CHANGED: { target: "#autopilot.APPROVE_PLAN.gather", actions: "notePlanChanged" } },
+      on: PLAN_CHANGED_AFTER_APPROVAL,
       initial: "running",
       states: {
         running: {
@@ -1066,7 +1027,7 @@ export const autopilotMachine = setup({
               { guard: "noBlockingFindings", target: "#autopilot.PHASE_COMPLETE", actions: "storeReview" },
               { target: "blocked", actions: "storeReview" },
             ],
-            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+            PERSONA_FAILED: ASK_RETRY,
           },
         },
         blocked: {
@@ -1074,7 +1035,7 @@ export const autopilotMachine = setup({
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"] },
               { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordDecision", params: { decision: "overrode_review" } }, "overrideReview"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
             ],
           },
         },
@@ -1087,7 +1048,7 @@ export const autopilotMachine = setup({
       on: {
         DECIDE: [
           { guard: { type: "answered", params: { answer: "yes" } }, target: "ASSESS", actions: [{ type: "recordDecision", params: { decision: "continued" } }, "advancePhase"] },
-          { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+          STOP,
         ],
       },
     },
@@ -1101,7 +1062,7 @@ export const autopilotMachine = setup({
               { guard: "noBlockingFindings", target: "#autopilot.DONE", actions: ["storeFinalFindings", "finalReviewPassed"] },
               { target: "blocked", actions: "storeFinalFindings" },
             ],
-            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+            PERSONA_FAILED: ASK_RETRY,
           },
         },
         blocked: {
@@ -1109,7 +1070,7 @@ export const autopilotMachine = setup({
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix" } }, target: "fixBudgetCheck", actions: [{ type: "recordDecision", params: { decision: "fix_final_review" } }] },
               { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.DONE", actions: [{ type: "recordDecision", params: { decision: "overrode_final_review" } }, "overrideFinalReview"] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
             ],
           },
         },
@@ -1123,7 +1084,7 @@ export const autopilotMachine = setup({
         fixing: {
           on: {
             FIXED: { target: "validating", actions: ["clearReport", "commitFinalFix"] },
-            PERSONA_FAILED: { target: "personaFailed", actions: "personaFailed" },
+            PERSONA_FAILED: ASK_RETRY,
           },
         },
         // After a fix round the project's validation runs (the engine reports VALIDATED), then the
@@ -1137,7 +1098,7 @@ export const autopilotMachine = setup({
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix manually and continue" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }] },
-              { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" },
+              STOP,
             ],
           },
         },
@@ -1172,6 +1133,20 @@ function higherComplexity(a: Complexity | null, b: Complexity | null): Complexit
 function planHash(context: AutopilotState): Pick<Decision, "planSha256"> {
   const h = context.phaseRun.planSha256;
   return h ? { planSha256: h } : {};
+}
+
+/** The plan gate's lines for the current phase: signals read, which fired, and what follows. */
+function gateReport(context: AutopilotState, mode: "fast" | "auto" | "pause"): string {
+  const signals = signalsFor(context);
+  return planGateReport({
+    phaseNumber: context.currentPhase + 1,
+    phaseName: context.phases[context.currentPhase].name,
+    signals,
+    fired: mode === "pause" ? firedSignals(signals) : [],
+    rigor: context.rigorLevel,
+    mode,
+    checkpointCount: context.phaseRun.checkpointCount ?? 0,
+  });
 }
 
 function planSignals(context: AutopilotState): Pick<Decision, "signals" | "fired"> {
