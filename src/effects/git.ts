@@ -3,7 +3,7 @@
 // here is one `git add` plus one `git commit` on the checked-out branch.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import lockfile from "proper-lockfile";
+import { acquireLock, LockBusyError, type HeldLock } from "../session/lock.js";
 import { simpleGit } from "simple-git";
 import { AutopilotError } from "../protocol/errors.js";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -241,21 +241,15 @@ async function commonDir(root: string): Promise<string> {
 export async function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   const common = await commonDir(root);
   const lockPath = path.join(common, "autopilot-commit.lock");
-  const deadline = Date.now() + REPO_LOCK_WAIT_MS;
-  let release: () => Promise<void>;
-  for (;;) {
-    try {
-      release = await lockfile.lock(common, { lockfilePath: lockPath, realpath: false, stale: 10_000, retries: 0, onCompromised: () => {} });
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ELOCKED") throw e;
-      if (Date.now() >= deadline)
-        throw new AutopilotError(
-          "busy",
-          `Another autopilot process has been committing in this repository for ${REPO_LOCK_WAIT_MS / 1000} s (lock ${lockPath}). Call autopilot_next to retry the commit; it is made once.`,
-        );
-      await new Promise((r) => setTimeout(r, 25 + Math.floor(Math.random() * 50)));
-    }
+  let held: HeldLock;
+  try {
+    held = await acquireLock({ target: common, dir: lockPath }, { staleMs: 10_000, waitMs: REPO_LOCK_WAIT_MS, pollMs: 25 });
+  } catch (e) {
+    if (!(e instanceof LockBusyError)) throw e;
+    throw new AutopilotError(
+      "busy",
+      `Another autopilot process has been committing in this repository for ${REPO_LOCK_WAIT_MS / 1000} s (lock ${lockPath}). Call autopilot_next to retry the commit; it is made once.`,
+    );
   }
   try {
     return await fn();
@@ -268,7 +262,7 @@ export async function withRepoLock<T>(root: string, fn: () => Promise<T>): Promi
       );
     throw e;
   } finally {
-    await release!().catch(() => {});
+    await held.release();
   }
 }
 

@@ -12,7 +12,7 @@ import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
 import { sessionDirRel } from "../session/paths.js";
 import { channelCounts } from "../session/channels.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
-import { acquireDriverLock } from "./driver-lock.js";
+import { acquireDriverLock } from "../session/driver-lock.js";
 import { Progress } from "./progress.js";
 import { LineReader, NoAnswer, TerminalGate } from "./terminal-gate.js";
 import { formatBudget, formatCost } from "../session/usage.js";

@@ -6,13 +6,12 @@
 //  - before each write the previous file, if it still reads, is kept as the last good copy;
 //  - one process at a time works on a session (a lock that a crashed process cannot wedge).
 import { constants as fsConstants } from "node:fs";
-import { access, mkdir, open, readFile, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
-import { hostname } from "node:os";
+import { access, mkdir, open, readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import lockfile from "proper-lockfile";
 import writeFileAtomic from "write-file-atomic";
 import { AutopilotError } from "../protocol/errors.js";
 import { migrateState, type MigrateResult } from "./migrate.js";
+import { acquireLock, LockBusyError, type HeldLock } from "./lock.js";
 import { sessionPaths, type SessionPaths } from "./paths.js";
 import { AutopilotState } from "./schema.js";
 
@@ -59,8 +58,6 @@ async function fsyncDir(dir: string): Promise<void> {
     await fh?.close().catch(() => {});
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class SessionStore {
   readonly projectRoot: string;
@@ -210,82 +207,30 @@ export class SessionStore {
    */
   async withLock<T>(slug: string, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
     const p = this.paths(slug);
-    await mkdir(p.sessionDir, { recursive: true });
     const stale = opts.staleMs ?? DEFAULT_LOCK_STALE_MS;
-    const deadline = Date.now() + (opts.waitMs ?? DEFAULT_LOCK_WAIT_MS);
-    let compromised: Error | null = null;
-    let release: () => Promise<void>;
-    for (;;) {
-      try {
-        release = await lockfile.lock(p.sessionDir, {
-          lockfilePath: p.lock,
-          realpath: false,
-          stale,
-          update: opts.updateMs,
-          retries: 0,
-          // The default throws from a timer, which would crash the server; we report it after fn.
-          onCompromised: (e) => {
-            compromised = e;
-          },
-        });
-        await this.recordOwner(p.lock);
-        break;
-      } catch (e) {
-        if (errCode(e) !== "ELOCKED") {
-          throw new AutopilotError("internal", `Could not lock session "${slug}" (${this.rel(p.lock)}): ${(e as Error).message}`);
-        }
-        // A holder on this machine that no longer exists (killed mid-call) cannot refresh its
-        // lock; mark the lock stale at once instead of making every caller wait out the timeout.
-        if (await this.ownerIsDead(p.lock)) {
-          await utimes(p.lock, 0, 0).catch(() => {});
-          continue;
-        }
-        if (Date.now() >= deadline) throw await this.busyError(slug, stale);
-        await sleep(50 + Math.floor(Math.random() * 100));
-      }
+    let held: HeldLock;
+    try {
+      held = await acquireLock(
+        // proper-lockfile keys this process's locks by the session folder.
+        { target: p.sessionDir, dir: p.lock },
+        { staleMs: stale, updateMs: opts.updateMs, waitMs: opts.waitMs ?? DEFAULT_LOCK_WAIT_MS, pollMs: 50 },
+      );
+    } catch (e) {
+      if (e instanceof LockBusyError) throw await this.busyError(slug, stale);
+      throw new AutopilotError("internal", `Could not lock session "${slug}" (${this.rel(p.lock)}): ${(e as Error).message}`);
     }
     try {
       const result = await fn();
+      const compromised = held.compromised();
       if (compromised) {
         throw new AutopilotError(
           "busy",
-          `Lost the lock on session "${slug}" while working (${(compromised as Error).message}); another autopilot process may have taken it over. Call autopilot_next to see the session's saved state.`,
+          `Lost the lock on session "${slug}" while working (${compromised.message}); another autopilot process may have taken it over. Call autopilot_next to see the session's saved state.`,
         );
       }
       return result;
     } finally {
-      await release!().catch(() => {
-        // Already released or taken over; nothing of ours left to clean up.
-      });
-    }
-  }
-
-  /** Who holds the lock: pid and host, tied to this lock directory's inode. */
-  private async recordOwner(lock: string): Promise<void> {
-    try {
-      const ino = (await stat(lock)).ino;
-      await writeFile(`${lock}.owner`, JSON.stringify({ pid: process.pid, host: hostname(), ino }));
-    } catch {
-      // Without an owner record the lock still works; it just goes stale by time alone.
-    }
-  }
-
-  private async ownerIsDead(lock: string): Promise<boolean> {
-    try {
-      const owner = JSON.parse(await readFile(`${lock}.owner`, "utf8")) as { pid: number; host: string; ino: number };
-      // The inode ties the record to this very lock directory: a new holder's lock is a new
-      // directory, so a record left by a dead process never condemns a live holder.
-      if (owner.host !== hostname() || owner.pid === process.pid || owner.ino !== (await stat(lock)).ino) return false;
-      try {
-        process.kill(owner.pid, 0);
-        return false;
-      } catch (e) {
-        if (errCode(e) !== "ESRCH") return false;
-        await rm(`${lock}.owner`, { force: true });
-        return true;
-      }
-    } catch {
-      return false;
+      await held.release();
     }
   }
 

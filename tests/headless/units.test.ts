@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseAnswer } from "../../src/headless/terminal-gate.js";
 import { readHeadlessConfig } from "../../src/headless/config.js";
 import { addUsage, formatCost, formatUsd, parseBudget, parseUsage } from "../../src/session/usage.js";
-import { acquireDriverLock, readDriver } from "../../src/headless/driver-lock.js";
+import { acquireDriverLock, readDriver } from "../../src/session/driver-lock.js";
 import { PolicyGate } from "../../src/headless/drive.js";
 import type { AskNext, Step } from "../../src/protocol/step.js";
 import type { Decision } from "../../src/session/schema.js";

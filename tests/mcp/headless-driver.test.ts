@@ -1,7 +1,7 @@
 // A session that `autopilot run` is driving cannot be moved by a chat client at the same time:
 // the client gets `busy` naming the run, and nothing changes; once the run lets go, it continues.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireDriverLock } from "../../src/headless/driver-lock.js";
+import { acquireDriverLock } from "../../src/session/driver-lock.js";
 import { call, openSession, SCANNER_SLUG, type Session } from "../helpers/mcp-client.js";
 import type { Step } from "../../src/protocol/step.js";
 
