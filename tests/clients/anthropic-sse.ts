@@ -3,23 +3,12 @@
 // autopilot's own anthropic runner asks) and POST /v1/messages/count_tokens. Side requests that carry
 // no tools (titles, summaries a client asks a small model for) get a short text answer. Listens on
 // 127.0.0.1 only; bounded by a request limit so a client that loops fails instead of spinning.
-import http from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { AddressInfo } from "node:net";
 import type { Conversation, Decision, Dialect, Message, Part } from "./brain/types.js";
+import { describeDecision, newId, startLoopback, type LoopbackModel, type RecordedRequest, type Routed } from "./loopback.js";
 
-export interface RecordedRequest {
-  n: number;
-  url: string;
-  kind: "host" | "subagent" | "side" | "count_tokens" | "other";
-  persona?: string | null;
-  bytes: number;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-  conv?: Conversation;
-  decision?: Decision;
-}
+export type { RecordedRequest };
 
 export interface ModelServerOptions {
   /** Decides the next turn. */
@@ -39,13 +28,7 @@ export interface ModelServerOptions {
   log?: (line: string) => void;
 }
 
-export interface ModelServer {
-  url: string;
-  requests: RecordedRequest[];
-  /** Failures inside the server (a brain that threw): a test should expect none. */
-  errors: Error[];
-  close(): Promise<void>;
-}
+export type ModelServer = LoopbackModel;
 
 type Block = Record<string, any>;
 
@@ -76,8 +59,6 @@ export function toConversation(body: any): Conversation {
   return { system, messages, tools, model: body.model };
 }
 
-let ids = 0;
-
 interface OutBlock {
   type: "text" | "tool_use";
   text?: string;
@@ -90,7 +71,7 @@ function blocksOf(d: Decision): OutBlock[] {
   if (d.kind === "reply") return [{ type: "text", text: d.text }];
   return [
     ...(d.text ? [{ type: "text" as const, text: d.text }] : []),
-    ...d.calls.map((c) => ({ type: "tool_use" as const, id: `toolu_brain_${++ids}`, name: c.name, input: c.args })),
+    ...d.calls.map((c) => ({ type: "tool_use" as const, id: newId("toolu"), name: c.name, input: c.args })),
   ];
 }
 
@@ -98,14 +79,17 @@ function usage(bytes: number, out: number) {
   return { input_tokens: Math.ceil(bytes / 4), output_tokens: out, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 }
 
-function sendMessage(res: http.ServerResponse, body: any, blocks: OutBlock[], bytes: number): void {
+/** The assistant message for these blocks: SSE events when the request streams, else one JSON body. */
+function message(body: any, blocks: OutBlock[], bytes: number): Routed {
   const stop = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
   const outTokens = Math.ceil(JSON.stringify(blocks).length / 4);
-  const id = `msg_brain_${++ids}`;
+  const id = newId("msg");
+  const headers = { "request-id": newId("req") };
   if (!body.stream) {
-    res.writeHead(200, { "content-type": "application/json", "request-id": `req_brain_${ids}` });
-    res.end(
-      JSON.stringify({
+    return {
+      status: 200,
+      headers,
+      json: {
         id,
         type: "message",
         role: "assistant",
@@ -114,12 +98,11 @@ function sendMessage(res: http.ServerResponse, body: any, blocks: OutBlock[], by
         stop_reason: stop,
         stop_sequence: null,
         usage: usage(bytes, outTokens),
-      }),
-    );
-    return;
+      },
+    };
   }
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_brain_${ids}` });
-  const ev = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  const sse: string[] = [];
+  const ev = (type: string, data: unknown) => sse.push(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   ev("message_start", {
     type: "message_start",
     message: { id, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: usage(bytes, 1) },
@@ -145,12 +128,7 @@ function sendMessage(res: http.ServerResponse, body: any, blocks: OutBlock[], by
   });
   ev("message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: outTokens } });
   ev("message_stop", { type: "message_stop" });
-  res.end();
-}
-
-function sendError(res: http.ServerResponse, status: number, type: string, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ type: "error", error: { type, message } }));
+  return { status: 200, headers, sse };
 }
 
 /** The capture file: what the client sends per request, for measuring (issue 14). */
@@ -183,80 +161,41 @@ function capture(file: string, requests: RecordedRequest[]): void {
 }
 
 export async function startModelServer(o: ModelServerOptions): Promise<ModelServer> {
-  const requests: RecordedRequest[] = [];
-  const errors: Error[] = [];
-  const max = o.maxRequests ?? 1000;
   const captureDir = process.env.AUTOPILOT_CAPTURE_MODEL_REQUESTS;
   if (captureDir && !o.captureFile) mkdirSync(captureDir, { recursive: true });
   const captureFile = o.captureFile ?? (captureDir ? path.join(captureDir, `${o.label ?? "model"}.json`) : undefined);
   // Debugging: every request body as sent, one file each.
   const dumpDir = process.env.AUTOPILOT_DUMP_MODEL_REQUESTS;
   if (dumpDir) mkdirSync(dumpDir, { recursive: true });
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      const url = req.url ?? "";
-      let body: any = null;
-      try {
-        body = raw.length ? JSON.parse(raw.toString("utf8")) : null;
-      } catch {
-        /* not JSON */
+  return startLoopback(
+    {
+      ...o,
+      onRequest: dumpDir
+        ? (rec) =>
+            writeFileSync(
+              path.join(dumpDir, `req-${String(rec.n).padStart(4, "0")}.json`),
+              JSON.stringify({ url: rec.url, headers: rec.headers, body: rec.body }, null, 1),
+            )
+        : undefined,
+      afterRequest: captureFile ? (requests) => capture(captureFile, requests) : undefined,
+    },
+    (rec, ask) => {
+      if (rec.url.startsWith("/v1/messages/count_tokens")) {
+        rec.kind = "count_tokens";
+        return { status: 200, json: { input_tokens: Math.ceil(rec.bytes / 4) } };
       }
-      const rec: RecordedRequest = { n: requests.length + 1, url, kind: "other", bytes: raw.length, headers: req.headers, body };
-      requests.push(rec);
-      if (dumpDir) writeFileSync(path.join(dumpDir, `req-${String(rec.n).padStart(4, "0")}.json`), JSON.stringify({ url, headers: req.headers, body }, null, 1));
-      if (requests.length > max) {
-        errors.push(new Error(`model server: more than ${max} requests`));
-        return sendError(res, 400, "invalid_request_error", `loopback model: request limit ${max} reached`);
-      }
-      try {
-        if (req.method === "POST" && url.startsWith("/v1/messages/count_tokens")) {
-          rec.kind = "count_tokens";
-          res.writeHead(200, { "content-type": "application/json" });
-          return res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
-        }
-        if (req.method !== "POST" || !url.startsWith("/v1/messages") || !body) {
-          return sendError(res, 404, "not_found_error", `loopback model: no route ${req.method} ${url}`);
-        }
-        const conv = toConversation(body);
+      if (!rec.url.startsWith("/v1/messages")) return null;
+      const conv = toConversation(rec.body);
+      let decision: Decision;
+      if (!conv.tools.length) {
+        // A side request (a title, a summary): a short plain answer.
         rec.conv = conv;
-        if (!conv.tools.length) {
-          // A side request (a title, a summary): a short plain answer.
-          rec.kind = "side";
-          rec.decision = { kind: "reply", text: "Autopilot session" };
-        } else {
-          const sub = o.dialect.subagent(conv);
-          rec.kind = sub ? "subagent" : "host";
-          rec.persona = sub?.persona ?? null;
-          rec.decision = o.decide(conv);
-        }
-        o.log?.(`#${rec.n} ${rec.kind}${rec.persona ? `(${rec.persona})` : ""}: ${describe(rec.decision)}`);
-        sendMessage(res, body, blocksOf(rec.decision), raw.length);
-      } catch (e) {
-        errors.push(e as Error);
-        o.log?.(`#${rec.n} error: ${(e as Error).stack}`);
-        sendError(res, 400, "invalid_request_error", `loopback model failed: ${(e as Error).message}`);
-      } finally {
-        if (captureFile) capture(captureFile, requests);
-      }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    errors,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections?.();
-        server.close(() => r());
-      }),
-  };
-}
-
-function describe(d: Decision): string {
-  return d.kind === "reply" ? `reply ${JSON.stringify(d.text.slice(0, 100))}` : d.calls.map((c) => c.name).join(", ");
+        rec.kind = "side";
+        rec.decision = decision = { kind: "reply", text: "Autopilot session" };
+        o.log?.(`#${rec.n} side: ${describeDecision(decision)}`);
+      } else decision = ask(conv);
+      return message(rec.body, blocksOf(decision), rec.bytes);
+    },
+    (msg, status) => ({ type: "error", error: { type: status === 404 ? "not_found_error" : "invalid_request_error", message: `loopback model: ${msg}` } }),
+  );
 }

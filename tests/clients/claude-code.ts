@@ -62,15 +62,8 @@ export function ensureClaudeCode(): Promise<Installed> {
  * leak in or out), the loopback model, no update checks, telemetry or other network traffic.
  */
 export function claudeEnv(home: string, modelUrl: string): NodeJS.ProcessEnv {
-  const keep = ["PATH", "LANG", "TERM", "TMPDIR", "SHELL", "USER", "LOGNAME"];
-  const env: NodeJS.ProcessEnv = {};
-  for (const k of keep) if (process.env[k]) env[k] = process.env[k];
   return {
-    ...env,
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, ".config"),
-    XDG_CACHE_HOME: path.join(home, ".cache"),
-    XDG_DATA_HOME: path.join(home, ".local/share"),
+    ...isolatedEnv(home),
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: "sk-ant-loopback-test",
     // As root Claude Code refuses to skip permission prompts unless it is told it is sandboxed.
@@ -88,6 +81,20 @@ export function claudeEnv(home: string, modelUrl: string): NodeJS.ProcessEnv {
     // Tool calls (the MCP server's validation commands) may take a while on a loaded machine.
     MCP_TIMEOUT: "60000",
     MCP_TOOL_TIMEOUT: "600000",
+  };
+}
+
+/** The environment any client runs in: its own HOME, nothing of the developer's leaking in. */
+export function isolatedEnv(home: string): NodeJS.ProcessEnv {
+  const keep = ["PATH", "LANG", "TERM", "TMPDIR", "SHELL", "USER", "LOGNAME"];
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of keep) if (process.env[k]) env[k] = process.env[k];
+  return {
+    ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_DATA_HOME: path.join(home, ".local/share"),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_TERMINAL_PROMPT: "0",
   };

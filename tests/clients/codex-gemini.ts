@@ -6,7 +6,9 @@ import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { ensureNpmClient, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
+import { expect } from "vitest";
+import { ensureNpmClient, isolatedEnv, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
+import { commitSubjects, readSession } from "./project.js";
 import type { LoopbackModel } from "./loopback.js";
 
 const execFileP = promisify(execFile);
@@ -26,21 +28,9 @@ export function ensureGemini(): Promise<Installed> {
   return ensureNpmClient(GEMINI_PACKAGE, GEMINI_VERSION, "gemini");
 }
 
-/** The environment a client runs in: its own HOME, nothing of the developer's leaking in. */
+/** Codex and Gemini CLI run as Claude Code does (./claude-code.ts), and without colour. */
 function baseEnv(home: string): NodeJS.ProcessEnv {
-  const keep = ["PATH", "LANG", "TERM", "TMPDIR", "SHELL", "USER", "LOGNAME"];
-  const env: NodeJS.ProcessEnv = {};
-  for (const k of keep) if (process.env[k]) env[k] = process.env[k];
-  return {
-    ...env,
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, ".config"),
-    XDG_CACHE_HOME: path.join(home, ".cache"),
-    XDG_DATA_HOME: path.join(home, ".local/share"),
-    NO_COLOR: "1",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_TERMINAL_PROMPT: "0",
-  };
+  return { ...isolatedEnv(home), NO_COLOR: "1" };
 }
 
 export const CODEX_KEY_ENV = "AUTOPILOT_LOOPBACK_KEY";
@@ -182,4 +172,42 @@ export function documentedStart(installOutput: string): string {
   const m = /^Start: (?:in [^,]+, )?(\S+) docs\/changes\/<topic>\/proposal\.md/m.exec(installOutput);
   if (!m) throw new Error(`install printed no start command:\n${installOutput}`);
   return m[1];
+}
+
+/**
+ * What both clients must have done with `${START_ARGS}` on SPEC_TWO_PHASES: the installed start
+ * command's text reached the model with the arguments typed (`shownArgs`, as the client shows
+ * them), the session is DONE with both flags applied, the one question was answered in a resumed
+ * run, and the executors' code is committed by autopilot.
+ */
+export async function expectFastTwoPhaseDone(dir: string, model: LoopbackModel, runs: ClaudeRun[], why: string, shownArgs: string): Promise<void> {
+  const firstHost = model.requests.find((r) => r.kind === "host");
+  const shown = JSON.stringify(firstHost?.conv ?? {});
+  expect(shown, `${why}\n\nthe first host request does not carry the installed command's text`).toContain(
+    "The `autopilot` MCP server holds the state machine",
+  );
+  expect(shown).toContain(shownArgs);
+
+  expect(() => readSession(dir), why).not.toThrow();
+  const { state } = readSession(dir);
+  expect(state.currentState, why).toBe("DONE");
+  // Both flags arrived: fast rigor (plans approved without asking, no verifier) and
+  // --review-plans recorded; the one question of a fast session (continue after phase 1?) was
+  // answered in a resumed run.
+  expect(state.rigorLevel).toBe("fast");
+  expect(state.reviewPlans).toBe(true);
+  expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete"]);
+  const decisions = (state.decisions ?? []).map((d: any) => `${d.state}:${d.decision}:${d.by ?? ""}`);
+  expect(decisions.filter((d: string) => d.startsWith("APPROVE_PLAN:")), JSON.stringify(decisions)).toEqual([
+    "APPROVE_PLAN:auto_approved_plan_fast:auto",
+    "APPROVE_PLAN:auto_approved_plan_fast:auto",
+  ]);
+  // The user's answer reaches the server through the model's autopilot_decide: recorded as the host
+  // channel (the client declares no form, so the server cannot know a person was asked).
+  expect(decisions.filter((d: string) => d.endsWith(":host")).length, JSON.stringify(decisions)).toBe(1);
+  expect(runs.length).toBe(2);
+
+  // The code the executor subagents wrote, committed by autopilot.
+  const subjects = await commitSubjects(dir);
+  expect(subjects.filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(2);
 }

@@ -16,8 +16,8 @@ import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { ClaudeRun, Installed } from "./claude-code.js";
 import { codex } from "./dialects/codex.js";
-import { codexHome, documentedStart, ensureCodex, explain, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
-import { commitSubjects, makeProject, readSession } from "./project.js";
+import { codexHome, documentedStart, expectFastTwoPhaseDone, ensureCodex, explain, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import { makeProject } from "./project.js";
 import { startResponsesModel } from "./responses-sse.js";
 
 let installed: Installed;
@@ -96,37 +96,7 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     const why = explain(`codex (start: ${start})`, runs, log);
     expect(model.errors, why).toEqual([]);
 
-    // The start command reached the model as what install wrote (its instructions), with the
-    // arguments the user typed.
-    const firstHost = model.requests.find((r) => r.kind === "host");
-    const shown = JSON.stringify(firstHost?.conv ?? {});
-    expect(shown, `${why}\n\nthe first host request does not carry the installed command's text`).toContain(
-      "The `autopilot` MCP server holds the state machine",
-    );
-    expect(shown).toContain(START_ARGS);
-
-    expect(() => readSession(repo.dir), why).not.toThrow();
-    const { state } = readSession(repo.dir);
-    expect(state.currentState, why).toBe("DONE");
-    // Both flags arrived: fast rigor (plans approved without asking, no verifier) and
-    // --review-plans recorded; the one question of a fast session (continue after phase 1?) was
-    // answered in a resumed run.
-    expect(state.rigorLevel).toBe("fast");
-    expect(state.reviewPlans).toBe(true);
-    expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete"]);
-    const decisions = (state.decisions ?? []).map((d: any) => `${d.state}:${d.decision}:${d.by ?? ""}`);
-    expect(decisions.filter((d: string) => d.startsWith("APPROVE_PLAN:")), JSON.stringify(decisions)).toEqual([
-      "APPROVE_PLAN:auto_approved_plan_fast:auto",
-      "APPROVE_PLAN:auto_approved_plan_fast:auto",
-    ]);
-    // The user's answer reaches the server through the model's autopilot_decide: recorded as the host
-    // channel (the client declares no form, so the server cannot know a person was asked).
-    expect(decisions.filter((d: string) => d.endsWith(":host")).length, JSON.stringify(decisions)).toBe(1);
-    expect(runs.length).toBe(2);
-
-    // The code the executor subagents wrote through Codex's shell, committed by autopilot.
-    const subjects = await commitSubjects(repo.dir);
-    expect(subjects.filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(2);
+    await expectFastTwoPhaseDone(repo.dir, model, runs, why, START_ARGS);
 
     // Each persona ran as a Codex subagent that was told which persona it is (as the Step's todo
     // says: a custom agent type, or a message naming the persona and its file).

@@ -17,9 +17,9 @@ import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { Installed } from "./claude-code.js";
 import { gemini } from "./dialects/gemini.js";
-import { documentedStart, ensureGemini, explain, geminiHome, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import { documentedStart, expectFastTwoPhaseDone, ensureGemini, explain, geminiHome, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
 import { startGeminiModel } from "./gemini-sse.js";
-import { commitSubjects, makeProject, readSession } from "./project.js";
+import { makeProject } from "./project.js";
 
 let installed: Installed;
 // autopilot itself as the README installs it: the npm pack tarball, installed globally (into a prefix of its own).
@@ -73,36 +73,7 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
     // Gemini found the command by the name install documents (no clash renamed it away).
     expect(runs[0].stderr, why).not.toMatch(/Conflicts detected for command/);
 
-    // The start command reached the model as what install wrote, with the arguments typed.
-    const firstHost = model.requests.find((r) => r.kind === "host");
-    const shown = JSON.stringify(firstHost?.conv ?? {});
-    expect(shown, `${why}\n\nthe first host request does not carry the installed command's text`).toContain(
-      "The `autopilot` MCP server holds the state machine",
-    );
-    expect(shown).toContain(`Arguments: ${START_ARGS}`);
-
-    expect(() => readSession(repo.dir), why).not.toThrow();
-    const { state } = readSession(repo.dir);
-    expect(state.currentState, why).toBe("DONE");
-    // Both flags arrived: fast rigor (plans approved without asking, no verifier) and
-    // --review-plans recorded; the one question of a fast session (continue after phase 1?) was
-    // answered in a resumed run.
-    expect(state.rigorLevel).toBe("fast");
-    expect(state.reviewPlans).toBe(true);
-    expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete"]);
-    const decisions = (state.decisions ?? []).map((d: any) => `${d.state}:${d.decision}:${d.by ?? ""}`);
-    expect(decisions.filter((d: string) => d.startsWith("APPROVE_PLAN:")), JSON.stringify(decisions)).toEqual([
-      "APPROVE_PLAN:auto_approved_plan_fast:auto",
-      "APPROVE_PLAN:auto_approved_plan_fast:auto",
-    ]);
-    // The user's answer reaches the server through the model's autopilot_decide: recorded as the host
-    // channel (the client declares no form, so the server cannot know a person was asked).
-    expect(decisions.filter((d: string) => d.endsWith(":host")).length, JSON.stringify(decisions)).toBe(1);
-    expect(runs.length).toBe(2);
-
-    // The code the executor subagents wrote with Gemini's write_file, committed by autopilot.
-    const subjects = await commitSubjects(repo.dir);
-    expect(subjects.filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(2);
+    await expectFastTwoPhaseDone(repo.dir, model, runs, why, `Arguments: ${START_ARGS}`);
 
     // Each persona ran as a Gemini subagent defined by the agent file install wrote.
     const invoked = model.requests.flatMap((r) =>

@@ -2,11 +2,21 @@
 // HTTP server on 127.0.0.1 with a request limit, and a record of every request with the
 // conversation the brain saw and what it decided (the same record as ./anthropic-sse.ts keeps).
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import type { RecordedRequest } from "./anthropic-sse.js";
+import { listenOnLoopback } from "../helpers/listen.js";
 import type { Conversation, Decision, Dialect } from "./brain/types.js";
 
-export type { RecordedRequest };
+/** One request as the server saw it, with the conversation the brain read and what it decided. */
+export interface RecordedRequest {
+  n: number;
+  url: string;
+  kind: "host" | "subagent" | "side" | "count_tokens" | "other";
+  persona?: string | null;
+  bytes: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+  conv?: Conversation;
+  decision?: Decision;
+}
 
 export interface LoopbackOptions {
   decide: (conv: Conversation) => Decision;
@@ -14,6 +24,10 @@ export interface LoopbackOptions {
   /** Refuse after this many requests (default 1000): a client that loops fails instead of spinning. */
   maxRequests?: number;
   log?: (line: string) => void;
+  /** Called with each request as it arrives (before it is answered). */
+  onRequest?: (rec: RecordedRequest) => void;
+  /** Called after each request is answered, with all requests so far. */
+  afterRequest?: (requests: RecordedRequest[]) => void;
 }
 
 export interface LoopbackModel {
@@ -39,7 +53,12 @@ export function describeDecision(d: Decision): string {
   return d.kind === "reply" ? `reply ${JSON.stringify(d.text.slice(0, 100))}` : d.calls.map((c) => c.name).join(", ");
 }
 
-export async function startLoopback(o: LoopbackOptions, route: Route, notFound: (url: string) => unknown): Promise<LoopbackModel> {
+/** `errorBody` gives the API's error JSON for a message and the HTTP status it goes with. */
+export async function startLoopback(
+  o: LoopbackOptions,
+  route: Route,
+  errorBody: (message: string, status: number) => unknown,
+): Promise<LoopbackModel> {
   const requests: RecordedRequest[] = [];
   const errors: Error[] = [];
   const max = o.maxRequests ?? 1000;
@@ -57,6 +76,7 @@ export async function startLoopback(o: LoopbackOptions, route: Route, notFound: 
       }
       const rec: RecordedRequest = { n: requests.length + 1, url, kind: "other", bytes: raw.length, headers: req.headers, body };
       requests.push(rec);
+      o.onRequest?.(rec);
       const send = (r: Routed) => {
         if (r.sse) {
           res.writeHead(r.status, { "content-type": "text/event-stream", "cache-control": "no-cache", ...r.headers });
@@ -69,7 +89,7 @@ export async function startLoopback(o: LoopbackOptions, route: Route, notFound: 
       };
       if (requests.length > max) {
         errors.push(new Error(`loopback model: more than ${max} requests`));
-        return send({ status: 400, json: notFound(`request limit ${max} reached`) });
+        return send({ status: 400, json: errorBody(`request limit ${max} reached`, 400) });
       }
       try {
         const ask = (conv: Conversation): Decision => {
@@ -82,27 +102,18 @@ export async function startLoopback(o: LoopbackOptions, route: Route, notFound: 
           return rec.decision;
         };
         const routed = body ? route(rec, ask) : null;
-        if (!routed) return send({ status: 404, json: notFound(`no route ${req.method} ${url}`) });
+        if (!routed) return send({ status: 404, json: errorBody(`no route ${req.method} ${url}`, 404) });
         send(routed);
       } catch (e) {
         errors.push(e as Error);
         o.log?.(`#${rec.n} error: ${(e as Error).stack}`);
-        send({ status: 400, json: notFound(`loopback model failed: ${(e as Error).message}`) });
+        send({ status: 400, json: errorBody(`loopback model failed: ${(e as Error).message}`, 400) });
+      } finally {
+        o.afterRequest?.(requests);
       }
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    errors,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections?.();
-        server.close(() => r());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), requests, errors };
 }
 
 let ids = 0;

@@ -2,7 +2,7 @@
 // /v1/messages (non-streaming) answered from a script. Each script entry is a function of the
 // request, so a test can both check what the model was sent and decide what it "says" next.
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./listen.js";
 
 export interface FakeRequest {
   body: {
@@ -115,18 +115,7 @@ export async function startFakeAnthropic(script: ScriptEntry[]): Promise<FakeAnt
       });
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    errors,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections?.();
-        server.close(() => r());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), requests, errors };
 }
 
 /** The tool_result blocks of the last user message of a request, by tool_use id order. */
