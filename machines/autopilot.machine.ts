@@ -19,6 +19,7 @@ import type {
   RigorLevel,
 } from "../src/session/schema.js";
 import { emptyPhaseRun } from "../src/session/schema.js";
+import type { PersonaName, ResultKind } from "../src/protocol/step.js";
 import { channelCounts, channelPhrase } from "../src/session/channels.js";
 import { doneReport, phaseSummaryReport, planGateReport } from "./reports.js";
 import { firedSignals, signalsFor } from "./signals.js";
@@ -98,6 +99,44 @@ export const ANSWERS = {
   finalBlocked: ["fix", "override", "stop"],
   finalExhausted: ["fix manually and continue", "stop"],
 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// What a resting stage means. Declared once, as `meta` on the state node the session rests in;
+// the stage list, the asks, the dispatches, the probes and the brief's facts are read from it
+// (machines/stages.ts).
+
+/** A fact the engine reads from disk before the session can rest (the machine waits for its event). */
+export type Probe = "assess" | "planFacts" | "validate";
+/**
+ * The question a stage asks: a key of ANSWERS (its options), or "checkpoint" (the checkpoint's own
+ * options: checkpointOptions, which uses ANSWERS.humanVerify / humanAction).
+ */
+export type AskName = Exclude<keyof typeof ANSWERS, "humanVerify" | "humanAction"> | "checkpoint";
+/** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
+export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings";
+/** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
+export type DispatchJob = "plan" | "execute" | "verify" | "review" | "finalReview" | "finalFix";
+
+export type StageMeta = {
+  /** The session asks the user (or the host) this question. */
+  ask?: AskName;
+  /** With --human-gates: the answers here only a person may give. */
+  humanOnly?: readonly string[];
+  /** The session hands this job to a persona and waits for its result. */
+  dispatch?: { job: DispatchJob; persona: PersonaName; result: ResultKind; facts: readonly DispatchFact[] };
+  /** The engine reads this fact and answers with its event; the session never rests here for long. */
+  probe?: Probe;
+  /** The session waits for work outside autopilot (interactive planning), then a resume. */
+  wait?: "interactivePlan";
+  /** The session waits for START (a new session) or is over (DONE). */
+  start?: true;
+  done?: true;
+  /**
+   * A state file that names no stage (upstream files never do) rests here when this holds;
+   * otherwise in its state's `initial` stage.
+   */
+  defaultWhen?: (state: AutopilotState) => boolean;
+};
 
 /** The final review's fix budget (the policy's); kept under this name for readers of the machine. */
 export const MAX_FINAL_REVIEW_FIXES = FINAL_REVIEW_FIX_BUDGET;
@@ -187,6 +226,7 @@ const ASK_RETRY = { target: "personaFailed", actions: "personaFailed" } as const
  */
 function personaFailedStage(retryTarget: string) {
   return {
+    meta: { ask: "personaFailed" },
     on: {
       DECIDE: [
         {
@@ -202,6 +242,7 @@ function personaFailedStage(retryTarget: string) {
 
 export const autopilotMachine = setup({
   types: {
+    meta: {} as StageMeta,
     context: {} as Ctx,
     events: {} as AutopilotEvent,
     input: {} as Ctx,
@@ -852,6 +893,7 @@ export const autopilotMachine = setup({
       initial: "fresh",
       states: {
         fresh: {
+          meta: { start: true },
           on: {
             START: [
               { guard: "startedWithUserChanges", target: "userChanges", actions: ["initFromStart", "holdForUserChanges"] },
@@ -862,6 +904,7 @@ export const autopilotMachine = setup({
         // The user's uncommitted work: commit it first (at their word), leave it out of every
         // autopilot commit, or stop. Nothing else happens before the answer.
         userChanges: {
+          meta: { ask: "userChanges" },
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "commit them first" } }, target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "committed_user_changes" } }, "commitUserChanges", "markPhaseStarted"] },
@@ -873,6 +916,7 @@ export const autopilotMachine = setup({
       },
     },
     ASSESS: {
+      meta: { probe: "assess" },
       entry: { type: "enterState", params: { state: "ASSESS" } },
       on: {
         ASSESSED: [
@@ -887,12 +931,14 @@ export const autopilotMachine = setup({
       initial: "planning",
       states: {
         planning: {
+          meta: { dispatch: { job: "plan", persona: "harness-planner", result: "planned", facts: ["phaseDescription", "learnings"] } },
           on: {
             PLANNED: { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
             PERSONA_FAILED: ASK_RETRY,
           },
         },
         awaitingInteractivePlan: {
+          meta: { wait: "interactivePlan", defaultWhen: (s) => s.awaitingInteractivePlan },
           on: {
             PLANNED: { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
           },
@@ -907,6 +953,7 @@ export const autopilotMachine = setup({
         // Read the plan (task and checkpoint counts, planner concerns): the engine answers with
         // PLAN_FACTS. Entered for plans that existed before this phase's planning, and after revise.
         gather: {
+          meta: { probe: "planFacts" },
           on: {
             PLAN_FACTS: { target: "evaluate", actions: "storePlanFacts" },
           },
@@ -922,6 +969,7 @@ export const autopilotMachine = setup({
           ],
         },
         review: {
+          meta: { ask: "approvePlan", humanOnly: ["yes", "skip phase"] },
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "yes" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "approvePlanHash", "clearReport"] },
@@ -933,6 +981,7 @@ export const autopilotMachine = setup({
           },
         },
         revising: {
+          meta: { ask: "revised" },
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "done" } }, target: "gather", actions: [{ type: "recordDecision", params: { decision: "plan_revised" } }] },
@@ -948,6 +997,7 @@ export const autopilotMachine = setup({
       initial: "running",
       states: {
         running: {
+          meta: { dispatch: { job: "execute", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
           on: {
             EXECUTED: [
               { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: "commitExecutionComplete" },
@@ -961,6 +1011,7 @@ export const autopilotMachine = setup({
           },
         },
         checkpoint: {
+          meta: { ask: "checkpoint" },
           on: {
             DECIDE: [
               STOP,
@@ -969,6 +1020,7 @@ export const autopilotMachine = setup({
           },
         },
         exhausted: {
+          meta: { ask: "exhausted" },
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix manually and continue" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }, "resetRetryBudget"] },
@@ -987,6 +1039,7 @@ export const autopilotMachine = setup({
       states: {
         // Standard and thorough: the harness-verifier persona.
         running: {
+          meta: { dispatch: { job: "verify", persona: "harness-verifier", result: "verified", facts: [] } },
           on: {
             VERIFIED: [
               { guard: "verificationPassed", target: "#autopilot.REVIEW", actions: "verificationPass" },
@@ -997,6 +1050,7 @@ export const autopilotMachine = setup({
         },
         // Fast: the project's validation commands only; the engine runs them and reports VALIDATED.
         validating: {
+          meta: { probe: "validate", defaultWhen: (s) => RIGOR[s.rigorLevel].verifyBy === "validation" },
           on: {
             VALIDATED: [
               { guard: "validationPassed", target: "#autopilot.REVIEW", actions: ["storeValidation", "verificationPass"] },
@@ -1005,6 +1059,7 @@ export const autopilotMachine = setup({
           },
         },
         failed: {
+          meta: { ask: "verifyFailed", humanOnly: ["skip verification"] },
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"] },
@@ -1022,6 +1077,7 @@ export const autopilotMachine = setup({
       initial: "running",
       states: {
         running: {
+          meta: { dispatch: { job: "review", persona: "harness-code-reviewer", result: "reviewed", facts: ["diffStat"] } },
           on: {
             REVIEWED: [
               { guard: "noBlockingFindings", target: "#autopilot.PHASE_COMPLETE", actions: "storeReview" },
@@ -1031,6 +1087,7 @@ export const autopilotMachine = setup({
           },
         },
         blocked: {
+          meta: { ask: "reviewBlocked", humanOnly: ["override"] },
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"] },
@@ -1043,6 +1100,7 @@ export const autopilotMachine = setup({
       },
     },
     PHASE_COMPLETE: {
+      meta: { ask: "continuePhase" },
       entry: [{ type: "enterState", params: { state: "PHASE_COMPLETE" } }, "completePhase"],
       always: [{ guard: "noMorePhases", target: "FINAL_REVIEW" }],
       on: {
@@ -1057,6 +1115,7 @@ export const autopilotMachine = setup({
       initial: "running",
       states: {
         running: {
+          meta: { dispatch: { job: "finalReview", persona: "harness-code-reviewer", result: "reviewed", facts: ["diffStat", "phaseFindings"] } },
           on: {
             REVIEWED: [
               { guard: "noBlockingFindings", target: "#autopilot.DONE", actions: ["storeFinalFindings", "finalReviewPassed"] },
@@ -1066,6 +1125,7 @@ export const autopilotMachine = setup({
           },
         },
         blocked: {
+          meta: { ask: "finalBlocked", humanOnly: ["override"] },
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix" } }, target: "fixBudgetCheck", actions: [{ type: "recordDecision", params: { decision: "fix_final_review" } }] },
@@ -1082,6 +1142,7 @@ export const autopilotMachine = setup({
           ],
         },
         fixing: {
+          meta: { dispatch: { job: "finalFix", persona: "harness-task-executor", result: "fixed", facts: ["diffStat", "phaseFindings"] } },
           on: {
             FIXED: { target: "validating", actions: ["clearReport", "commitFinalFix"] },
             PERSONA_FAILED: ASK_RETRY,
@@ -1090,11 +1151,13 @@ export const autopilotMachine = setup({
         // After a fix round the project's validation runs (the engine reports VALIDATED), then the
         // whole review runs again.
         validating: {
+          meta: { probe: "validate" },
           on: {
             VALIDATED: { target: "running", reenter: true, actions: "storeValidation" },
           },
         },
         exhausted: {
+          meta: { ask: "finalExhausted" },
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "fix manually and continue" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }] },
@@ -1106,6 +1169,7 @@ export const autopilotMachine = setup({
       },
     },
     DONE: {
+      meta: { done: true },
       entry: [{ type: "enterState", params: { state: "DONE" } }, "finish"],
       type: "final",
     },
@@ -1167,16 +1231,3 @@ function appendReport(existing: string | null, add: string): string {
 
 /** Where a restored state rests: top-level state plus stage, as the machine's state value. */
 export type StateValue = string | { [state: string]: string };
-
-export const RESTING_STAGES: Record<string, readonly string[]> = {
-  INIT: ["fresh", "userChanges"],
-  ASSESS: [],
-  PLAN: ["planning", "awaitingInteractivePlan", "personaFailed"],
-  APPROVE_PLAN: ["gather", "review", "revising"],
-  EXECUTE: ["running", "checkpoint", "exhausted", "personaFailed"],
-  VERIFY: ["running", "validating", "failed", "personaFailed"],
-  REVIEW: ["running", "blocked", "personaFailed"],
-  PHASE_COMPLETE: [],
-  FINAL_REVIEW: ["running", "blocked", "fixing", "validating", "exhausted", "personaFailed"],
-  DONE: [],
-};

@@ -8,12 +8,16 @@ import { parseSpec } from "../markdown/spec.js";
 import { diffScope } from "../effects/git.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
 import { readLearnings } from "../effects/learnings.js";
+import { stageMetaAt } from "../../machines/stages.js";
+import type { DispatchFact } from "../../machines/autopilot.machine.js";
 
 const MAX_DIFFSTAT = 6000;
 
+/** The facts the dispatching stage asks for (its state node's `meta.dispatch.facts`); none elsewhere. */
 export async function gatherDispatchFacts(root: string, slug: string, state: AutopilotState): Promise<DispatchFacts> {
   const facts: DispatchFacts = {};
-  if (state.currentState === "PLAN") {
+  const wanted = new Set<DispatchFact>(stageMetaAt(state.currentState, state.stage)?.dispatch?.facts ?? []);
+  if (wanted.has("phaseDescription")) {
     try {
       const spec = parseSpec(await readFile(path.join(root, state.specPath), "utf8"));
       const name = state.phases[state.currentPhase]?.name;
@@ -23,7 +27,7 @@ export async function gatherDispatchFacts(root: string, slug: string, state: Aut
       // The spec may have moved or changed since INIT; the planner is told to read it instead.
     }
   }
-  if ((state.currentState === "REVIEW" || state.currentState === "FINAL_REVIEW") && state.startingCommit) {
+  if (wanted.has("diffStat") && state.startingCommit) {
     try {
       const d = await diffScope(root, state.startingCommit);
       facts.diffStat = d.stat.length > MAX_DIFFSTAT ? `${d.stat.slice(0, MAX_DIFFSTAT)}\n… (truncated)` : d.stat;
@@ -31,11 +35,11 @@ export async function gatherDispatchFacts(root: string, slug: string, state: Aut
       // Not fatal: the reviewer can run git itself.
     }
   }
-  if (state.currentState === "FINAL_REVIEW") {
+  if (wanted.has("phaseFindings")) {
     const reviews = await readPhaseReviews(root, state.sessionDir, { phaseCount: state.phases.length }).catch(() => []);
     facts.phaseFindings = formatFindingsForPrompt(reviews, { phaseNames: state.phases.map((p) => p.name) });
   }
-  if (state.currentState === "PLAN" || state.currentState === "EXECUTE") {
+  if (wanted.has("learnings")) {
     const l = await readLearnings(root, slug, { max: 10, maxChars: 3000 }).catch(() => null);
     if (l && l.entries.length) facts.learnings = l.entries.map((e) => `- (${e.source}) ${e.text}`).join("\n");
   }

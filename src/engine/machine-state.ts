@@ -3,33 +3,15 @@
 import { transition } from "xstate";
 import {
   autopilotMachine,
-  RESTING_STAGES,
   type AutopilotEvent,
+  type Probe,
   type StateValue,
 } from "../../machines/autopilot.machine.js";
+import { RESTING_STAGES, defaultStage, stageMetaAt, type StageMeta } from "../../machines/stages.js";
 import type { AutopilotState } from "../session/schema.js";
 import { AutopilotError } from "../protocol/errors.js";
-import { RIGOR } from "../../machines/policy.js";
 
-/** The stage a state rests in when the file names none (upstream files never do). */
-export function defaultStage(state: AutopilotState): string | null {
-  switch (state.currentState) {
-    case "PLAN":
-      return state.awaitingInteractivePlan ? "awaitingInteractivePlan" : "planning";
-    case "APPROVE_PLAN":
-      return "gather";
-    case "EXECUTE":
-      return "running";
-    case "VERIFY":
-      return RIGOR[state.rigorLevel].verifyBy === "validation" ? "validating" : "running";
-    case "REVIEW":
-      return "running";
-    case "FINAL_REVIEW":
-      return "running";
-    default:
-      return null;
-  }
-}
+export type { Probe };
 
 export function stateValueOf(state: AutopilotState): StateValue {
   const stages = RESTING_STAGES[state.currentState] ?? [];
@@ -77,20 +59,18 @@ export function describeState(state: AutopilotState): string {
   return typeof stage === "string" ? stage : `${state.currentState}.${Object.values(stage)[0]}`;
 }
 
+/** What the stage the saved state rests in means (its state node's `meta`), or null. */
+export function restingMeta(state: AutopilotState): StageMeta | null {
+  const value = stateValueOf(state);
+  return typeof value === "string" ? stageMetaAt(value, null) : stageMetaAt(state.currentState, value[state.currentState]);
+}
+
 /**
  * Facts the engine must gather before the session can rest: the machine waits for them as events
  * (ASSESSED, PLAN_FACTS, VALIDATED) because reading files and running commands is not its job.
+ * Which probe a stage needs is declared on its state node (`meta.probe`).
  */
-export type Probe = "assess" | "planFacts" | "validate";
-
 export function probeFor(state: AutopilotState): Probe | null {
   if (state.stopped) return null;
-  const value = stateValueOf(state);
-  if (value === "ASSESS") return "assess";
-  if (typeof value === "string") return null;
-  const stage = value[state.currentState];
-  if (state.currentState === "APPROVE_PLAN" && stage === "gather") return "planFacts";
-  if ((state.currentState === "VERIFY" || state.currentState === "FINAL_REVIEW") && stage === "validating")
-    return "validate";
-  return null;
+  return restingMeta(state)?.probe ?? null;
 }

@@ -1,12 +1,12 @@
 // The Step: a pure function of the saved state. `autopilot_next` after any crash or context reset
 // therefore gives the same answer as the call that saved the state.
-import type { AutopilotState } from "../session/schema.js";
+import type { AutopilotState, Finding } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
-import { ANSWERS, checkpointOptions, effectiveComplexity } from "../../machines/autopilot.machine.js";
+import { ANSWERS, checkpointOptions, effectiveComplexity, type AskName } from "../../machines/autopilot.machine.js";
 import { doneTotals } from "../../machines/reports.js";
 import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
 import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.js";
-import { stateValueOf } from "./machine-state.js";
+import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
 
 export const BUDGET_ANSWERS = ["raise budget", "continue once", "stop"] as const;
@@ -28,25 +28,15 @@ export function budgetAskFor(state: AutopilotState, slug: string): AskNext | nul
   };
 }
 
-export function stageOf(state: AutopilotState): string | null {
-  const v = stateValueOf(state);
-  return typeof v === "string" ? null : (Object.values(v)[0] as string);
-}
-
-/** The question the session waits on, or null. */
 /**
  * `--human-gates`: the answers only a person may give at the current question — approving (or
  * skipping) a plan that paused, overriding a blocking review, skipping a failed verification,
- * overriding the final review. Empty when the session runs without human gates.
+ * overriding the final review (each declared as `meta.humanOnly` on its state node). Empty when
+ * the session runs without human gates.
  */
 export function humanOnlyAnswers(state: AutopilotState): string[] {
   if (!state.humanOnlyGates || state.stopped) return [];
-  const stage = stageOf(state);
-  if (state.currentState === "APPROVE_PLAN" && stage === "review") return ["yes", "skip phase"];
-  if (state.currentState === "VERIFY" && stage === "failed") return ["skip verification"];
-  if (state.currentState === "REVIEW" && stage === "blocked") return ["override"];
-  if (state.currentState === "FINAL_REVIEW" && stage === "blocked") return ["override"];
-  return [];
+  return [...(restingMeta(state)?.humanOnly ?? [])];
 }
 
 /** The question the session waits on, or null; with human gates, the answers only a person may give. */
@@ -56,120 +46,109 @@ export function askFor(state: AutopilotState): AskNext | null {
   return ask && humanOnly.length ? { ...ask, humanOnly } : ask;
 }
 
-function questionFor(state: AutopilotState): AskNext | null {
-  if (state.stopped) return null;
-  const stage = stageOf(state);
-  const phase = state.phases[state.currentPhase];
-  const n = state.currentPhase + 1;
-  const ask = (question: string, options: readonly string[], context?: string): AskNext => ({
-    kind: "ask",
-    question,
-    options: [...options],
-    ...(context ? { context } : {}),
-  });
-  const personaError = state.phaseRun.personaError;
-  if (stage === "personaFailed")
-    return ask(
+function ask(question: string, options: readonly string[], context?: string): AskNext {
+  return { kind: "ask", question, options: [...options], ...(context ? { context } : {}) };
+}
+
+function blockingList(findings: Finding[]): string {
+  return findings
+    .filter((f) => f.severity === "blocking")
+    .map((f) => `- ${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}`)
+    .join("\n");
+}
+
+/**
+ * The wording of each question a stage can ask (the stage names its question as `meta.ask`; the
+ * options are ANSWERS[ask]). Null: the question does not apply to this state after all.
+ */
+const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
+  personaFailed: (state) =>
+    ask(
       "The persona could not finish this step. Retry the step or stop?",
       ANSWERS.personaFailed,
-      personaError ?? undefined,
+      state.phaseRun.personaError ?? undefined,
+    ),
+  userChanges: (state) => {
+    const uc = state.userChanges ?? { count: 0, paths: [] };
+    const more = uc.count > uc.paths.length ? [`… and ${uc.count - uc.paths.length} more`] : [];
+    return ask(
+      "The working tree has changes autopilot did not make. Commit them first, continue with them left out of autopilot's commits, or stop? (commit them first / leave them out / stop)",
+      ANSWERS.userChanges,
+      [...uc.paths.map((p) => `- ${p}`), ...more].join("\n") || undefined,
     );
-  switch (state.currentState) {
-    case "INIT":
-      if (stage === "userChanges") {
-        const uc = state.userChanges ?? { count: 0, paths: [] };
-        const more = uc.count > uc.paths.length ? [`… and ${uc.count - uc.paths.length} more`] : [];
-        return ask(
-          "The working tree has changes autopilot did not make. Commit them first, continue with them left out of autopilot's commits, or stop? (commit them first / leave them out / stop)",
-          ANSWERS.userChanges,
-          [...uc.paths.map((p) => `- ${p}`), ...more].join("\n") || undefined,
-        );
-      }
-      return null;
-    case "APPROVE_PLAN":
-      if (stage === "review")
-        return ask(
-          "Approve this plan and begin execution? (yes / revise / skip phase / stop)",
-          ANSWERS.approvePlan,
-          `Plan: ${phase.planPath ?? "?"}`,
-        );
-      if (stage === "revising")
-        return ask(
-          `Edit the plan file ${phase.planPath ?? ""} directly, then answer "done" to re-present it (or "stop").`,
-          ANSWERS.revised,
-        );
-      return null;
-    case "EXECUTE": {
-      if (stage === "checkpoint" && state.phaseRun.checkpoint) {
-        const cp = state.phaseRun.checkpoint;
-        const q =
-          cp.type === "human-verify"
-            ? `Checkpoint "${cp.label}": please verify the result. Confirm, reject (say why), or stop?`
-            : cp.type === "human-action"
-              ? `Checkpoint "${cp.label}" needs you to act. Answer "done" when it is done, or "stop".`
-              : `Checkpoint "${cp.label}": a decision is needed.`;
-        return ask(q, checkpointOptions(cp), cp.details);
-      }
-      if (stage === "exhausted") {
-        const spec =
-          state.consecutiveExhausted >= 2
-            ? " Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing."
-            : "";
-        return ask(
-          "How should we proceed? (fix manually and continue / revise plan / stop)",
-          ANSWERS.exhausted,
-          `The retry budget (${state.retryBudget.maxAttempts} attempts) is exhausted.${spec}`,
-        );
-      }
-      return null;
-    }
-    case "VERIFY":
-      if (stage === "failed")
-        return ask(
-          "Fix these issues before review? (fix / skip verification / stop)",
-          ANSWERS.verifyFailed,
-          state.phaseRun.verificationFindings.map((f) => `- ${f}`).join("\n") || undefined,
-        );
-      return null;
-    case "REVIEW":
-      if (stage === "blocked")
-        return ask(
-          "Address blocking findings before completing this phase? (fix / override / stop)",
-          ANSWERS.reviewBlocked,
-          state.phaseRun.reviewFindings
-            .filter((f) => f.severity === "blocking")
-            .map((f) => `- ${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}`)
-            .join("\n"),
-        );
-      return null;
-    case "PHASE_COMPLETE": {
-      const next = state.phases[state.currentPhase + 1];
-      if (!next) return null;
-      return ask(
-        `Phase ${n} complete. Next: Phase ${n + 1}: ${next.name} (complexity: ${effectiveComplexity(next)}). Continue? (yes / stop)`,
-        ANSWERS.continuePhase,
-      );
-    }
-    case "FINAL_REVIEW":
-      if (stage === "blocked")
-        return ask(
-          "Address blocking findings before completing? (fix / override / stop)",
-          ANSWERS.finalBlocked,
-          state.finalReview.findings
-            .filter((f) => f.severity === "blocking")
-            .map((f) => `- ${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}`)
-            .join("\n"),
-        );
-      if (stage === "exhausted")
-        return ask(
-          "How should we proceed? (fix manually and continue / stop)",
-          ANSWERS.finalExhausted,
-          `Blocking findings remain after ${state.finalReview.retryCount - 1} fix rounds.`,
-        );
-      return null;
-    default:
-      return null;
-  }
+  },
+  approvePlan: (state) =>
+    ask(
+      "Approve this plan and begin execution? (yes / revise / skip phase / stop)",
+      ANSWERS.approvePlan,
+      `Plan: ${state.phases[state.currentPhase].planPath ?? "?"}`,
+    ),
+  revised: (state) =>
+    ask(
+      `Edit the plan file ${state.phases[state.currentPhase].planPath ?? ""} directly, then answer "done" to re-present it (or "stop").`,
+      ANSWERS.revised,
+    ),
+  checkpoint: (state) => {
+    const cp = state.phaseRun.checkpoint;
+    if (!cp) return null;
+    const q =
+      cp.type === "human-verify"
+        ? `Checkpoint "${cp.label}": please verify the result. Confirm, reject (say why), or stop?`
+        : cp.type === "human-action"
+          ? `Checkpoint "${cp.label}" needs you to act. Answer "done" when it is done, or "stop".`
+          : `Checkpoint "${cp.label}": a decision is needed.`;
+    return ask(q, checkpointOptions(cp), cp.details);
+  },
+  exhausted: (state) => {
+    const spec =
+      state.consecutiveExhausted >= 2
+        ? " Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing."
+        : "";
+    return ask(
+      "How should we proceed? (fix manually and continue / revise plan / stop)",
+      ANSWERS.exhausted,
+      `The retry budget (${state.retryBudget.maxAttempts} attempts) is exhausted.${spec}`,
+    );
+  },
+  verifyFailed: (state) =>
+    ask(
+      "Fix these issues before review? (fix / skip verification / stop)",
+      ANSWERS.verifyFailed,
+      state.phaseRun.verificationFindings.map((f) => `- ${f}`).join("\n") || undefined,
+    ),
+  reviewBlocked: (state) =>
+    ask(
+      "Address blocking findings before completing this phase? (fix / override / stop)",
+      ANSWERS.reviewBlocked,
+      blockingList(state.phaseRun.reviewFindings),
+    ),
+  continuePhase: (state) => {
+    const n = state.currentPhase + 1;
+    const next = state.phases[state.currentPhase + 1];
+    if (!next) return null;
+    return ask(
+      `Phase ${n} complete. Next: Phase ${n + 1}: ${next.name} (complexity: ${effectiveComplexity(next)}). Continue? (yes / stop)`,
+      ANSWERS.continuePhase,
+    );
+  },
+  finalBlocked: (state) =>
+    ask(
+      "Address blocking findings before completing? (fix / override / stop)",
+      ANSWERS.finalBlocked,
+      blockingList(state.finalReview.findings),
+    ),
+  finalExhausted: (state) =>
+    ask(
+      "How should we proceed? (fix manually and continue / stop)",
+      ANSWERS.finalExhausted,
+      `Blocking findings remain after ${state.finalReview.retryCount - 1} fix rounds.`,
+    ),
+};
+
+function questionFor(state: AutopilotState): AskNext | null {
+  if (state.stopped) return null;
+  const name = restingMeta(state)?.ask;
+  return name ? QUESTIONS[name](state) : null;
 }
 
 export function nextFor(state: AutopilotState, slug: string): Next {
@@ -191,8 +170,7 @@ export function nextFor(state: AutopilotState, slug: string): Next {
       reason: `Stopped by the user at ${state.currentState}. The session is saved and resumes in the same place.`,
       resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
     };
-  const stage = stageOf(state);
-  if (state.currentState === "PLAN" && stage === "awaitingInteractivePlan") {
+  if (restingMeta(state)?.wait === "interactivePlan") {
     const phase = state.phases[state.currentPhase];
     return {
       kind: "wait",

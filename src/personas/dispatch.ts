@@ -4,7 +4,8 @@
 // writes that file (see briefContent) so the host model never copies kilobytes.
 import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
-import type { DispatchNext, PersonaName, ResultKind } from "../protocol/step.js";
+import type { DispatchNext, ResultKind } from "../protocol/step.js";
+import { stageMetaAt } from "../../machines/stages.js";
 import { sessionDirRel } from "../session/paths.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
@@ -61,7 +62,9 @@ export function dispatchFor(state: AutopilotState, slug: string): DispatchNext |
 // The prompt stays a few lines (the host model reads it, and copies it into the subagent call);
 // every rule goes into the brief file the prompt names, which only the persona reads.
 function planDispatch(state: AutopilotState, slug: string): Planned | null {
-  const stage = state.stage;
+  // Which job, persona and result kind a stage dispatches is declared on its state node (meta.dispatch).
+  const job = stageMetaAt(state.currentState, state.stage)?.dispatch;
+  if (!job) return null;
   const phase = state.phases[state.currentPhase];
   const n = state.currentPhase + 1;
   const of = `${n}/${state.phases.length}`;
@@ -69,10 +72,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   const handoff = posix.join(sessionDir, "handoff.json");
   const execState = posix.join(sessionDir, "state.json");
   const brief = briefPath(slug, state.stepId);
+  const { persona, result } = job;
   const make = (
-    persona: PersonaName,
     description: string,
-    result: ResultKind,
     prompt: string[],
     rules: string[],
     artifacts: DispatchNext["expects"]["artifacts"],
@@ -89,12 +91,10 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     rules: rules.filter(Boolean),
   });
 
-  if (state.currentState === "PLAN" && stage === "planning") {
+  if (job.job === "plan") {
     const plan = plannedPlanPath(state);
     return make(
-      "harness-planner",
       `Plan phase ${n}: ${phase.name}`,
-      "planned",
       [
         `${state.phaseRun.revision ? "Revise the plan for" : "Plan"} phase ${of} "${phase.name}" of ${state.specPath}. Write the plan to ${plan} and the handoff to ${handoff}.`,
       ],
@@ -110,7 +110,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     );
   }
 
-  if (state.currentState === "EXECUTE" && stage === "running") {
+  if (job.job === "execute") {
     const plan = phase.planPath ?? plannedPlanPath(state);
     const level = retryLevel(state);
     const cur = state.retryBudget.currentTask;
@@ -125,9 +125,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
             ? `Continue phase ${of} "${phase.name}" (plan ${plan}) after checkpoint "${state.phaseRun.checkpointsPassed.at(-1)}".`
             : `Execute phase ${of} "${phase.name}" from the plan ${plan}, task by task.`;
     return make(
-      "harness-task-executor",
       fix ? `Fix phase ${n}: ${phase.name}` : level > 0 ? `Retry ${level}/${state.retryBudget.maxAttempts}, phase ${n}: ${phase.name}` : `Execute phase ${n}: ${phase.name}`,
-      "executed",
       [what],
       [
         level > 0 && cur && !fix ? `${escalationBrief(level)} Earlier attempts are listed below.` : "",
@@ -143,11 +141,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     );
   }
 
-  if (state.currentState === "VERIFY" && stage === "running") {
+  if (job.job === "verify") {
     return make(
-      "harness-verifier",
       `Verify phase ${n}: ${phase.name}`,
-      "verified",
       [`Verify phase ${of} "${phase.name}" of ${state.specPath} against its plan ${phase.planPath ?? "(see the brief)"}.`],
       [
         RIGOR[state.rigorLevel].verifying,
@@ -158,22 +154,18 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   }
 
   const reviewShape = `{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"...","line":N,"title":"...","rationale":"..."}]}`;
-  if (state.currentState === "REVIEW" && stage === "running") {
+  if (job.job === "review") {
     return make(
-      "harness-code-reviewer",
       `Review phase ${n}: ${phase.name}`,
-      "reviewed",
       [`Review the changes of phase ${of} "${phase.name}" (plan ${phase.planPath ?? "see the brief"}).`],
       ["Report findings with severity blocking, warning or note; the diff scope is below.", reply("reviewed", reviewShape)],
       {},
     );
   }
 
-  if (state.currentState === "FINAL_REVIEW" && stage === "running") {
+  if (job.job === "finalReview") {
     return make(
-      "harness-code-reviewer",
       "Final review: cross-phase coherence check",
-      "reviewed",
       [`Final review of ${state.specPath}: the FULL diff ${state.startingCommit ?? "<startingCommit>"}..HEAD, not just the last phase.`],
       [
         `Review the full diff (git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD).`,
@@ -184,11 +176,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     );
   }
 
-  if (state.currentState === "FINAL_REVIEW" && stage === "fixing") {
+  if (job.job === "finalFix") {
     return make(
-      "harness-task-executor",
       "Fix final review findings",
-      "fixed",
       [`Fix the blocking findings of the final review of ${state.specPath} (round ${state.finalReview.retryCount} of ${FINAL_REVIEW_FIX_BUDGET}).`],
       [
         "One task per finding (listed below).",

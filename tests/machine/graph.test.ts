@@ -6,6 +6,9 @@ import { getAdjacencyMap, getShortestPaths, getStateNodes } from "@xstate/graph"
 import type { AnyStateNode } from "xstate";
 import { ANSWERS, autopilotMachine, type AutopilotEvent } from "../../machines/autopilot.machine.js";
 import { askFor } from "../../src/engine/step.js";
+import { probeFor, restingMeta } from "../../src/engine/machine-state.js";
+import { dispatchFor } from "../../src/personas/dispatch.js";
+import type { StageMeta } from "../../machines/autopilot.machine.js";
 import { AutopilotState as StateSchema, type AutopilotState } from "../../src/session/schema.js";
 import { NOW, blocking, initState, note, plan } from "./helpers.js";
 import { FINAL_REVIEW_FIX_BUDGET } from "../../machines/policy.js";
@@ -210,6 +213,33 @@ describe("the machine, walked by @xstate/graph", () => {
       for (const answer of ask.options)
         expect(p.state.can({ type: "DECIDE", answer, by: "host", now: NOW }), `${JSON.stringify(p.state.value)} ${answer}`).toBe(true);
     }
+  });
+
+  it("on every state reached, the Step asks, dispatches and probes what the resting node's meta declares", () => {
+    const seen = { ask: 0, dispatch: 0, probe: 0 };
+    for (const p of paths) {
+      // As the engine saves it: apply() writes the stage the machine rests in.
+      const c = { ...ctxOf(p.state), currentState: topOf(p.state), stage: stageOf(p.state) };
+      if (c.stopped) continue;
+      // Only the node the session rests in carries meta: at most one entry.
+      const metas = Object.values(p.state.getMeta() as Record<string, StageMeta>);
+      expect(metas.length, JSON.stringify(p.state.value)).toBeLessThanOrEqual(1);
+      const meta = metas[0] ?? null;
+      const where = JSON.stringify(p.state.value);
+      expect(restingMeta(c), where).toBe(meta);
+      const ask = askFor(c);
+      const dispatch = dispatchFor(c, "changes--scanner--proposal");
+      expect(ask !== null, where).toBe(!!meta?.ask && !(meta.ask === "checkpoint" && !c.phaseRun.checkpoint) && !(meta.ask === "continuePhase" && !c.phases[c.currentPhase + 1]));
+      expect(dispatch?.persona ?? null, where).toBe(meta?.dispatch?.persona ?? null);
+      expect(dispatch?.expects.result ?? null, where).toBe(meta?.dispatch?.result ?? null);
+      expect(probeFor(c), where).toBe(meta?.probe ?? null);
+      if (ask) seen.ask++;
+      if (dispatch) seen.dispatch++;
+      if (meta?.probe) seen.probe++;
+    }
+    expect(seen.ask).toBeGreaterThan(0);
+    expect(seen.dispatch).toBeGreaterThan(0);
+    expect(seen.probe).toBeGreaterThan(0);
   });
 
   it("offers exactly the skill's options at each gate", () => {
