@@ -1,10 +1,10 @@
 // gather_context: what a persona loads on startup, in one call and one bounded object, read from
 // the session folder first so parallel workstreams stay isolated. Only the parts asked for are
 // read; validation in particular runs commands and is never run unless asked.
-import path from "node:path";
 import { readHandoff, type Handoff } from "./handoff.js";
 import { readLearnings, type LearningItem } from "./learnings.js";
-import { readTextOrNull, sessionDirForSlug } from "./fsutil.js";
+import { readTextOrNull } from "./fsutil.js";
+import { sessionPaths } from "../session/paths.js";
 import { runValidation, type ValidationResult } from "./validation.js";
 
 export const CONTEXT_PARTS = ["state", "learnings", "handoff", "validation"] as const;
@@ -36,14 +36,13 @@ export async function gatherContext(
   include: readonly ContextPart[] = CONTEXT_PARTS,
   opts: GatherOptions = {},
 ): Promise<GatheredContext> {
-  const dir = sessionDirForSlug(root, slug);
-  const rel = path.relative(root, dir);
+  const ws = sessionPaths(root, slug);
   const want = new Set(include);
   const out: GatheredContext = { session: slug };
   const errors: Partial<Record<ContextPart, string>> = {};
 
   if (want.has("state")) {
-    const text = await readTextOrNull(path.join(dir, "autopilot-state.json")).catch((e: Error) => {
+    const text = await readTextOrNull(ws.state).catch((e: Error) => {
       errors.state = e.message;
       return null;
     });
@@ -58,7 +57,7 @@ export async function gatherContext(
   }
   if (want.has("learnings")) {
     try {
-      const l = await readLearnings(root, slug, { max: opts.maxLearnings ?? 20, maxChars: opts.learningsChars ?? 6000 });
+      const l = await readLearnings(ws, { max: opts.maxLearnings ?? 20, maxChars: opts.learningsChars ?? 6000 });
       out.learnings = l.entries;
       out.learningsTruncated = l.truncated;
     } catch (e) {
@@ -66,7 +65,7 @@ export async function gatherContext(
       errors.learnings = (e as Error).message;
     }
   }
-  if (want.has("handoff")) out.handoff = await readHandoff(root, rel);
+  if (want.has("handoff")) out.handoff = await readHandoff(ws);
   if (want.has("validation")) {
     try {
       out.validation = await runValidation(root, {

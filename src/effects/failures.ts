@@ -4,11 +4,9 @@
 //   - **YYYY-MM-DD [skill:NAME] [type:TYPE]:** text
 // Idempotent by effect id: each line we write ends with `<!-- autopilot:<effectId> -->`, invisible
 // when rendered, and an append whose marker is already present changes nothing.
-import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
-import { eolOf, markerFor, readTextOrNull, resolveInside, writeTextAtomic } from "./fsutil.js";
-
-export const FAILURES_FILE = ".harness/failures.md";
+import { eolOf, markerFor, readTextOrNull, writeTextAtomic } from "./fsutil.js";
+import type { ProjectPaths } from "../session/paths.js";
 
 export interface FailureInput {
   /** `YYYY-MM-DD`, an ISO timestamp or a Date; only the day is written. */
@@ -71,8 +69,8 @@ export function formatFailureLine(input: FailureInput): string {
   return `- **${dayOf(input.date)} [skill:${tag(input.skill)}] [type:${tag(input.type)}]:** ${oneLine(input.text)} ${markerFor(input.effectId)}`;
 }
 
-export async function appendFailure(root: string, input: FailureInput): Promise<{ appended: boolean; line: string }> {
-  const file = resolveInside(root, FAILURES_FILE);
+export async function appendFailure(project: ProjectPaths, input: FailureInput): Promise<{ appended: boolean; line: string }> {
+  const file = project.failures;
   const line = formatFailureLine(input);
   const marker = markerFor(input.effectId);
   const current = await readTextOrNull(file);
@@ -92,8 +90,8 @@ export async function appendFailure(root: string, input: FailureInput): Promise<
   return { appended: true, line };
 }
 
-export async function readFailures(root: string): Promise<FailureEntry[]> {
-  const text = await readTextOrNull(resolveInside(root, FAILURES_FILE));
+export async function readFailures(project: ProjectPaths): Promise<FailureEntry[]> {
+  const text = await readTextOrNull(project.failures);
   if (text === null) return [];
   const out: FailureEntry[] = [];
   for (const raw of text.split(/\r?\n/)) {
@@ -110,5 +108,3 @@ export async function readFailures(root: string): Promise<FailureEntry[]> {
   }
   return out;
 }
-
-export const failuresPath = (root: string): string => path.join(root, FAILURES_FILE);

@@ -18,18 +18,6 @@ export function resolveInside(root: string, rel: string): string {
   return abs;
 }
 
-/** The absolute session directory; accepts the state file's relative `sessionDir` or an absolute one. */
-export function sessionDirPath(root: string, sessionDir: string): string {
-  return resolveInside(root, sessionDir);
-}
-
-export function sessionDirForSlug(root: string, slug: string): string {
-  if (!slug || slug.includes("/") || slug.includes("\\") || slug.includes("..")) {
-    throw new AutopilotError("bad_input", `Invalid session slug "${slug}". Use the slug derived from the spec path.`);
-  }
-  return resolveInside(root, path.join(".harness", "sessions", slug));
-}
-
 export async function readTextOrNull(file: string): Promise<string | null> {
   try {
     return await readFile(file, "utf8");

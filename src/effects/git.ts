@@ -18,9 +18,6 @@ import {
   type LeftOut,
 } from "./ownership.js";
 
-/** Session scratch lives under here and must never reach a commit, whatever the user's .gitignore says. */
-export const SESSION_SCRATCH_DIR = ".harness/sessions";
-
 export const EFFECT_TRAILER = "Autopilot-Effect";
 const FALLBACK_IDENTITY = ["user.name=autopilot", "user.email=autopilot@localhost.invalid"];
 

@@ -4,10 +4,9 @@
 // completed/pending appear as `completedTasks`/`pendingTasks`/`completedPhases`, and no planner
 // handoff names its plan. The reader normalises the fields the machine uses and keeps every other
 // field as it was; the final writer is idempotent because its output is a pure function of its input.
-import path from "node:path";
-import { readTextOrNull, sessionDirPath, writeTextAtomic } from "./fsutil.js";
+import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
+import type { SessionPaths } from "../session/paths.js";
 
-export const HANDOFF_FILE = "handoff.json";
 
 export interface HandoffDecision {
   what: string;
@@ -117,8 +116,8 @@ export function normalizeHandoff(raw: Record<string, unknown>): Handoff {
 }
 
 /** The session's handoff, normalised; null when it is absent, unreadable or not a JSON object. */
-export async function readHandoff(root: string, sessionDir: string): Promise<Handoff | null> {
-  const file = path.join(sessionDirPath(root, sessionDir), HANDOFF_FILE);
+export async function readHandoff(ws: SessionPaths): Promise<Handoff | null> {
+  const file = ws.handoff;
   let body: string | null;
   try {
     body = await readTextOrNull(file);
@@ -170,8 +169,8 @@ export interface FinalHandoffInput {
 }
 
 /** DONE step 3: the final handoff with the fields the skill lists, replacing the last skill's. */
-export async function writeFinalHandoff(root: string, sessionDir: string, data: FinalHandoffInput): Promise<{ path: string; written: boolean }> {
-  const file = path.join(sessionDirPath(root, sessionDir), HANDOFF_FILE);
+export async function writeFinalHandoff(ws: SessionPaths, data: FinalHandoffInput): Promise<{ path: string; written: boolean }> {
+  const file = ws.handoff;
   const out: Record<string, unknown> = { fromSkill: "harness-autopilot", phase: "DONE" };
   if (data.timestamp) out.timestamp = data.timestamp;
   Object.assign(out, {

@@ -6,22 +6,15 @@
 // de-duplicates by entry text, so a replay after a crash adds nothing twice.
 import { AutopilotError } from "../protocol/errors.js";
 import { dayOf } from "./failures.js";
-import { markerFor, readTextOrNull, resolveInside, sessionDirForSlug, writeTextAtomic } from "./fsutil.js";
-import path from "node:path";
+import { markerFor, readTextOrNull, writeTextAtomic } from "./fsutil.js";
+import type { ProjectPaths, SessionPaths } from "../session/paths.js";
 
-export const LEARNINGS_FILE = ".harness/learnings.md";
 export const PRUNE_THRESHOLD = 30;
 export const PROMOTABLE_OUTCOMES = ["gotcha", "decision", "observation"] as const;
 
 const HEADER = "# Learnings";
 const MARKER_RE = /\s*<!-- autopilot:.*? -->/g;
 
-function globalFile(root: string): string {
-  return resolveInside(root, LEARNINGS_FILE);
-}
-export function sessionLearningsFile(root: string, slug: string): string {
-  return path.join(sessionDirForSlug(root, slug), "learnings.md");
-}
 
 /**
  * Split a learnings file into entries the way upstream counts them: an entry starts at a dated
@@ -85,8 +78,8 @@ export function formatDoneBlock(input: DoneLearningsInput): string {
 }
 
 /** DONE step 4: append the autopilot block to the global learnings file, once per effect id. */
-export async function appendDoneLearnings(root: string, input: DoneLearningsInput): Promise<{ appended: boolean }> {
-  const file = globalFile(root);
+export async function appendDoneLearnings(project: ProjectPaths, input: DoneLearningsInput): Promise<{ appended: boolean }> {
+  const file = project.learnings;
   const current = await readTextOrNull(file);
   if (current !== null && current.includes(markerFor(input.effectId))) return { appended: false };
   await writeTextAtomic(file, appendBlock(current, formatDoneBlock(input)));
@@ -106,8 +99,8 @@ export function formatLearning(input: LearningInput): string {
 }
 
 /** Add one entry to the session's learnings; the same entry twice is written once. */
-export async function appendSessionLearning(root: string, slug: string, input: LearningInput): Promise<{ appended: boolean }> {
-  const file = sessionLearningsFile(root, slug);
+export async function appendSessionLearning(ws: SessionPaths, input: LearningInput): Promise<{ appended: boolean }> {
+  const file = ws.sessionLearnings;
   const entry = formatLearning(input);
   const current = await readTextOrNull(file);
   if (current !== null && parseLearningEntries(current).some((e) => normalized(e) === normalized(entry))) {
@@ -127,8 +120,8 @@ function isPromotable(entry: string): boolean {
  * leaves them in both, and the replay skips what global already has and finishes the move.
  * `promoted` counts entries newly added to global; `kept` the session-specific entries left.
  */
-export async function promoteSessionLearnings(root: string, slug: string): Promise<{ promoted: number; kept: number }> {
-  const sFile = sessionLearningsFile(root, slug);
+export async function promoteSessionLearnings(ws: SessionPaths): Promise<{ promoted: number; kept: number }> {
+  const sFile = ws.sessionLearnings;
   const sText = await readTextOrNull(sFile);
   if (sText === null) return { promoted: 0, kept: 0 };
   const entries = parseLearningEntries(sText);
@@ -136,7 +129,7 @@ export async function promoteSessionLearnings(root: string, slug: string): Promi
   const keep = entries.filter((e) => !isPromotable(e));
   if (!toMove.length) return { promoted: 0, kept: keep.length };
 
-  const gFile = globalFile(root);
+  const gFile = ws.learnings;
   const gText = await readTextOrNull(gFile);
   const have = new Set(parseLearningEntries(gText ?? "").map(normalized));
   const fresh: string[] = [];
@@ -152,8 +145,8 @@ export async function promoteSessionLearnings(root: string, slug: string): Promi
 }
 
 /** Entries in the global learnings file (0 when it is missing). */
-export async function countLearningEntries(root: string): Promise<number> {
-  const text = await readTextOrNull(globalFile(root));
+export async function countLearningEntries(project: ProjectPaths): Promise<number> {
+  const text = await readTextOrNull(project.learnings);
   return text === null ? 0 : parseLearningEntries(text).length;
 }
 
@@ -180,16 +173,16 @@ export interface ReadLearningsResult {
  * bounded by entry count and characters so a years-old learnings file cannot flood a prompt.
  */
 export async function readLearnings(
-  root: string,
-  slug: string | null,
+  /** A session's paths read its own learnings first; a project's, the global file alone. */
+  paths: ProjectPaths | SessionPaths,
   opts: { max?: number; maxChars?: number; maxEntryChars?: number } = {},
 ): Promise<ReadLearningsResult> {
   const max = opts.max ?? 20;
   const maxChars = opts.maxChars ?? 8000;
   const maxEntry = opts.maxEntryChars ?? 600;
   if (max < 0 || maxChars < 0) throw new AutopilotError("bad_input", "readLearnings bounds must be non-negative.");
-  const session = slug ? parseLearningEntries((await readTextOrNull(sessionLearningsFile(root, slug))) ?? "") : [];
-  const global = parseLearningEntries((await readTextOrNull(globalFile(root))) ?? "");
+  const session = "sessionLearnings" in paths ? parseLearningEntries((await readTextOrNull(paths.sessionLearnings)) ?? "") : [];
+  const global = parseLearningEntries((await readTextOrNull(paths.learnings)) ?? "");
   const all: LearningItem[] = [
     ...session.reverse().map((t) => ({ source: "session" as const, text: t })),
     ...global.reverse().map((t) => ({ source: "global" as const, text: t })),

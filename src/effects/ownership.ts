@@ -13,10 +13,7 @@ import { createHash } from "node:crypto";
 import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
-
-export const BASELINE_FILE = "baseline.json";
-/** Session files are autopilot's bookkeeping, never part of a commit nor of the baseline. */
-export const SESSIONS_DIR = ".harness/sessions";
+import { projectPaths, SESSIONS_DIR_REL, STATE_FILE, type SessionPaths } from "../session/paths.js";
 
 export interface BaselineEntry {
   /** Project-relative, POSIX. */
@@ -54,7 +51,8 @@ export async function listChanges(git: GitRunner): Promise<string[]> {
     "--no-renames",
     "--",
     ".",
-    `:(exclude)${SESSIONS_DIR}`,
+    // Session files are autopilot's bookkeeping, never part of a commit nor of the baseline.
+    `:(exclude)${SESSIONS_DIR_REL}`,
   ]);
   const paths = new Set<string>();
   for (const rec of out.split("\0")) {
@@ -90,12 +88,8 @@ export async function takeBaseline(root: string, git: GitRunner, now: string): P
   return { head, takenAt: now, entries };
 }
 
-export function baselinePath(root: string, sessionDir: string): string {
-  return path.join(root, sessionDir, BASELINE_FILE);
-}
-
-export async function readBaseline(root: string, sessionDir: string): Promise<Baseline | null> {
-  const text = await readTextOrNull(baselinePath(root, sessionDir));
+export async function readBaseline(ws: SessionPaths): Promise<Baseline | null> {
+  const text = await readTextOrNull(ws.baseline);
   if (text === null) return null;
   try {
     const b = JSON.parse(text) as Baseline;
@@ -106,8 +100,8 @@ export async function readBaseline(root: string, sessionDir: string): Promise<Ba
   }
 }
 
-export async function writeBaseline(root: string, sessionDir: string, baseline: Baseline): Promise<void> {
-  await writeTextAtomic(baselinePath(root, sessionDir), JSON.stringify(baseline, null, 2) + "\n");
+export async function writeBaseline(ws: SessionPaths, baseline: Baseline): Promise<void> {
+  await writeTextAtomic(ws.baseline, JSON.stringify(baseline, null, 2) + "\n");
 }
 
 /**
@@ -126,7 +120,7 @@ export function isClientConfig(rel: string): boolean {
  */
 export async function otherSessionPaths(root: string, slug: string): Promise<Set<string>> {
   const out = new Set<string>();
-  const dir = path.join(root, SESSIONS_DIR);
+  const dir = projectPaths(root).sessionsDir;
   let names: string[] = [];
   try {
     names = await readdir(dir);
@@ -135,7 +129,7 @@ export async function otherSessionPaths(root: string, slug: string): Promise<Set
   }
   for (const name of names) {
     if (name === slug) continue;
-    const text = await readTextOrNull(path.join(dir, name, "autopilot-state.json")).catch(() => null);
+    const text = await readTextOrNull(path.join(dir, name, STATE_FILE)).catch(() => null);
     if (!text) continue;
     try {
       const s = JSON.parse(text) as { specPath?: unknown; phases?: Array<{ planPath?: unknown }> };

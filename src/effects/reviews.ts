@@ -11,7 +11,8 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { normalizeSeverity, type Finding, type Severity } from "../session/schema.js";
-import { readTextOrNull, sessionDirPath, writeTextAtomic } from "./fsutil.js";
+import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
+import type { SessionPaths } from "../session/paths.js";
 
 export type FindingInput = {
   severity: string;
@@ -28,10 +29,6 @@ export interface PhaseReviewFile {
   /** 0-based phase index. */
   phase: number;
   findings: Finding[];
-}
-
-export function phaseReviewFileName(phaseIndex: number): string {
-  return `phase-${phaseIndex}-review.json`;
 }
 
 function toLine(v: unknown): { line?: number; lineEnd?: number } {
@@ -81,13 +78,12 @@ function findingsOf(parsed: unknown): unknown[] {
 
 /** REVIEW: persist the phase's findings; writing the same findings again changes nothing. */
 export async function writePhaseReview(
-  root: string,
-  sessionDir: string,
+  ws: SessionPaths,
   phaseIndex: number,
   findings: FindingInput[] | Finding[],
 ): Promise<{ path: string; written: boolean }> {
   if (!Number.isInteger(phaseIndex) || phaseIndex < 0) throw new RangeError(`phaseIndex must be a 0-based index, got ${phaseIndex}`);
-  const file = path.join(sessionDirPath(root, sessionDir), phaseReviewFileName(phaseIndex));
+  const file = ws.review(phaseIndex);
   const body =
     JSON.stringify(
       findings.map((f) => {
@@ -110,11 +106,10 @@ export async function writePhaseReview(
  * are skipped rather than failing the final review.
  */
 export async function readPhaseReviews(
-  root: string,
-  sessionDir: string,
+  ws: SessionPaths,
   opts: { phaseCount?: number } = {},
 ): Promise<PhaseReviewFile[]> {
-  const dir = sessionDirPath(root, sessionDir);
+  const dir = ws.sessionDir;
   let names: string[];
   try {
     names = await readdir(dir);

@@ -6,9 +6,8 @@
 // file is not rewritten. A status a human set that is not on the way forward (done, blocked for
 // sync, anything unknown) is never regressed.
 import matter from "gray-matter";
-import { readTextOrNull, resolveInside, writeTextAtomic } from "./fsutil.js";
-
-export const ROADMAP_FILE = "docs/roadmap.md";
+import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
+import type { ProjectPaths } from "../session/paths.js";
 
 export interface RoadmapFeature {
   name: string;
@@ -100,8 +99,8 @@ export function parseRoadmap(text: string): Roadmap {
   return { frontMatter, title, milestones, features };
 }
 
-export async function readRoadmap(root: string): Promise<Roadmap | null> {
-  const text = await readTextOrNull(resolveInside(root, ROADMAP_FILE));
+export async function readRoadmap(project: ProjectPaths): Promise<Roadmap | null> {
+  const text = await readTextOrNull(project.roadmap);
   return text === null ? null : parseRoadmap(text);
 }
 
@@ -139,13 +138,13 @@ export interface RoadmapChange {
 }
 
 async function setStatus(
-  root: string,
+  project: ProjectPaths,
   specPath: string | null | undefined,
   featureName: string | null | undefined,
   target: string,
   from: ReadonlySet<string>,
 ): Promise<RoadmapChange> {
-  const file = resolveInside(root, ROADMAP_FILE);
+  const file = project.roadmap;
   const text = await readTextOrNull(file);
   if (text === null) return { changed: false, reason: "no_roadmap" };
   const feature = findFeature(parseRoadmap(text), specPath, featureName);
@@ -174,18 +173,18 @@ export interface SyncRoadmapArgs {
  * complete. `in-progress` stays; `done`, `blocked` and any status we do not know are a human's
  * and are left alone. Missing roadmap or feature: nothing happens and no file is created.
  */
-export async function syncRoadmap(root: string, args: SyncRoadmapArgs): Promise<RoadmapChange> {
+export async function syncRoadmap(project: ProjectPaths, args: SyncRoadmapArgs): Promise<RoadmapChange> {
   if (!(args.phasesComplete > 0)) {
-    const exists = (await readTextOrNull(resolveInside(root, ROADMAP_FILE))) !== null;
+    const exists = (await readTextOrNull(project.roadmap)) !== null;
     return { changed: false, reason: exists ? "already" : "no_roadmap" };
   }
-  return setStatus(root, args.specPath, args.featureName, "in-progress", new Set(["planned", "backlog"]));
+  return setStatus(project, args.specPath, args.featureName, "in-progress", new Set(["planned", "backlog"]));
 }
 
 /**
  * DONE: the spec's feature becomes `done` from any step of the way (backlog, planned,
  * in-progress, blocked: the work is finished). Unknown statuses are left for a human.
  */
-export async function setFeatureDone(root: string, args: { specPath: string; featureName?: string | null }): Promise<RoadmapChange> {
-  return setStatus(root, args.specPath, args.featureName, "done", new Set(["backlog", "planned", "in-progress", "blocked"]));
+export async function setFeatureDone(project: ProjectPaths, args: { specPath: string; featureName?: string | null }): Promise<RoadmapChange> {
+  return setStatus(project, args.specPath, args.featureName, "done", new Set(["backlog", "planned", "in-progress", "blocked"]));
 }

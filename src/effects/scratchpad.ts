@@ -8,9 +8,8 @@ import { lstat, readdir, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 import { requireString, shown } from "../protocol/input.js";
-import { resolveInside, sessionDirPath, writeTextAtomic } from "./fsutil.js";
-
-export const SCRATCHPAD_DIR = "scratchpad";
+import { resolveInside, writeTextAtomic } from "./fsutil.js";
+import type { SessionPaths } from "../session/paths.js";
 
 function refuse(what: string): never {
   throw new AutopilotError("outside_project", `${what} Scratchpad files must be plain file names inside the session's scratchpad folder.`);
@@ -61,9 +60,10 @@ async function isLink(p: string): Promise<boolean | null> {
 }
 
 /** The phase folder, refusing links on the way; null-safe when parts do not exist yet. */
-async function phaseDir(root: string, sessionDir: string, phase: string | number): Promise<string> {
-  const session = sessionDirPath(root, sessionDir);
-  const pad = path.join(session, SCRATCHPAD_DIR);
+async function phaseDir(ws: SessionPaths, phase: string | number): Promise<string> {
+  const root = ws.projectRoot;
+  const session = ws.sessionDir;
+  const pad = ws.scratchpadDir;
   const dir = resolveInside(root, path.join(pad, phaseSlug(phase)));
   for (const p of [session, pad, dir]) {
     if ((await isLink(p)) === true) refuse(`${path.relative(root, p)} is a symbolic link.`);
@@ -80,15 +80,14 @@ async function phaseDir(root: string, sessionDir: string, phase: string | number
 
 /** Write (or replace) one scratchpad file; returns its absolute path. */
 export async function writeScratchpad(
-  root: string,
-  sessionDir: string,
+  ws: SessionPaths,
   phase: string | number,
   filename: string,
   content: string,
 ): Promise<string> {
   if (content !== undefined && content !== null) requireString(content, "The scratchpad content", "Pass the text to save.");
   const name = checkFilename(filename);
-  const dir = await phaseDir(root, sessionDir, phase);
+  const dir = await phaseDir(ws, phase);
   const file = path.join(dir, name);
   if ((await isLink(file)) === true) refuse(`${name} is a symbolic link.`);
   // Atomic rename replaces a path; it never follows a link planted after the check above.
@@ -97,9 +96,8 @@ export async function writeScratchpad(
 }
 
 /** PHASE_COMPLETE: delete the phase's scratchpad folder. Missing folder: nothing to do. */
-export async function clearScratchpad(root: string, sessionDir: string, phase: string | number): Promise<{ removed: boolean }> {
-  const session = sessionDirPath(root, sessionDir);
-  const dir = resolveInside(root, path.join(session, SCRATCHPAD_DIR, phaseSlug(phase)));
+export async function clearScratchpad(ws: SessionPaths, phase: string | number): Promise<{ removed: boolean }> {
+  const dir = resolveInside(ws.projectRoot, path.join(ws.scratchpadDir, phaseSlug(phase)));
   const link = await isLink(dir);
   if (link === null) return { removed: false };
   // For a link, rm removes the link itself and never the folder it points to.
@@ -109,11 +107,10 @@ export async function clearScratchpad(root: string, sessionDir: string, phase: s
 
 /** File names in a phase's scratchpad (sorted), or every phase's when `phase` is omitted. */
 export async function listScratchpad(
-  root: string,
-  sessionDir: string,
+  ws: SessionPaths,
   phase?: string | number,
 ): Promise<Array<{ phase: string; files: string[] }>> {
-  const base = path.join(sessionDirPath(root, sessionDir), SCRATCHPAD_DIR);
+  const base = ws.scratchpadDir;
   const phases = phase !== undefined ? [phaseSlug(phase)] : await readdir(base).catch(() => [] as string[]);
   const out: Array<{ phase: string; files: string[] }> = [];
   for (const p of phases.sort()) {

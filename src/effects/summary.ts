@@ -2,10 +2,8 @@
 // `.harness/sessions/index.md`, in upstream's format (`loadSessionSummary` and the session index
 // readers parse these). Idempotent by construction: both files are a pure function of the fields
 // (the index date comes from `lastActive`, not the clock), and the slug owns exactly one line.
-import path from "node:path";
-import { eolOf, readTextOrNull, resolveInside, sessionDirForSlug, writeTextAtomic } from "./fsutil.js";
-
-export const SESSION_INDEX_FILE = ".harness/sessions/index.md";
+import { eolOf, readTextOrNull, writeTextAtomic } from "./fsutil.js";
+import type { ProjectPaths, SessionPaths } from "../session/paths.js";
 
 export interface SessionSummaryFields {
   session: string;
@@ -60,17 +58,16 @@ export function indexLine(slug: string, f: SessionSummaryFields): string {
 }
 
 export async function writeSessionSummary(
-  root: string,
-  slug: string,
+  ws: SessionPaths,
   fields: SessionSummaryFields,
 ): Promise<{ summaryPath: string; indexLine: string }> {
-  const dir = sessionDirForSlug(root, slug);
-  const summaryPath = path.join(dir, "summary.md");
+  const slug = ws.slug;
+  const summaryPath = ws.summary;
   const content = formatSessionSummary(fields);
   if ((await readTextOrNull(summaryPath)) !== content) await writeTextAtomic(summaryPath, content);
 
   const line = indexLine(slug, fields);
-  const indexPath = resolveInside(root, SESSION_INDEX_FILE);
+  const indexPath = ws.sessionsIndex;
   const current = await readTextOrNull(indexPath);
   let next: string;
   if (current === null || current.trim() === "") {
@@ -107,8 +104,8 @@ export interface SessionSummary extends Partial<SessionSummaryFields> {
 }
 
 /** The summary's fields, parsed back; null when the session has no summary. */
-export async function readSessionSummary(root: string, slug: string): Promise<SessionSummary | null> {
-  const raw = await readTextOrNull(path.join(sessionDirForSlug(root, slug), "summary.md"));
+export async function readSessionSummary(ws: SessionPaths): Promise<SessionSummary | null> {
+  const raw = await readTextOrNull(ws.summary);
   if (raw === null) return null;
   const out: SessionSummary = { raw };
   for (const line of raw.split(/\r?\n/)) {
@@ -121,8 +118,8 @@ export async function readSessionSummary(root: string, slug: string): Promise<Se
 }
 
 /** Lines of `.harness/sessions/index.md` as `{ slug, description }`. */
-export async function readSessionIndex(root: string): Promise<Array<{ slug: string; line: string }>> {
-  const raw = await readTextOrNull(resolveInside(root, SESSION_INDEX_FILE));
+export async function readSessionIndex(project: ProjectPaths): Promise<Array<{ slug: string; line: string }>> {
+  const raw = await readTextOrNull(project.sessionsIndex);
   if (raw === null) return [];
   const out: Array<{ slug: string; line: string }> = [];
   for (const line of raw.split(/\r?\n/)) {

@@ -18,9 +18,9 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
-import { readTextOrNull, resolveInside } from "./fsutil.js";
+import { readTextOrNull } from "./fsutil.js";
+import { CONFIG_FILE_REL, projectPaths } from "../session/paths.js";
 
-export const HARNESS_CONFIG_FILE = ".harness/config.json";
 export const PACKAGE_SCRIPTS = ["typecheck", "lint", "test"] as const;
 
 export type ValidationSource = "harness-config" | "package.json" | "none";
@@ -34,22 +34,22 @@ function commandList(v: unknown, where: string): string[] {
   if (!Array.isArray(v) || v.some((c) => typeof c !== "string")) {
     throw new AutopilotError(
       "bad_input",
-      `${where} must be a list of command strings, e.g. {"validation": {"commands": ["npm test"]}}. Fix ${HARNESS_CONFIG_FILE}.`,
+      `${where} must be a list of command strings, e.g. {"validation": {"commands": ["npm test"]}}. Fix ${CONFIG_FILE_REL}.`,
     );
   }
   return (v as string[]).map((c) => c.trim()).filter(Boolean);
 }
 
 export async function resolveValidation(root: string): Promise<ResolvedValidation> {
-  const configText = await readTextOrNull(resolveInside(root, HARNESS_CONFIG_FILE));
+  const configText = await readTextOrNull(projectPaths(root).config);
   if (configText !== null && configText.trim() !== "") {
     let config: unknown;
     try {
       config = JSON.parse(configText.replace(/^\uFEFF/, ""));
     } catch (e) {
-      throw new AutopilotError("bad_input", `${HARNESS_CONFIG_FILE} is not valid JSON (${(e as Error).message}). Fix or remove it.`);
+      throw new AutopilotError("bad_input", `${CONFIG_FILE_REL} is not valid JSON (${(e as Error).message}). Fix or remove it.`);
     }
-    if (Array.isArray(config)) return { commands: commandList(config, HARNESS_CONFIG_FILE), source: "harness-config" };
+    if (Array.isArray(config)) return { commands: commandList(config, CONFIG_FILE_REL), source: "harness-config" };
     const v = config && typeof config === "object" ? (config as Record<string, unknown>).validation : undefined;
     if (Array.isArray(v)) return { commands: commandList(v, "validation"), source: "harness-config" };
     if (v && typeof v === "object" && "commands" in (v as object)) {
@@ -214,7 +214,7 @@ export async function runValidation(root: string, opts: RunValidationOptions = {
       passed: true,
       source: resolved.source,
       results: [],
-      summary: `No validation commands are configured: add {"validation": {"commands": [...]}} to ${HARNESS_CONFIG_FILE}, or typecheck/lint/test scripts to package.json.`,
+      summary: `No validation commands are configured: add {"validation": {"commands": [...]}} to ${CONFIG_FILE_REL}, or typecheck/lint/test scripts to package.json.`,
     };
   }
   const results: CommandResult[] = [];

@@ -11,12 +11,9 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, readFile, stat, symlink } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
-import { assertSafeSlug } from "../session/slug.js";
+import { projectPaths, sessionDirRel, sessionPaths, WORKTREE_POINTER_FILE, WORKTREES_DIR_REL } from "../session/paths.js";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import { assertGitReady, gitRunner, withRepoLock } from "./git.js";
-
-export const WORKTREES_DIR = ".harness/worktrees";
-export const POINTER_FILE = "worktree.json";
 
 export interface WorktreePointer {
   /** Project-relative, POSIX. */
@@ -28,17 +25,13 @@ export interface WorktreePointer {
   createdAt: string;
 }
 
-export function pointerPath(root: string, slug: string): string {
-  assertSafeSlug(slug);
-  return path.join(root, ".harness", "sessions", slug, POINTER_FILE);
-}
-
 export function branchFor(slug: string): string {
   return `autopilot/${slug}`;
 }
 
 export async function readPointer(root: string, slug: string): Promise<WorktreePointer | null> {
-  const text = await readTextOrNull(pointerPath(root, slug));
+  const file = sessionPaths(root, slug).worktreePointer;
+  const text = await readTextOrNull(file);
   if (text === null) return null;
   try {
     const p = JSON.parse(text) as WorktreePointer;
@@ -48,13 +41,13 @@ export async function readPointer(root: string, slug: string): Promise<WorktreeP
   }
   throw new AutopilotError(
     "corrupt_state",
-    `${path.relative(root, pointerPath(root, slug))} does not read as a worktree record. Fix or remove it (the session itself is in ${WORKTREES_DIR}/${slug}).`,
+    `${path.relative(root, file)} does not read as a worktree record. Fix or remove it (the session itself is in ${WORKTREES_DIR_REL}/${slug}).`,
   );
 }
 
 /** `.harness/config.json` `"worktree": true`: every fresh session gets its own worktree. */
 export async function worktreeByDefault(root: string): Promise<boolean> {
-  const text = await readTextOrNull(path.join(root, ".harness", "config.json")).catch(() => null);
+  const text = await readTextOrNull(projectPaths(root).config).catch(() => null);
   if (!text) return false;
   try {
     return (JSON.parse(text) as { worktree?: unknown }).worktree === true;
@@ -74,7 +67,7 @@ export async function createWorktree(root: string, slug: string, now: string): P
     const existing = await readPointer(root, slug);
     if (existing) return existing;
     const branch = branchFor(slug);
-    const rel = `${WORKTREES_DIR}/${slug}`;
+    const rel = `${WORKTREES_DIR_REL}/${slug}`;
     const abs = path.join(root, rel);
     const has = (await git(["rev-parse", "--verify", "-q", `refs/heads/${branch}`]).catch(() => "")).trim();
     if (has)
@@ -89,13 +82,14 @@ export async function createWorktree(root: string, slug: string, now: string): P
       );
     // The worktrees folder is autopilot's: ignored as a whole, so the project's `git status` and a
     // `git add -A` never pick up a session's checkout.
-    await mkdir(path.join(root, WORKTREES_DIR), { recursive: true });
-    const ignore = path.join(root, WORKTREES_DIR, ".gitignore");
+    const worktrees = projectPaths(root).worktreesDir;
+    await mkdir(worktrees, { recursive: true });
+    const ignore = path.join(worktrees, ".gitignore");
     if (!existsSync(ignore)) await writeTextAtomic(ignore, "# autopilot's session worktrees (see docs/cli.md)\n*\n");
     const startingCommit = (await git(["rev-parse", "HEAD"])).trim();
     await git(["worktree", "add", "-q", "-b", branch, abs, startingCommit]);
     const pointer: WorktreePointer = { path: rel, branch, baseBranch, startingCommit, createdAt: now };
-    await writeTextAtomic(pointerPath(root, slug), JSON.stringify(pointer, null, 2) + "\n");
+    await writeTextAtomic(sessionPaths(root, slug).worktreePointer, JSON.stringify(pointer, null, 2) + "\n");
     await ensureSessionLink(root, slug, pointer);
     return pointer;
   });
@@ -103,11 +97,11 @@ export async function createWorktree(root: string, slug: string, now: string): P
 
 /** The worktree's `.harness/sessions/<slug>` → the project's session folder (made again if missing). */
 export async function ensureSessionLink(root: string, slug: string, pointer: WorktreePointer): Promise<void> {
-  const link = path.join(root, pointer.path, ".harness", "sessions", slug);
+  const link = sessionPaths(path.join(root, pointer.path), slug).sessionDir;
   const exists = await lstat(link).then(() => true, () => false);
   if (exists) return;
   await mkdir(path.dirname(link), { recursive: true });
-  await symlink(path.join(root, ".harness", "sessions", slug), link, "dir");
+  await symlink(sessionPaths(root, slug).sessionDir, link, "dir");
 }
 
 /**
@@ -121,8 +115,8 @@ export async function checkWorktree(root: string, slug: string, pointer: Worktre
   const isDir = await stat(abs).then((s) => s.isDirectory(), () => false);
   if (!isDir || !existsSync(path.join(abs, ".git"))) {
     const fix = branchTip
-      ? `Its branch ${pointer.branch} is still there (at ${branchTip.slice(0, 7)}) and the session's record is kept in .harness/sessions/${slug}/: recreate the worktree with \`git worktree prune && git worktree add ${pointer.path} ${pointer.branch}\`, then call again to continue where it stopped.`
-      : `Its branch ${pointer.branch} is gone too, so the session's commits are lost to it. To start over, run \`git worktree prune\` and move .harness/sessions/${slug}/ away, then start the spec again.`;
+      ? `Its branch ${pointer.branch} is still there (at ${branchTip.slice(0, 7)}) and the session's record is kept in ${sessionDirRel(slug)}/: recreate the worktree with \`git worktree prune && git worktree add ${pointer.path} ${pointer.branch}\`, then call again to continue where it stopped.`
+      : `Its branch ${pointer.branch} is gone too, so the session's commits are lost to it. To start over, run \`git worktree prune\` and move ${sessionDirRel(slug)}/ away, then start the spec again.`;
     throw new AutopilotError("worktree_missing", `The worktree of session "${slug}" (${pointer.path}) was removed. ${fix}`, {
       worktree: pointer.path,
       branch: pointer.branch,
@@ -141,7 +135,7 @@ export async function checkWorktree(root: string, slug: string, pointer: Worktre
   if (!contained)
     throw new AutopilotError(
       "worktree_diverged",
-      `Branch ${pointer.branch} no longer contains the session's last commit ${want.slice(0, 7)} (it was reset or rewritten), so autopilot will not continue on it. If that was a mistake, bring the commit back (\`git -C ${pointer.path} reflog\` shows it; \`git -C ${pointer.path} merge ${want.slice(0, 12)}\`), then call again. To start over instead, move .harness/sessions/${slug}/ away.`,
+      `Branch ${pointer.branch} no longer contains the session's last commit ${want.slice(0, 7)} (it was reset or rewritten), so autopilot will not continue on it. If that was a mistake, bring the commit back (\`git -C ${pointer.path} reflog\` shows it; \`git -C ${pointer.path} merge ${want.slice(0, 12)}\`), then call again. To start over instead, move ${sessionDirRel(slug)}/ away.`,
       { worktree: pointer.path, branch: pointer.branch, commit: want },
     );
   return abs;
@@ -183,7 +177,7 @@ export interface MergeResult {
 export async function mergeBack(root: string, slug: string): Promise<MergeResult> {
   const pointer = await readPointer(root, slug);
   if (!pointer)
-    throw new AutopilotError("unknown_session", `Session "${slug}" does not run in a worktree (no .harness/sessions/${slug}/${POINTER_FILE}); its commits are already on your branch.`);
+    throw new AutopilotError("unknown_session", `Session "${slug}" does not run in a worktree (no ${sessionDirRel(slug)}/${WORKTREE_POINTER_FILE}); its commits are already on your branch.`);
   const { branch } = await assertGitReady(root);
   if (branch !== pointer.baseBranch)
     throw new AutopilotError(

@@ -12,7 +12,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import { requireString, shown } from "../protocol/input.js";
 import { SessionStore } from "../session/store.js";
 import { resolveSpecPath, slugFromSpecPath, assertSafeSlug } from "../session/slug.js";
-import { sessionDirRel, sessionPaths } from "../session/paths.js";
+import { sessionDirRel, sessionPaths, sessionPathsAt } from "../session/paths.js";
 import { parseSpec } from "../markdown/spec.js";
 import { assertGitReady, gitRunner, headCommit } from "../effects/git.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
@@ -140,7 +140,7 @@ export class Engine {
       const now = this.now();
       // What the working tree held before autopilot did anything: never autopilot's to commit.
       const baseline = await takeBaseline(this.root, gitRunner(this.root), now);
-      await writeBaseline(this.root, sessionDirRel(slug), baseline);
+      await writeBaseline(sessionPaths(this.root, slug), baseline);
       const maxAttempts = (await readConfigRetryBudget(this.root)) ?? undefined;
       const initial = initState({ sessionDir: sessionDirRel(slug), specPath: rel, startingCommit, now, maxAttempts });
       const budget = parsed.budget ?? (await readConfigBudget(this.root));
@@ -506,7 +506,7 @@ export class Engine {
     let performed = 0;
     for (const effect of state.outbox) {
       this.opts.onProgress?.(`effect ${effect.type}`);
-      s = await performEffect(this.root, slug, s, effect, this.now());
+      s = await performEffect(sessionPaths(this.root, slug), s, effect, this.now());
       if (++performed === 1) faultPoint("mid-effects");
     }
     faultPoint("after-effects");
@@ -544,7 +544,7 @@ export class Engine {
     if (probe === "planFacts") {
       const concerns = state.phaseRun.concerns.length
         ? state.phaseRun.concerns
-        : ((await readHandoff(this.root, state.sessionDir).catch(() => null))?.concerns ?? []);
+        : ((await readHandoff(sessionPathsAt(this.root, state.sessionDir)).catch(() => null))?.concerns ?? []);
       const found = phase.planPath
         ? await readPlanFacts(this.root, phase.planPath, concerns)
         : (await locatePlan(this.root, state, undefined, undefined)).facts;
@@ -577,10 +577,11 @@ export class Engine {
    * what the working tree holds at the hand-over stays out of autopilot's commits.
    */
   private async ensureBaseline(state: AutopilotState): Promise<string | null> {
-    if (await readBaseline(this.root, state.sessionDir)) return null;
+    const ws = sessionPathsAt(this.root, state.sessionDir);
+    if (await readBaseline(ws)) return null;
     const baseline = await takeBaseline(this.root, gitRunner(this.root), this.now()).catch(() => null);
     if (!baseline) return null;
-    await writeBaseline(this.root, state.sessionDir, baseline);
+    await writeBaseline(ws, baseline);
     const n = baseline.entries.length;
     return n
       ? `This session had no record of what was uncommitted when it started; autopilot took it now: ${n} changed path${n === 1 ? "" : "s"} (e.g. ${baseline.entries[0].path}) stay out of its commits. Commit them yourself if they belong to this work.`

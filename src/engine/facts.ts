@@ -10,6 +10,7 @@ import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js
 import { readLearnings } from "../effects/learnings.js";
 import { stageMetaAt } from "../../machines/stages.js";
 import type { DispatchFact } from "../../machines/autopilot.machine.js";
+import { sessionPaths } from "../session/paths.js";
 
 const MAX_DIFFSTAT = 6000;
 
@@ -36,11 +37,11 @@ export async function gatherDispatchFacts(root: string, slug: string, state: Aut
     }
   }
   if (wanted.has("phaseFindings")) {
-    const reviews = await readPhaseReviews(root, state.sessionDir, { phaseCount: state.phases.length }).catch(() => []);
+    const reviews = await readPhaseReviews(sessionPaths(root, slug), { phaseCount: state.phases.length }).catch(() => []);
     facts.phaseFindings = formatFindingsForPrompt(reviews, { phaseNames: state.phases.map((p) => p.name) });
   }
   if (wanted.has("learnings")) {
-    const l = await readLearnings(root, slug, { max: 10, maxChars: 3000 }).catch(() => null);
+    const l = await readLearnings(sessionPaths(root, slug), { max: 10, maxChars: 3000 }).catch(() => null);
     if (l && l.entries.length) facts.learnings = l.entries.map((e) => `- (${e.source}) ${e.text}`).join("\n");
   }
   return facts;

@@ -6,6 +6,7 @@ import { channelPhrase } from "../session/channels.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect } from "../session/schema.js";
+import type { SessionPaths } from "../session/paths.js";
 import { commitCheckpoint, gitRunner, leftOutReport, prTitleAndBody, withRepoLock } from "../effects/git.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
@@ -53,24 +54,15 @@ function addReport(state: AutopilotState, line: string): AutopilotState {
  */
 const SHARED_FILE_EFFECTS = new Set<Effect["type"]>(["appendFailure", "appendLearnings", "syncRoadmap", "roadmapDone"]);
 
-export async function performEffect(
-  root: string,
-  slug: string,
-  state: AutopilotState,
-  effect: Effect,
-  now: string,
-): Promise<AutopilotState> {
-  if (SHARED_FILE_EFFECTS.has(effect.type)) return withRepoLock(root, () => performUnlocked(root, slug, state, effect, now));
-  return performUnlocked(root, slug, state, effect, now);
+/** Performs one effect; every path it touches comes from `ws`, the session's paths. */
+export async function performEffect(ws: SessionPaths, state: AutopilotState, effect: Effect, now: string): Promise<AutopilotState> {
+  if (SHARED_FILE_EFFECTS.has(effect.type)) return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now));
+  return performUnlocked(ws, state, effect, now);
 }
 
-async function performUnlocked(
-  root: string,
-  slug: string,
-  state: AutopilotState,
-  effect: Effect,
-  now: string,
-): Promise<AutopilotState> {
+async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: Effect, now: string): Promise<AutopilotState> {
+  const root = ws.projectRoot;
+  const slug = ws.slug;
   switch (effect.type) {
     case "commit": {
       const a = effect.args;
@@ -80,7 +72,7 @@ async function performUnlocked(
         effectId: sharedEffectId(slug, state, effect),
         phase: a.phase,
         since: state.startingCommit,
-        baseline: await readBaseline(root, state.sessionDir),
+        baseline: await readBaseline(ws),
         slug,
       });
       const leftOut = leftOutReport(r.leftOut ?? []);
@@ -110,7 +102,7 @@ async function performUnlocked(
     case "commitUserChanges": {
       // The user answered "commit them first": their pre-session changes, exactly, in a commit of
       // their own (not an [autopilot] one); the session starts from it.
-      const baseline = await readBaseline(root, state.sessionDir);
+      const baseline = await readBaseline(ws);
       const paths = (baseline?.entries ?? []).map((e) => e.path);
       const r = await commitCheckpoint(root, {
         label: "changes made before autopilot",
@@ -119,7 +111,7 @@ async function performUnlocked(
         since: state.startingCommit,
         paths,
       });
-      await writeBaseline(root, state.sessionDir, await takeBaseline(root, gitRunner(root), now));
+      await writeBaseline(ws, await takeBaseline(root, gitRunner(root), now));
       if (!r.committed) return addReport(state, "Your earlier changes were already committed; nothing to commit.");
       return addReport(
         { ...state, startingCommit: r.sha! },
@@ -127,11 +119,11 @@ async function performUnlocked(
       );
     }
     case "writeReview":
-      await writePhaseReview(root, state.sessionDir, effect.args.phase, effect.args.findings);
+      await writePhaseReview(ws, effect.args.phase, effect.args.findings);
       return state;
     case "appendFailure": {
       const { date, skill, type, text } = effect.args;
-      await appendFailure(root, {
+      await appendFailure(ws, {
         date,
         skill,
         type,
@@ -141,10 +133,10 @@ async function performUnlocked(
       return state;
     }
     case "clearScratchpad":
-      await clearScratchpad(root, state.sessionDir, effect.args.phase);
+      await clearScratchpad(ws, effect.args.phase);
       return state;
     case "syncRoadmap":
-      await syncRoadmap(root, {
+      await syncRoadmap(ws, {
         specPath: state.specPath,
         featureName: await specTitle(root, state),
         phasesComplete: state.phases.filter((p) => p.status === "complete").length,
@@ -152,11 +144,11 @@ async function performUnlocked(
       });
       return state;
     case "roadmapDone":
-      await setFeatureDone(root, { specPath: state.specPath, featureName: await specTitle(root, state) });
+      await setFeatureDone(ws, { specPath: state.specPath, featureName: await specTitle(root, state) });
       return state;
     case "writeSummary": {
       const a = effect.args;
-      await writeSessionSummary(root, slug, {
+      await writeSessionSummary(ws, {
         session: slug,
         // The time the transition happened, saved with the effect: a replay writes the same bytes.
         lastActive: a.lastActive ?? now,
@@ -173,7 +165,7 @@ async function performUnlocked(
     case "writeFinalHandoff": {
       const totals = doneTotals(state);
       const title = await specTitle(root, state);
-      await writeFinalHandoff(root, state.sessionDir, {
+      await writeFinalHandoff(ws, {
         summary: `Completed ${totals.phasesCompleted} phases with ${totals.tasks} total tasks`,
         completed: state.phases.map((p, i) => `Phase ${i + 1}: ${p.name}${p.status === "skipped" ? " (skipped)" : ""}`),
         pending: [],
@@ -201,7 +193,7 @@ async function performUnlocked(
     case "appendLearnings": {
       const totals = doneTotals(state);
       const title = (await specTitle(root, state)) ?? state.specPath;
-      await appendDoneLearnings(root, {
+      await appendDoneLearnings(ws, {
         date: now,
         specName: title,
         phases: totals.phasesCompleted,
@@ -213,12 +205,12 @@ async function performUnlocked(
             : null,
         effectId: sharedEffectId(slug, state, effect),
       });
-      const promoted = await promoteSessionLearnings(root, slug);
+      const promoted = await promoteSessionLearnings(ws);
       let next = addReport(
         state,
         `Promoted ${promoted.promoted} learnings to global, ${promoted.kept} session-specific entries kept in session.`,
       );
-      const suggestion = pruneSuggestion(await countLearningEntries(root));
+      const suggestion = pruneSuggestion(await countLearningEntries(ws));
       if (suggestion) next = addReport(next, suggestion);
       return next;
     }

@@ -11,6 +11,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import { countPlan } from "../markdown/plan.js";
 import { findPlanForPhase } from "../markdown/plans-folder.js";
 import { readHandoff } from "../effects/handoff.js";
+import { sessionPathsAt } from "../session/paths.js";
 import { resolveInside } from "../effects/fsutil.js";
 import { assertParseableMarkdown } from "./limits.js";
 
@@ -63,7 +64,7 @@ export async function locatePlan(
   expected: string | undefined,
 ): Promise<{ facts: PlanFacts | null; tried: string[] }> {
   const phase = state.phases[state.currentPhase];
-  const handoff = await readHandoff(root, state.sessionDir).catch(() => null);
+  const handoff = await readHandoff(sessionPathsAt(root, state.sessionDir)).catch(() => null);
   const tried: string[] = [];
   // A handoff left by an earlier phase's planner must not pass for this phase's plan.
   const otherPlans = new Set(state.phases.filter((_, i) => i !== state.currentPhase).map((p) => p.planPath));

@@ -8,8 +8,10 @@ import { AutopilotError } from "../protocol/errors.js";
 import type { Script } from "../runners/scripted.js";
 import { parseBudget } from "../session/usage.js";
 import { RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../../machines/policy.js";
+import { CONFIG_FILE_REL } from "../session/paths.js";
 
-export const CONFIG_FILE = ".harness/config.json";
+/** The one name of `.harness/config.json` (src/session/paths.ts). */
+export const CONFIG_FILE = CONFIG_FILE_REL;
 export const RUNNER_NAMES = ["scripted", "anthropic", "command"] as const;
 export type RunnerName = (typeof RUNNER_NAMES)[number];
 

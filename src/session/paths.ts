@@ -1,20 +1,45 @@
-// Where a session's files live. One place, so the store, the effects and the MCP resources agree.
+// Where autopilot's files live: the one place for their names. The store, the engine, the MCP
+// resources and every effect take their paths from here; an effect is handed one of these objects
+// (`ProjectPaths` for the files every session of the project shares, `SessionPaths` for one
+// session's) rather than spelling a path itself.
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 import { assertSafeSlug } from "./slug.js";
 
+export const HARNESS_DIR_REL = ".harness";
 export const SESSIONS_DIR_REL = ".harness/sessions";
+/** `.harness/config.json`: validation commands, runner, budgets, worktree (docs/cli.md). */
+export const CONFIG_FILE_REL = ".harness/config.json";
+export const WORKTREES_DIR_REL = ".harness/worktrees";
 export const STATE_FILE = "autopilot-state.json";
 export const LAST_GOOD_FILE = "autopilot-state.last-good.json";
 export const LOCK_FILE = "autopilot.lock";
+/** In a session folder: the worktree the session runs in, when it runs in one. */
+export const WORKTREE_POINTER_FILE = "worktree.json";
+/** The roadmap autopilot keeps in step with the session (harness-roadmap's file). */
+export const ROADMAP_FILE_REL = "docs/roadmap.md";
 
 export function sessionDirRel(slug: string): string {
   assertSafeSlug(slug);
   return `${SESSIONS_DIR_REL}/${slug}`;
 }
 
-export interface SessionPaths {
+/** The files every session of a project shares. */
+export interface ProjectPaths {
   projectRoot: string;
+  harnessDir: string;
+  /** The project's learnings (`.harness/learnings.md`). */
+  learnings: string;
+  failures: string;
+  config: string;
+  roadmap: string;
+  sessionsDir: string;
+  sessionsIndex: string;
+  worktreesDir: string;
+}
+
+/** One session's files, and the project's. */
+export interface SessionPaths extends ProjectPaths {
   slug: string;
   /** `.harness/sessions/<slug>` relative to the project root, POSIX: the value stored in `sessionDir`. */
   sessionDirRel: string;
@@ -25,32 +50,57 @@ export interface SessionPaths {
   /** proper-lockfile's lock directory for the session (held by one process at a time). */
   lock: string;
   handoff: string;
-  /** harness-execution's task-level state (not ours: read-only for us). */
-  taskState: string;
   summary: string;
+  /** The session's own learnings, promoted to the project's at DONE. */
+  sessionLearnings: string;
+  /** The changes that were in the working tree when the session started (src/effects/ownership.ts). */
+  baseline: string;
+  worktreePointer: string;
+  /** `scratchpad/`; one folder in it per phase, named by src/effects/scratchpad.ts. */
   scratchpadDir: string;
-  /** `scratchpad/<phase>/` for one phase (the folder name the skill uses: the phase's label). */
-  scratchpad(phase: string | number): string;
   /** `phase-N-review.json`; N as the caller numbers it (upstream files use both 0- and 1-based). */
   review(n: number): string;
-  harnessDir: string;
-  learnings: string;
-  failures: string;
-  sessionsDir: string;
-  sessionsIndex: string;
-  /** The pre-session singleton (schemaVersion 1) that older skill versions wrote for every spec. */
-  legacyState: string;
+}
+
+/**
+ * The paths of the session whose state file says `sessionDir`: `.harness/sessions/<slug>`, as the
+ * store writes it for every state it reads (src/session/migrate.ts sets it to where the file lives).
+ */
+export function sessionPathsAt(projectRoot: string, sessionDir: string): SessionPaths {
+  const rel = sessionDir.replace(/\\/g, "/").replace(/\/+$/, "");
+  const prefix = `${SESSIONS_DIR_REL}/`;
+  if (!rel.startsWith(prefix))
+    throw new AutopilotError(
+      "outside_project",
+      `Session folder "${sessionDir}" is not a folder of ${SESSIONS_DIR_REL}/. Use the session's own folder.`,
+      { path: sessionDir },
+    );
+  return sessionPaths(projectRoot, rel.slice(prefix.length));
+}
+
+export function projectPaths(projectRoot: string): ProjectPaths {
+  const root = path.resolve(projectRoot);
+  const harnessDir = path.join(root, HARNESS_DIR_REL);
+  const sessionsDir = path.join(root, SESSIONS_DIR_REL);
+  return {
+    projectRoot: root,
+    harnessDir,
+    learnings: path.join(harnessDir, "learnings.md"),
+    failures: path.join(harnessDir, "failures.md"),
+    config: path.join(root, CONFIG_FILE_REL),
+    roadmap: path.join(root, ROADMAP_FILE_REL),
+    sessionsDir,
+    sessionsIndex: path.join(sessionsDir, "index.md"),
+    worktreesDir: path.join(root, WORKTREES_DIR_REL),
+  };
 }
 
 export function sessionPaths(projectRoot: string, slug: string): SessionPaths {
   assertSafeSlug(slug);
-  const root = path.resolve(projectRoot);
-  const harnessDir = path.join(root, ".harness");
-  const sessionsDir = path.join(harnessDir, "sessions");
-  const sessionDir = path.join(sessionsDir, slug);
-  const scratchpadDir = path.join(sessionDir, "scratchpad");
+  const project = projectPaths(projectRoot);
+  const sessionDir = path.join(project.sessionsDir, slug);
   return {
-    projectRoot: root,
+    ...project,
     slug,
     sessionDirRel: sessionDirRel(slug),
     sessionDir,
@@ -58,29 +108,14 @@ export function sessionPaths(projectRoot: string, slug: string): SessionPaths {
     lastGood: path.join(sessionDir, LAST_GOOD_FILE),
     lock: path.join(sessionDir, LOCK_FILE),
     handoff: path.join(sessionDir, "handoff.json"),
-    taskState: path.join(sessionDir, "state.json"),
     summary: path.join(sessionDir, "summary.md"),
-    scratchpadDir,
-    scratchpad(phase: string | number): string {
-      const name = String(phase);
-      // The phase label comes from a spec heading or a client; it must not climb out of the scratchpad.
-      if (name === "" || name === "." || /[\\/\0]|\.\./.test(name)) {
-        throw new AutopilotError(
-          "outside_project",
-          `Scratchpad phase ${JSON.stringify(name)} is not a plain folder name (no "/", "\\", ".." or NUL). Use the phase number.`,
-        );
-      }
-      return path.join(scratchpadDir, name);
-    },
+    sessionLearnings: path.join(sessionDir, "learnings.md"),
+    baseline: path.join(sessionDir, "baseline.json"),
+    worktreePointer: path.join(sessionDir, WORKTREE_POINTER_FILE),
+    scratchpadDir: path.join(sessionDir, "scratchpad"),
     review(n: number): string {
       if (!Number.isInteger(n) || n < 0) throw new RangeError(`review file number must be a non-negative integer, got ${n}`);
       return path.join(sessionDir, `phase-${n}-review.json`);
     },
-    harnessDir,
-    learnings: path.join(harnessDir, "learnings.md"),
-    failures: path.join(harnessDir, "failures.md"),
-    sessionsDir,
-    sessionsIndex: path.join(sessionsDir, "index.md"),
-    legacyState: path.join(harnessDir, STATE_FILE),
   };
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { gatherContext } from "../../src/effects/context.js";
 import { appendSessionLearning } from "../../src/effects/learnings.js";
 import { tmpProject } from "./_env.js";
+import { sessionPaths } from "../../src/session/paths.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -18,7 +19,7 @@ describe("gather_context", () => {
     await writeFile(path.join(sdir(), "autopilot-state.json"), JSON.stringify({ schemaVersion: 3, currentState: "EXECUTE", custom: 1 }));
     await writeFile(path.join(sdir(), "handoff.json"), JSON.stringify({ fromSkill: "harness-planning", summary: "s", concerns: ["c"] }));
     await writeFile(path.join(dir, ".harness/learnings.md"), "# Learnings\n\n- **2026-01-01 [skill:x]:** global one\n");
-    await appendSessionLearning(dir, slug, { date: "2026-02-01", skill: "x", outcome: "gotcha", text: "session one" });
+    await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-02-01", skill: "x", outcome: "gotcha", text: "session one" });
     await mkdir(path.join(dir, ".harness"), { recursive: true });
     await writeFile(path.join(dir, ".harness/config.json"), JSON.stringify({ validation: { commands: ["echo ok"] } }));
 

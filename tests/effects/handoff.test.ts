@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { readHandoff, writeFinalHandoff } from "../../src/effects/handoff.js";
 import { fixturesDir, haveCorpus, tmpProject, upstreamDir } from "./_env.js";
+import { sessionPathsAt } from "../../src/session/paths.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -19,7 +20,7 @@ async function place(src: string): Promise<void> {
 describe("tolerant handoff reading", () => {
   it("a planner handoff without timestamp: concerns, string decisions, plan from its artifacts", async () => {
     await place(path.join(fixturesDir, "handoffs/planner-no-timestamp.json"));
-    const h = (await readHandoff(dir, sessionDir))!;
+    const h = (await readHandoff(sessionPathsAt(dir, sessionDir)))!;
     expect(h.timestamp).toBeNull();
     expect(h.phase).toBe("VALIDATE");
     expect(h.concerns).toEqual(["Rule loader may need a cache", "Two tasks touch the same file"]);
@@ -29,7 +30,7 @@ describe("tolerant handoff reading", () => {
 
   it("an executor handoff: {what, why} decisions, completedTasks/pendingTasks, no concerns, unknown fields kept", async () => {
     await place(path.join(fixturesDir, "handoffs/executor-what-why.json"));
-    const h = (await readHandoff(dir, sessionDir))!;
+    const h = (await readHandoff(sessionPathsAt(dir, sessionDir)))!;
     expect(h.phase).toBeNull();
     expect(h.concerns).toEqual([]);
     expect(h.decisions).toEqual([{ what: "Downgraded web-tree-sitter", why: "WASM format mismatch" }, { what: "Kept the old parser behind a flag" }]);
@@ -43,13 +44,13 @@ describe("tolerant handoff reading", () => {
 
   it("a minimal verifier handoff normalises to empty lists", async () => {
     await place(path.join(fixturesDir, "handoffs/verifier-minimal.json"));
-    expect(await readHandoff(dir, sessionDir)).toMatchObject({ fromSkill: "harness-verification", completed: [], pending: [], concerns: [], decisions: [], verdict: "pass" });
+    expect(await readHandoff(sessionPathsAt(dir, sessionDir))).toMatchObject({ fromSkill: "harness-verification", completed: [], pending: [], concerns: [], decisions: [], verdict: "pass" });
   });
 
   it("absent or torn handoff → null", async () => {
-    expect(await readHandoff(dir, sessionDir)).toBeNull();
+    expect(await readHandoff(sessionPathsAt(dir, sessionDir))).toBeNull();
     await place(path.join(fixturesDir, "handoffs/broken.json"));
-    expect(await readHandoff(dir, sessionDir)).toBeNull();
+    expect(await readHandoff(sessionPathsAt(dir, sessionDir))).toBeNull();
   });
 
   it.skipIf(!haveCorpus)("reads every real handoff.json in the corpus without losing a field", async () => {
@@ -63,7 +64,7 @@ describe("tolerant handoff reading", () => {
     for (const f of files) {
       await place(f);
       const raw = JSON.parse(await readFile(f, "utf8")) as Record<string, unknown>;
-      const h = await readHandoff(dir, sessionDir);
+      const h = await readHandoff(sessionPathsAt(dir, sessionDir));
       expect(h, f).not.toBeNull();
       for (const k of Object.keys(raw)) expect(h, `${f}: ${k}`).toHaveProperty(k);
       expect(Array.isArray(h!.concerns)).toBe(true);
@@ -89,7 +90,7 @@ describe("final handoff at DONE", () => {
   };
 
   it("writes the fields the skill lists and reads back through the tolerant reader", async () => {
-    await writeFinalHandoff(dir, sessionDir, data);
+    await writeFinalHandoff(sessionPathsAt(dir, sessionDir), data);
     const raw = JSON.parse(await readFile(path.join(dir, sessionDir, "handoff.json"), "utf8"));
     expect(Object.keys(raw)).toEqual(["fromSkill", "phase", "summary", "completed", "pending", "concerns", "decisions", "contextKeywords", "finalReview"]);
     expect(raw).toMatchObject({ fromSkill: "harness-autopilot", phase: "DONE", pending: [], concerns: [], finalReview: { status: "passed", findingsCount: 1 } });
@@ -99,18 +100,18 @@ describe("final handoff at DONE", () => {
       "FINAL_REVIEW: overridden_final_review — accepted risk",
       "a legacy string decision",
     ]);
-    const h = await readHandoff(dir, sessionDir);
+    const h = await readHandoff(sessionPathsAt(dir, sessionDir));
     expect(h!.phase).toBe("DONE");
   });
 
   it("a replay writes the same bytes and reports nothing written", async () => {
-    expect((await writeFinalHandoff(dir, sessionDir, data)).written).toBe(true);
+    expect((await writeFinalHandoff(sessionPathsAt(dir, sessionDir), data)).written).toBe(true);
     const before = await readFile(path.join(dir, sessionDir, "handoff.json"), "utf8");
-    expect((await writeFinalHandoff(dir, sessionDir, data)).written).toBe(false);
+    expect((await writeFinalHandoff(sessionPathsAt(dir, sessionDir), data)).written).toBe(false);
     expect(await readFile(path.join(dir, sessionDir, "handoff.json"), "utf8")).toBe(before);
   });
 
   it("refuses a session directory outside the project", async () => {
-    await expect(writeFinalHandoff(dir, "../elsewhere", data)).rejects.toMatchObject({ code: "outside_project" });
+    await expect((async () => writeFinalHandoff(sessionPathsAt(dir, "../elsewhere"), data))()).rejects.toMatchObject({ code: "outside_project" });
   });
 });

@@ -10,6 +10,7 @@ import {
   readLearnings,
 } from "../../src/effects/learnings.js";
 import { tmpProject } from "./_env.js";
+import { projectPaths, sessionPaths } from "../../src/session/paths.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -31,7 +32,7 @@ const done = {
 
 describe("DONE learnings block", () => {
   it("appends the skill's block to .harness/learnings.md", async () => {
-    await appendDoneLearnings(dir, done);
+    await appendDoneLearnings(projectPaths(dir), done);
     const body = await readFile(globalFile(), "utf8");
     expect(body).toBe(
       "# Learnings\n\n" +
@@ -42,19 +43,19 @@ describe("DONE learnings block", () => {
   });
 
   it("a replay of the same effect appends nothing", async () => {
-    await appendDoneLearnings(dir, done);
-    expect((await appendDoneLearnings(dir, done)).appended).toBe(false);
-    expect(await countLearningEntries(dir)).toBe(1);
+    await appendDoneLearnings(projectPaths(dir), done);
+    expect((await appendDoneLearnings(projectPaths(dir), done)).appended).toBe(false);
+    expect(await countLearningEntries(projectPaths(dir))).toBe(1);
   });
 
   it("keeps what the file already had", async () => {
     await mkdir(path.dirname(globalFile()), { recursive: true });
     await writeFile(globalFile(), "# Learnings\n\n- **2026-01-01 [skill:harness-execution] [outcome:gotcha]:** old one\n");
-    await appendDoneLearnings(dir, { ...done, observation: null });
+    await appendDoneLearnings(projectPaths(dir), { ...done, observation: null });
     const body = await readFile(globalFile(), "utf8");
     expect(body.startsWith("# Learnings\n\n- **2026-01-01")).toBe(true);
     expect(body).not.toContain("[outcome:observation]");
-    expect(await countLearningEntries(dir)).toBe(2);
+    expect(await countLearningEntries(projectPaths(dir))).toBe(2);
   });
 });
 
@@ -68,13 +69,13 @@ describe("promoting session learnings", () => {
       ["observation", "Pre-commit hook enforces baselines"],
       [null, "untagged note"],
     ] as const) {
-      await appendSessionLearning(dir, slug, { date: "2026-03-25", skill: "harness-execution", outcome, text });
+      await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-03-25", skill: "harness-execution", outcome, text });
     }
   }
 
   it("moves gotcha/decision/observation entries to the global file and keeps the rest in the session", async () => {
     await seed();
-    expect(await promoteSessionLearnings(dir, slug)).toEqual({ promoted: 3, kept: 2 });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 3, kept: 2 });
     const g = await readFile(globalFile(), "utf8");
     expect(g).toContain("- **2026-03-25 [skill:harness-execution] [outcome:gotcha]:** Always check null before access");
     expect(g).toContain("Use Result type over exceptions");
@@ -90,32 +91,32 @@ describe("promoting session learnings", () => {
     await mkdir(path.dirname(globalFile()), { recursive: true });
     await writeFile(globalFile(), "# Learnings\n\n- **2026-03-25 [skill:harness-execution] [outcome:gotcha]:** Always check null before access\n");
     await seed();
-    expect(await promoteSessionLearnings(dir, slug)).toEqual({ promoted: 2, kept: 2 });
-    expect(await promoteSessionLearnings(dir, slug)).toEqual({ promoted: 0, kept: 2 });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 2, kept: 2 });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 2 });
     const g = await readFile(globalFile(), "utf8");
     expect(g.match(/Always check null/g)).toHaveLength(1);
-    expect(await countLearningEntries(dir)).toBe(3);
+    expect(await countLearningEntries(projectPaths(dir))).toBe(3);
   });
 
   it("finishes a move that crashed between writing global and rewriting the session", async () => {
     await seed();
     const before = await readFile(sessionFile(slug), "utf8");
-    await promoteSessionLearnings(dir, slug);
+    await promoteSessionLearnings(sessionPaths(dir, slug));
     await writeFile(sessionFile(slug), before); // the session rewrite "never happened"
-    expect(await promoteSessionLearnings(dir, slug)).toEqual({ promoted: 0, kept: 2 });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 2 });
     expect((await readFile(globalFile(), "utf8")).match(/\[outcome:/g)).toHaveLength(3);
     expect(await readFile(sessionFile(slug), "utf8")).not.toContain("[outcome:gotcha]");
   });
 
   it("a session without learnings promotes nothing and creates no file", async () => {
-    expect(await promoteSessionLearnings(dir, slug)).toEqual({ promoted: 0, kept: 0 });
-    expect(await countLearningEntries(dir)).toBe(0);
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 0 });
+    expect(await countLearningEntries(projectPaths(dir))).toBe(0);
   });
 
   it("the same session learning appended twice is written once", async () => {
     const l = { date: "2026-03-25", skill: "harness-execution", outcome: "gotcha", text: "same" };
-    await appendSessionLearning(dir, slug, l);
-    expect((await appendSessionLearning(dir, slug, l)).appended).toBe(false);
+    await appendSessionLearning(sessionPaths(dir, slug), l);
+    expect((await appendSessionLearning(sessionPaths(dir, slug), l)).appended).toBe(false);
   });
 });
 
@@ -138,7 +139,7 @@ describe("counting and the prune suggestion", () => {
         "- **2026-01-03:** three",
       ].join("\n"),
     );
-    expect(await countLearningEntries(dir)).toBe(3);
+    expect(await countLearningEntries(projectPaths(dir))).toBe(3);
   });
 
   it("suggests pruning only above 30 entries, in the skill's words", () => {
@@ -157,9 +158,9 @@ describe("reading learnings for gather_context", () => {
     for (let i = 1; i <= 40; i++) g.push(`- **2026-01-${String((i % 28) + 1).padStart(2, "0")} [skill:x]:** global ${i}`, "");
     g.push("- **2026-02-01 [skill:x] [outcome:gotcha]:** shared");
     await writeFile(globalFile(), g.join("\n"));
-    await appendSessionLearning(dir, slug, { date: "2026-03-01", skill: "x", outcome: "gotcha", text: "session one" });
-    await appendSessionLearning(dir, slug, { date: "2026-02-01", skill: "x", outcome: "gotcha", text: "shared" });
-    const r = await readLearnings(dir, slug, { max: 5 });
+    await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-03-01", skill: "x", outcome: "gotcha", text: "session one" });
+    await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-02-01", skill: "x", outcome: "gotcha", text: "shared" });
+    const r = await readLearnings(sessionPaths(dir, slug), { max: 5 });
     expect(r.entries.map((e) => e.source)).toEqual(["session", "session", "global", "global", "global"]);
     expect(r.entries[0].text).toContain("shared");
     expect(r.entries[1].text).toContain("session one");
@@ -167,7 +168,7 @@ describe("reading learnings for gather_context", () => {
     expect(r.entries.filter((e) => e.text.includes("shared"))).toHaveLength(1);
     expect(r.truncated).toBe(true);
     expect(r.total).toBe(42);
-    const small = await readLearnings(dir, slug, { max: 100, maxChars: 200 });
+    const small = await readLearnings(sessionPaths(dir, slug), { max: 100, maxChars: 200 });
     expect(small.entries.map((e) => e.text).join("").length).toBeLessThanOrEqual(200);
   });
 });

@@ -13,6 +13,7 @@ import { writePhaseReview } from "../../src/effects/reviews.js";
 import { setFeatureDone, syncRoadmap } from "../../src/effects/roadmap.js";
 import { clearScratchpad, writeScratchpad } from "../../src/effects/scratchpad.js";
 import { fixturesDir } from "./_env.js";
+import { projectPaths, sessionPaths, sessionPathsAt } from "../../src/session/paths.js";
 
 let r: TempRepo | null = null;
 afterEach(async () => {
@@ -42,22 +43,22 @@ describe("replaying effects after a crash", () => {
     const sessionDir = `.harness/sessions/${slug}`;
     const spec = "docs/changes/security-scanner/proposal.md";
     const start = await headCommit(dir);
-    await appendSessionLearning(dir, slug, { date: "2026-03-19", skill: "harness-execution", outcome: "gotcha", text: "watch the loader" });
-    await writeScratchpad(dir, sessionDir, "Phase 1: Core", "notes.md", "n");
+    await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-03-19", skill: "harness-execution", outcome: "gotcha", text: "watch the loader" });
+    await writeScratchpad(sessionPathsAt(dir, sessionDir), "Phase 1: Core", "notes.md", "n");
     await writeFile(path.join(dir, "scanner.ts"), "export {};\n");
 
     const effects = async () => [
       await commitCheckpoint(dir, { label: "Checkpoint 1: scanner", effectId: `${slug}:1:commit`, since: start }),
-      await appendFailure(dir, { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: "t", effectId: `${slug}:2:fail` }),
+      await appendFailure(projectPaths(dir), { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: "t", effectId: `${slug}:2:fail` }),
       await commitCheckpoint(dir, { label: "Phase 1: Core — recovery at task 4", recovery: true, effectId: `${slug}:2:commit`, since: start }),
-      await writePhaseReview(dir, sessionDir, 0, [{ severity: "warning", title: "w" }]),
-      await clearScratchpad(dir, sessionDir, "Phase 1: Core"),
-      await syncRoadmap(dir, { specPath: spec, phasesComplete: 1, phasesTotal: 1 }),
-      await writeSessionSummary(dir, slug, { session: slug, lastActive: "2026-03-19T10:00:00Z", skill: "harness-autopilot", status: "DONE.", spec, keyContext: "k", nextStep: "n" }),
-      await writeFinalHandoff(dir, sessionDir, { summary: "Completed 1 phases", completed: ["Phase 1: Core"], finalReview: { status: "passed", findingsCount: 0 } }),
-      await appendDoneLearnings(dir, { date: "2026-03-19", specName: "Security Scanner", phases: 1, tasks: 3, retries: 3, effectId: `${slug}:9:learn` }),
-      await promoteSessionLearnings(dir, slug),
-      await setFeatureDone(dir, { specPath: spec }),
+      await writePhaseReview(sessionPathsAt(dir, sessionDir), 0, [{ severity: "warning", title: "w" }]),
+      await clearScratchpad(sessionPathsAt(dir, sessionDir), "Phase 1: Core"),
+      await syncRoadmap(projectPaths(dir), { specPath: spec, phasesComplete: 1, phasesTotal: 1 }),
+      await writeSessionSummary(sessionPaths(dir, slug), { session: slug, lastActive: "2026-03-19T10:00:00Z", skill: "harness-autopilot", status: "DONE.", spec, keyContext: "k", nextStep: "n" }),
+      await writeFinalHandoff(sessionPathsAt(dir, sessionDir), { summary: "Completed 1 phases", completed: ["Phase 1: Core"], finalReview: { status: "passed", findingsCount: 0 } }),
+      await appendDoneLearnings(projectPaths(dir), { date: "2026-03-19", specName: "Security Scanner", phases: 1, tasks: 3, retries: 3, effectId: `${slug}:9:learn` }),
+      await promoteSessionLearnings(sessionPaths(dir, slug)),
+      await setFeatureDone(projectPaths(dir), { specPath: spec }),
     ];
     await effects();
     const head1 = await headCommit(dir);

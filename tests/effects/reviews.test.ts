@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { formatFindingsForPrompt, readPhaseReviews, writePhaseReview } from "../../src/effects/reviews.js";
 import { fixturesDir, haveCorpus, tmpProject, upstreamDir } from "./_env.js";
+import { sessionPathsAt } from "../../src/session/paths.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -13,7 +14,7 @@ const sessionDir = ".harness/sessions/s";
 
 describe("phase review files", () => {
   it("REVIEW writes phase-<0-based index>-review.json as an array in the skill's shape", async () => {
-    await writePhaseReview(dir, sessionDir, 0, [
+    await writePhaseReview(sessionPathsAt(dir, sessionDir), 0, [
       { severity: "critical", file: "src/a.ts", line: 12, title: "Null deref", rationale: "x may be undefined" },
       { severity: "note", title: "Naming" },
     ]);
@@ -26,13 +27,13 @@ describe("phase review files", () => {
 
   it("a replay writes the same file and reports nothing written", async () => {
     const f = [{ severity: "warning", title: "w" }];
-    expect((await writePhaseReview(dir, sessionDir, 2, f)).written).toBe(true);
-    expect((await writePhaseReview(dir, sessionDir, 2, f)).written).toBe(false);
+    expect((await writePhaseReview(sessionPathsAt(dir, sessionDir), 2, f)).written).toBe(true);
+    expect((await writePhaseReview(sessionPathsAt(dir, sessionDir), 2, f)).written).toBe(false);
   });
 
   it("reads arrays with 0-based N and both severity vocabularies", async () => {
     await cp(path.join(fixturesDir, "reviews/zero-based"), path.join(dir, sessionDir), { recursive: true });
-    const r = await readPhaseReviews(dir, sessionDir, { phaseCount: 2 });
+    const r = await readPhaseReviews(sessionPathsAt(dir, sessionDir), { phaseCount: 2 });
     expect(r.map((x) => [x.file, x.phase])).toEqual([["phase-0-review.json", 0], ["phase-1-review.json", 1]]);
     expect(r[1].findings.map((f) => f.severity)).toEqual(["blocking", "warning", "note"]);
     expect(r[0].findings[0]).toMatchObject({ line: 108, title: "Step 5 resume ambiguity" });
@@ -42,7 +43,7 @@ describe("phase review files", () => {
 
   it("reads objects with a findings field and 1-based N", async () => {
     await cp(path.join(fixturesDir, "reviews/one-based-objects"), path.join(dir, sessionDir), { recursive: true });
-    const r = await readPhaseReviews(dir, sessionDir, { phaseCount: 2 });
+    const r = await readPhaseReviews(sessionPathsAt(dir, sessionDir), { phaseCount: 2 });
     expect(r.map((x) => x.phase)).toEqual([0, 1]);
     expect(r[0].findings).toEqual([
       { severity: "blocking", file: "src/a.ts", title: "Unchecked null" },
@@ -52,7 +53,7 @@ describe("phase review files", () => {
 
   it("formats all phases' findings for the final review brief, blocking first and bounded", async () => {
     await cp(path.join(fixturesDir, "reviews/zero-based"), path.join(dir, sessionDir), { recursive: true });
-    const reviews = await readPhaseReviews(dir, sessionDir);
+    const reviews = await readPhaseReviews(sessionPathsAt(dir, sessionDir));
     const text = formatFindingsForPrompt(reviews, { phaseNames: ["Setup", "Auto-approve"] });
     expect(text.split("\n")[0]).toBe("Phase 1 (Setup): 0 blocking, 1 warning, 1 note");
     expect(text).toContain("Phase 2 (Auto-approve): 1 blocking, 1 warning, 1 note\n- [blocking] SKILL.md:34 — Gates contradict auto-approve: Deferred to Phase 3.");
@@ -63,7 +64,7 @@ describe("phase review files", () => {
   });
 
   it("no session folder → no reviews", async () => {
-    expect(await readPhaseReviews(dir, sessionDir)).toEqual([]);
+    expect(await readPhaseReviews(sessionPathsAt(dir, sessionDir))).toEqual([]);
   });
 
   it.skipIf(!haveCorpus)("reads every real phase-N-review.json in the corpus", async () => {
@@ -78,7 +79,7 @@ describe("phase review files", () => {
         : {};
       const rel = `.harness/sessions/${s}`;
       await cp(src, path.join(dir, rel), { recursive: true });
-      const reviews = await readPhaseReviews(dir, rel, { phaseCount: state.phases?.length });
+      const reviews = await readPhaseReviews(sessionPathsAt(dir, rel), { phaseCount: state.phases?.length });
       expect(reviews).toHaveLength(names.length);
       for (const r of reviews) {
         files++;

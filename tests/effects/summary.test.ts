@@ -3,6 +3,7 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { readSessionIndex, readSessionSummary, writeSessionSummary } from "../../src/effects/summary.js";
 import { tmpProject } from "./_env.js";
+import { projectPaths, sessionPaths } from "../../src/session/paths.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -25,7 +26,7 @@ const index = () => path.join(dir, ".harness/sessions/index.md");
 
 describe("session summary", () => {
   it("writes summary.md in upstream's format and reads it back", async () => {
-    await writeSessionSummary(dir, slug, phaseFields);
+    await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
     const body = await readFile(path.join(dir, ".harness/sessions", slug, "summary.md"), "utf8");
     expect(body).toBe(
       [
@@ -43,16 +44,16 @@ describe("session summary", () => {
         "",
       ].join("\n"),
     );
-    const back = await readSessionSummary(dir, slug);
+    const back = await readSessionSummary(sessionPaths(dir, slug));
     expect(back).toMatchObject({ session: slug, phase: "1 of 3", nextStep: "Continue to Phase 2: Rule Engine" });
-    expect(await readSessionSummary(dir, "other")).toBeNull();
+    expect(await readSessionSummary(sessionPaths(dir, "other"))).toBeNull();
   });
 
   it("replaces the slug's line in index.md, keeps other sessions' lines, never duplicates", async () => {
     await mkdir(path.dirname(index()), { recursive: true });
     await writeFile(index(), "## Active Sessions\n\n- [other](other/summary.md) — execution, in progress (2026-03-01)\n");
-    await writeSessionSummary(dir, slug, phaseFields);
-    await writeSessionSummary(dir, slug, {
+    await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
+    await writeSessionSummary(sessionPaths(dir, slug), {
       ...phaseFields,
       phase: undefined,
       plan: undefined,
@@ -65,27 +66,29 @@ describe("session summary", () => {
       `- [${slug}](${slug}/summary.md) — autopilot, done. 3 phases, 30 tasks complete. (2026-03-20)`,
     ]);
     expect(lines).toContain("- [other](other/summary.md) — execution, in progress (2026-03-01)");
-    expect((await readSessionIndex(dir)).map((e) => e.slug)).toEqual(["other", slug]);
+    expect((await readSessionIndex(projectPaths(dir))).map((e) => e.slug)).toEqual(["other", slug]);
   });
 
   it("a replay with the same fields rewrites nothing", async () => {
-    await writeSessionSummary(dir, slug, phaseFields);
+    await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
     const before = await stat(index());
     const bodyBefore = await readFile(index(), "utf8");
     await new Promise((r) => setTimeout(r, 20));
-    await writeSessionSummary(dir, slug, phaseFields);
+    await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
     expect((await stat(index())).mtimeMs).toBe(before.mtimeMs);
     expect(await readFile(index(), "utf8")).toBe(bodyBefore);
   });
 
   it("creates index.md with the upstream heading when missing", async () => {
-    await writeSessionSummary(dir, slug, phaseFields);
+    await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
     expect(await readFile(index(), "utf8")).toBe(
       `## Active Sessions\n\n- [${slug}](${slug}/summary.md) — autopilot, phase 1 of 3, phase 1 complete. 8/8 tasks. (2026-03-19)\n`,
     );
   });
 
   it("refuses a slug that would leave the sessions folder", async () => {
-    await expect(writeSessionSummary(dir, "../x", phaseFields)).rejects.toMatchObject({ code: "bad_input" });
+    // Refused where every session path is made (src/session/paths.ts), with the code every tool
+    // gives for such a session name.
+    await expect((async () => writeSessionSummary(sessionPaths(dir, "../x"), phaseFields))()).rejects.toMatchObject({ code: "outside_project" });
   });
 });

@@ -17,6 +17,7 @@ import { PolicyGate } from "../../src/headless/drive.js";
 import { git } from "../helpers/git.js";
 import { appendFailure } from "../../src/effects/failures.js";
 import { performEffect } from "../../src/engine/perform.js";
+import { projectPaths, sessionPaths } from "../../src/session/paths.js";
 
 const HOSTS = Number(process.env.RELIABILITY_HOSTS ?? 4);
 const DAY = Date.UTC(2026, 2, 19);
@@ -169,9 +170,9 @@ describe("concurrency", () => {
       const state = { startingCommit: (await git(repo.dir, "rev-parse", "HEAD")).trim() } as any;
       const effect = (i: number) => ({ id: `s${i}-appendFailure`, type: "appendFailure", args: { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: `failure ${i}` } }) as any;
       // Without the repository lock the same burst loses lines (each call reads the old file):
-      await Promise.all(Array.from({ length: 20 }, (_, i) => appendFailure(repo.dir, { date: "2026-03-19", skill: "x", type: "y", text: `raw ${i}`, effectId: `raw-${i}` })));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => appendFailure(projectPaths(repo.dir), { date: "2026-03-19", skill: "x", type: "y", text: `raw ${i}`, effectId: `raw-${i}` })));
       const raw = ((await readFile(path.join(repo.dir, ".harness/failures.md"), "utf8")).match(/raw \d+/g) ?? []).length;
-      await Promise.all(Array.from({ length: 20 }, (_, i) => performEffect(repo.dir, `session-${i % 4}`, state, effect(i), "2026-03-19T00:00:00.000Z")));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => performEffect(sessionPaths(repo.dir, `session-${i % 4}`), state, effect(i), "2026-03-19T00:00:00.000Z")));
       const text = await readFile(path.join(repo.dir, ".harness/failures.md"), "utf8");
       for (let i = 0; i < 20; i++) expect(text).toContain(`failure ${i} `);
       console.log(`[reliability] 20 simultaneous failures.md appends: unlocked helper kept ${raw}/20, the engine's effect kept 20/20`);

@@ -14,6 +14,7 @@ import { writeScratchpad } from "../../src/effects/scratchpad.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { PolicyGate, drive } from "../../src/headless/drive.js";
 import { SEED, SPEC, SPEC_PATH, SLUG } from "./harness.js";
+import { sessionPathsAt } from "../../src/session/paths.js";
 
 const RUNS = Number(process.env.RELIABILITY_RUNS ?? 40);
 // The suites' seed drives the generated inputs, so a failure found by the soak reruns with its seed.
@@ -235,9 +236,9 @@ describe("tool arguments", () => {
       await expectCode("bad_input", () => engine.decide(SLUG, v as any, "yes"));
       await expectCode("bad_input", () => engine.decide(SLUG, asked.stepId, "yes", v as any));
       await expectCode("bad_input", () => engine.decide(SLUG, asked.stepId, "yes", "why", v as any));
-      await expectCode("bad_input", () => writeScratchpad(repo.dir, `.harness/sessions/${SLUG}`, v as any, "x.md", "data"));
-      await expectCode("bad_input", () => writeScratchpad(repo.dir, `.harness/sessions/${SLUG}`, 1, v as any, "data"));
-      await expectCode("bad_input", () => writeScratchpad(repo.dir, `.harness/sessions/${SLUG}`, 1, "x.md", v as any));
+      await expectCode("bad_input", () => writeScratchpad(sessionPathsAt(repo.dir, `.harness/sessions/${SLUG}`), v as any, "x.md", "data"));
+      await expectCode("bad_input", () => writeScratchpad(sessionPathsAt(repo.dir, `.harness/sessions/${SLUG}`), 1, v as any, "data"));
+      await expectCode("bad_input", () => writeScratchpad(sessionPathsAt(repo.dir, `.harness/sessions/${SLUG}`), 1, "x.md", v as any));
     }
     expect((await engine.decide(SLUG, asked.stepId, "yes")).state).toBe("EXECUTE");
   });
@@ -256,15 +257,15 @@ describe("tool arguments", () => {
     await engine.start(SPEC_PATH);
     const sessionDir = `.harness/sessions/${SLUG}`;
     // A phase "../../.." is only a name: it becomes a folder inside the scratchpad, never a path.
-    const inside = await writeScratchpad(repo.dir, sessionDir, "../../..", "x.md", "data");
+    const inside = await writeScratchpad(sessionPathsAt(repo.dir, sessionDir), "../../..", "x.md", "data");
     expect(path.relative(path.join(repo.dir, sessionDir, "scratchpad"), inside)).toMatch(/^phase-[0-9a-f]{10}\/x\.md$/);
     for (const [phase, file] of [["1", "../../../../x.md"], ["1", "/etc/passwd"], ["1", "a/b.md"], ["1", ""], ["1", ".."]] as const) {
-      const r = await refusedOrOk(() => writeScratchpad(repo.dir, sessionDir, phase, file, "data"), "handMade");
+      const r = await refusedOrOk(() => writeScratchpad(sessionPathsAt(repo.dir, sessionDir), phase, file, "data"), "handMade");
       expect(r.ok, `${phase} ${file}`).toBe(false);
     }
     await mkdir(path.join(repo.dir, sessionDir, "scratchpad"), { recursive: true });
     await symlink("/tmp", path.join(repo.dir, sessionDir, "scratchpad", "phase-9"));
-    const r = await refusedOrOk(() => writeScratchpad(repo.dir, sessionDir, 9, "x.md", "data"), "handMade");
+    const r = await refusedOrOk(() => writeScratchpad(sessionPathsAt(repo.dir, sessionDir), 9, "x.md", "data"), "handMade");
     expect(r.ok ? "accepted" : r.code).toBe("outside_project");
   });
 });

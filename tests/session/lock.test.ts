@@ -1,6 +1,6 @@
 // The one cross-process lock (src/session/lock.ts) that the session store, the headless driver lock
 // and the repository lock share: real node processes hold it, die holding it, and race for it.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import path from "node:path";
@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { acquireLock, lockHolder, LockBusyError, readLockOwner, type LockFiles } from "../../src/session/lock.js";
 import { ensureBuilt, projectRoot } from "../helpers/build.js";
+import { nodeChild } from "../helpers/node-child.js";
 
 const distLock = path.join(projectRoot, "dist/src/session/lock.js");
 
@@ -49,40 +50,23 @@ try {
 `;
 
 function child(mode: "hold" | "count", ms: number, staleMs: number, waitMs: number, counter = "") {
-  const proc = spawn(
-    process.execPath,
-    ["--input-type=module", "-e", CHILD, pathToFileURL(distLock).href, mode, files.target, files.dir, String(ms), String(staleMs), String(waitMs), counter],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  children.push(proc);
-  let out = "";
-  let err = "";
-  proc.stdout!.on("data", (d) => (out += d));
-  proc.stderr!.on("data", (d) => (err += d));
-  const waitFor = (pattern: RegExp, ms = 20_000) =>
-    new Promise<string>((resolve, reject) => {
-      const started = Date.now();
-      const tick = () => {
-        const m = out.match(pattern);
-        if (m) return resolve(m[0]);
-        if (Date.now() - started > ms || (proc.exitCode !== null && !pattern.test(out)))
-          return reject(new Error(`child did not print ${pattern} (stdout: ${out}, stderr: ${err})`));
-        setTimeout(tick, 20);
-      };
-      tick();
-    });
-  const exited = new Promise<void>((r) => proc.on("exit", () => r()));
-  return { proc, waitFor, exited };
+  const args = [pathToFileURL(distLock).href, mode, files.target, files.dir, String(ms), String(staleMs), String(waitMs), counter];
+  return nodeChild(CHILD, args, children);
 }
 
+/** A holder SIGKILLed while it held the lock: the lock directory and its record stay behind. */
+async function killedHolder() {
+  const holder = child("hold", 60_000, 10_000, 100);
+  await holder.waitFor(/locked/);
+  holder.proc.kill("SIGKILL");
+  await holder.exited;
+}
+
+/** The LockBusyError `p` rejects with (fails when it resolves or rejects with anything else). */
 async function busy(p: Promise<unknown>): Promise<LockBusyError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(LockBusyError);
-    return e as LockBusyError;
-  }
-  throw new Error("expected LockBusyError");
+  const e = await p.then(() => null, (x: unknown) => x);
+  expect(e).toBeInstanceOf(LockBusyError);
+  return e as LockBusyError;
 }
 
 describe("one lock, held by real processes", () => {
@@ -101,10 +85,7 @@ describe("one lock, held by real processes", () => {
   });
 
   it("a stale owner (SIGKILLed on this machine) is taken over at once, and its record replaced", async () => {
-    const holder = child("hold", 60_000, 10_000, 100);
-    await holder.waitFor(/locked/);
-    holder.proc.kill("SIGKILL");
-    await holder.exited;
+    await killedHolder();
     expect(existsSync(files.dir)).toBe(true);
     expect(await lockHolder(files, 10_000)).toBeNull();
     // Waiting 100 ms for a lock that would go stale only after 10 s: taken because its owner is gone.
@@ -129,10 +110,7 @@ describe("one lock, held by real processes", () => {
   });
 
   it("a lock with no record goes stale by time alone", async () => {
-    const holder = child("hold", 60_000, 10_000, 100);
-    await holder.waitFor(/locked/);
-    holder.proc.kill("SIGKILL");
-    await holder.exited;
+    await killedHolder();
     rmSync(`${files.dir}.owner`);
     await busy(acquireLock(files, { staleMs: 10_000, waitMs: 100 }));
     // Age it as if nobody had refreshed it for 11 s, rather than waiting.

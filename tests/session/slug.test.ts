@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AutopilotError } from "../../src/protocol/errors.js";
-import { sessionDirRel, sessionPaths } from "../../src/session/paths.js";
+import { sessionDirRel, sessionPaths, sessionPathsAt } from "../../src/session/paths.js";
 import { assertSafeSlug, resolveSpecPath, slugFromSpecPath } from "../../src/session/slug.js";
 
 function codeOf(fn: () => unknown): string | undefined {
@@ -128,18 +128,23 @@ describe("session paths", () => {
     expect(p.lastGood).toBe(`${d}/autopilot-state.last-good.json`);
     expect(p.lock).toBe(`${d}/autopilot.lock`);
     expect(p.handoff).toBe(`${d}/handoff.json`);
-    expect(p.taskState).toBe(`${d}/state.json`);
     expect(p.summary).toBe(`${d}/summary.md`);
-    expect(p.scratchpad(2)).toBe(`${d}/scratchpad/2`);
+    expect(p.sessionLearnings).toBe(`${d}/learnings.md`);
+    expect(p.baseline).toBe(`${d}/baseline.json`);
+    expect(p.worktreePointer).toBe(`${d}/worktree.json`);
+    expect(p.scratchpadDir).toBe(`${d}/scratchpad`);
     expect(p.review(1)).toBe(`${d}/phase-1-review.json`);
     expect(p.learnings).toBe("/proj/.harness/learnings.md");
     expect(p.failures).toBe("/proj/.harness/failures.md");
+    expect(p.config).toBe("/proj/.harness/config.json");
+    expect(p.roadmap).toBe("/proj/docs/roadmap.md");
     expect(p.sessionsIndex).toBe("/proj/.harness/sessions/index.md");
-    expect(p.legacyState).toBe("/proj/.harness/autopilot-state.json");
+    expect(p.worktreesDir).toBe("/proj/.harness/worktrees");
   });
-  it("refuses a scratchpad phase label that climbs out", () => {
-    const p = sessionPaths("/proj", "s");
-    expect(codeOf(() => p.scratchpad("../../etc"))).toBe("outside_project");
+  it("a state's sessionDir gives that session's paths, and one outside the sessions folder is refused", () => {
+    expect(sessionPathsAt("/proj", ".harness/sessions/changes--x--proposal/").state).toBe(sessionPaths("/proj", "changes--x--proposal").state);
+    expect(codeOf(() => sessionPathsAt("/proj", "../elsewhere"))).toBe("outside_project");
+    expect(codeOf(() => sessionPathsAt("/proj", ".harness/sessions/../../etc"))).toBe("outside_project");
   });
   it("refuses an unsafe slug", () => {
     expect(codeOf(() => sessionPaths("/proj", "../../etc"))).toBe("outside_project");

@@ -1,6 +1,6 @@
 // The session store as users meet it: files that survive crashes, corrupt files left alone with a
 // pointer to the last good copy, and one process at a time per session.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,6 +11,7 @@ import { migrateState } from "../../src/session/migrate.js";
 import { AutopilotState } from "../../src/session/schema.js";
 import { SessionStore, serializeState } from "../../src/session/store.js";
 import { distStore, ensureBuilt, projectRoot } from "../helpers/build.js";
+import { nodeChild } from "../helpers/node-child.js";
 
 const SLUG = "changes--store--proposal";
 const fixture = (n: string) => readFileSync(path.join(projectRoot, "tests/fixtures/state", n), "utf8");
@@ -183,29 +184,7 @@ if (mode === "hold") {
 
 /** A separate node process running the built store; resolves lines as they are printed. */
 function child(...args: string[]) {
-  const proc = spawn(process.execPath, ["--input-type=module", "-e", CHILD, pathToFileURL(distStore).href, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(proc);
-  let out = "";
-  let err = "";
-  proc.stdout!.on("data", (d) => (out += d));
-  proc.stderr!.on("data", (d) => (err += d));
-  const waitFor = (pattern: RegExp, ms = 15_000) =>
-    new Promise<string>((resolve, reject) => {
-      const started = Date.now();
-      const tick = () => {
-        const m = out.match(pattern);
-        if (m) return resolve(m[0]);
-        if (Date.now() - started > ms || (proc.exitCode !== null && !pattern.test(out))) {
-          return reject(new Error(`child did not print ${pattern} (stdout: ${out}, stderr: ${err})`));
-        }
-        setTimeout(tick, 20);
-      };
-      tick();
-    });
-  const exited = new Promise<void>((r) => proc.on("exit", () => r()));
-  return { proc, waitFor, exited };
+  return nodeChild(CHILD, [pathToFileURL(distStore).href, ...args], children);
 }
 
 describe("one process at a time per session", () => {

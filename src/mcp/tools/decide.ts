@@ -3,10 +3,10 @@ import { AutopilotError } from "../../protocol/errors.js";
 import type { Step } from "../../protocol/step.js";
 import { DecideInput, StepOutput } from "../schemas.js";
 import { Progress } from "../progress.js";
-import { askInBand, clientCanElicit } from "../elicitation.js";
+import { clientCanElicit } from "../elicitation.js";
 import type { ToolKit } from "./kit.js";
 
-export function registerDecide({ server, ctx, stepTool, assertNotDriven }: ToolKit): void {
+export function registerDecide({ server, ctx, stepTool, assertNotDriven, askUser }: ToolKit): void {
   server.registerTool(
     "autopilot_decide",
     {
@@ -29,11 +29,7 @@ export function registerDecide({ server, ctx, stepTool, assertNotDriven }: ToolK
             if (!asked || asked.next.kind !== "ask") throw e;
             const progress = new Progress(extra, ctx.heartbeatMs);
             try {
-              const got = await askInBand(server.server, asked, {
-                signal: extra.signal,
-                timeoutMs: ctx.elicitTimeoutMs,
-                onWaiting: () => progress.report("waiting for the user's answer"),
-              });
+              const got = await askUser(asked, extra, progress);
               if (!got) throw e;
               return {
                 step: await engine.decide(asked.session, asked.stepId, got.answer, got.rationale, "elicited"),

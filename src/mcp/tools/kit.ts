@@ -53,6 +53,8 @@ export interface ToolKit {
   assertNotDriven: (slug: string) => Promise<void>;
   /** A tool that answers JSON: errors become coded results. */
   safe: (fn: () => Promise<CallToolResult>) => Promise<CallToolResult>;
+  /** Put an ask Step to the user in the client's form; null when they do not answer. */
+  askUser: (step: Step, extra: Extra, progress: Progress) => ReturnType<typeof askInBand>;
 }
 
 /** The package's persona files, named in the instructions of hosts that read them. */
@@ -94,17 +96,20 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
       }
     };
 
+  const askUser: ToolKit["askUser"] = (step, extra, progress) =>
+    askInBand(server.server, step, {
+      signal: extra.signal,
+      timeoutMs: ctx.elicitTimeoutMs,
+      onWaiting: () => progress.report("waiting for the user's answer"),
+    });
+
   /** Put ask Steps to the user through the client's form until one is not answered. */
   const answerInBand = async (engine: Engine, first: Step, extra: Extra, progress: Progress, preface: string[]): Promise<Step> => {
     if (!ctx.elicit || !clientCanElicit(server.server)) return first;
     let step = first;
     // Each accepted answer is one transition; the bound only guards against a defect looping.
     for (let i = 0; i < 100 && step.next.kind === "ask"; i++) {
-      const got = await askInBand(server.server, step, {
-        signal: extra.signal,
-        timeoutMs: ctx.elicitTimeoutMs,
-        onWaiting: () => progress.report("waiting for the user's answer"),
-      });
+      const got = await askUser(step, extra, progress);
       if (!got) return step;
       try {
         step = await engine.decide(step.session, step.stepId, got.answer, got.rationale, "elicited");
@@ -138,5 +143,5 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
     }
   };
 
-  return { server, ctx, view, engineFor, stepTool, assertNotDriven, safe };
+  return { server, ctx, view, engineFor, stepTool, assertNotDriven, safe, askUser };
 }

@@ -1,7 +1,7 @@
 // write_scratchpad: bulky research saved to the session's scratchpad.
 import path from "node:path";
 import { AutopilotError } from "../../protocol/errors.js";
-import { sessionDirRel } from "../../session/paths.js";
+import { sessionPaths } from "../../session/paths.js";
 import { writeScratchpad } from "../../effects/scratchpad.js";
 import { RIGOR } from "../../../machines/policy.js";
 import { ScratchpadInput } from "../schemas.js";
@@ -27,7 +27,7 @@ export function registerWriteScratchpad({ server, ctx, engineFor, safe }: ToolKi
         // PHASE_COMPLETE (which clears it by name) finds it.
         const phase =
           typeof args.phase === "number" && state.phases[args.phase] ? state.phases[args.phase].name : args.phase;
-        const file = await writeScratchpad(ctx.root, sessionDirRel(args.session), phase, args.filename, args.content);
+        const file = await writeScratchpad(sessionPaths(ctx.root, args.session), phase, args.filename, args.content);
         const rel = path.relative(ctx.root, file).split(path.sep).join("/");
         return jsonResult({ path: rel }, `Wrote ${rel}.`);
       }),
