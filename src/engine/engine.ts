@@ -28,6 +28,7 @@ import {
 import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
+import { writeScratchpad } from "../effects/scratchpad.js";
 import { apply, probeFor } from "./machine-state.js";
 import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
 import { readGateSettings } from "../headless/config.js";
@@ -292,6 +293,19 @@ export class Engine {
     if (!(await this.store.exists(slug)))
       throw new AutopilotError("unknown_session", unknownSessionMessage(slug, await this.store.list()));
     return (await this.store.read(slug)).state;
+  }
+
+  /**
+   * Save research to the session's scratchpad (write_scratchpad). The session's rules: nothing is
+   * written under --fast; a phase index names that phase's folder, so that PHASE_COMPLETE (which
+   * clears the folder by the phase's name) finds it. Returns the file's absolute path.
+   */
+  async writeScratchpad(slug: string, phase: string | number, filename: string, content: string): Promise<string> {
+    const state = await this.read(slug);
+    if (RIGOR[state.rigorLevel].scratchpad === "none")
+      throw new AutopilotError("bad_input", "This session runs with --fast: the scratchpad is skipped. Keep the research in the conversation.");
+    const name = typeof phase === "number" && state.phases[phase] ? state.phases[phase].name : phase;
+    return writeScratchpad(sessionPaths(this.root, slug), name, filename, content);
   }
 
   /** The Step as saved, without finishing anything (for status and resources). */
