@@ -72,7 +72,12 @@ async function drive() {
   let step;
   if (!existsSync(path.join(sessionDir, "autopilot-state.json"))) step = (await engine.start(opts.spec, opts.flags)).step;
   else if (!opts.resumeWithStart) step = await engine.next(opts.slug);
-  else {
+  else if ((await engine.read(opts.slug)).currentState === "DONE") {
+    // Killed after the session was finished: autopilot_start would archive it and begin a new
+    // run of the spec (docs/mcp.md), which is not this session resumed. A host that restarts
+    // asks for the finished session's Step instead (the soak's seed 173467419 ended there).
+    step = await engine.next(opts.slug);
+  } else {
     // A resume is a transition: it re-presents the pending dispatch under a new stepId. A result
     // the killed process got for the saved step was never reported (the session is still at that
     // step), so it belongs to the re-presented dispatch. Keyed by the old stepId alone, it would be
