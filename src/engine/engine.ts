@@ -5,7 +5,7 @@
 import { readFile, rename, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
-import type { AutopilotState, DecisionChannel, RigorLevel } from "../session/schema.js";
+import type { AutopilotState, DecisionChannel } from "../session/schema.js";
 import { DECISION_CHANNELS, DecisionChannel as DecisionChannelSchema, initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
@@ -33,7 +33,7 @@ import { apply, probeFor } from "./machine-state.js";
 import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
 import { readGateSettings } from "../headless/config.js";
 import { isHumanChannel } from "../session/schema.js";
-import { addUsage, formatBudget, formatCost, parseBudget, parseUsage, raisedBudget, type UsageReport } from "../session/usage.js";
+import { addUsage, formatBudget, formatCost, parseUsage, raisedBudget, type UsageReport } from "../session/usage.js";
 import { readConfigBudget, readConfigRetryBudget } from "../headless/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
