@@ -172,11 +172,21 @@ describe("tool arguments", () => {
       fc.constant({ kind: "planned", summary: big, unknownField: 1 }),
     );
     const anyStep = fc.oneof(fc.constant(step.stepId), fc.integer(), fc.constantFrom(NaN, Infinity, -1, 1e12), fc.anything());
+    const pristine = await harnessBytes(repo.dir);
     await fc.assert(
       fc.asyncProperty(anyResult, anyStep, async (result, stepId) => {
         const r = await refusedOrOk(() => engine.report(SLUG, stepId as any, result as any));
-        // No plan file exists, so even a well-formed "planned" result cannot be accepted here.
-        expect(r.ok).toBe(false);
+        // No plan file exists, so no "planned" result can be accepted here, except the one the
+        // contract allows any kind (docs/mcp.md): `error: "why"`, the persona could not do its job,
+        // answered by a question to retry or stop. Seed 175962098 generated one.
+        if (!r.ok) return;
+        const res = result as Record<string, unknown>;
+        expect(stepId === step.stepId && res.kind === "planned" && typeof res.error === "string" && res.error.length > 0, JSON.stringify(result)).toBe(true);
+        const asked = r.value.next;
+        expect(asked.kind === "ask" ? asked.options : [], JSON.stringify(asked)).toContain("retry");
+        // Back to the planner step for the next input: the session files as they were.
+        for (const [rel, b64] of Object.entries(pristine)) if (!b64.startsWith("link:")) await writeFile(path.join(repo.dir, rel), Buffer.from(b64, "base64"));
+        for (const rel of Object.keys(await harnessBytes(repo.dir))) if (!(rel in pristine)) await rm(path.join(repo.dir, rel), { force: true });
       }),
       { numRuns: RUNS * 3, endOnFailure: true },
     );
@@ -196,8 +206,11 @@ describe("tool arguments", () => {
     const asked = await engine.report(SLUG, step.stepId, out.result);
     expect(asked.next.kind).toBe("ask");
     // Answers not offered, on a step that does ask.
+    const OFFERED = /^\s*(y|ye|yes|r|re|rev|revi|revis|revise|s|sk|ski|skip|st|sto|stop|n|no)\b/i;
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.anything(), fc.string({ minLength: 1 }).filter((s) => !/^\s*(y|ye|yes|r|re|rev|revi|revis|revise|s|sk|ski|skip|st|sto|stop|n|no)\b/i.test(s))), async (answer) => {
+      // fc.anything() yields strings too ("y" with seed 175962098): an offered answer or its prefix
+      // is not "not offered", whichever generator made it.
+      fc.asyncProperty(fc.oneof(fc.anything(), fc.string({ minLength: 1 })).filter((a) => typeof a !== "string" || !OFFERED.test(a)), async (answer) => {
         const r = await refusedOrOk(() => engine.decide(SLUG, asked.stepId, answer as any));
         if (r.ok) {
           // A prefix of a real option may be accepted; undo by restoring the saved state.
