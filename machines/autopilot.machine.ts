@@ -21,9 +21,10 @@ import type {
 import { emptyPhaseRun } from "../src/session/schema.js";
 import type { PersonaName, ResultKind } from "../src/protocol/step.js";
 import { channelCounts, channelPhrase } from "../src/session/channels.js";
-import { doneReport, phaseSummaryReport, planGateReport } from "./reports.js";
+import { countBySeverity, doneNotice, phaseSummaryNotice } from "./reports.js";
+import { SPEC_PHASES_SHOWN, type Notice } from "../src/session/notices.js";
 import { firedSignals, signalsFor } from "./signals.js";
-import { FINAL_REVIEW_FIX_BUDGET, RIGOR, escalationStep } from "./policy.js";
+import { FINAL_REVIEW_FIX_BUDGET, RIGOR } from "./policy.js";
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -328,15 +329,18 @@ export const autopilotMachine = setup({
           }),
         ),
         phaseRun: emptyPhaseRun(event.now),
-        report: [
-          `Read spec — found ${event.phases.length} phase${event.phases.length === 1 ? "" : "s"}:`,
-          // At most 5 listed: the report reaches the host model, and a long spec's list would make
-          // its first Step grow with the spec (docs/performance.md keeps per-transition bytes flat).
-          ...event.phases.slice(0, 5).map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
-          ...(event.phases.length > 5 ? [`  … and ${event.phases.length - 5} more (autopilot_status lists them)`] : []),
-          `Rigor level: ${event.rigorLevel}${event.reviewPlans ? " · --review-plans" : ""}`,
-          `Created ${event.sessionDir}/autopilot-state.json. Starting Phase 1.`,
-        ].join("\n"),
+        notices: [
+          {
+            kind: "specRead",
+            phaseCount: event.phases.length,
+            // At most 5 listed: the report reaches the host model, and a long spec's list would make
+            // its first Step grow with the spec (docs/performance.md keeps per-transition bytes flat).
+            phases: event.phases.slice(0, SPEC_PHASES_SHOWN).map((p) => ({ name: p.name, complexity: p.complexity })),
+            rigorLevel: event.rigorLevel,
+            reviewPlans: event.reviewPlans,
+            sessionDir: event.sessionDir,
+          },
+        ],
       };
     }),
     // INIT: changes autopilot did not make were in the working tree at the start --------------
@@ -345,10 +349,7 @@ export const autopilotMachine = setup({
       const paths = event.userChanges ?? [];
       return {
         userChanges: { count: paths.length, paths: paths.slice(0, 50) },
-        report: appendReport(
-          context.report,
-          `The working tree has ${paths.length} uncommitted change${paths.length === 1 ? "" : "s"} autopilot did not make (staged, unstaged or untracked). autopilot commits only its own work, so it asks first.`,
-        ),
+        notices: [...context.notices, { kind: "userChanges", count: paths.length }],
       };
     }),
     recordUserChangesDecision: assign(({ context, event }, params: { decision: string }) => {
@@ -365,33 +366,36 @@ export const autopilotMachine = setup({
             ...(uc ? { paths: uc.paths, pathCount: uc.count } : {}),
           }),
         ],
-        report: null,
+        notices: [],
       };
     }),
     commitUserChanges: assign(({ context }) => ({
       outbox: [...context.outbox, effect(context, { type: "commitUserChanges", args: {} })],
     })),
     resumeReport: assign(({ context }) => {
-      let report = appendReport(
-        context.report,
-        context.currentState === "DONE"
-          ? "This session is DONE."
-          : `Resuming autopilot from state ${context.currentState}, phase ${context.currentPhase + 1}: ${context.phases[context.currentPhase]?.name ?? "?"}.`,
-      );
+      const notices: Notice[] = [
+        ...context.notices,
+        {
+          kind: "resumed",
+          state: context.currentState,
+          phaseNumber: context.currentPhase + 1,
+          phaseName: context.phases[context.currentPhase]?.name ?? null,
+        },
+      ];
       // A plan paused for review: the question alone ("Approve this plan?") says nothing of why
       // it paused; show the concern and signal lines again, as autopilot_next does.
       if (context.currentState === "APPROVE_PLAN" && context.stage === "review" && context.phases[context.currentPhase]) {
-        report = appendReport(report, gateReport(context, "pause"));
+        notices.push(gateNotice(context, "pause"));
       }
-      return { report };
+      return { notices };
     }),
-    clearReport: assign({ report: () => null }),
+    clearReport: assign({ notices: () => [] }),
     clearStopped: assign({ stopped: () => false }),
     markStopped: assign(({ context, event }) => {
       assertEvent(event, "DECIDE");
       return {
         stopped: true,
-        report: appendReport(context.report, `Stopped at ${context.currentState}. The session is saved; resume it with autopilot_start (or \`autopilot run\`).`),
+        notices: [...context.notices, { kind: "stopped", state: context.currentState }],
         decisions: [
           ...context.decisions,
           decision(context, event, {
@@ -421,18 +425,14 @@ export const autopilotMachine = setup({
     }),
     awaitInteractivePlan: assign(({ context }) => ({
       awaitingInteractivePlan: true,
-      report: appendReport(
-        context.report,
-        `${phaseLabel(context)} — complexity: high. This phase requires interactive planning: run the ` +
-          `harness-planning skill with the user for this phase, then resume autopilot to continue.`,
-      ),
+      notices: [...context.notices, { kind: "interactivePlanning", ...phaseNamed(context) }],
     })),
     assessReport: assign(({ context }) => {
       const phase = context.phases[context.currentPhase];
       const c = effectiveComplexity(phase);
       return {
         awaitingInteractivePlan: false,
-        report: appendReport(context.report, `${phaseLabel(context)} — complexity: ${c}. Auto-planning.${c === "medium" ? " Medium complexity: review the plan with extra scrutiny." : ""}`),
+        notices: [...context.notices, { kind: "assessed", ...phaseNamed(context), complexity: c }],
       };
     }),
     // PLAN --------------------------------------------------------------------------------
@@ -442,11 +442,11 @@ export const autopilotMachine = setup({
       const phase = context.phases[i];
       const override = complexityOverrideFor(phase.complexity, event.plan.taskCount, event.plan.checkpointCount);
       const newOverride = higherComplexity(override, phase.complexityOverride);
-      let note: string | null = null;
+      let note: Notice | null = null;
       if (override === "high" && phase.complexityOverride !== "high")
-        note = "This phase is significantly larger than expected. Consider breaking it down.";
+        note = { kind: "planLarger", override: "high", taskCount: event.plan.taskCount };
       else if (override === "medium" && phase.complexityOverride === null)
-        note = `Planning produced ${event.plan.taskCount} tasks — more than expected for low complexity. Reviewing with extra scrutiny.`;
+        note = { kind: "planLarger", override: "medium", taskCount: event.plan.taskCount };
       return {
         awaitingInteractivePlan: false,
         phases: context.phases.map((p, j) =>
@@ -460,7 +460,7 @@ export const autopilotMachine = setup({
           revision: null,
           planSha256: event.plan.sha256 ?? null,
         },
-        report: note ? appendReport(context.report, note) : context.report,
+        notices: note ? [...context.notices, note] : context.notices,
       };
     }),
     // APPROVE_PLAN --------------------------------------------------------------------------
@@ -478,10 +478,10 @@ export const autopilotMachine = setup({
             fired: [],
           }),
         ],
-        report: appendReport(context.report, gateReport(context, params.mode)),
+        notices: [...context.notices, gateNotice(context, params.mode)],
       };
     }),
-    pauseReport: assign(({ context }) => ({ report: appendReport(context.report, gateReport(context, "pause")) })),
+    pauseReport: assign(({ context }) => ({ notices: [...context.notices, gateNotice(context, "pause")] })),
     recordPlanDecision: assign(({ context, event }, params: { decision: string }) => {
       assertEvent(event, "DECIDE");
       return {
@@ -505,14 +505,18 @@ export const autopilotMachine = setup({
     notePlanChanged: assign(({ context, event }) => {
       assertEvent(event, "PLAN_CHANGED");
       const phase = context.phases[context.currentPhase];
-      const short = (h: string | null) => (h ? h.slice(0, 12) : "missing");
-      const when = context.currentState === "APPROVE_PLAN" ? "while the approval question was open" : "after it was approved";
       return {
         phaseRun: { ...context.phaseRun, approvedPlanSha256: null, planChanged: { from: event.from, to: event.to } },
-        report: appendReport(
-          context.report,
-          `The plan ${phase?.planPath ?? ""} changed ${when} (sha256 ${short(event.from)} → ${short(event.to)}). The approval was for the earlier plan: the changed plan goes through the plan gate again, and none of it runs until it is approved.`,
-        ),
+        notices: [
+          ...context.notices,
+          {
+            kind: "planChanged",
+            planPath: phase?.planPath ?? null,
+            whileAsking: context.currentState === "APPROVE_PLAN",
+            from: event.from,
+            to: event.to,
+          },
+        ],
       };
     }),
     skipPhase: assign(({ context }) => ({
@@ -529,7 +533,7 @@ export const autopilotMachine = setup({
           checkpointsPassed: [...context.phaseRun.checkpointsPassed, label],
           checkpointAnswer: null,
         },
-        report: appendReport(context.report, `Checkpoint passed: ${label}`),
+        notices: [...context.notices, { kind: "checkpointPassed", label }],
       };
     }),
     commitExecutionComplete: assign(({ context }) => {
@@ -546,7 +550,10 @@ export const autopilotMachine = setup({
       assertEvent(event, "EXECUTED");
       return {
         phaseRun: { ...context.phaseRun, checkpoint: event.checkpoint!, checkpointAnswer: null },
-        report: appendReport(context.report, `Checkpoint reached (${event.checkpoint!.type}): ${event.checkpoint!.label}${event.checkpoint!.details ? `\n${event.checkpoint!.details}` : ""}`),
+        notices: [
+          ...context.notices,
+          { kind: "checkpointReached", type: event.checkpoint!.type, label: event.checkpoint!.label, details: event.checkpoint!.details ?? null },
+        ],
       };
     }),
     answerCheckpoint: assign(({ context, event }) => {
@@ -598,7 +605,17 @@ export const autopilotMachine = setup({
           },
         },
         phaseRun: { ...context.phaseRun, retriesUsed: context.phaseRun.retriesUsed + 1 },
-        report: appendReport(context.report, `Task ${task.number ?? "?"}: ${task.name} — FAILED\nError: ${event.error ?? "unknown error"}\nRetry ${attempt}/${context.retryBudget.maxAttempts}: ${escalationStep(attempt).report}`),
+        notices: [
+          ...context.notices,
+          {
+            kind: "taskFailed",
+            taskNumber: task.number ?? null,
+            taskName: task.name,
+            error: event.error ?? "unknown error",
+            attempt,
+            maxAttempts: context.retryBudget.maxAttempts,
+          },
+        ],
       };
     }),
     exhaustBudget: assign(({ context, event }) => {
@@ -612,18 +629,14 @@ export const autopilotMachine = setup({
       const label = `${phaseLabel(context)} — recovery at task ${task.number ?? task.name}`;
       const failureText = `${phaseLabel(context)}, task ${task.number ?? "?"} (${task.name}) failed after ${context.retryBudget.maxAttempts} retries. Last error: ${event.error ?? "unknown"}.${attemptText ? ` Attempts: ${attemptText}.` : ""}`;
       const consecutive = context.consecutiveExhausted + 1;
-      const lines = [
-        `Task ${task.number ?? "?"}: ${task.name} — FAILED (budget exhausted)`,
-        ...attempts.map(
-          (a) => `Attempt ${a.attempt}: ${a.fixAttempted ? `${a.fixAttempted} → ` : ""}${a.error}`,
-        ),
-        `Final error: ${event.error ?? "unknown"}`,
-        "Passing work was kept in a recovery commit. Recorded in .harness/failures.md.",
-      ];
-      if (consecutive >= 2)
-        lines.push(
-          "Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing.",
-        );
+      const exhausted: Notice = {
+        kind: "budgetExhausted",
+        taskNumber: task.number ?? null,
+        taskName: task.name,
+        attempts: attempts.map((a) => ({ attempt: a.attempt, ...(a.fixAttempted ? { fixAttempted: a.fixAttempted } : {}), error: a.error })),
+        error: event.error ?? "unknown",
+        repeated: consecutive >= 2,
+      };
       return {
         outbox: [
           ...context.outbox,
@@ -640,7 +653,7 @@ export const autopilotMachine = setup({
         ],
         phaseRun: { ...context.phaseRun, exhausted: true, retriesUsed: context.phaseRun.retriesUsed },
         consecutiveExhausted: context.phaseRun.exhausted ? context.consecutiveExhausted : consecutive,
-        report: appendReport(context.report, lines.join("\n")),
+        notices: [...context.notices, exhausted],
       };
     }),
     recordDecision: assign(({ context, event }, params: { decision: string }) => {
@@ -673,14 +686,14 @@ export const autopilotMachine = setup({
     // VERIFY --------------------------------------------------------------------------------
     verificationPass: assign(({ context }) => ({
       phaseRun: { ...context.phaseRun, verification: "pass" as const, verificationFindings: [] },
-      report: appendReport(context.report, "Verification: pass"),
+      notices: [...context.notices, { kind: "verificationPassed" }],
     })),
     verificationFail: assign(({ context, event }) => {
       const findings =
         event.type === "VERIFIED" ? event.findings : event.type === "VALIDATED" ? [event.summary] : [];
       return {
         phaseRun: { ...context.phaseRun, verification: "fail" as const, verificationFindings: findings },
-        report: appendReport(context.report, ["Verification failed:", ...findings.map((f) => `- ${f}`)].join("\n")),
+        notices: [...context.notices, { kind: "verificationFailed", findings: [...findings] }],
       };
     }),
     storeValidation: assign(({ context, event }) => {
@@ -700,15 +713,13 @@ export const autopilotMachine = setup({
     // REVIEW --------------------------------------------------------------------------------
     storeReview: assign(({ context, event }) => {
       assertEvent(event, "REVIEWED");
-      const counts = { blocking: 0, warning: 0, note: 0 };
-      for (const f of event.findings) counts[f.severity] += 1;
       return {
         phaseRun: { ...context.phaseRun, reviewFindings: event.findings },
         outbox: [
           ...context.outbox,
           effect(context, { type: "writeReview", args: { phase: context.currentPhase, findings: event.findings } }),
         ],
-        report: appendReport(context.report, `Review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note`),
+        notices: [...context.notices, { kind: "review", counts: countBySeverity(event.findings) }],
       };
     }),
     fixReview: assign(({ context }) => ({
@@ -783,7 +794,7 @@ export const autopilotMachine = setup({
         history: summaryState.history,
         outbox: next.outbox,
         consecutiveExhausted: run.exhausted ? context.consecutiveExhausted : 0,
-        report: appendReport(context.report, phaseSummaryReport(summaryState, i)),
+        notices: [...context.notices, phaseSummaryNotice(summaryState, i)],
       };
     }),
     advancePhase: assign(({ context, event }) => ({
@@ -798,11 +809,9 @@ export const autopilotMachine = setup({
     })),
     storeFinalFindings: assign(({ context, event }) => {
       assertEvent(event, "REVIEWED");
-      const counts = { blocking: 0, warning: 0, note: 0 };
-      for (const f of event.findings) counts[f.severity] += 1;
       return {
         finalReview: { ...context.finalReview, findings: event.findings },
-        report: appendReport(context.report, `Final review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note.`),
+        notices: [...context.notices, { kind: "finalReview", counts: countBySeverity(event.findings) }],
       };
     }),
     finalReviewPassed: assign(({ context }) => ({
@@ -828,7 +837,7 @@ export const autopilotMachine = setup({
             },
           }),
         ],
-        report: appendReport(context.report, `Final review: blocking findings remain after ${MAX_FINAL_REVIEW_FIXES} fix rounds. Recorded in .harness/failures.md.`),
+        notices: [...context.notices, { kind: "finalFixesExhausted", rounds: MAX_FINAL_REVIEW_FIXES }],
       };
     }),
     commitFinalFix: assign(({ context }) => ({
@@ -865,13 +874,13 @@ export const autopilotMachine = setup({
           nextStep: "All phases complete. Create PR or close session.",
         },
       });
-      return { outbox: next.outbox, report: appendReport(context.report, doneReport(context)) };
+      return { outbox: next.outbox, notices: [...context.notices, doneNotice(context)] };
     }),
     personaFailed: assign(({ context, event }) => {
       assertEvent(event, "PERSONA_FAILED");
       return {
         phaseRun: { ...context.phaseRun, personaError: event.error },
-        report: appendReport(context.report, `The persona could not finish this step: ${event.error}`),
+        notices: [...context.notices, { kind: "personaFailed", error: event.error }],
       };
     }),
     clearPersonaError: assign(({ context }) => ({
@@ -1200,9 +1209,11 @@ function planHash(context: AutopilotState): Pick<Decision, "planSha256"> {
 }
 
 /** The plan gate's lines for the current phase: signals read, which fired, and what follows. */
-function gateReport(context: AutopilotState, mode: "fast" | "auto" | "pause"): string {
+/** The plan gate's report, with the signals as read now. */
+function gateNotice(context: AutopilotState, mode: "fast" | "auto" | "pause"): Notice {
   const signals = signalsFor(context);
-  return planGateReport({
+  return {
+    kind: "planGate",
     phaseNumber: context.currentPhase + 1,
     phaseName: context.phases[context.currentPhase].name,
     signals,
@@ -1210,7 +1221,12 @@ function gateReport(context: AutopilotState, mode: "fast" | "auto" | "pause"): s
     rigor: context.rigorLevel,
     mode,
     checkpointCount: context.phaseRun.checkpointCount ?? 0,
-  });
+  };
+}
+
+/** "Phase 2: Name", as a notice's fields. */
+function phaseNamed(context: AutopilotState): { phaseNumber: number; phaseName: string | null } {
+  return { phaseNumber: context.currentPhase + 1, phaseName: context.phases[context.currentPhase]?.name ?? null };
 }
 
 function planSignals(context: AutopilotState): Pick<Decision, "signals" | "fired"> {
@@ -1225,9 +1241,6 @@ function gatesAnswered(decisions: Decision[]): string {
   return ` Gates: ${asked.map((d) => `${d.decision} "${d.answer}" (${channelPhrase(d.by)})`).join("; ")}.`;
 }
 
-function appendReport(existing: string | null, add: string): string {
-  return existing ? `${existing}\n\n${add}` : add;
-}
 
 /** Where a restored state rests: top-level state plus stage, as the machine's state value. */
 export type StateValue = string | { [state: string]: string };

@@ -1,6 +1,8 @@
-// Text the user sees with a Step, formatted the way the harness-autopilot skill shows it. Pure.
+// Reports the user sees with a Step: the plan gate's text (its lines come from the signal registry)
+// and the facts of the phase summary and DONE notices (src/session/notices.ts words them). Pure.
 import type { AutopilotState, Finding, Signals } from "../src/session/schema.js";
 import { SIGNAL_DEFS, type SignalName } from "./signals.js";
+import type { NoticeOf } from "../src/session/notices.js";
 
 export { TASK_THRESHOLD, type SignalName } from "./signals.js";
 
@@ -44,28 +46,23 @@ export function planGateReport(opts: {
   return lines.join("\n");
 }
 
-export function phaseSummaryReport(state: AutopilotState, index: number): string {
+/** The summary shown when a phase completes, with its figures as they are at that moment. */
+export function phaseSummaryNotice(state: AutopilotState, index: number): NoticeOf<"phaseSummary"> {
   const phase = state.phases[index];
   const run = state.phaseRun;
-  const counts = countBySeverity(run.reviewFindings);
-  const status = phase.status === "skipped" ? "SKIPPED" : "COMPLETE";
-  const lines = [`Phase ${index + 1}: ${phase.name} — ${status}`];
-  if (phase.status !== "skipped") {
-    const tasks = run.taskCount ?? 0;
-    const verification = run.verification ?? "not run";
-    lines.push(
-      `Tasks: ${tasks}/${tasks} | Retries: ${run.retriesUsed} | Verification: ${verification} | Review: ${counts.blocking} blocking, ${counts.warning} warning, ${counts.note} note${run.reviewOverridden ? " (overridden)" : ""}`,
-    );
-  }
   const next = state.phases[index + 1];
-  if (next) {
-    lines.push(
-      `Next: Phase ${index + 2}: ${next.name} (complexity: ${next.complexityOverride ?? next.complexity}). Continue? (yes / stop)`,
-    );
-  } else {
-    lines.push("All phases done. Starting the final review of the whole change.");
-  }
-  return lines.join("\n");
+  return {
+    kind: "phaseSummary",
+    phaseNumber: index + 1,
+    name: phase.name,
+    skipped: phase.status === "skipped",
+    tasks: run.taskCount ?? 0,
+    retries: run.retriesUsed,
+    verification: run.verification ?? "not run",
+    counts: countBySeverity(run.reviewFindings),
+    reviewOverridden: run.reviewOverridden ?? false,
+    next: next ? { phaseNumber: index + 2, name: next.name, complexity: next.complexityOverride ?? next.complexity } : null,
+  };
 }
 
 export interface DoneTotals {
@@ -106,14 +103,17 @@ export function doneTotals(state: AutopilotState): DoneTotals {
   };
 }
 
-export function doneReport(state: AutopilotState): string {
+/** The DONE report, with the session's totals as they are when it finishes. */
+export function doneNotice(state: AutopilotState): NoticeOf<"done"> {
   const t = doneTotals(state);
-  const f = t.finalFindings;
-  const lines = [
-    "All phases complete.",
-    `Total: ${t.phasesCompleted} phases${t.phasesSkipped ? ` (+${t.phasesSkipped} skipped)` : ""}, ${t.tasks} tasks, ${t.retries} ${t.retries === 1 ? "retry" : "retries"}`,
-    `Final review: ${t.finalReviewStatus} (${f.blocking} blocking, ${f.warning} warning, ${f.note} note)`,
-  ];
-  if (t.overriddenReviews) lines.push(`Overridden reviews: ${t.overriddenReviews}`);
-  return lines.join("\n");
+  return {
+    kind: "done",
+    phasesCompleted: t.phasesCompleted,
+    phasesSkipped: t.phasesSkipped,
+    tasks: t.tasks,
+    retries: t.retries,
+    finalReviewStatus: t.finalReviewStatus,
+    finalFindings: t.finalFindings,
+    overriddenReviews: t.overriddenReviews,
+  };
 }

@@ -9,7 +9,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import {
-  leftOutReport,
+  leftOutNotice,
   listChanges,
   otherSessionPaths,
   selectOwnChanges,
@@ -198,7 +198,7 @@ export interface CommitCheckpointResult {
   leftOut?: LeftOut[];
 }
 
-export { leftOutReport };
+export { leftOutNotice };
 
 /** A git runner for the ownership checks, in the project root. */
 export function gitRunner(root: string): GitRunner {

@@ -8,6 +8,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import { dayOf } from "./failures.js";
 import { markerFor, readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import type { ProjectPaths, SessionPaths } from "../session/paths.js";
+import type { NoticeOf } from "../session/notices.js";
 
 export const PRUNE_THRESHOLD = 30;
 export const PROMOTABLE_OUTCOMES = ["gotcha", "decision", "observation"] as const;
@@ -151,9 +152,10 @@ export async function countLearningEntries(project: ProjectPaths): Promise<numbe
 }
 
 /** DONE step 6: the skill's suggestion when the global file has more than 30 entries, else null. */
-export function pruneSuggestion(count: number): string | null {
+/** The suggestion to prune global learnings, once they pass the threshold (src/session/notices.ts words it). */
+export function pruneNotice(count: number): NoticeOf<"learningsPrune"> | null {
   if (!(count > PRUNE_THRESHOLD)) return null;
-  return `Global learnings.md has ${count} entries (threshold: ${PRUNE_THRESHOLD}). Run \`harness learnings prune\` to analyze patterns and archive old entries.`;
+  return { kind: "learningsPrune", count, threshold: PRUNE_THRESHOLD };
 }
 
 export interface LearningItem {

@@ -14,6 +14,7 @@ import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import { projectPaths, SESSIONS_DIR_REL, STATE_FILE, type SessionPaths } from "../session/paths.js";
+import { LEFT_OUT_SHOWN, type NoticeOf } from "../session/notices.js";
 
 export interface BaselineEntry {
   /** Project-relative, POSIX. */
@@ -177,10 +178,12 @@ export async function selectOwnChanges(
   return { stage, leftOut };
 }
 
-/** One report line for what a commit left out, bounded. */
-export function leftOutReport(leftOut: LeftOut[]): string | null {
+/** The notice of what a commit left out, bounded (src/session/notices.ts words it). */
+export function leftOutNotice(leftOut: LeftOut[]): NoticeOf<"leftOut"> | null {
   if (!leftOut.length) return null;
-  const shown = leftOut.slice(0, 10).map((l) => `  ${l.path} — ${l.why}`);
-  if (leftOut.length > 10) shown.push(`  … and ${leftOut.length - 10} more`);
-  return [`Left out of autopilot's commit (not its own work; commit it yourself if it belongs):`, ...shown].join("\n");
+  return {
+    kind: "leftOut",
+    entries: leftOut.slice(0, LEFT_OUT_SHOWN).map((l) => ({ path: l.path, why: l.why })),
+    total: leftOut.length,
+  };
 }

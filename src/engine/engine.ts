@@ -5,7 +5,7 @@
 import { readFile, rename, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
-import type { AutopilotState, DecisionChannel } from "../session/schema.js";
+import type { AutopilotState, DecisionChannel, Notice } from "../session/schema.js";
 import { DECISION_CHANNELS, DecisionChannel as DecisionChannelSchema, initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
@@ -339,25 +339,25 @@ export class Engine {
     const spent = formatCost(state.usage?.total);
     let next: AutopilotState;
     let decision: string;
-    let report: string;
+    let notice: Notice;
     if (answer === "raise budget") {
       const raised = raisedBudget(budget, rationale);
       decision = "raised_budget";
-      report = `Budget raised from ${formatBudget(budget)} to ${formatBudget(raised)} (spent: ${spent}).`;
+      notice = { kind: "budgetAnswered", answer: "raised", budget: formatBudget(budget), raised: formatBudget(raised), spent };
       next = { ...state, budget: raised };
     } else if (answer === "continue once") {
       decision = "budget_continue_once";
-      report = `Over budget (${formatBudget(budget)}; spent: ${spent}): one more persona run, then the session asks again.`;
+      notice = { kind: "budgetAnswered", answer: "continueOnce", budget: formatBudget(budget), spent };
       next = { ...state, budget: { ...budget, continueOnceAt: stepId } };
     } else {
       decision = "stopped_budget";
-      report = `Stopped: the budget (${formatBudget(budget)}) is spent (${spent}). The session is saved; resume it with a larger --budget.`;
+      notice = { kind: "budgetAnswered", answer: "stopped", budget: formatBudget(budget), spent };
       next = { ...state, stopped: true };
     }
     next = {
       ...next,
       stepId,
-      report,
+      notices: [notice],
       updatedAt: now,
       decisions: [
         ...state.decisions,
@@ -471,7 +471,7 @@ export class Engine {
   ): Promise<AutopilotState> {
     // The report is what happened since the host last saw a Step: a host event starts it afresh,
     // and the automatic steps that follow (probes, effects, a plan found on resume) add to it.
-    let s = apply(opts.keepReport ? state : { ...state, report: null }, event);
+    let s = apply(opts.keepReport ? state : { ...state, notices: [] }, event);
     faultPoint("before-save");
     await this.store.write(slug, s);
     faultPoint("after-save");

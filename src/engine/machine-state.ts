@@ -34,7 +34,7 @@ export function accepts(state: AutopilotState, event: AutopilotEvent): boolean {
  * id unique to this step (the effects use it to stay idempotent when replayed after a crash).
  */
 export function apply(state: AutopilotState, event: AutopilotEvent): AutopilotState {
-  const bumped: AutopilotState = { ...state, stepId: state.stepId + 1, report: state.report };
+  const bumped: AutopilotState = { ...state, stepId: state.stepId + 1 };
   const snapshot = restore(bumped);
   if (!snapshot.can(event)) {
     throw new AutopilotError(

@@ -5,9 +5,9 @@ import { formatCost } from "../session/usage.js";
 import { channelPhrase } from "../session/channels.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { AutopilotState, Effect } from "../session/schema.js";
+import type { AutopilotState, Effect, Notice } from "../session/schema.js";
 import type { SessionPaths } from "../session/paths.js";
-import { commitCheckpoint, gitRunner, leftOutReport, prTitleAndBody, withRepoLock } from "../effects/git.js";
+import { commitCheckpoint, gitRunner, leftOutNotice, prTitleAndBody, withRepoLock } from "../effects/git.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
 import { clearScratchpad } from "../effects/scratchpad.js";
@@ -19,7 +19,7 @@ import {
   appendDoneLearnings,
   countLearningEntries,
   promoteSessionLearnings,
-  pruneSuggestion,
+  pruneNotice,
 } from "../effects/learnings.js";
 import { parseSpec } from "../markdown/spec.js";
 import { doneTotals } from "../../machines/reports.js";
@@ -43,8 +43,10 @@ export function sharedEffectId(slug: string, state: AutopilotState, effect: Effe
   return `${slug}@${(state.startingCommit ?? "none").slice(0, 12)}/${effect.id}`;
 }
 
-function addReport(state: AutopilotState, line: string): AutopilotState {
-  return { ...state, report: state.report ? `${state.report}\n${line}` : line };
+/** Records what the effect did for the Step's report (src/session/notices.ts words it). */
+function notify(state: AutopilotState, ...notices: (Notice | null)[]): AutopilotState {
+  const add = notices.filter((n): n is Notice => n !== null);
+  return add.length ? { ...state, notices: [...(state.notices ?? []), ...add] } : state;
 }
 
 /**
@@ -75,11 +77,8 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
         baseline: await readBaseline(ws),
         slug,
       });
-      const leftOut = leftOutReport(r.leftOut ?? []);
-      if (!r.committed) {
-        const skipped = addReport(state, `${a.label} — nothing to commit (skipped)`);
-        return leftOut ? addReport(skipped, leftOut) : skipped;
-      }
+      const leftOut = leftOutNotice(r.leftOut ?? []);
+      if (!r.committed) return notify(state, { kind: "commitSkipped", label: a.label }, leftOut);
       const already = state.commits.some((c) => c.sha === r.sha);
       const next = already
         ? state
@@ -96,8 +95,7 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
               },
             ],
           };
-      const done = addReport(next, `${a.label} — committed (${r.sha!.slice(0, 7)})`);
-      return leftOut ? addReport(done, leftOut) : done;
+      return notify(next, { kind: "committed", label: a.label, sha: r.sha! }, leftOut);
     }
     case "commitUserChanges": {
       // The user answered "commit them first": their pre-session changes, exactly, in a commit of
@@ -112,10 +110,10 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
         paths,
       });
       await writeBaseline(ws, await takeBaseline(root, gitRunner(root), now));
-      if (!r.committed) return addReport(state, "Your earlier changes were already committed; nothing to commit.");
-      return addReport(
+      if (!r.committed) return notify(state, { kind: "userChangesAlreadyCommitted" });
+      return notify(
         { ...state, startingCommit: r.sha! },
-        `Committed your ${paths.length} earlier change${paths.length === 1 ? "" : "s"} as ${r.sha!.slice(0, 7)} "${r.message}", at your request. The session starts from that commit.`,
+        { kind: "userChangesCommitted", count: paths.length, sha: r.sha!, message: r.message ?? "" },
       );
     }
     case "writeReview":
@@ -188,7 +186,7 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
           .filter((d) => d.decision !== "note")
           .map((d) => ({ phase: d.phase, decision: d.decision, ...(d.answer ? { answer: d.answer } : {}), who: channelPhrase(d.by) })),
       });
-      return addReport({ ...state, pullRequest: pr }, `Suggested PR title: ${pr.title}`);
+      return notify({ ...state, pullRequest: pr }, { kind: "prTitle", title: pr.title });
     }
     case "appendLearnings": {
       const totals = doneTotals(state);
@@ -206,13 +204,11 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
         effectId: sharedEffectId(slug, state, effect),
       });
       const promoted = await promoteSessionLearnings(ws);
-      let next = addReport(
+      return notify(
         state,
-        `Promoted ${promoted.promoted} learnings to global, ${promoted.kept} session-specific entries kept in session.`,
+        { kind: "learningsPromoted", promoted: promoted.promoted, kept: promoted.kept },
+        pruneNotice(await countLearningEntries(ws)),
       );
-      const suggestion = pruneSuggestion(await countLearningEntries(ws));
-      if (suggestion) next = addReport(next, suggestion);
-      return next;
     }
     default: {
       const unknown: never = effect;

@@ -4,6 +4,7 @@ import type { AutopilotState, Finding } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
 import { ANSWERS, checkpointOptions, effectiveComplexity, type AskName } from "../../machines/autopilot.machine.js";
 import { doneTotals } from "../../machines/reports.js";
+import { renderNotices } from "../session/notices.js";
 import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
 import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.js";
 import { restingMeta } from "./machine-state.js";
@@ -283,7 +284,8 @@ export function renderStep(state: AutopilotState, slug: string): Step {
       : null,
     rigor: state.rigorLevel,
     reviewPlans: state.reviewPlans,
-    ...(state.report ? { report: state.report } : {}),
+    // The notices the transition recorded, worded now (src/session/notices.ts holds the wording).
+    ...withReport(renderNotices(state.notices ?? [])),
     next,
     todo: todoFor({ session: slug, stepId: state.stepId, next }),
   };
@@ -341,4 +343,8 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     lines.push("1. Show the user the summary above. The session is DONE.");
   }
   return lines.join("\n");
+}
+
+function withReport(report: string | null): { report?: string } {
+  return report ? { report } : {};
 }

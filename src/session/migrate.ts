@@ -890,6 +890,20 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   fit(s, "budget", Budget, notes, "state");
   fit(s, "pullRequest", PullRequest, notes, "state");
 
+  // Before notices (structured, rendered when a Step is made), the engine saved the Step's text as
+  // prose in `report`: it becomes one plain-text notice, so nothing the user was to see is lost.
+  if (has(s, "report") && !has(s, "notices")) {
+    const prose = s.report;
+    delete s.report;
+    if (typeof prose === "string" && prose !== "") {
+      s.notices = [{ kind: "text", text: prose }];
+      notes.add(`report: the saved report became a plain-text notice`);
+    } else if (prose !== null) {
+      keepOriginal(top, "report", prose);
+      notes.add(`report: an unexpected value; kept as "originalReport"`);
+    }
+  }
+
   const engine: Rec = {};
   const added: string[] = [];
   const defaults = engineDefaults();

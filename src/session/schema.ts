@@ -13,6 +13,7 @@ import { Complexity } from "./complexity.js";
 import { Signals } from "../../machines/signals.js";
 import { Finding, Severity } from "./finding.js";
 import { Effect } from "./effects.js";
+import { Notice } from "./notices.js";
 
 export const STATE_NAMES = [
   "INIT",
@@ -206,6 +207,7 @@ export type PhaseRun = z.infer<typeof PhaseRun>;
 
 /** The outbox's entries: one discriminated union on `type`, declared in effects.ts. */
 export { Effect, EFFECT_TYPES, type EffectType, type EffectBody, type EffectOf } from "./effects.js";
+export { Notice, renderNotice, renderNotices, type NoticeKind, type NoticeOf } from "./notices.js";
 
 export const CommitRecord = z.looseObject({
   sha: z.string(),
@@ -253,8 +255,11 @@ export const AutopilotState = z.looseObject({
   phaseRun: PhaseRun,
   /** Phases in a row whose retry budget was exhausted (two in a row: suggest reviewing the spec). */
   consecutiveExhausted: z.number().int().nonnegative(),
-  /** Text the user should see with the current Step (auto-approve report, phase summary, ...). */
-  report: z.string().nullable(),
+  /**
+   * What the user should be told with the current Step (auto-approve report, phase summary, ...),
+   * as structured notices in the order they were recorded; src/session/notices.ts renders the text.
+   */
+  notices: z.array(Notice),
   outbox: z.array(Effect),
   commits: z.array(CommitRecord),
   updatedAt: z.string().nullable(),
@@ -340,7 +345,7 @@ export function engineDefaults(): Pick<
   | "awaitingInteractivePlan"
   | "phaseRun"
   | "consecutiveExhausted"
-  | "report"
+  | "notices"
   | "outbox"
   | "commits"
   | "updatedAt"
@@ -352,7 +357,7 @@ export function engineDefaults(): Pick<
     awaitingInteractivePlan: false,
     phaseRun: emptyPhaseRun(),
     consecutiveExhausted: 0,
-    report: null,
+    notices: [],
     outbox: [],
     commits: [],
     updatedAt: null,

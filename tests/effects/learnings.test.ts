@@ -6,11 +6,12 @@ import {
   appendSessionLearning,
   countLearningEntries,
   promoteSessionLearnings,
-  pruneSuggestion,
+  pruneNotice,
   readLearnings,
 } from "../../src/effects/learnings.js";
 import { tmpProject } from "./_env.js";
 import { projectPaths, sessionPaths } from "../../src/session/paths.js";
+import { renderNotice } from "../../src/session/notices.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -143,8 +144,8 @@ describe("counting and the prune suggestion", () => {
   });
 
   it("suggests pruning only above 30 entries, in the skill's words", () => {
-    expect(pruneSuggestion(30)).toBeNull();
-    expect(pruneSuggestion(31)).toBe(
+    expect(pruneNotice(30)).toBeNull();
+    expect(renderNotice(pruneNotice(31)!)).toBe(
       "Global learnings.md has 31 entries (threshold: 30). Run `harness learnings prune` to analyze patterns and archive old entries.",
     );
   });

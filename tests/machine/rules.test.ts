@@ -5,7 +5,10 @@ import { blocking, finishPhase, note, plan, planned, send, started, where } from
 import { complexityOverrideFor } from "../../machines/autopilot.machine.js";
 import { briefContent, dispatchFor } from "../../src/personas/dispatch.js";
 import { renderStep } from "../../src/engine/step.js";
-import type { AutopilotState } from "../../src/session/schema.js";
+import { renderNotices, type AutopilotState } from "../../src/session/schema.js";
+
+/** The report a Step made from this state would show. */
+const reportOf = (s: AutopilotState) => renderNotices(s.notices);
 import { FINAL_REVIEW_FIX_BUDGET, RETRY_BUDGET } from "../../machines/policy.js";
 
 const low = { name: "Core Scanner", complexity: "low" as const };
@@ -54,7 +57,7 @@ describe("ASSESS complexity matrix", () => {
   it("medium: auto-plans with an extra-scrutiny note", () => {
     const s = send(started([medium]), { type: "ASSESSED", planPath: null });
     expect(where(s)).toBe("PLAN.planning");
-    expect(s.report).toMatch(/extra scrutiny/);
+    expect(reportOf(s)).toMatch(/extra scrutiny/);
   });
   it("high: pauses for interactive planning and waits", () => {
     const s = send(started([high]), { type: "ASSESSED", planPath: null });
@@ -73,7 +76,7 @@ describe("ASSESS complexity matrix", () => {
     s = send(s, { type: "PLANNED", plan: plan(14) });
     expect(where(s)).toBe("APPROVE_PLAN.review");
     expect(lastDecision(s)).toBeUndefined();
-    expect(s.report).toMatch(/Complexity: high \(triggered\)/);
+    expect(reportOf(s)).toMatch(/Complexity: high \(triggered\)/);
   });
 });
 
@@ -97,8 +100,8 @@ describe("complexity override after planning", () => {
     expect(complexityOverrideFor("high", 30, 10)).toBeNull();
   });
   it("tells the user why", () => {
-    expect(planned(started([low]), plan(11)).report).toMatch(/Planning produced 11 tasks/);
-    expect(planned(started([low]), plan(21)).report).toMatch(/significantly larger than expected/);
+    expect(reportOf(planned(started([low]), plan(11)))).toMatch(/Planning produced 11 tasks/);
+    expect(reportOf(planned(started([low]), plan(21)))).toMatch(/significantly larger than expected/);
   });
 });
 
@@ -117,13 +120,13 @@ describe("APPROVE_PLAN signals (standard rigor)", () => {
       taskCount: 8,
       taskThreshold: 15,
     });
-    expect(s.report).toContain("Auto-approved Phase 1: Core Scanner");
-    expect(s.report).toContain("Tasks: 8 (threshold: 15)");
+    expect(reportOf(s)).toContain("Auto-approved Phase 1: Core Scanner");
+    expect(reportOf(s)).toContain("Tasks: 8 (threshold: 15)");
   });
   it("signal 1, reviewPlans: --review-plans pauses every plan", () => {
     const s = planned(started([low], { reviewPlans: true }), plan(3));
     expect(where(s)).toBe("APPROVE_PLAN.review");
-    expect(s.report).toMatch(/Review mode: manual \(--review-plans flag set\) \(triggered\)/);
+    expect(reportOf(s)).toMatch(/Review mode: manual \(--review-plans flag set\) \(triggered\)/);
   });
   it("signal 2, highComplexity: a high phase pauses", () => {
     let s = send(started([high]), { type: "ASSESSED", planPath: null });
@@ -133,18 +136,18 @@ describe("APPROVE_PLAN signals (standard rigor)", () => {
   it("signal 3, complexityOverride: an override pauses", () => {
     const s = planned(started([low]), plan(11));
     expect(where(s)).toBe("APPROVE_PLAN.review");
-    expect(s.report).toMatch(/Complexity override: low -> medium \(triggered\)/);
+    expect(reportOf(s)).toMatch(/Complexity override: low -> medium \(triggered\)/);
   });
   it("signal 4, plannerConcerns: any concern pauses", () => {
     const s = planned(started([medium]), plan(3, 0, ["auth flow unclear"]));
     expect(where(s)).toBe("APPROVE_PLAN.review");
-    expect(s.report).toMatch(/Planner concerns: 1 concern\(s\) \(triggered\)/);
+    expect(reportOf(s)).toMatch(/Planner concerns: 1 concern\(s\) \(triggered\)/);
   });
   it("signal 5, taskCount: 15 tasks auto-approve, 16 pause", () => {
     expect(where(planned(started([medium]), plan(15)))).toBe("EXECUTE.running");
     const s = planned(started([medium]), plan(16));
     expect(where(s)).toBe("APPROVE_PLAN.review");
-    expect(s.report).toMatch(/Tasks: 16 \(threshold: 15\) \(triggered\)/);
+    expect(reportOf(s)).toMatch(/Tasks: 16 \(threshold: 15\) \(triggered\)/);
   });
   it.each([
     ["yes", "approved_plan", "EXECUTE.running"],
@@ -192,12 +195,12 @@ describe("rigor table", () => {
     const s = planned(started([low], { rigor: "fast", reviewPlans: true }), plan(25, 8, ["risk"]));
     expect(where(s)).toBe("EXECUTE.running");
     expect(lastDecision(s).decision).toBe("auto_approved_plan_fast");
-    expect(s.report).toMatch(/fast mode — signal evaluation skipped/);
+    expect(reportOf(s)).toMatch(/fast mode — signal evaluation skipped/);
   });
   it("APPROVE_PLAN thorough: every plan pauses (as if --review-plans)", () => {
     const s = planned(started([low], { rigor: "thorough" }), plan(2));
     expect(where(s)).toBe("APPROVE_PLAN.review");
-    expect(s.report).toMatch(/--thorough/);
+    expect(reportOf(s)).toMatch(/--thorough/);
   });
   it("EXECUTE: the scratchpad rule follows the rigor level", () => {
     const prompt = (rigor: "fast" | "standard" | "thorough") => {
@@ -391,7 +394,7 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
     expect(s.phases[0].status).toBe("complete");
     expect(s.history[0]).toMatchObject({ phase: 0, name: "Core Scanner", tasksCompleted: 8, retriesUsed: 0, verificationPassed: true });
     expect(s.outbox.map((e) => e.type)).toEqual(expect.arrayContaining(["syncRoadmap", "writeSummary"]));
-    expect(s.report).toContain("Phase 1: Core Scanner — COMPLETE");
+    expect(reportOf(s)).toContain("Phase 1: Core Scanner — COMPLETE");
     const next = renderStep(s, slug).next;
     expect(next.kind === "ask" && next.question).toMatch(/Next: Phase 2: Rule Engine \(complexity: medium\)\. Continue\?/);
     s = send(s, { type: "DECIDE", answer: "yes", by: "host" });

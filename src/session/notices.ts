@@ -1,0 +1,297 @@
+// What the user is told with a Step, as data: one discriminated union on `kind`, each with the
+// facts its text needs, captured when the transition (or the effect) happened so the text cannot
+// drift from what was true then. The machine and the effect performer record notices in the state
+// file's `notices`; `renderNotice` turns them into text when a Step is made (src/engine/step.ts),
+// and every front end (the MCP tools, `autopilot run`, the logs) shows that Step's `report`.
+// Every message's wording lives here, in `renderNotice`, except the gate report's one line per
+// signal, which belongs to the signal registry (machines/signals.ts) and is reached through
+// `planGateReport`.
+//
+// A new message is one entry in `Notice` and one case in `renderNotice` (the compiler asks for it).
+// Notices already saved in state files must keep loading: the objects stay loose, and a field added
+// later is optional.
+import { z } from "zod";
+import { Signals } from "../../machines/signals.js";
+import { escalationStep } from "../../machines/policy.js";
+import { planGateReport } from "../../machines/reports.js";
+
+const Counts = z.looseObject({ blocking: z.number(), warning: z.number(), note: z.number() });
+export type SeverityCounts = z.infer<typeof Counts>;
+
+const Rigor = z.enum(["fast", "standard", "thorough"]);
+
+function notice<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
+  return z.looseObject({ kind: z.literal(kind), ...shape });
+}
+
+/** A notice: one message for the user, as the facts it tells. */
+export const Notice = z.discriminatedUnion("kind", [
+  /** Plain text: a report an earlier engine saved as prose (state files before notices). */
+  notice("text", { text: z.string() }),
+  // INIT ----------------------------------------------------------------------------------------
+  notice("specRead", {
+    phaseCount: z.number().int(),
+    /** The first phases only (at most 5): the report reaches the host model. */
+    phases: z.array(z.looseObject({ name: z.string(), complexity: z.string() })),
+    rigorLevel: z.string(),
+    reviewPlans: z.boolean(),
+    sessionDir: z.string(),
+  }),
+  notice("userChanges", { count: z.number().int() }),
+  notice("resumed", { state: z.string(), phaseNumber: z.number().int(), phaseName: z.string().nullable() }),
+  notice("stopped", { state: z.string() }),
+  // ASSESS / PLAN -------------------------------------------------------------------------------
+  notice("interactivePlanning", { phaseNumber: z.number().int(), phaseName: z.string().nullable() }),
+  notice("assessed", { phaseNumber: z.number().int(), phaseName: z.string().nullable(), complexity: z.string() }),
+  notice("planLarger", { override: z.enum(["medium", "high"]), taskCount: z.number().int() }),
+  // APPROVE_PLAN ----------------------------------------------------------------------------------
+  notice("planGate", {
+    mode: z.enum(["auto", "fast", "pause"]),
+    phaseNumber: z.number().int(),
+    phaseName: z.string(),
+    signals: Signals,
+    fired: z.array(z.string()),
+    rigor: Rigor,
+    checkpointCount: z.number().int(),
+  }),
+  notice("planChanged", {
+    planPath: z.string().nullable(),
+    /** Whether the approval question was still open when the plan changed. */
+    whileAsking: z.boolean(),
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+  }),
+  // EXECUTE ---------------------------------------------------------------------------------------
+  notice("checkpointPassed", { label: z.string() }),
+  notice("checkpointReached", { type: z.string(), label: z.string(), details: z.string().nullable() }),
+  notice("taskFailed", {
+    taskNumber: z.number().nullable(),
+    taskName: z.string(),
+    error: z.string(),
+    attempt: z.number().int(),
+    maxAttempts: z.number().int(),
+  }),
+  notice("budgetExhausted", {
+    taskNumber: z.number().nullable(),
+    taskName: z.string(),
+    attempts: z.array(z.looseObject({ attempt: z.number().int(), fixAttempted: z.string().optional(), error: z.string() })),
+    error: z.string(),
+    /** Two phases in a row exhausted their budget. */
+    repeated: z.boolean(),
+  }),
+  // VERIFY / REVIEW ---------------------------------------------------------------------------------
+  notice("verificationPassed", {}),
+  notice("verificationFailed", { findings: z.array(z.string()) }),
+  notice("review", { counts: Counts }),
+  // PHASE_COMPLETE ----------------------------------------------------------------------------------
+  notice("phaseSummary", {
+    phaseNumber: z.number().int(),
+    name: z.string(),
+    skipped: z.boolean(),
+    tasks: z.number().int(),
+    retries: z.number().int(),
+    verification: z.string(),
+    counts: Counts,
+    reviewOverridden: z.boolean(),
+    next: z.looseObject({ phaseNumber: z.number().int(), name: z.string(), complexity: z.string() }).nullable(),
+  }),
+  // FINAL_REVIEW / DONE -----------------------------------------------------------------------------
+  notice("finalReview", { counts: Counts }),
+  notice("finalFixesExhausted", { rounds: z.number().int() }),
+  notice("done", {
+    phasesCompleted: z.number().int(),
+    phasesSkipped: z.number().int(),
+    tasks: z.number().int(),
+    retries: z.number().int(),
+    finalReviewStatus: z.string(),
+    finalFindings: Counts,
+    overriddenReviews: z.number().int(),
+  }),
+  notice("personaFailed", { error: z.string() }),
+  // Budget (the engine answers the over-budget question itself) --------------------------------------
+  notice("budgetAnswered", {
+    answer: z.enum(["raised", "continueOnce", "stopped"]),
+    /** The budget as shown ("$1.00"), before the answer. */
+    budget: z.string(),
+    /** The raised budget as shown, when raised. */
+    raised: z.string().optional(),
+    spent: z.string(),
+  }),
+  // Effects (src/engine/perform.ts) ------------------------------------------------------------------
+  notice("commitSkipped", { label: z.string() }),
+  notice("committed", { label: z.string(), sha: z.string() }),
+  notice("leftOut", {
+    /** The first entries (at most 10). */
+    entries: z.array(z.looseObject({ path: z.string(), why: z.string() })),
+    total: z.number().int(),
+  }),
+  notice("userChangesCommitted", { count: z.number().int(), sha: z.string(), message: z.string() }),
+  notice("userChangesAlreadyCommitted", {}),
+  notice("prTitle", { title: z.string() }),
+  notice("learningsPromoted", { promoted: z.number().int(), kept: z.number().int() }),
+  notice("learningsPrune", { count: z.number().int(), threshold: z.number().int() }),
+]);
+export type Notice = z.infer<typeof Notice>;
+export type NoticeKind = Notice["kind"];
+
+/** The notice of one kind. */
+export type NoticeOf<K extends NoticeKind> = Extract<Notice, { kind: K }>;
+
+/** How many of a list `leftOut` keeps (the rest are counted). */
+export const LEFT_OUT_SHOWN = 10;
+
+/** The first 5 phases a `specRead` notice lists. */
+export const SPEC_PHASES_SHOWN = 5;
+
+function counted(c: SeverityCounts): string {
+  return `${c.blocking} blocking, ${c.warning} warning, ${c.note} note`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The text of one notice: every message's wording, in one place. */
+export function renderNotice(n: Notice): string {
+  switch (n.kind) {
+    case "text":
+      return n.text;
+    case "specRead":
+      return [
+        `Read spec — found ${plural(n.phaseCount, "phase")}:`,
+        ...n.phases.map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
+        ...(n.phaseCount > n.phases.length ? [`  … and ${n.phaseCount - n.phases.length} more (autopilot_status lists them)`] : []),
+        `Rigor level: ${n.rigorLevel}${n.reviewPlans ? " · --review-plans" : ""}`,
+        `Created ${n.sessionDir}/autopilot-state.json. Starting Phase 1.`,
+      ].join("\n");
+    case "userChanges":
+      return `The working tree has ${plural(n.count, "uncommitted change")} autopilot did not make (staged, unstaged or untracked). autopilot commits only its own work, so it asks first.`;
+    case "resumed":
+      return n.state === "DONE"
+        ? "This session is DONE."
+        : `Resuming autopilot from state ${n.state}, phase ${n.phaseNumber}: ${n.phaseName ?? "?"}.`;
+    case "stopped":
+      return `Stopped at ${n.state}. The session is saved; resume it with autopilot_start (or \`autopilot run\`).`;
+    case "interactivePlanning":
+      return (
+        `Phase ${n.phaseNumber}: ${n.phaseName ?? "?"} — complexity: high. This phase requires interactive planning: run the ` +
+        `harness-planning skill with the user for this phase, then resume autopilot to continue.`
+      );
+    case "assessed":
+      return `Phase ${n.phaseNumber}: ${n.phaseName ?? "?"} — complexity: ${n.complexity}. Auto-planning.${n.complexity === "medium" ? " Medium complexity: review the plan with extra scrutiny." : ""}`;
+    case "planLarger":
+      return n.override === "high"
+        ? "This phase is significantly larger than expected. Consider breaking it down."
+        : `Planning produced ${n.taskCount} tasks — more than expected for low complexity. Reviewing with extra scrutiny.`;
+    case "planGate":
+      return planGateReport({ ...n, fired: n.fired as Parameters<typeof planGateReport>[0]["fired"] });
+    case "planChanged": {
+      const short = (h: string | null) => (h ? h.slice(0, 12) : "missing");
+      const when = n.whileAsking ? "while the approval question was open" : "after it was approved";
+      return `The plan ${n.planPath ?? ""} changed ${when} (sha256 ${short(n.from)} → ${short(n.to)}). The approval was for the earlier plan: the changed plan goes through the plan gate again, and none of it runs until it is approved.`;
+    }
+    case "checkpointPassed":
+      return `Checkpoint passed: ${n.label}`;
+    case "checkpointReached":
+      return `Checkpoint reached (${n.type}): ${n.label}${n.details ? `\n${n.details}` : ""}`;
+    case "taskFailed":
+      return `Task ${n.taskNumber ?? "?"}: ${n.taskName} — FAILED\nError: ${n.error}\nRetry ${n.attempt}/${n.maxAttempts}: ${escalationStep(n.attempt).report}`;
+    case "budgetExhausted":
+      return [
+        `Task ${n.taskNumber ?? "?"}: ${n.taskName} — FAILED (budget exhausted)`,
+        ...n.attempts.map((a) => `Attempt ${a.attempt}: ${a.fixAttempted ? `${a.fixAttempted} → ` : ""}${a.error}`),
+        `Final error: ${n.error}`,
+        "Passing work was kept in a recovery commit. Recorded in .harness/failures.md.",
+        ...(n.repeated
+          ? ["Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing."]
+          : []),
+      ].join("\n");
+    case "verificationPassed":
+      return "Verification: pass";
+    case "verificationFailed":
+      return ["Verification failed:", ...n.findings.map((f) => `- ${f}`)].join("\n");
+    case "review":
+      return `Review: ${counted(n.counts)}`;
+    case "phaseSummary": {
+      const lines = [`Phase ${n.phaseNumber}: ${n.name} — ${n.skipped ? "SKIPPED" : "COMPLETE"}`];
+      if (!n.skipped)
+        lines.push(
+          `Tasks: ${n.tasks}/${n.tasks} | Retries: ${n.retries} | Verification: ${n.verification} | Review: ${counted(n.counts)}${n.reviewOverridden ? " (overridden)" : ""}`,
+        );
+      lines.push(
+        n.next
+          ? `Next: Phase ${n.next.phaseNumber}: ${n.next.name} (complexity: ${n.next.complexity}). Continue? (yes / stop)`
+          : "All phases done. Starting the final review of the whole change.",
+      );
+      return lines.join("\n");
+    }
+    case "finalReview":
+      return `Final review: ${counted(n.counts)}.`;
+    case "finalFixesExhausted":
+      return `Final review: blocking findings remain after ${n.rounds} fix rounds. Recorded in .harness/failures.md.`;
+    case "done":
+      return [
+        "All phases complete.",
+        `Total: ${n.phasesCompleted} phases${n.phasesSkipped ? ` (+${n.phasesSkipped} skipped)` : ""}, ${n.tasks} tasks, ${n.retries} ${n.retries === 1 ? "retry" : "retries"}`,
+        `Final review: ${n.finalReviewStatus} (${counted(n.finalFindings)})`,
+        ...(n.overriddenReviews ? [`Overridden reviews: ${n.overriddenReviews}`] : []),
+      ].join("\n");
+    case "personaFailed":
+      return `The persona could not finish this step: ${n.error}`;
+    case "budgetAnswered":
+      return n.answer === "raised"
+        ? `Budget raised from ${n.budget} to ${n.raised ?? "?"} (spent: ${n.spent}).`
+        : n.answer === "continueOnce"
+          ? `Over budget (${n.budget}; spent: ${n.spent}): one more persona run, then the session asks again.`
+          : `Stopped: the budget (${n.budget}) is spent (${n.spent}). The session is saved; resume it with a larger --budget.`;
+    case "commitSkipped":
+      return `${n.label} — nothing to commit (skipped)`;
+    case "committed":
+      return `${n.label} — committed (${n.sha.slice(0, 7)})`;
+    case "leftOut":
+      return [
+        `Left out of autopilot's commit (not its own work; commit it yourself if it belongs):`,
+        ...n.entries.map((l) => `  ${l.path} — ${l.why}`),
+        ...(n.total > n.entries.length ? [`  … and ${n.total - n.entries.length} more`] : []),
+      ].join("\n");
+    case "userChangesCommitted":
+      return `Committed your ${plural(n.count, "earlier change")} as ${n.sha.slice(0, 7)} "${n.message}", at your request. The session starts from that commit.`;
+    case "userChangesAlreadyCommitted":
+      return "Your earlier changes were already committed; nothing to commit.";
+    case "prTitle":
+      return `Suggested PR title: ${n.title}`;
+    case "learningsPromoted":
+      return `Promoted ${n.promoted} learnings to global, ${n.kept} session-specific entries kept in session.`;
+    case "learningsPrune":
+      return `Global learnings.md has ${n.count} entries (threshold: ${n.threshold}). Run \`harness learnings prune\` to analyze patterns and archive old entries.`;
+    default: {
+      const unknown: never = n;
+      throw new Error(`unknown notice ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/**
+ * Notices an effect records: each is a line under the one before it (a commit's line, then what it
+ * left out), where the machine's notices are paragraphs.
+ */
+const LINE_KINDS: ReadonlySet<NoticeKind> = new Set<NoticeKind>([
+  "commitSkipped",
+  "committed",
+  "leftOut",
+  "userChangesCommitted",
+  "userChangesAlreadyCommitted",
+  "prTitle",
+  "learningsPromoted",
+  "learningsPrune",
+]);
+
+/** The report a Step shows: the notices in the order they were recorded, or null when there are none. */
+export function renderNotices(notices: readonly Notice[]): string | null {
+  let out: string | null = null;
+  for (const n of notices) {
+    const text = renderNotice(n);
+    out = out === null ? text : `${out}${LINE_KINDS.has(n.kind) ? "\n" : "\n\n"}${text}`;
+  }
+  return out;
+}
