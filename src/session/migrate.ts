@@ -898,9 +898,12 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
     if (typeof prose === "string" && prose !== "") {
       s.notices = [{ kind: "text", text: prose }];
       notes.add(`report: the saved report became a plain-text notice`);
-    } else if (prose !== null) {
-      keepOriginal(top, "report", prose);
-      notes.add(`report: an unexpected value; kept as "originalReport"`);
+    } else {
+      s.notices = [];
+      if (prose !== null && prose !== "") {
+        keepOriginal(top, "report", prose);
+        notes.add(`report: an unexpected value; kept as "originalReport"`);
+      }
     }
   }
 

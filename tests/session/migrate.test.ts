@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { AutopilotError } from "../../src/protocol/errors.js";
 import { migrateState } from "../../src/session/migrate.js";
-import { AutopilotState } from "../../src/session/schema.js";
+import { AutopilotState, renderNotices } from "../../src/session/schema.js";
+import { renderStep } from "../../src/engine/step.js";
 import { lostValues } from "./helpers/nothing-lost.js";
 import { RETRY_BUDGET } from "../../machines/policy.js";
 
@@ -338,6 +339,41 @@ describe("an outbox a crash left (effects the machine owed, not yet performed)",
     expect(r.state.outbox).toEqual([]);
     expect((r.state as Rec).originalOutbox).toEqual(broken);
     expect(r.notes).toEqual(expect.arrayContaining([expect.stringMatching(/engine field "outbox" was invalid/)]));
+  });
+});
+
+describe("a file saved before notices (the Step's text kept as prose in `report`)", () => {
+  const PROSE = "Checkpoint passed: Checkpoint 1: types\nCheckpoint 1: types — committed (1a2b3c4)\n\nVerification: pass";
+
+  it("loads, its prose kept as one plain-text notice that renders to the same text", () => {
+    const { s, notes } = migrated("v5-prose-report.json");
+    expect(s.report).toBeUndefined();
+    expect(s.notices).toEqual([{ kind: "text", text: PROSE }]);
+    expect(renderNotices(s.notices)).toBe(PROSE);
+    expect(notes).toEqual(["report: the saved report became a plain-text notice"]);
+  });
+
+  it("the Step made from it shows the same report the old engine would have shown", () => {
+    const { state } = migrated("v5-prose-report.json");
+    expect(renderStep(state, "core").report).toBe(PROSE);
+  });
+
+  it("an empty report (null) leaves no notice and no note; the migrated file reads back unchanged", () => {
+    const raw = { ...fixture("v5-prose-report.json"), report: null };
+    const r = migrateState(raw, { sessionDir: raw.sessionDir });
+    expect(r.state.notices).toEqual([]);
+    expect(r.notes).toEqual([]);
+    const again = migrateState(JSON.parse(JSON.stringify(migrated("v5-prose-report.json").state)), { sessionDir: raw.sessionDir });
+    expect(again.notes).toEqual([]);
+    expect(again.state.notices).toEqual([{ kind: "text", text: PROSE }]);
+  });
+
+  it("a notice of a kind this build does not know moves the notices aside rather than failing the file", () => {
+    const first = migrated("v4-no-rigor.json").state;
+    const odd = [{ kind: "fromTheFuture", x: 1 }];
+    const r = migrateState(JSON.parse(JSON.stringify({ ...first, notices: odd })), { sessionDir: first.sessionDir });
+    expect(r.state.notices).toEqual([]);
+    expect((r.state as Rec).originalNotices).toEqual(odd);
   });
 });
 
