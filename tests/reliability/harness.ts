@@ -118,13 +118,13 @@ export interface RunSnapshot {
 }
 
 /**
- * What an uninterrupted run and a crashed-and-restarted run must agree on. `report` (the text the
- * host sees with the next Step) is left out: after a crash it says what the restarted call did.
+ * What an uninterrupted run and a crashed-and-restarted run must agree on. `notices` (what the host
+ * is told with the next Step) are left out: after a crash they say what the restarted call did.
  */
 export async function snapshot(dir: string, opts: { ignoreStepIds?: boolean } = {}): Promise<RunSnapshot> {
   const sessionDir = path.join(dir, ".harness/sessions", SLUG);
   const raw = JSON.parse(await readFile(path.join(sessionDir, "autopilot-state.json"), "utf8"));
-  const drop = ["report", ...(opts.ignoreStepIds ? ["stepId"] : [])];
+  const drop = ["notices", ...(opts.ignoreStepIds ? ["stepId"] : [])];
   let state = normalize(raw, drop);
   const files: Record<string, string | null> = {};
   for (const rel of [".harness/failures.md", ".harness/learnings.md", ".harness/sessions/index.md"]) files[rel] = await readOr(path.join(dir, rel));
