@@ -156,6 +156,23 @@ export function composeClaudeView(o: {
   };
 }
 
+/**
+ * Where the results' bytes are: the JSON text of each `report`, `todo` and `next.prompt` (the rest
+ * is keys, session, stepId, state, persona, question, options: the total less these).
+ */
+export function resultParts(results: unknown[]): Array<{ part: string; texts: string[] }> {
+  const field = (get: (o: { report?: string; todo?: string; next?: { prompt?: string } }) => string | undefined) =>
+    results.flatMap((r) => {
+      const v = get((r ?? {}) as never);
+      return v === undefined ? [] : [JSON.stringify(v)];
+    });
+  return [
+    { part: "report (what the user is shown)", texts: field((o) => o.report) },
+    { part: "todo", texts: field((o) => o.todo) },
+    { part: "dispatch prompt", texts: field((o) => o.next?.prompt) },
+  ];
+}
+
 export const bytesOf = (s: string) => Buffer.byteLength(s);
 /**
  * Tokens by @anthropic-ai/tokenizer: Anthropic's published tokenizer of the earlier Claude models.

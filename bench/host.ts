@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Step } from "../src/protocol/step.js";
 import type { PersonaTask } from "../src/runners/types.js";
-import { ScriptedRunner, phaseFromPrompt } from "../src/runners/scripted.js";
+import { ScriptedRunner, taskOfStep } from "../src/runners/scripted.js";
 import { bytes } from "./stats.js";
 import { git, gitEnv } from "./repo.js";
 
@@ -137,18 +137,7 @@ async function afterTransition(root: string, st: SessionStats, step: Step): Prom
 }
 
 function taskFor(root: string, step: Step): PersonaTask {
-  if (step.next.kind !== "dispatch") throw new Error("not a dispatch step");
-  const final = step.state === "FINAL_REVIEW";
-  return {
-    persona: step.next.persona,
-    description: step.next.description,
-    prompt: step.next.prompt,
-    expects: step.next.expects,
-    projectRoot: root,
-    session: step.session,
-    phaseIndex: final ? null : (step.phase?.index ?? phaseFromPrompt(step.next.prompt)?.index ?? null),
-    phaseName: final ? null : (step.phase?.name ?? phaseFromPrompt(step.next.prompt)?.name ?? null),
-  };
+  return taskOfStep(root, step);
 }
 
 const agreeable = (options: string[]) => {
@@ -179,8 +168,9 @@ export async function play(
   for (let i = 0; i < 10_000; i++) {
     if (step.next.kind === "done" || step.next.kind === "wait" || until?.(step)) break;
     if (step.next.kind === "dispatch") {
-      st.dispatchPromptBytes += bytes(step.next.prompt) + bytes(step.next.description);
-      const { result } = await runner.run(taskFor(root, step));
+      const task = taskFor(root, step);
+      st.dispatchPromptBytes += bytes(task.prompt) + bytes(task.description);
+      const { result } = await runner.run(task);
       const before = (await git(root, "rev-parse", "HEAD")).trim();
       const out = await timedCall(client, st, "autopilot_report", { session: step.session, stepId: step.stepId, result });
       const after = (await git(root, "rev-parse", "HEAD")).trim();

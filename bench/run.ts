@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { makeProject, specWith } from "./repo.js";
 import { newStats, play, spawnServer, startSession, stateFile, type SessionStats } from "./host.js";
 import { bytes, kb, median, ms, percentile, ratio, sum, table } from "./stats.js";
-import { CLAUDE_CODE_VERSION, bytesOf, composeClaudeView, installedClaude, tokensOf } from "./claude-view.js";
+import { CLAUDE_CODE_VERSION, bytesOf, composeClaudeView, installedClaude, resultParts, tokensOf } from "./claude-view.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = path.resolve(here, "../.."); // dist/bench → the package root
@@ -152,6 +152,14 @@ async function claudeView(skillText: string) {
     if (label === "standard") {
       for (const f of fixed) rows.push([f[0], String(f[1]), String(f[2])]);
       rows.push([`${view.results.length} tool results (structuredContent JSON)`, String(results[0]), String(results[1])]);
+      let [restB, restT] = results;
+      for (const p of resultParts(view.results)) {
+        const [b, t] = bt(p.texts);
+        rows.push([`  of which ${p.part}`, String(b), String(t)]);
+        restB -= b;
+        restT -= t;
+      }
+      rows.push(["  of which the rest (keys, session, stepId, state, persona, question, options, ...)", String(restB), String(restT)]);
       rows.push([`  per result: min / mean / max bytes`, `${Math.min(...view.results.map(bytesOf))} / ${(results[0] / view.results.length).toFixed(0)} / ${Math.max(...view.results.map(bytesOf))}`, ""]);
       rows.push([`${view.writes.length} tool-call inputs the model writes`, String(writes[0]), String(writes[1])]);
       rows.push(["autopilot total (standard, 3 phases)", String(totalB), String(totalT)]);

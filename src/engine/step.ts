@@ -247,9 +247,25 @@ function decideCall(step: Pick<Step, "session" | "stepId">): string {
   return `autopilot_decide {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<their reason, if given>}`;
 }
 
+/**
+ * Claude Code's todo: its model reads the todo inside the Step's JSON (structuredContent), next to
+ * `session` and `stepId`, in every later request of the conversation; so the call after names
+ * those fields instead of repeating their values (the tool's input schema describes the rest).
+ */
+function leanTodo(step: Pick<Step, "session" | "stepId" | "next">): string | null {
+  const next = step.next;
+  if (next.kind === "dispatch")
+    return `Agent tool: subagent_type "${next.persona}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}.`;
+  if (next.kind === "ask" && !next.humanOnly?.length)
+    return "Ask the user next.question (options: next.options); then autopilot_decide {session, stepId, answer, rationale: their reason, if given}.";
+  return null;
+}
+
 /** One line that alone says what to do with `next`: which tool, which agent, which call after. */
 export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: HostView = OTHER): string {
   const next = step.next;
+  const lean = view.host === "claude-code" ? leanTodo(step) : null;
+  if (lean) return lean;
   switch (next.kind) {
     case "dispatch":
       return `${runPersona(view, next.persona, "next.prompt")}, then call ${reportCall(step, next.expects.result)}.`;

@@ -141,8 +141,8 @@ export function claudeCommandBody(): string {
   return [
     "Arguments: $ARGUMENTS",
     "",
-    "Run autopilot: call mcp__autopilot__autopilot_start with `spec` = the spec path and `flags` = the flags as one string (unsure which is which? pass the whole text as `spec`). No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
-    "Every result is a Step: show the user its `report`, then do exactly what its `todo` says (a dispatch: the Agent tool, then autopilot_report; an ask: the user's answer, then autopilot_decide). Never plan, execute or review yourself. After a context reset: autopilot_next.",
+    "Run autopilot: call mcp__autopilot__autopilot_start with `spec` = the arguments as given (the server reads the flags out of them). No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
+    "Every result is a Step: show the user its `report`, then do exactly what its `todo` says. Never plan, execute or review yourself. After a context reset: autopilot_next.",
     "",
   ].join("\n");
 }

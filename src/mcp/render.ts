@@ -18,12 +18,20 @@ export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: str
 /**
  * The Step as Claude Code's model reads it (structuredContent JSON, on every later request of the
  * conversation): only what the next action needs. `phase`, `rigor` and `reviewPlans` are in the
- * report and the prompt already; `expects.artifacts` are in the prompt and the brief.
+ * report and the prompt already. A dispatch keeps `persona` and `prompt`: its `description` is the
+ * prompt's first sentence, and `expects` is in the brief the prompt names (the host passes on
+ * whatever result the persona replies). done's `summary` keeps `commits` and `decisions`: the
+ * report states the other totals.
  */
 export function leanStep(step: Step): Step {
   const { phase: _phase, rigor: _rigor, reviewPlans: _reviewPlans, ...rest } = step;
-  const next = step.next.kind === "dispatch" ? { ...step.next, expects: { result: step.next.expects.result } } : step.next;
-  return { ...rest, next } as Step;
+  const n = step.next;
+  if (n.kind === "dispatch") return { ...rest, next: { kind: n.kind, persona: n.persona, prompt: n.prompt } } as unknown as Step;
+  if (n.kind === "done" && step.report) {
+    const { commits, decisions } = n.summary;
+    return { ...rest, next: { kind: "done", summary: { commits, decisions } } } as unknown as Step;
+  }
+  return rest as Step;
 }
 
 export function stepResult(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): CallToolResult {

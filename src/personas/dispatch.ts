@@ -75,7 +75,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   const { persona, result } = job;
   const make = (
     description: string,
-    prompt: string[],
+    prompt: string,
     rules: string[],
     artifacts: DispatchNext["expects"]["artifacts"],
   ): Planned => ({
@@ -83,9 +83,8 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       kind: "dispatch",
       persona,
       description,
-      prompt: [...prompt, `Read ${brief} first: it has the rules and the result format. Reply with one "${result}" result as JSON.`]
-        .filter(Boolean)
-        .join("\n"),
+      // One line: the job, and the brief with the paths, the rules and the result to reply with.
+      prompt: `${prompt} Read your brief ${brief} first.`,
       expects: { result, artifacts: { ...artifacts, brief } },
     },
     rules: rules.filter(Boolean),
@@ -95,9 +94,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     const plan = plannedPlanPath(state);
     return make(
       `Plan phase ${n}: ${phase.name}`,
-      [
-        `${state.phaseRun.revision ? "Revise the plan for" : "Plan"} phase ${of} "${phase.name}" of ${state.specPath}. Write the plan to ${plan} and the handoff to ${handoff}.`,
-      ],
+      `${state.phaseRun.revision ? "Revise the plan for" : "Plan"} phase ${of} "${phase.name}".`,
       [
         state.phaseRun.revision ? `This is a revision of the existing plan ${plan}: see "Why the plan is being revised" below.` : "",
         `Write the plan to ${plan}: a "**Tasks:** N" header, one "### Task N: Name" heading per task, and a [checkpoint:human-verify|decision|human-action] marker in the heading of any task where a human must act.`,
@@ -116,18 +113,19 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     const cur = state.retryBudget.currentTask;
     const fix = state.phaseRun.fix;
     const what = fix
-      ? `Fix the ${fix.source} findings of phase ${of} "${phase.name}" (plan ${plan}).`
+      ? `Fix the ${fix.source} findings of phase ${of} "${phase.name}".`
       : level > 0 && cur
-        ? `Retry ${level}/${state.retryBudget.maxAttempts} of task ${cur.number ?? "?"} (${cur.name}) of phase ${of} "${phase.name}" (plan ${plan}).`
+        ? `Retry ${level}/${state.retryBudget.maxAttempts} of task ${cur.number ?? "?"} (${cur.name}) of phase ${of} "${phase.name}".`
         : state.phaseRun.checkpointAnswer
-          ? `Resume phase ${of} "${phase.name}" (plan ${plan}) after the human checkpoint.`
+          ? `Resume phase ${of} "${phase.name}" after the human checkpoint.`
           : state.phaseRun.checkpointsPassed.length
-            ? `Continue phase ${of} "${phase.name}" (plan ${plan}) after checkpoint "${state.phaseRun.checkpointsPassed.at(-1)}".`
-            : `Execute phase ${of} "${phase.name}" from the plan ${plan}, task by task.`;
+            ? `Continue phase ${of} "${phase.name}" after checkpoint "${state.phaseRun.checkpointsPassed.at(-1)}".`
+            : `Execute phase ${of} "${phase.name}".`;
     return make(
       fix ? `Fix phase ${n}: ${phase.name}` : level > 0 ? `Retry ${level}/${state.retryBudget.maxAttempts}, phase ${n}: ${phase.name}` : `Execute phase ${n}: ${phase.name}`,
-      [what],
+      what,
       [
+        fix ? "Fix exactly the findings listed below." : `Carry out the plan ${plan} task by task, in order, from the first task not done.`,
         level > 0 && cur && !fix ? `${escalationBrief(level)} Earlier attempts are listed below.` : "",
         `Keep ${execState} updated after each task.`,
         "Do not commit: the server commits at each passing checkpoint. Stop at every [checkpoint:*] task and report it.",
@@ -144,8 +142,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   if (job.job === "verify") {
     return make(
       `Verify phase ${n}: ${phase.name}`,
-      [`Verify phase ${of} "${phase.name}" of ${state.specPath} against its plan ${phase.planPath ?? "(see the brief)"}.`],
+      `Verify phase ${of} "${phase.name}".`,
       [
+        `Verify the phase against its plan ${phase.planPath ?? "(none recorded: use the spec)"} and the spec.`,
         RIGOR[state.rigorLevel].verifying,
         reply("verified", `{"kind":"verified","verdict":"pass|fail","findings":["what failed and where", ...]}`),
       ],
@@ -157,8 +156,12 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   if (job.job === "review") {
     return make(
       `Review phase ${n}: ${phase.name}`,
-      [`Review the changes of phase ${of} "${phase.name}" (plan ${phase.planPath ?? "see the brief"}).`],
-      ["Report findings with severity blocking, warning or note; the diff scope is below.", reply("reviewed", reviewShape)],
+      `Review phase ${of} "${phase.name}".`,
+      [
+        `Review the changes of this phase against its plan ${phase.planPath ?? "(none recorded)"}; the diff scope is below.`,
+        "Report findings with severity blocking, warning or note.",
+        reply("reviewed", reviewShape),
+      ],
       {},
     );
   }
@@ -166,7 +169,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   if (job.job === "finalReview") {
     return make(
       "Final review: cross-phase coherence check",
-      [`Final review of ${state.specPath}: the FULL diff ${state.startingCommit ?? "<startingCommit>"}..HEAD, not just the last phase.`],
+      "Final review: the FULL diff of the session, not just the last phase.",
       [
         `Review the full diff (git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD).`,
         "The per-phase findings below were found and addressed during the phases: do not assume they are resolved, verify. Focus on cross-phase coherence: naming consistency, duplicated utilities, architectural drift.",
@@ -179,7 +182,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   if (job.job === "finalFix") {
     return make(
       "Fix final review findings",
-      [`Fix the blocking findings of the final review of ${state.specPath} (round ${state.finalReview.retryCount} of ${FINAL_REVIEW_FIX_BUDGET}).`],
+      `Fix the blocking findings of the final review (round ${state.finalReview.retryCount} of ${FINAL_REVIEW_FIX_BUDGET}).`,
       [
         "One task per finding (listed below).",
         "Do not commit: the server commits after the fixes.",
@@ -195,15 +198,20 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
 /** The brief file's content: everything the persona needs that is too long for the prompt. */
 export function briefContent(state: AutopilotState, slug: string, facts: DispatchFacts): string {
   const phase = state.phases[state.currentPhase];
+  const planned = planDispatch(state, slug);
+  // The files this step reads or writes, one per line: the prompt names only this brief.
+  const files = planned?.next.expects.artifacts ?? {};
   const out: string[] = [`# Brief for step ${state.stepId} (${state.currentState})`, ""];
   out.push(`- Spec: ${state.specPath}`, `- Session: ${slug} (${sessionDirRel(slug)})`, `- Rigor: ${state.rigorLevel}`);
   if (state.currentState !== "FINAL_REVIEW" && phase) {
     out.push(`- Phase ${state.currentPhase + 1} of ${state.phases.length}: ${phase.name} (complexity ${phase.complexity}${phase.complexityOverride ? `, reviewed as ${phase.complexityOverride}` : ""})`);
-    if (phase.planPath) out.push(`- Plan: ${phase.planPath}`);
+    const plan = files.plan ?? phase.planPath;
+    if (plan) out.push(`- Plan: ${plan}${state.currentState === "PLAN" ? " (write it)" : ""}`);
   }
+  if (files.handoff && (state.currentState === "PLAN" || state.stage === "fixing")) out.push(`- Handoff: ${files.handoff} (write it)`);
+  if (files.state) out.push(`- Execution state: ${files.state} (keep it updated)`);
   if (state.startingCommit) out.push(`- Starting commit: ${state.startingCommit}`);
   out.push("");
-  const planned = planDispatch(state, slug);
   if (planned) out.push("## How to do this step", "", ...planned.rules.map((r) => `- ${r}`), "");
   if (state.currentState === "PLAN") {
     if (state.phaseRun.revision) out.push("## Why the plan is being revised", "", state.phaseRun.revision, "");

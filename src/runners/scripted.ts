@@ -10,7 +10,7 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import type { PersonaRunner, PersonaTask, RunnerOutcome } from "./types.js";
 import type { UsageReport } from "../session/usage.js";
-import type { PersonaResult } from "../protocol/step.js";
+import type { DispatchNext, PersonaName, PersonaResult, ResultKind, Step } from "../protocol/step.js";
 import { sessionDirRel } from "../session/paths.js";
 import { kebab } from "../markdown/plans-folder.js";
 
@@ -110,8 +110,9 @@ export class ScriptedRunner implements PersonaRunner {
   private async plan(task: PersonaTask, log: string[]): Promise<PersonaResult> {
     const ps = this.phaseScript(task.phaseIndex);
     const n = ps.tasks ?? 3;
-    const planPath = task.expects.artifacts?.plan ?? /Write the plan to (\S+\.md)/.exec(task.prompt)?.[1];
-    if (!planPath) throw new Error("the planner's task names no plan file (expects.artifacts.plan or the prompt)");
+    const brief = await readBrief(task);
+    const planPath = task.expects.artifacts?.plan ?? briefFile(brief, "Plan");
+    if (!planPath) throw new Error("the planner's task names no plan file (expects.artifacts.plan or the brief)");
     const name = task.phaseName ?? "phase";
     const lines = [`# Plan: ${name}`, "", `**Tasks:** ${n}`, "", "## Tasks", ""];
     for (let t = 1; t <= n; t++) {
@@ -129,8 +130,8 @@ export class ScriptedRunner implements PersonaRunner {
       planPath,
       concerns: ps.concerns ?? [],
     };
-    const handoffPath = task.expects.artifacts?.handoff ?? /the handoff to (\S+\.json)/.exec(task.prompt)?.[1];
-    if (!handoffPath) throw new Error("the planner's task names no handoff file (expects.artifacts.handoff or the prompt)");
+    const handoffPath = task.expects.artifacts?.handoff ?? briefFile(brief, "Handoff");
+    if (!handoffPath) throw new Error("the planner's task names no handoff file (expects.artifacts.handoff or the brief)");
     await writeProjectFile(task.projectRoot, handoffPath, JSON.stringify(handoff, null, 2) + "\n");
     log.push(`wrote ${planPath} (${n} tasks)`);
     return { kind: "planned", planPath, concerns: ps.concerns ?? [], summary: handoff.summary };
@@ -249,6 +250,75 @@ async function writeProjectFile(root: string, rel: string, content: string): Pro
   if (!abs.startsWith(path.resolve(root) + path.sep)) throw new Error(`refusing to write outside the project: ${rel}`);
   await mkdir(path.dirname(abs), { recursive: true });
   await writeFile(abs, content);
+}
+
+/** The brief the prompt names ("Read <path> first"), as a persona reads it; "" when there is none. */
+async function readBrief(task: PersonaTask): Promise<string> {
+  const rel = task.expects.artifacts?.brief ?? briefFromPrompt(task.prompt);
+  if (!rel) return "";
+  return readFile(path.resolve(task.projectRoot, rel), "utf8").catch(() => "");
+}
+
+/** A file the brief's header names: "- Plan: <path>", "- Handoff: <path> (write it)". */
+export function briefFile(brief: string, label: "Plan" | "Handoff" | "Execution state"): string | undefined {
+  return new RegExp(`^- ${label}: (\\S+)`, "m").exec(brief)?.[1];
+}
+
+/**
+ * A dispatch's job in a few words, from its prompt (a lean Step carries no `description`): the
+ * sentence before "Read your brief", e.g. `Plan phase 1/3 "Core"`.
+ */
+export function descriptionFromPrompt(prompt: string): string {
+  const line = prompt.trim().split("\n").at(-1) ?? "";
+  return line.replace(/\s*Read your brief \S+ first\.?\s*$/, "").replace(/\.$/, "");
+}
+
+/** The brief a dispatch prompt names ("Read your brief <path> first"). */
+export function briefFromPrompt(prompt: string): string | undefined {
+  return /Read your brief (\S+) first/.exec(prompt)?.[1];
+}
+
+/**
+ * The result kind a dispatch asks for, from its state and persona (a lean Step carries no
+ * `expects`; the persona reads the kind in its brief).
+ */
+export function resultOf(state: Step["state"], persona: PersonaName): ResultKind | null {
+  switch (state) {
+    case "PLAN":
+      return "planned";
+    case "EXECUTE":
+      return "executed";
+    case "VERIFY":
+      return "verified";
+    case "REVIEW":
+      return "reviewed";
+    case "FINAL_REVIEW":
+      return persona === "harness-task-executor" ? "fixed" : "reviewed";
+    default:
+      return null;
+  }
+}
+
+/**
+ * The persona task of a dispatch Step, whole or lean (Claude Code's carries no `phase` or
+ * `expects`: the prompt names the phase, the result kind and the brief).
+ */
+export function taskOfStep(root: string, step: Step): PersonaTask {
+  if (step.next.kind !== "dispatch") throw new Error(`not a dispatch step: ${step.next.kind}`);
+  const next = step.next as Omit<DispatchNext, "expects" | "description"> & Partial<Pick<DispatchNext, "expects" | "description">>;
+  const final = step.state === "FINAL_REVIEW";
+  const result = next.expects?.result ?? resultOf(step.state, next.persona);
+  if (!result) throw new Error(`a dispatch in state ${step.state} expects no result kind`);
+  return {
+    persona: next.persona,
+    description: next.description ?? descriptionFromPrompt(next.prompt),
+    prompt: next.prompt,
+    expects: next.expects ?? { result },
+    projectRoot: root,
+    session: step.session,
+    phaseIndex: final ? null : (step.phase?.index ?? phaseFromPrompt(next.prompt)?.index ?? null),
+    phaseName: final ? null : (step.phase?.name ?? phaseFromPrompt(next.prompt)?.name ?? null),
+  };
 }
 
 /**

@@ -11,7 +11,7 @@ import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from "@mo
 import type { Step } from "../../src/protocol/step.js";
 import type { PersonaRunner, PersonaTask } from "../../src/runners/types.js";
 import { git, makeRepo, type TempRepo } from "./git.js";
-import { phaseFromPrompt } from "../../src/runners/scripted.js";
+import { taskOfStep } from "../../src/runners/scripted.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, "../..");
@@ -132,18 +132,7 @@ export async function stepCall(client: Client, name: string, args: Record<string
 }
 
 export function taskFor(root: string, step: Step): PersonaTask {
-  if (step.next.kind !== "dispatch") throw new Error(`not a dispatch step: ${step.next.kind}`);
-  const final = step.state === "FINAL_REVIEW";
-  return {
-    persona: step.next.persona,
-    description: step.next.description,
-    prompt: step.next.prompt,
-    expects: step.next.expects,
-    projectRoot: root,
-    session: step.session,
-    phaseIndex: final ? null : (step.phase?.index ?? phaseFromPrompt(step.next.prompt)?.index ?? null),
-    phaseName: final ? null : (step.phase?.name ?? phaseFromPrompt(step.next.prompt)?.name ?? null),
-  };
+  return taskOfStep(root, step);
 }
 
 export type Answer = string | { answer: string; rationale?: string };

@@ -159,16 +159,28 @@ describe("what Claude Code gets", () => {
     expect((log.result.structuredContent as { error: { code: string } }).error.code).toBe("unknown_session");
   });
 
-  it("a Step carries what the next action needs, and no phase, rigor, reviewPlans, artifacts or nulls", async () => {
+  it("a Step carries what the next action needs, and no phase, rigor, reviewPlans, description, expects or nulls", async () => {
     const out = await call(c.srv.client, "autopilot_start", { spec: SCANNER_PATH });
     const json = JSON.stringify(out.result.structuredContent);
     const step = JSON.parse(json);
     expect(Object.keys(step).sort()).toEqual(["next", "report", "session", "state", "stepId", "todo"]);
-    expect(step.next).toMatchObject({ kind: "dispatch", persona: "harness-planner", expects: { result: "planned" } });
-    expect(step.next.expects).not.toHaveProperty("artifacts");
+    expect(Object.keys(step.next).sort()).toEqual(["kind", "persona", "prompt"]);
+    expect(step.next).toMatchObject({ kind: "dispatch", persona: "harness-planner" });
     expect(json).not.toContain("null");
-    expect(step.todo).toContain(`autopilot_report {"session":"${SCANNER_SLUG}","stepId":${step.stepId}`);
+    // The prompt: the job and the brief, one line; the brief names the plan and handoff to write
+    // and the result kind.
+    const brief = /^Plan phase 1\/\d+ "[^"]+"\. Read your brief (\S+) first\.$/.exec(step.next.prompt)?.[1];
+    expect(brief, step.next.prompt).toMatch(new RegExp(`^\\.harness/sessions/${SCANNER_SLUG}/briefs/step-${step.stepId}\\.md$`));
+    const text = readFileSync(path.join(c.root, brief!), "utf8");
+    expect(text).toMatch(/^- Plan: docs\/changes\/security-scanner\/plans\/\S+-plan\.md \(write it\)$/m);
+    expect(text).toMatch(new RegExp(`^- Handoff: \\.harness/sessions/${SCANNER_SLUG}/handoff\\.json \\(write it\\)$`, "m"));
+    expect(text).toContain('{"kind":"planned"');
+    // The call after names the Step's own session and stepId, not copies of them.
+    expect(step.todo).toBe(
+      'Agent tool: subagent_type "harness-planner", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}.',
+    );
     // The text a content-only client shows keeps the whole Step.
     expect(out.text).toMatch(/phase 1\/\d+/);
+    expect(out.text).toContain(`"session":"${SCANNER_SLUG}","stepId":${step.stepId}`);
   });
 });

@@ -30,10 +30,15 @@ interface HostCase {
   clientName: string;
   /** What a dispatch instruction must name for this client: the tool and how it names the persona. */
   dispatch: (persona: string) => string[];
+  /**
+   * The lean Step (Claude Code): the todo's call after names the Step's own `session` and `stepId`
+   * (beside it in the JSON) instead of copying them.
+   */
+  lean?: boolean;
 }
 
 const HOSTS: HostCase[] = [
-  { clientName: "claude-code", dispatch: (p) => ["Agent tool", `subagent_type "${p}"`] },
+  { clientName: "claude-code", dispatch: (p) => ["Agent tool", `subagent_type "${p}"`, "run_in_background false"], lean: true },
   { clientName: "codex-mcp-client", dispatch: (p) => ["spawn_agent", `You are ${p}: follow ${PERSONAS}/${p}.md`, "wait_agent"] },
   { clientName: "gemini-cli-mcp-client", dispatch: (p) => ["invoke_agent", `agent_name "${p}"`] },
   { clientName: "some-editor", dispatch: (p) => [`${p} subagent`, `${PERSONAS}/${p}.md`] },
@@ -52,7 +57,16 @@ function needs(step: Step, host: HostCase): string[] {
   const common = [step.session];
   switch (n.kind) {
     case "dispatch":
-      return [...common, n.persona, n.description, n.expects.result, ...n.prompt.split("\n"), ...host.dispatch(n.persona), "autopilot_report"];
+      // A lean Step (Claude Code's) has no description or expects; the text view always does.
+      return [
+        ...common,
+        n.persona,
+        ...(n.description ? [n.description] : []),
+        ...(n.expects ? [n.expects.result] : []),
+        ...n.prompt.split("\n"),
+        ...host.dispatch(n.persona),
+        "autopilot_report",
+      ];
     case "ask":
       return [...common, n.question, ...n.options.map((o) => `"${o}"`), ...(n.context ? n.context.split("\n") : []), "autopilot_decide"];
     case "wait":
@@ -78,9 +92,20 @@ function checkStructured(out: CallOutcome, host: HostCase): void {
   // todo alone says what to do; the fields it points at (next.prompt, next.question...) are there.
   if (n.kind === "dispatch") {
     for (const want of host.dispatch(n.persona)) expect(view.todo, host.clientName).toContain(want);
-    expect(view.todo).toContain(`then call autopilot_report ${callOf(view)},"result":<its JSON reply, kind "${n.expects.result}">,"usage":<its usage block, if any>}`);
+    if (host.lean) {
+      expect(view.todo).toContain("then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}");
+      expect(typeof view.session === "string" && typeof view.stepId === "number").toBe(true);
+      // The prompt names the brief, which exists and says which result to reply with.
+      expect(n.prompt).toMatch(/Read your brief \S+\/briefs\/step-\d+\.md first\.$/);
+    } else {
+      expect(view.todo).toContain(`then call autopilot_report ${callOf(view)},"result":<its JSON reply, kind "${n.expects.result}">,"usage":<its usage block, if any>}`);
+    }
     expect(view.todo).toContain("next.prompt");
     expect(n.prompt.length).toBeGreaterThan(20);
+  } else if (n.kind === "ask" && host.lean && !n.humanOnly?.length) {
+    expect(view.todo).toContain("then autopilot_decide {session, stepId, answer, rationale: their reason, if given}");
+    expect(view.todo).toMatch(/next\.question.*next\.options/);
+    expect(n.options.length).toBeGreaterThan(1);
   } else if (n.kind === "ask") {
     expect(view.todo).toContain(`then call autopilot_decide ${callOf(view)},"answer":<one option>`);
     expect(view.todo).toMatch(/next\.question.*next\.options/);

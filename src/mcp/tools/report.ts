@@ -22,9 +22,10 @@ export function registerReport({ server, stepTool, assertNotDriven }: ToolKit): 
             // An unknown session is the more useful error; otherwise show where the session is.
             const step = await engine.peek(args.session);
             const issue = parsed.error.issues[0];
+            const kind = step.next.kind === "dispatch" ? `"${step.next.expects.result}"` : "<the kind the prompt asks for>";
             throw new AutopilotError(
               "bad_result",
-              `The result does not fit the protocol (${["result", ...issue.path].join(".")}: ${issue.message}). Send {"kind": <expects.result>, ...} as described in docs/mcp.md.`,
+              `The result does not fit the protocol (${["result", ...issue.path].join(".")}: ${issue.message}). Send {"kind": ${kind}, ...} as described in docs/mcp.md.`,
               { step },
             );
           }

@@ -40,7 +40,7 @@ export interface SeenStep {
   report?: string;
   todo?: string;
   next:
-    | { kind: "dispatch"; persona: string; description: string; prompt: string; expects: { result: string } }
+    | { kind: "dispatch"; persona: string; description?: string; prompt: string; expects?: { result: string } }
     | { kind: "ask"; question: string; options: string[]; context?: string }
     | { kind: "wait"; reason: string; resumeWith: string }
     | { kind: "done"; summary: unknown };
@@ -286,7 +286,8 @@ export class Brain {
       case "dispatch": {
         const call = this.dialect.dispatch(conv, {
           persona: s.next.persona,
-          description: s.next.description,
+          // A lean Step (Claude Code) has no description: the prompt's job sentence is one.
+          description: s.next.description ?? s.next.prompt.trim().split("\n").at(-1)!.replace(/\s*Read your brief \S+ first\.?$/, ""),
           prompt: s.next.prompt,
           ...(s.todo ? { todo: s.todo } : {}),
         });
@@ -310,11 +311,10 @@ export class Brain {
   private persona(conv: Conversation, persona: string | null): Decision {
     const firstUser = conv.messages.find((m) => m.role === "user" && userText(m, this.dialect));
     const prompt = firstUser ? userText(firstUser, this.dialect) : "";
-    const kind = /Reply with one "(\w+)" result/.exec(prompt)?.[1];
-    const brief = /Read (\S+) first/.exec(prompt)?.[1];
-    if (!kind || !brief) {
-      return { kind: "reply", text: `The prompt does not say which result to return or which brief to read:\n${prompt.slice(0, 1000)}` };
-    }
+    const brief = /Read your brief (\S+) first/.exec(prompt)?.[1];
+    if (!brief) return { kind: "reply", text: `The prompt names no brief to read:\n${prompt.slice(0, 1000)}` };
+    // The result kind is in the brief ("Finish with one JSON object ...: {"kind":"planned",...}").
+    let kind = "";
     const fail = (why: string): Decision => {
       const finish = this.dialect.finish?.(conv, { kind, error: why });
       return finish ? { kind: "tool_calls", calls: [finish] } : { kind: "reply", text: "```json\n" + JSON.stringify({ kind, error: why }) + "\n```" };
@@ -334,15 +334,19 @@ export class Brain {
         const w = this.dialect.writePathOf(conv, c);
         if (w !== null && !p.result.isError) written.add(w);
       }
-    const planPath = /(?:Write the plan to|plan) (\S+?\.md)\b/.exec(prompt)?.[1];
-
-    // 1. Read the brief (and, for an executor, the plan) first.
-    const toRead = [brief, ...(kind === "executed" || kind === "fixed" ? [planPath].filter((p): p is string => !!p) : [])].filter(
-      (p) => !reads.has(p),
-    );
-    if (toRead.length) return { kind: "tool_calls", calls: toRead.map((p) => this.dialect.readFile(conv, p)) };
+    // 1. Read the brief first: the prompt names only it; its header names the files ("- Plan: ...").
+    if (!reads.has(brief)) return { kind: "tool_calls", calls: [this.dialect.readFile(conv, brief)] };
     const briefText = reads.get(brief);
-    if (briefText == null) return fail(`could not read the brief ${brief}`);
+    kind = /Finish with one JSON object[^{]*\{"kind":"(\w+)"/.exec(briefText ?? "")?.[1] ?? "";
+    if (briefText == null || !kind) {
+      const why = briefText == null ? `could not read the brief ${brief}` : `the brief ${brief} names no result kind`;
+      const finish = this.dialect.finish?.(conv, { kind: "error", error: why });
+      return finish ? { kind: "tool_calls", calls: [finish] } : { kind: "reply", text: why };
+    }
+    const planPath = /^- Plan: (\S+?\.md)\b/m.exec(briefText)?.[1];
+    // An executor (or a fixer) reads the plan next.
+    if ((kind === "executed" || kind === "fixed") && planPath && !reads.has(planPath))
+      return { kind: "tool_calls", calls: [this.dialect.readFile(conv, planPath)] };
 
     // 2. The files this persona writes.
     let files: Array<{ path: string; content: string }>;
@@ -351,8 +355,8 @@ export class Brain {
     const phaseName = phase?.[3] ?? "final";
     switch (kind) {
       case "planned": {
-        const handoff = /the handoff to (\S+?\.json)\b/.exec(prompt)?.[1];
-        if (!planPath || !handoff) return fail("the prompt names no plan or handoff path");
+        const handoff = /^- Handoff: (\S+?\.json)\b/m.exec(briefText)?.[1];
+        if (!planPath || !handoff) return fail("the brief names no plan or handoff path");
         const n = this.o.tasksPerPlan;
         const slug = slugify(phaseName);
         const tasks = Array.from({ length: n }, (_, i) =>
@@ -389,7 +393,7 @@ export class Brain {
         if (!plan) return fail(`could not read the plan ${planPath ?? "(none named)"}`);
         const targets = [...plan.matchAll(/Files: `([^`]+)`/g)].map((m) => m[1]);
         if (!targets.length) return fail(`the plan ${planPath} names no files`);
-        const statePath = /Keep (\S+?\.json) updated/.exec(briefText)?.[1];
+        const statePath = /^- Execution state: (\S+?\.json)/m.exec(briefText)?.[1];
         files = targets.map((t, i) => ({
           path: t,
           content: `// ${phaseName}, task ${i + 1} (written by the scripted model)\nexport const part${i + 1} = ${JSON.stringify(t)};\n`,
