@@ -157,13 +157,14 @@ export function composeClaudeView(o: {
 }
 
 /**
- * Where the results' bytes are: the JSON text of each `report`, `todo` and `next.prompt` (the rest
+ * Where the results' bytes are (each result as an object or its JSON text): the JSON text of each
+ * `report`, `todo` and `next.prompt` (the rest
  * is keys, session, stepId, state, persona, question, options: the total less these).
  */
 export function resultParts(results: unknown[]): Array<{ part: string; texts: string[] }> {
   const field = (get: (o: { report?: string; todo?: string; next?: { prompt?: string } }) => string | undefined) =>
     results.flatMap((r) => {
-      const v = get((r ?? {}) as never);
+      const v = get((typeof r === "string" ? JSON.parse(r) : (r ?? {})) as never);
       return v === undefined ? [] : [JSON.stringify(v)];
     });
   return [
