@@ -177,8 +177,14 @@ describe.each(cases)("autopilot install $client (project)", (c) => {
     if (c.command) {
       const text = readFileSync(join(project, c.command), "utf8");
       c.argsIn(text);
-      expect(text).toContain("autopilot_report");
-      expect(text).toContain("autopilot_decide");
+      if (c.client === "claude") {
+        // Claude Code's command is a few lines: the Steps' todo names each call after (the lean view).
+        expect(text).toContain("autopilot_start");
+        expect(text).toContain("`todo`");
+      } else {
+        expect(text).toContain("autopilot_report");
+        expect(text).toContain("autopilot_decide");
+      }
     }
     expect(snapshot(home)).toEqual({}); // a project install leaves the home folder alone
   });
