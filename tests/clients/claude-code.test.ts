@@ -268,11 +268,12 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     // The user saw the finding and the choice in Claude Code's reply, and their answer was recorded.
     expect(questions.some((q) => /part1 is exported under the wrong name/.test(q) && /fix \/ override \/ stop/.test(q))).toBe(true);
     expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([[0, "host"]]);
-    // The executor was dispatched to fix exactly that, and the phase was reviewed again.
+    // The executor was dispatched to fix exactly that (the lean Step has no description: the model
+    // takes the prompt's job sentence), and the phase was reviewed again.
     const dispatches = p.model.requests.flatMap((r) =>
       r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => String(c.args.description)) : [],
     );
-    expect(dispatches.filter((d) => /^Fix phase 1/.test(d))).toHaveLength(1);
+    expect(dispatches.filter((d) => /^Fix the review findings of phase 1\//.test(d))).toHaveLength(1);
     expect(dispatches.filter((d) => /^Review phase 1/.test(d))).toHaveLength(2);
     expect(readFileSync(path.join(repo.dir, "src/core-greeting/part-1.js"), "utf8")).toContain("// fixed");
     expect(existsSync(path.join(repo.dir, ".harness/sessions", slug))).toBe(true);
