@@ -9,8 +9,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     // Vitest runs cores - 1 files at once: one on a 2-core machine, where most test time is spent
-    // waiting on spawned servers, git and CLIs. Three at once keeps both cores busy: on a quiet
-    // 2-core machine the suite took 297 s with two and 269 s with three (all passing).
-    maxWorkers: 3,
+    // waiting on spawned servers, git and CLIs. Two at once keeps both cores busy. Three was
+    // faster on a quiet 2-core machine (269 s against 297 s) but one of three runs had a CLI test
+    // print nothing (tests/mcp/status-cli.test.ts), so two until that is understood.
+    maxWorkers: 2,
   },
 });
