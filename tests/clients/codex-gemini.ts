@@ -8,7 +8,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { expect } from "vitest";
 import { ensureNpmClient, isolatedEnv, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
-import { commitSubjects, readSession } from "./project.js";
+import { commitSubjects, readSession, SPEC } from "./project.js";
+import { installPackedAutopilot } from "./autopilot-package.js";
 import type { LoopbackModel } from "./loopback.js";
 
 const execFileP = promisify(execFile);
@@ -152,20 +153,7 @@ export function explain(client: string, runs: ClaudeRun[], log: string[]): strin
 export const START_ARGS = "docs/spec.md --fast --review-plans";
 
 /** A two-phase spec (low complexity: no interactive planning). */
-export const SPEC_TWO_PHASES = `# Greeting Library
-
-A tiny library of greetings.
-
-## Implementation Order
-
-### Phase 1: Core Greeting
-<!-- complexity: low -->
-A \`greet(name)\` function returning "Hello, <name>!".
-
-### Phase 2: Farewells
-<!-- complexity: low -->
-A \`farewell(name)\` function returning "Goodbye, <name>!".
-`;
+export const SPEC_TWO_PHASES = SPEC.slice(0, SPEC.indexOf("### Phase 3:")).trimEnd() + "\n";
 
 /** The start command install printed ("Start: <command> docs/changes/<topic>/proposal.md ..."). */
 export function documentedStart(installOutput: string): string {
@@ -210,4 +198,26 @@ export async function expectFastTwoPhaseDone(dir: string, model: LoopbackModel, 
   // The code the executor subagents wrote, committed by autopilot.
   const subjects = await commitSubjects(dir);
   expect(subjects.filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(2);
+}
+
+/**
+ * A client from npm and autopilot from its `npm pack` tarball, as the README installs it. Either
+ * missing gives `{ skip }` with the reason, printed once.
+ */
+export async function clientWithPackage(
+  label: string,
+  ensure: () => Promise<Installed>,
+): Promise<{ skip: string } | { bin: string; version: string; autopilot: { bin: string; binDir: string } }> {
+  const installed = await ensure();
+  if ("skip" in installed) {
+    console.warn(`[clients] ${label} tests skip: ${installed.skip}`);
+    return installed;
+  }
+  console.log(`[clients] ${label} ${installed.version} at ${installed.bin}`);
+  const packed = await installPackedAutopilot();
+  if ("skip" in packed) {
+    console.warn(`[clients] ${label} tests skip: ${packed.skip}`);
+    return { skip: packed.skip };
+  }
+  return { ...installed, autopilot: packed };
 }

@@ -11,29 +11,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
-import { installPackedAutopilot } from "./autopilot-package.js";
 import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
-import type { ClaudeRun, Installed } from "./claude-code.js";
+import type { ClaudeRun } from "./claude-code.js";
 import { codex } from "./dialects/codex.js";
-import { codexHome, documentedStart, expectFastTwoPhaseDone, ensureCodex, explain, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import { clientWithPackage, codexHome, documentedStart, expectFastTwoPhaseDone, ensureCodex, explain, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
 import { makeProject } from "./project.js";
 import { startResponsesModel } from "./responses-sse.js";
 
-let installed: Installed;
-// autopilot itself as the README installs it: the npm pack tarball, installed globally (into a prefix of its own).
-let autopilot: { bin: string; binDir: string };
+let installed: Awaited<ReturnType<typeof clientWithPackage>>;
 beforeAll(async () => {
   await ensureBuilt();
-  installed = await ensureCodex();
-  if ("skip" in installed) return console.warn(`[clients] Codex CLI tests skip: ${installed.skip}`);
-  console.log(`[clients] Codex CLI ${installed.version} at ${installed.bin}`);
-  const packed = await installPackedAutopilot();
-  if ("skip" in packed) {
-    installed = { skip: packed.skip };
-    return console.warn(`[clients] Codex CLI tests skip: ${packed.skip}`);
-  }
-  autopilot = packed;
+  installed = await clientWithPackage("Codex CLI", ensureCodex);
 });
 
 const cleanups: Array<() => void> = [];
@@ -79,7 +68,7 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     const brain = new Brain(codex);
     const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     cleanups.push(() => void model.close());
-    const { output: out, env } = await installFor("codex", repo.dir, codexHome(home, model.url).env, autopilot, ["--global"]);
+    const { output: out, env } = await installFor("codex", repo.dir, codexHome(home, model.url).env, installed.autopilot, ["--global"]);
     const start = documentedStart(out);
 
     let first: ClaudeRun | undefined;

@@ -12,29 +12,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
-import { installPackedAutopilot } from "./autopilot-package.js";
 import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
-import type { Installed } from "./claude-code.js";
 import { gemini } from "./dialects/gemini.js";
-import { documentedStart, expectFastTwoPhaseDone, ensureGemini, explain, geminiHome, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import { clientWithPackage, documentedStart, expectFastTwoPhaseDone, ensureGemini, explain, geminiHome, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
 import { startGeminiModel } from "./gemini-sse.js";
 import { makeProject } from "./project.js";
 
-let installed: Installed;
-// autopilot itself as the README installs it: the npm pack tarball, installed globally (into a prefix of its own).
-let autopilot: { bin: string; binDir: string };
+let installed: Awaited<ReturnType<typeof clientWithPackage>>;
 beforeAll(async () => {
   await ensureBuilt();
-  installed = await ensureGemini();
-  if ("skip" in installed) return console.warn(`[clients] Gemini CLI tests skip: ${installed.skip}`);
-  console.log(`[clients] Gemini CLI ${installed.version} at ${installed.bin}`);
-  const packed = await installPackedAutopilot();
-  if ("skip" in packed) {
-    installed = { skip: packed.skip };
-    return console.warn(`[clients] Gemini CLI tests skip: ${packed.skip}`);
-  }
-  autopilot = packed;
+  installed = await clientWithPackage("Gemini CLI", ensureGemini);
 });
 
 const cleanups: Array<() => void> = [];
@@ -58,7 +46,7 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
     const brain = new Brain(gemini);
     const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     cleanups.push(() => void model.close());
-    const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, autopilot, ["--global"]);
+    const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, installed.autopilot, ["--global"]);
     const start = documentedStart(out);
 
     const runs = await play(installed.bin, {
