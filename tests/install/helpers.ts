@@ -1,23 +1,21 @@
-import { spawnSync, execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureBuilt } from "../helpers/build.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const MAIN = join(REPO, "dist", "src", "cli", "main.js");
 
-let built = false;
-/** Compiles the project once per test file (tsc emits even when files outside ours have errors). */
-export function build(): void {
-  if (built) return;
-  try {
-    execFileSync(process.execPath, [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", REPO], { stdio: "pipe" });
-  } catch {
-    // type errors elsewhere in the tree still emit; the check below is what matters
-  }
+/**
+ * The built CLI, as a user runs it: compiled only when a source is newer than dist/ (the shared,
+ * locked build of tests/helpers/build.ts). It used to run tsc in every install test file, which
+ * cost about 15 CPU-seconds each and rewrote dist/ while other test files were running it.
+ */
+export async function build(): Promise<void> {
+  await ensureBuilt();
   if (!existsSync(join(REPO, "dist", "src", "cli", "commands", "install.js"))) throw new Error("build did not produce install.js");
-  built = true;
 }
 
 export function tempDir(prefix: string): string {
