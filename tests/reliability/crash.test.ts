@@ -4,8 +4,11 @@
 // (timestamps aside), the commit subjects, the session files. A duplicate commit, a lost decision or
 // a counter reset shows up as a difference.
 //
-// Sizes: RELIABILITY_CHAINS (sessions per kill point, default 4) and RELIABILITY_KILLS (kills per
-// session, default 3); `npm run soak` raises both. RELIABILITY_SEED picks the kill counts.
+// Sizes: RELIABILITY_CHAINS (sessions per kill point, default 2) and RELIABILITY_KILLS (kills per
+// session, default 5); `npm run soak` raises the sessions to 24. RELIABILITY_SEED picks the kill
+// counts. A session's cost is one run plus one process start per kill, so the default suite packs
+// five kills into each of 12 sessions (60 kills, every point killed about 12 times) rather than
+// three into each of 24 (72 kills at nearly twice the CPU).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rm } from "node:fs/promises";
 import { builtDist } from "./build.js";
@@ -26,8 +29,8 @@ import {
 } from "./harness.js";
 import { FAULT_POINTS, type FaultPoint } from "../../src/engine/faults.js";
 
-const CHAINS = Number(process.env.RELIABILITY_CHAINS ?? 4);
-const KILLS = Number(process.env.RELIABILITY_KILLS ?? 3);
+const CHAINS = Number(process.env.RELIABILITY_CHAINS ?? 2);
+const KILLS = Number(process.env.RELIABILITY_KILLS ?? 5);
 const PARALLEL = Number(process.env.RELIABILITY_PARALLEL ?? 8);
 // Generous per-test limits that grow with the soak's sizes; CI's default run takes about 1-2 minutes.
 const LIMIT_MS = Math.max(600_000, CHAINS * KILLS * 40_000);
