@@ -8,10 +8,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Vitest runs cores - 1 files at once: one on a 2-core machine, where most test time is spent
-    // waiting on spawned servers, git and CLIs. Two at once keeps both cores busy. Three was
-    // faster on a quiet 2-core machine (269 s against 297 s) but one of three runs had a CLI test
-    // print nothing (tests/mcp/status-cli.test.ts), so two until that is understood.
-    maxWorkers: 2,
+    globalSetup: ["tests/helpers/global-setup.ts"],
+    // Vitest runs cores - 1 files at once: one on a 2-core machine, where much test time is spent
+    // waiting on spawned servers, git and CLIs. Three at once keeps both cores busy (on a quiet
+    // 2-core machine: 212 s with three, 254 s with two). An earlier run with three once had a CLI
+    // print nothing: the install tests then ran tsc into dist/ while other files ran the CLI from
+    // it, and a module caught mid-write fails to import. No test compiles into dist/ now.
+    maxWorkers: 3,
   },
 });
