@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Step } from "../../src/protocol/step.js";
+import type { ErrorPayload } from "../../src/mcp/render.js";
 import type { PersonaRunner, PersonaTask } from "../../src/runners/types.js";
 import { git, makeRepo, type TempRepo } from "./git.js";
 import { taskOfStep } from "../../src/runners/scripted.js";
@@ -110,7 +111,7 @@ export interface CallOutcome {
   result: CallToolResult;
   text: string;
   step?: Step;
-  error?: { code: string; message: string; step?: Step };
+  error?: ErrorPayload;
 }
 
 export async function call(client: Client, name: string, args: Record<string, unknown>, opts: { timeout?: number; onprogress?: (p: { progress: number; message?: string }) => void } = {}): Promise<CallOutcome> {

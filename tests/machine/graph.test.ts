@@ -153,7 +153,7 @@ describe("the machine, walked by @xstate/graph", () => {
       limit: 200_000,
     });
     for (const { state, transitions } of Object.values(adjacency))
-      for (const { event } of Object.values(transitions))
+      for (const { event } of Object.values(transitions) as { event: unknown }[])
         for (const t of autopilotMachine.getTransitionData(state as never, event as never)) taken.add(t);
     const untaken: string[] = [];
     for (const node of getStateNodes(autopilotMachine.root)) {
@@ -168,7 +168,7 @@ describe("the machine, walked by @xstate/graph", () => {
     // Every decision the machine records is recorded on some edge of the graph (a missing one fails here).
     const everyEdge = new Set(
       Object.values(adjacency).flatMap(({ transitions }) =>
-        Object.values(transitions).flatMap(({ state }) => ctxOf(state as Snap).decisions.map((d) => d.decision)),
+        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) => ctxOf(state as Snap).decisions.map((d) => d.decision)),
       ),
     );
     expect([...everyEdge].sort()).toEqual(expect.arrayContaining(EVERY_DECISION));

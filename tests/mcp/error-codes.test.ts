@@ -90,7 +90,7 @@ describe("error codes", () => {
 
   it("issue 17: arguments of the wrong type, {\"toString\": 1} included, get bad_input or bad_result, and change nothing", async () => {
     const before = (await call(s.srv.client, "autopilot_next", { session: SCANNER_SLUG })).step!;
-    const odd = [{ toString: 1 }, { valueOf: 1, toString: 1 }, [{ toString: 1 }], 7];
+    const odd: unknown[] = [{ toString: 1 }, { valueOf: 1, toString: 1 }, [{ toString: 1 }], 7];
     for (const v of odd) {
       await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: before.stepId, answer: v }, "bad_input", /answer/);
       await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: before.stepId, answer: "yes", rationale: v }, "bad_input", /rationale/);

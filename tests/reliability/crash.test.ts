@@ -69,7 +69,7 @@ interface Kill {
 }
 
 interface ChainResult {
-  kills: { point: FaultPoint; n: number; killed: boolean; stateFile: string }[];
+  kills: { point: FaultPoint; n: number; killed: boolean; stateFile: string | null }[];
   restarts: number;
   snap: RunSnapshot;
   ms: number;

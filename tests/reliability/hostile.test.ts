@@ -227,7 +227,7 @@ describe("tool arguments", () => {
   it("issue 17: a value whose toString or valueOf is not a function is refused with a code at every entry point", async () => {
     // Plain JSON can carry these ({"toString": 1}); String() or a template literal on one throws a
     // TypeError. The soak's generated answers hit it on a real ask step.
-    const noString = [{ toString: 1 }, { valueOf: 1, toString: 1 }, [{ toString: 1 }], { toString: "x", valueOf: null }];
+    const noString: unknown[] = [{ toString: 1 }, { valueOf: 1, toString: 1 }, [{ toString: 1 }], { toString: "x", valueOf: null }];
     const { step } = await engine.start(SPEC_PATH, "--review-plans");
     if (step.next.kind !== "dispatch") throw new Error("expected dispatch");
     for (const v of noString) {
@@ -328,7 +328,7 @@ describe("state files and handoffs", () => {
       for (const stage of [null, "running"])
         for (const currentPhase of [0, 2]) {
           await writeFile(file, JSON.stringify({ ...parsed, currentState, stage, currentPhase, phases: [] }, null, 2));
-          for (const call of [() => engine.next(SLUG), () => engine.start(SPEC_PATH), () => engine.peek(SLUG), () => engine.report(SLUG, parsed.stepId, { kind: "planned" }), () => engine.decide(SLUG, parsed.stepId, "yes")]) {
+          for (const call of [() => engine.next(SLUG) as Promise<unknown>, () => engine.start(SPEC_PATH), () => engine.peek(SLUG), () => engine.report(SLUG, parsed.stepId, { kind: "planned" }), () => engine.decide(SLUG, parsed.stepId, "yes")]) {
             const r = await refusedOrOk(call, "handMade");
             expect(r.ok ? "accepted" : r.code, `${currentState}.${stage} phase ${currentPhase}`).toBe("corrupt_state");
           }

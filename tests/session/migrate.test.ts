@@ -359,7 +359,7 @@ describe("a file saved before notices (the Step's text kept as prose in `report`
   });
 
   it("an empty report (null) leaves no notice and no note; the migrated file reads back unchanged", () => {
-    const raw = { ...fixture("v5-prose-report.json"), report: null };
+    const raw: Record<string, any> = { ...fixture("v5-prose-report.json"), report: null };
     const r = migrateState(raw, { sessionDir: raw.sessionDir });
     expect(r.state.notices).toEqual([]);
     expect(r.notes).toEqual([]);
