@@ -107,7 +107,9 @@ export async function resultToEvent(
   now: string,
 ): Promise<AutopilotEvent> {
   const hasOutcome = result.kind === "executed" && result.outcome !== undefined;
-  if (result.error && !hasOutcome) return { type: "PERSONA_FAILED", error: result.error, now };
+  // An error of only whitespace says nothing: it is read as no error, not as a persona failure.
+  const error = result.error?.trim() ? result.error.trim() : undefined;
+  if (error && !hasOutcome) return { type: "PERSONA_FAILED", error, now };
   switch (result.kind) {
     case "planned": {
       const { facts, tried } = await locatePlan(root, state, result.planPath, expectedPlan);
@@ -133,7 +135,7 @@ export async function resultToEvent(
           task: result.task
             ? { number: result.task.number ?? null, name: result.task.name }
             : { number: null, name: "unnamed task" },
-          error: result.error ?? "the executor reported a failure without an error message",
+          error: error ?? "the executor reported a failure without an error message",
           ...(result.fixAttempted ? { fixAttempted: result.fixAttempted } : {}),
           now,
         };

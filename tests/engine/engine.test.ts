@@ -118,6 +118,17 @@ describe("engine", () => {
     expect(err.message).toContain("docs/nowhere.md");
   });
 
+  it("reads an error of only whitespace as no error, not as a persona failure", async () => {
+    const engine = new Engine(repo.dir, { now });
+    const { step } = await engine.start(SPEC_PATH);
+    const err = await engine.report(SLUG, step.stepId, { kind: "planned", planPath: "docs/nowhere.md", error: " \n " }).catch((e) => e);
+    expect(err.code).toBe("bad_result");
+    expect(err.message).toContain("docs/nowhere.md");
+    const state = JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"));
+    expect(JSON.stringify(state)).not.toMatch(/PERSONA_FAILED|persona failed/i);
+    expect((await engine.next(SLUG)).stepId).toBe(step.stepId);
+  });
+
   it("finishes an effect a crash interrupted, exactly once", async () => {
     const engine = new Engine(repo.dir, { now });
     const runner = new ScriptedRunner({ phases: { 0: { checkpoints: { 1: "passed" } } } });
