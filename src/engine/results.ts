@@ -108,7 +108,7 @@ export async function resultToEvent(
 ): Promise<AutopilotEvent> {
   const hasOutcome = result.kind === "executed" && result.outcome !== undefined;
   // An error of only whitespace says nothing: it is read as no error, not as a persona failure.
-  const error = result.error?.trim() ? result.error.trim() : undefined;
+  const error = result.error?.trim() || undefined;
   if (error && !hasOutcome) return { type: "PERSONA_FAILED", error, now };
   switch (result.kind) {
     case "planned": {
