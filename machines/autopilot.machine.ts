@@ -13,6 +13,7 @@ import type {
   DecisionChannel,
   Effect,
   EffectBody,
+  EffectOf,
   Finding,
   Phase,
   PendingCheckpoint,
@@ -25,6 +26,9 @@ import { countBySeverity, doneNotice, phaseSummaryNotice } from "./reports.js";
 import { SPEC_PHASES_SHOWN, type Notice } from "../src/session/notices.js";
 import { firedSignals, signalsFor } from "./signals.js";
 import { FINAL_REVIEW_FIX_BUDGET, RIGOR } from "./policy.js";
+
+/** The hook whose refusal is the executor's to fix (it checks the change); other hooks check the message. */
+export const FIXABLE_HOOK = "pre-commit";
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -79,6 +83,11 @@ export type AutopilotEvent =
   | ({ type: "FIXED"; summary: string } & Now)
   | ({ type: "PERSONA_FAILED"; error: string } & Now)
   | ({ type: "PLAN_CHANGED"; from: string | null; to: string | null } & Now)
+  /**
+   * The repository's hooks refused a commit the outbox owed (the effect performer saw it; the commit
+   * stays owed, held in `phaseRun.rejectedCommit`). `output` is what the hook printed, trimmed.
+   */
+  | ({ type: "COMMIT_REJECTED"; commit: EffectOf<"commit">; hook: string; output: string; paths: string[] } & Now)
   | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionChannel } & Now);
 
 export type EventType = AutopilotEvent["type"];
@@ -99,6 +108,7 @@ export const ANSWERS = {
   continuePhase: ["yes", "stop"],
   finalBlocked: ["fix", "override", "stop"],
   finalExhausted: ["fix manually and continue", "stop"],
+  commitRejected: ["fix it yourself and continue", "commit without hooks this once", "stop"],
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -116,7 +126,7 @@ export type AskName = Exclude<keyof typeof ANSWERS, "humanVerify" | "humanAction
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
 export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings";
 /** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
-export type DispatchJob = "plan" | "execute" | "verify" | "review" | "finalReview" | "finalFix";
+export type DispatchJob = "plan" | "execute" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
 
 export type StageMeta = {
   /** The session asks the user (or the host) this question. */
@@ -241,6 +251,81 @@ function personaFailedStage(retryTarget: string) {
   } as const;
 }
 
+/** How many times the repository's hooks have refused this commit already (0 for a new one). */
+function refusalsOf(context: AutopilotState, commit: Effect): number {
+  const held = context.phaseRun.rejectedCommit;
+  return held && held.effect.id === commit.id ? held.attempts.length : 0;
+}
+
+/** A refused commit goes to the executor: the pre-commit hook refused it, and retries are left. */
+function goesToExecutor(context: AutopilotState, event: { commit: Effect; hook: string }): boolean {
+  return event.hook === FIXABLE_HOOK && refusalsOf(context, event.commit) < context.retryBudget.maxAttempts;
+}
+
+/**
+ * A commit the repository's hooks refused, in a state that owes commits (EXECUTE: checkpoints;
+ * VERIFY: the phase's execution; FINAL_REVIEW: the fix rounds). The pre-commit hook's complaint is
+ * the executor's to fix, as a failed task is, within the retry budget (`commitFix`); past the budget,
+ * or when a hook refused the message itself, the user is asked (`commitBlocked`). Either way the
+ * same commit is made again afterwards, and the session goes on to `resume`, where it was headed.
+ * A recovery commit (the budget of a task ran out) is not retried: its work stays in the tree.
+ */
+function onCommitRejected(recovery: boolean) {
+  return [
+    ...(recovery ? [{ guard: "rejectedRecoveryCommit", actions: "recoveryCommitRejected" } as const] : []),
+    { guard: "commitFixLeft", target: ".commitFix", actions: "recordCommitRejected" },
+    { target: ".commitBlocked", actions: "recordCommitRejected" },
+  ] as const;
+}
+
+const ANSWER_FIXED_BY_HAND = { type: "answered", params: { answer: "fix it yourself and continue" } } as const;
+const ANSWER_WITHOUT_HOOKS = { type: "answered", params: { answer: "commit without hooks this once" } } as const;
+const FIXED_BY_HAND = [
+  { type: "recordDecision", params: { decision: "fixed_commit_manually" } },
+  "clearPersonaError",
+  "retryRejectedCommit",
+] as const;
+const WITHOUT_HOOKS = [
+  { type: "recordDecision", params: { decision: "committed_without_hooks" } },
+  "clearPersonaError",
+  { type: "retryRejectedCommit", params: { noVerify: true } },
+] as const;
+
+/**
+ * The two stages of a refused commit in a state: `commitFix` (the executor fixes what the
+ * pre-commit hook reported) and `commitBlocked` (the user is asked). Both make the held commit again
+ * and go on to `target`; in VERIFY with `--fast`, to the validation instead (`viaValidation`).
+ */
+function commitRejectedStages<T extends string>(target: T, viaValidation = false) {
+  const fixed = viaValidation
+    ? ([{ guard: "verifiesByValidation", target: "validating", actions: "retryRejectedCommit" }, { target, actions: "retryRejectedCommit" }] as const)
+    : ([{ target, actions: "retryRejectedCommit" }] as const);
+  const answered = viaValidation
+    ? ([
+        { guard: and([ANSWER_FIXED_BY_HAND, "verifiesByValidation"]), target: "validating", actions: FIXED_BY_HAND },
+        { guard: ANSWER_FIXED_BY_HAND, target, actions: FIXED_BY_HAND },
+        { guard: and([ANSWER_WITHOUT_HOOKS, "verifiesByValidation"]), target: "validating", actions: WITHOUT_HOOKS },
+        { guard: ANSWER_WITHOUT_HOOKS, target, actions: WITHOUT_HOOKS },
+      ] as const)
+    : ([
+        { guard: ANSWER_FIXED_BY_HAND, target, actions: FIXED_BY_HAND },
+        { guard: ANSWER_WITHOUT_HOOKS, target, actions: WITHOUT_HOOKS },
+      ] as const);
+  return {
+    commitFix: {
+      meta: { dispatch: { job: "commitFix", persona: "harness-task-executor", result: "fixed", facts: [] } },
+      on: {
+        FIXED: fixed,
+        PERSONA_FAILED: { target: "commitBlocked", actions: "personaFailed" },
+      },
+    },
+    commitBlocked: {
+      meta: { ask: "commitRejected", humanOnly: ["commit without hooks this once"] },
+      on: { DECIDE: [...answered, STOP] },
+    },
+  } as const;
+}
+
 export const autopilotMachine = setup({
   types: {
     meta: {} as StageMeta,
@@ -284,6 +369,15 @@ export const autopilotMachine = setup({
       const sameTask = cur && sameTaskAs(cur, event.task);
       const used = sameTask ? cur.attemptsUsed : 0;
       return used < context.retryBudget.maxAttempts;
+    },
+    // A commit the repository's hooks refused
+    rejectedRecoveryCommit: ({ event }) => {
+      assertEvent(event, "COMMIT_REJECTED");
+      return event.commit.args.recovery;
+    },
+    commitFixLeft: ({ context, event }) => {
+      assertEvent(event, "COMMIT_REJECTED");
+      return goesToExecutor(context, event);
     },
     // VERIFY
     verificationPassed: ({ event }) => {
@@ -683,6 +777,74 @@ export const autopilotMachine = setup({
         },
       };
     }),
+    // A commit the repository's hooks refused ----------------------------------------------------
+    recordCommitRejected: assign(({ context, event }) => {
+      assertEvent(event, "COMMIT_REJECTED");
+      const prior = refusalsOf(context, event.commit) ? (context.phaseRun.rejectedCommit?.attempts ?? []) : [];
+      const attempt = prior.length + 1;
+      const toExecutor = goesToExecutor(context, event);
+      const label = event.commit.args.label;
+      return {
+        phaseRun: {
+          ...context.phaseRun,
+          rejectedCommit: {
+            effect: event.commit,
+            label,
+            hook: event.hook,
+            output: event.output,
+            paths: event.paths.slice(0, 50),
+            attempts: [...prior, { attempt, timestamp: event.now, error: event.output.slice(0, 2000), result: "rejected" }],
+          },
+          retriesUsed: context.phaseRun.retriesUsed + (toExecutor ? 1 : 0),
+          personaError: null,
+        },
+        decisions: [
+          ...context.decisions,
+          decision(context, event, {
+            decision: "commit_rejected",
+            by: "auto",
+            note: `The ${event.hook} hook rejected "${label}" (attempt ${attempt}); ${toExecutor ? "sent to the task executor to fix" : "the user is asked"}: ${firstLine(event.output)}`,
+          }),
+        ],
+        notices: [
+          ...context.notices,
+          {
+            kind: "commitRejected",
+            hook: event.hook,
+            label,
+            output: event.output,
+            attempt,
+            maxAttempts: context.retryBudget.maxAttempts,
+            next: toExecutor ? "executor" : event.hook === FIXABLE_HOOK ? "ask" : "askMessage",
+          },
+        ],
+      };
+    }),
+    recoveryCommitRejected: assign(({ context, event }) => {
+      assertEvent(event, "COMMIT_REJECTED");
+      const label = event.commit.args.label;
+      return {
+        decisions: [
+          ...context.decisions,
+          decision(context, event, {
+            decision: "commit_rejected",
+            by: "auto",
+            note: `The ${event.hook} hook rejected the recovery commit "${label}"; its work stays uncommitted: ${firstLine(event.output)}`,
+          }),
+        ],
+        notices: [
+          ...context.notices,
+          { kind: "commitRejected", hook: event.hook, label, output: event.output, attempt: 1, maxAttempts: 1, next: "recovery" },
+        ],
+      };
+    }),
+    /** The refused commit, owed again: the same effect (the same id, so it is made once). */
+    retryRejectedCommit: assign(({ context }, params?: { noVerify?: boolean }) => {
+      const held = context.phaseRun.rejectedCommit;
+      if (!held || held.effect.type !== "commit") return {};
+      const commit: Effect = params?.noVerify ? { ...held.effect, args: { ...held.effect.args, noVerify: true } } : held.effect;
+      return { outbox: [...context.outbox, commit] };
+    }),
     // VERIFY --------------------------------------------------------------------------------
     verificationPass: assign(({ context }) => ({
       phaseRun: { ...context.phaseRun, verification: "pass" as const, verificationFindings: [] },
@@ -1002,7 +1164,7 @@ export const autopilotMachine = setup({
     },
     EXECUTE: {
       entry: { type: "enterState", params: { state: "EXECUTE" } },
-      on: PLAN_CHANGED_AFTER_APPROVAL,
+      on: { ...PLAN_CHANGED_AFTER_APPROVAL, COMMIT_REJECTED: onCommitRejected(true) },
       initial: "running",
       states: {
         running: {
@@ -1039,11 +1201,13 @@ export const autopilotMachine = setup({
           },
         },
         personaFailed: personaFailedStage("running"),
+        // A checkpoint's commit the pre-commit hook refused: fixed, then made, then the plan goes on.
+        ...commitRejectedStages("running"),
       },
     },
     VERIFY: {
       entry: { type: "enterState", params: { state: "VERIFY" } },
-      on: PLAN_CHANGED_AFTER_APPROVAL,
+      on: { ...PLAN_CHANGED_AFTER_APPROVAL, COMMIT_REJECTED: onCommitRejected(false) },
       initial: "running",
       states: {
         // Standard and thorough: the harness-verifier persona.
@@ -1078,6 +1242,9 @@ export const autopilotMachine = setup({
           },
         },
         personaFailed: personaFailedStage("running"),
+        // The phase's commit (execution complete, or its fixes) the hook refused: fixed and made
+        // before the phase is verified.
+        ...commitRejectedStages("running", true),
       },
     },
     REVIEW: {
@@ -1121,6 +1288,7 @@ export const autopilotMachine = setup({
     },
     FINAL_REVIEW: {
       entry: [{ type: "enterState", params: { state: "FINAL_REVIEW" } }, "startFinalReview"],
+      on: { COMMIT_REJECTED: onCommitRejected(false) },
       initial: "running",
       states: {
         running: {
@@ -1175,6 +1343,8 @@ export const autopilotMachine = setup({
           },
         },
         personaFailed: personaFailedStage("running"),
+        // A fix round's commit the hook refused: fixed and made, then validated as usual.
+        ...commitRejectedStages("validating"),
       },
     },
     DONE: {
@@ -1241,6 +1411,12 @@ function gatesAnswered(decisions: Decision[]): string {
   return ` Gates: ${asked.map((d) => `${d.decision} "${d.answer}" (${channelPhrase(d.by)})`).join("; ")}.`;
 }
 
+
+/** The first non-blank line of a tool's output, bounded (for one-line records). */
+function firstLine(output: string): string {
+  const line = output.split("\n").find((l) => l.trim())?.trim() ?? "";
+  return line.length > 200 ? line.slice(0, 199) + "…" : line;
+}
 
 /** Where a restored state rests: top-level state plus stage, as the machine's state value. */
 export type StateValue = string | { [state: string]: string };

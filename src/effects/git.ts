@@ -1,14 +1,17 @@
 // Git effects: checkpoint and recovery commits, the final-review diff scope, the PR text.
 // Never pushes, never rewrites history, never switches or touches another branch: every write
 // here is one `git add` plus one `git commit` on the checked-out branch.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { acquireLock, LockBusyError, type HeldLock } from "../session/lock.js";
 import { simpleGit } from "simple-git";
 import { AutopilotError } from "../protocol/errors.js";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import {
+  hashPath,
   leftOutNotice,
   listChanges,
   otherSessionPaths,
@@ -133,6 +136,19 @@ function sanitizeEffectId(effectId: string): string {
   return id;
 }
 
+/**
+ * The trailer line's value for an effect id. commitlint's conventional config refuses footer lines
+ * over 100 characters, and a session's id carries its slug: an id that would make the line longer
+ * is shortened to its start and a hash of the whole (deterministic, so a replay finds it again).
+ */
+export function effectTrailerValue(effectId: string): string {
+  const id = sanitizeEffectId(effectId);
+  if (`${EFFECT_TRAILER}: ${id}`.length <= TRAILER_LINE_MAX) return id;
+  const hash = createHash("sha256").update(id).digest("hex").slice(0, 16);
+  return `${id.slice(0, TRAILER_LINE_MAX - EFFECT_TRAILER.length - 2 - hash.length - 1)}~${hash}`;
+}
+const TRAILER_LINE_MAX = 100;
+
 export function checkpointMessage(label: string, recovery = false): string {
   return `${recovery ? "[autopilot][recovery]" : "[autopilot]"} ${sanitizeLabel(label)}`;
 }
@@ -151,15 +167,16 @@ function assertRev(rev: string, what: string): string {
  */
 export async function findEffectCommit(root: string, effectId: string, since?: string | null): Promise<string | null> {
   const id = sanitizeEffectId(effectId);
-  const args = ["log", "--format=%H%x1f%B%x1e", "--fixed-strings", `--grep=${EFFECT_TRAILER}: ${id}`];
+  // The trailer as written now, and the whole id as commits made before ids were shortened carry it.
+  const wants = [...new Set([`${EFFECT_TRAILER}: ${effectTrailerValue(id)}`, `${EFFECT_TRAILER}: ${id}`])];
+  const args = ["log", "--format=%H%x1f%B%x1e", "--fixed-strings", ...wants.map((w) => `--grep=${w}`)];
   args.push(since ? `${assertRev(since, "since")}..HEAD` : "HEAD");
   const out = await raw(plainGit(root), args);
-  const want = `${EFFECT_TRAILER}: ${id}`;
   for (const rec of out.split("\x1e")) {
     const [sha, body] = rec.split("\x1f");
     if (!sha?.trim() || body === undefined) continue;
     // --grep is a substring match ("e-1" would match "e-10"), so confirm the exact line.
-    if (body.split(/\r?\n/).some((l) => l.trim() === want)) return sha.trim();
+    if (body.split(/\r?\n/).some((l) => wants.includes(l.trim()))) return sha.trim();
   }
   return null;
 }
@@ -186,6 +203,8 @@ export interface CommitCheckpointArgs {
   paths?: string[];
   /** The full subject instead of `[autopilot] <label>`. */
   subject?: string;
+  /** `--no-verify`: the user chose, this once, to commit without the repository's hooks. */
+  noVerify?: boolean;
 }
 
 export interface CommitCheckpointResult {
@@ -291,14 +310,142 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
   try {
     await writeFile(list, stage.map((p) => `:(literal)${p}`).join("\0") + "\0");
     const from = [`--pathspec-from-file=${list}`, "--pathspec-file-nul"];
+    const commitArgs = ["commit", "-q", ...(args.noVerify ? ["--no-verify"] : []), "-m", subject, "-m", `${EFFECT_TRAILER}: ${effectTrailerValue(id)}`, ...from];
     await raw(g, ["add", "-A", ...from]);
-    const trailer = `${EFFECT_TRAILER}: ${id}`;
-    await raw(g, ["commit", "-q", "-m", subject, "-m", trailer, ...from]);
+    const before = await hashes(root, stage);
+    let attempt = await commitTraced(g, commitArgs, path.join(dir, "trace"));
+    // A formatter run by the pre-commit hook (the pre-commit framework's fixers) rewrites the files
+    // and fails the commit, as it does for a person, who adds the files again and commits again.
+    // autopilot does the same, once, for its own files only.
+    if (attempt.rejection?.kind === "hook" && attempt.rejection.hook === "pre-commit" && (await hashes(root, stage)) !== before) {
+      await raw(g, ["add", "-A", ...from]);
+      attempt = await commitTraced(g, commitArgs, path.join(dir, "trace-again"));
+    }
+    if (attempt.rejection) throw new CommitRejected(attempt.rejection.kind, attempt.rejection.hook, attempt.rejection.output, stage);
+    if (attempt.failure) throw attempt.failure;
+    // `git commit -- <paths>` runs the hooks on a temporary index; what a hook changed there (a
+    // formatter run by lint-staged) is committed, while the real index keeps the paths as they were
+    // added before the hook. Set those entries to the commit, so autopilot's files are not left
+    // looking staged against it. Only autopilot's own paths are touched.
+    if (attempt.hooksRan) await raw(g, ["reset", "-q", ...from]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   const sha = (await raw(g, ["rev-parse", "HEAD"])).trim();
   return { committed: true, sha, message: subject, ...(leftOut.length ? { leftOut } : {}) };
+}
+
+/** One hash of the content of `paths`, to tell whether a hook rewrote any of them. */
+async function hashes(root: string, paths: string[]): Promise<string> {
+  const h = createHash("sha256");
+  for (const p of paths) h.update(p).update("\0").update((await hashPath(root, p)) ?? "-").update("\0");
+  return h.digest("hex");
+}
+
+/**
+ * The repository refused autopilot's commit: one of its hooks (`kind: "hook"`, with the hook's name)
+ * or the commit signing it asks for (`kind: "signing"`). `output` is what git and the hook printed,
+ * trimmed. The engine turns a hook's refusal into work for the executor (or a question) and a
+ * signing failure into the coded error `commit_rejected`; the commit stays owed either way.
+ */
+export class CommitRejected extends Error {
+  constructor(
+    readonly kind: "hook" | "signing",
+    /** `pre-commit`, `commit-msg`, `prepare-commit-msg`, ...; null for signing. */
+    readonly hook: string | null,
+    readonly output: string,
+    /** The paths autopilot tried to commit. */
+    readonly paths: string[],
+  ) {
+    super(kind === "hook" ? `the ${hook} hook rejected the commit: ${output}` : `git could not sign the commit: ${output}`);
+    this.name = "CommitRejected";
+  }
+}
+
+interface TracedCommit {
+  rejection?: { kind: "hook" | "signing"; hook: string | null; output: string };
+  failure?: Error;
+  /** A pre-commit hook ran (it may have changed the temporary index). */
+  hooksRan: boolean;
+}
+
+/** Hook output worth showing: the last lines, without colour codes. */
+const OUTPUT_LINES = 80;
+const OUTPUT_CHARS = 8000;
+export function trimOutput(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r\n?/g, "\n");
+  const lines = plain.split("\n").map((l) => l.trimEnd());
+  while (lines.length && !lines[0].trim()) lines.shift();
+  while (lines.length && !lines.at(-1)!.trim()) lines.pop();
+  let out = lines.length > OUTPUT_LINES ? ["…", ...lines.slice(-OUTPUT_LINES)].join("\n") : lines.join("\n");
+  if (out.length > OUTPUT_CHARS) out = "…" + out.slice(-OUTPUT_CHARS);
+  return out;
+}
+
+const SIGNING_FAILED = /failed to sign|gpg failed|ssh-keygen|signing failed|failed to write commit object|error: (?:could not|couldn't|cannot) .*\bsign/i;
+
+/**
+ * `git commit` with its hooks observed: git's trace2 event stream (to a file, so nothing is added
+ * to what the hooks print) names each hook it runs and the exit code it got, which tells a hook's
+ * refusal from any other failure and names the hook. No shell; stdin closed (a hook that waits for
+ * a terminal fails instead of hanging the session); the user's hooks and settings apply as they are.
+ */
+async function commitTraced(g: Git, args: string[], traceFile: string): Promise<TracedCommit> {
+  const { code, stdout, stderr } = await spawnGit(g, args, { GIT_TRACE2_EVENT: traceFile });
+  const hooks = await hookRuns(traceFile);
+  const hooksRan = hooks.some((h) => h.name === "pre-commit");
+  if (code === 0) return { hooksRan };
+  const output = trimOutput([stdout, stderr].filter((t) => t.trim()).join("\n"));
+  const failed = hooks.find((h) => h.code !== null && h.code !== 0);
+  if (failed) return { hooksRan, rejection: { kind: "hook", hook: failed.name, output } };
+  if (SIGNING_FAILED.test(stderr)) return { hooksRan, rejection: { kind: "signing", hook: null, output } };
+  return { hooksRan, failure: new Error(output || `git commit exited with ${code}`) };
+}
+
+/** The hooks the traced git ran (its own, not those of git processes the hooks started), with their exit codes. */
+async function hookRuns(traceFile: string): Promise<{ name: string; code: number | null }[]> {
+  const text = await readFile(traceFile, "utf8").catch(() => "");
+  let top: string | null = null;
+  const started = new Map<number, string>();
+  const runs: { name: string; code: number | null; id: number }[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    let ev: { event?: string; sid?: string; child_id?: number; child_class?: string; hook_name?: string; code?: number };
+    try {
+      ev = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    top ??= ev.sid ?? null;
+    if (ev.sid !== top || typeof ev.child_id !== "number") continue;
+    if (ev.event === "child_start" && ev.child_class === "hook" && ev.hook_name) {
+      started.set(ev.child_id, ev.hook_name);
+      runs.push({ name: ev.hook_name, code: null, id: ev.child_id });
+    } else if (ev.event === "child_exit" && started.has(ev.child_id)) {
+      const run = runs.find((r) => r.id === ev.child_id);
+      if (run) run.code = typeof ev.code === "number" ? ev.code : null;
+    }
+  }
+  return runs.map(({ name, code }) => ({ name, code }));
+}
+
+/** Run git (argv, no shell) with extra environment; resolves with the exit code and the output's last 64 KB. */
+function spawnGit(g: Git, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const KEEP = 64 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", [...g.config.flatMap((c) => ["-c", c]), ...args], {
+      cwd: g.root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout = (stdout + d).slice(-KEEP)));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-KEEP)));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+  });
 }
 
 export interface DiffScope {
@@ -362,14 +509,23 @@ export interface PrDecision {
 export async function prTitleAndBody(
   root: string,
   startingCommit: string,
-  opts: { specTitle?: string | null; phases?: PrPhase[]; cost?: { total: string; lines: string[] }; decisions?: PrDecision[] } = {},
+  opts: {
+    specTitle?: string | null;
+    phases?: PrPhase[];
+    cost?: { total: string; lines: string[] };
+    decisions?: PrDecision[];
+    /** autopilot's commits (the session's `commits`): told apart by sha, whatever their subjects' convention. */
+    own?: { sha: string; label: string; recovery: boolean }[];
+  } = {},
 ): Promise<{ title: string; body: string }> {
   const commits = await commitsSince(root, startingCommit);
-  const stripped = (s: string) => s.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
+  const own = new Map((opts.own ?? []).map((c) => [c.sha, c]));
+  const isOwn = (c: CommitSummary) => own.has(c.sha) || c.subject.startsWith("[autopilot]");
+  const labelOf = (c: CommitSummary) => own.get(c.sha)?.label ?? c.subject.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
   let title = sanitizeLabel(opts.specTitle ?? "");
   if (!opts.specTitle || !opts.specTitle.trim()) {
-    const firstOwn = commits.find((c) => !c.subject.startsWith("[autopilot]"));
-    title = firstOwn?.subject ?? (commits[0] ? stripped(commits[0].subject) : "Autopilot changes");
+    const firstUsers = commits.find((c) => !isOwn(c));
+    title = firstUsers?.subject ?? (commits[0] ? labelOf(commits[0]) : "Autopilot changes");
   }
   if (title.length > 72) title = title.slice(0, 71) + "…";
 
@@ -399,10 +555,10 @@ export async function prTitleAndBody(
         `- ${d.phase === null ? "Final review" : `Phase ${d.phase + 1}`}: \`${sanitizeLabel(d.decision)}\`${d.answer ? ` "${sanitizeLabel(d.answer)}"` : ""} — ${d.who}`,
       );
   }
-  const recovery = commits.filter((c) => c.subject.startsWith("[autopilot][recovery]"));
+  const recovery = commits.filter((c) => own.get(c.sha)?.recovery ?? c.subject.startsWith("[autopilot][recovery]"));
   if (recovery.length) {
     lines.push("", "## Recovery commits", "", "These preserve work committed when a task's retry budget ran out:", "");
-    for (const c of recovery) lines.push(`- ${c.sha.slice(0, 7)} ${stripped(c.subject)}`);
+    for (const c of recovery) lines.push(`- ${c.sha.slice(0, 7)} ${labelOf(c)}`);
   }
   lines.push("", "## Commits", "");
   if (!commits.length) lines.push("- (no commits since the starting commit)");

@@ -39,7 +39,7 @@ export type GitRunner = (args: string[]) => Promise<string>;
 
 /**
  * Every path of the project that differs from HEAD (worktree or index) or is untracked and not
- * ignored, project-relative, session files aside. One `git status`; paths in porcelain output are
+ * ignored, project-relative, session files and submodules aside. One `git status`; paths in porcelain output are
  * relative to the repository root, so the project's prefix is stripped.
  */
 export async function listChanges(git: GitRunner): Promise<string[]> {
@@ -50,6 +50,9 @@ export async function listChanges(git: GitRunner): Promise<string[]> {
     "-z",
     "--untracked-files=all",
     "--no-renames",
+    // A submodule is another repository: autopilot never commits into it or over its recorded
+    // commit, so its changes are neither the session's nor part of the baseline.
+    "--ignore-submodules=all",
     "--",
     ".",
     // Session files are autopilot's bookkeeping, never part of a commit nor of the baseline.

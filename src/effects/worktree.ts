@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, readFile, stat, symlink } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
+import { shellWord } from "../session/slug.js";
 import { projectPaths, sessionDirRel, sessionPaths, WORKTREE_POINTER_FILE, WORKTREES_DIR_REL } from "../session/paths.js";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import { assertGitReady, gitRunner, withRepoLock } from "./git.js";
@@ -25,8 +26,10 @@ export interface WorktreePointer {
   createdAt: string;
 }
 
+/** The session's branch: `autopilot/<slug>`, with what git refuses in a branch name (spaces, `~^:?*[\`) as `-`. */
 export function branchFor(slug: string): string {
-  return `autopilot/${slug}`;
+  // eslint-disable-next-line no-control-regex
+  return `autopilot/${slug.replace(/[\s~^:?*[\\\u0000-\u001f\u007f]+|@\{/g, "-")}`;
 }
 
 export async function readPointer(root: string, slug: string): Promise<WorktreePointer | null> {
@@ -115,7 +118,7 @@ export async function checkWorktree(root: string, slug: string, pointer: Worktre
   const isDir = await stat(abs).then((s) => s.isDirectory(), () => false);
   if (!isDir || !existsSync(path.join(abs, ".git"))) {
     const fix = branchTip
-      ? `Its branch ${pointer.branch} is still there (at ${branchTip.slice(0, 7)}) and the session's record is kept in ${sessionDirRel(slug)}/: recreate the worktree with \`git worktree prune && git worktree add ${pointer.path} ${pointer.branch}\`, then call again to continue where it stopped.`
+      ? `Its branch ${pointer.branch} is still there (at ${branchTip.slice(0, 7)}) and the session's record is kept in ${sessionDirRel(slug)}/: recreate the worktree with \`git worktree prune && git worktree add ${shellWord(pointer.path)} ${shellWord(pointer.branch)}\`, then call again to continue where it stopped.`
       : `Its branch ${pointer.branch} is gone too, so the session's commits are lost to it. To start over, run \`git worktree prune\` and move ${sessionDirRel(slug)}/ away, then start the spec again.`;
     throw new AutopilotError("worktree_missing", `The worktree of session "${slug}" (${pointer.path}) was removed. ${fix}`, {
       worktree: pointer.path,

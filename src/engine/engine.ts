@@ -11,10 +11,10 @@ import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } f
 import { AutopilotError } from "../protocol/errors.js";
 import { requireString, shown } from "../protocol/input.js";
 import { SessionStore } from "../session/store.js";
-import { resolveSpecPath, slugFromSpecPath, assertSafeSlug } from "../session/slug.js";
+import { resolveSpecPath, slugFromSpecPath, assertSafeSlug, shellWord } from "../session/slug.js";
 import { sessionDirRel, sessionPaths, sessionPathsAt } from "../session/paths.js";
 import { parseSpec } from "../markdown/spec.js";
-import { assertGitReady, gitRunner, headCommit } from "../effects/git.js";
+import { assertGitReady, CommitRejected, gitRunner, headCommit } from "../effects/git.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import {
   bringSpec,
@@ -29,7 +29,7 @@ import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
 import { writeScratchpad } from "../effects/scratchpad.js";
-import { apply, probeFor } from "./machine-state.js";
+import { accepts, apply, probeFor } from "./machine-state.js";
 import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
 import { readGateSettings } from "../headless/config.js";
 import { isHumanChannel } from "../session/schema.js";
@@ -268,7 +268,7 @@ export class Engine {
         const step = renderStep(s, slug);
         throw new AutopilotError(
           "human_required",
-          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${slug}\` in their own terminal; then call autopilot_next. ${step.next.kind === "ask" ? `Answers the host may pass on here: ${step.next.options.filter((o) => !humanOnlyAnswers(s).includes(o)).map((o) => `"${o}"`).join(", ")}.` : ""}`,
+          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(slug)}\` in their own terminal; then call autopilot_next. ${step.next.kind === "ask" ? `Answers the host may pass on here: ${step.next.options.filter((o) => !humanOnlyAnswers(s).includes(o)).map((o) => `"${o}"`).join(", ")}.` : ""}`,
           { step },
         );
       }
@@ -429,7 +429,7 @@ export class Engine {
       const pr = state?.pullRequest;
       const merge = [
         `This session's commits are on branch ${pointer.branch} (worktree ${pointer.path}), not on ${pointer.baseBranch}.`,
-        `To merge them into ${pointer.baseBranch}: \`autopilot merge ${step.session}\` in the project (a plain merge: never forced, never rewrites history; a conflict stops it with nothing changed). Or open a pull request from ${pointer.branch}${pr?.title ? ":" : "."}`,
+        `To merge them into ${pointer.baseBranch}: \`autopilot merge ${shellWord(step.session)}\` in the project (a plain merge: never forced, never rewrites history; a conflict stops it with nothing changed). Or open a pull request from ${pointer.branch}${pr?.title ? ":" : "."}`,
         ...(pr?.title ? ["", `Title: ${pr.title}`, "", String(pr.body ?? "").trimEnd()] : []),
       ].join("\n");
       return { ...step, report: [step.report, merge].filter(Boolean).join("\n\n") };
@@ -518,13 +518,34 @@ export class Engine {
     if (!state.outbox.length) return state;
     let s = state;
     let performed = 0;
+    // A commit the repository's pre-commit or commit-msg hook refused becomes the machine's event,
+    // saved in the same write that clears the outbox: a crash before it leaves the outbox, whose
+    // commit the next call tries again (and the hook refuses again, or not).
+    let rejected = null as CommitRejectedEvent | null;
     for (const effect of state.outbox) {
       this.opts.onProgress?.(`effect ${effect.type}`);
-      s = await performEffect(sessionPaths(this.root, slug), s, effect, this.now());
+      try {
+        s = await performEffect(sessionPaths(this.root, slug), s, effect, this.now());
+      } catch (e) {
+        if (!(e instanceof CommitRejected)) throw e;
+        faultPoint("commit-rejected");
+        const event: CommitRejectedEvent | null =
+          e.kind === "hook" && effect.type === "commit" && !rejected
+            ? { type: "COMMIT_REJECTED", commit: effect, hook: e.hook ?? "pre-commit", output: e.output, paths: e.paths, now: this.now() }
+            : null;
+        // Signing, or a commit no state can route (the user's own changes): a coded error, the
+        // commit still owed by the saved outbox.
+        if (!event || !accepts(s, event)) throw commitRejectedError(e, effect);
+        rejected = event;
+      }
       if (++performed === 1) faultPoint("mid-effects");
     }
     faultPoint("after-effects");
     s = { ...s, outbox: [] };
+    if (rejected) {
+      this.opts.log?.("warning", `The ${rejected.hook} hook rejected the commit "${rejected.commit.args.label}".`);
+      s = apply(s, rejected);
+    }
     await this.store.write(slug, s);
     return s;
   }
@@ -620,6 +641,24 @@ export class Engine {
     const stamp = this.now().replace(/[:.]/g, "-");
     await rename(p.state, path.join(path.dirname(p.state), `autopilot-state.done-${stamp}.json`));
   }
+}
+
+type CommitRejectedEvent = Extract<AutopilotEvent, { type: "COMMIT_REJECTED" }>;
+
+/** A refused commit the session cannot route to the executor or a question: what happened, and what to do. */
+function commitRejectedError(e: CommitRejected, effect: AutopilotState["outbox"][number]): AutopilotError {
+  const what = effect.type === "commit" ? `autopilot's commit "${effect.args.label}"` : "the commit of your changes made before autopilot";
+  const output = e.output ? `:\n${e.output}\n` : ". ";
+  const then = "then continue the session (autopilot_next, or the same `autopilot run` command): the commit is still owed, and is made once.";
+  if (e.kind === "signing")
+    return new AutopilotError(
+      "commit_rejected",
+      `Git could not sign ${what} (the repository asks for signed commits)${output}Nothing was committed. Make signing work (start gpg-agent or unlock the key, e.g. \`echo test | gpg --clearsign\`; for SSH signing, \`ssh-add\` the key), or turn signing off for this repository (\`git config commit.gpgsign false\`); ${then}`,
+    );
+  return new AutopilotError(
+    "commit_rejected",
+    `The ${e.hook ?? "commit"} hook rejected ${what}${output}Nothing was committed. Fix what it reports${effect.type === "commit" ? "" : " in your files (or commit them yourself)"}; ${then}`,
+  );
 }
 
 /** The start's own words without `--worktree` (the engine inside the worktree has no use for it). */

@@ -6,7 +6,7 @@
 // With the variable unset (every real run) `faultPoint` returns at once: the spec is parsed once,
 // at first use, and the common path is one null check.
 
-export const FAULT_POINTS = ["before-save", "after-save", "mid-effects", "after-effects", "after-probe-save"] as const;
+export const FAULT_POINTS = ["before-save", "after-save", "mid-effects", "after-effects", "after-probe-save", "commit-rejected"] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 let plan: Map<string, number> | null | undefined;

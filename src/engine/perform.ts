@@ -8,6 +8,7 @@ import path from "node:path";
 import type { AutopilotState, Effect, Notice } from "../session/schema.js";
 import type { SessionPaths } from "../session/paths.js";
 import { commitCheckpoint, gitRunner, leftOutNotice, prTitleAndBody, withRepoLock } from "../effects/git.js";
+import { commitSubject } from "../effects/commit-message.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
 import { clearScratchpad } from "../effects/scratchpad.js";
@@ -71,11 +72,13 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       const r = await commitCheckpoint(root, {
         label: a.label,
         recovery: a.recovery,
+        subject: await commitSubject(root, { label: a.label, recovery: a.recovery }),
         effectId: sharedEffectId(slug, state, effect),
         phase: a.phase,
         since: state.startingCommit,
         baseline: await readBaseline(ws),
         slug,
+        ...(a.noVerify ? { noVerify: true } : {}),
       });
       const leftOut = leftOutNotice(r.leftOut ?? []);
       if (!r.committed) return notify(state, { kind: "commitSkipped", label: a.label }, leftOut);
@@ -92,6 +95,7 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
                 recovery: a.recovery,
                 phase: a.phase,
                 timestamp: now,
+                ...(r.message ? { subject: r.message } : {}),
               },
             ],
           };
@@ -104,7 +108,7 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       const paths = (baseline?.entries ?? []).map((e) => e.path);
       const r = await commitCheckpoint(root, {
         label: "changes made before autopilot",
-        subject: `Work in progress before autopilot (${slug})`,
+        subject: await commitSubject(root, { label: `Work in progress before autopilot (${slug})`, userWork: true }),
         effectId: sharedEffectId(slug, state, effect),
         since: state.startingCommit,
         paths,
@@ -175,6 +179,7 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       if (!state.startingCommit) return state;
       const pr = await prTitleAndBody(root, state.startingCommit, {
         specTitle: title,
+        own: state.commits.map((c) => ({ sha: c.sha, label: c.label, recovery: c.recovery })),
         phases: state.phases.map((p) => ({ name: p.name, status: p.status })),
         cost: {
           total: formatCost(state.usage?.total),

@@ -9,6 +9,7 @@ import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
 import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.js";
 import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
+import { shellWord } from "../session/slug.js";
 
 export const BUDGET_ANSWERS = ["raise budget", "continue once", "stop"] as const;
 
@@ -138,6 +139,25 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
       ANSWERS.finalBlocked,
       blockingList(state.finalReview.findings),
     ),
+  commitRejected: (state) => {
+    const held = state.phaseRun.rejectedCommit;
+    if (!held) return null;
+    const times = held.attempts.length;
+    const why =
+      held.hook === "pre-commit"
+        ? `${times === 1 ? "once" : `${times} times`}; the retry budget (${state.retryBudget.maxAttempts} attempts) is spent`
+        : "(it checks the commit message, which the executor cannot change)";
+    return ask(
+      `The ${held.hook} hook rejected autopilot's commit "${held.label}" ${why}. Fix it yourself and continue, commit without hooks this once, or stop? (fix it yourself and continue / commit without hooks this once / stop)`,
+      ANSWERS.commitRejected,
+      [
+        `What the hook printed:`,
+        held.output,
+        "",
+        `"fix it yourself and continue": fix what it reports (or, for the message, set "commitMessage" in .harness/config.json); autopilot then makes the same commit again, with the hooks. "commit without hooks this once": this one commit is made with --no-verify. Files in the commit: ${held.paths.join(", ") || "(none)"}.`,
+      ].join("\n"),
+    );
+  },
   finalExhausted: (state) =>
     ask(
       "How should we proceed? (fix manually and continue / stop)",
@@ -169,14 +189,14 @@ export function nextFor(state: AutopilotState, slug: string): Next {
     return {
       kind: "wait",
       reason: `Stopped by the user at ${state.currentState}. The session is saved and resumes in the same place.`,
-      resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
+      resumeWith: `autopilot_start ${JSON.stringify({ spec: state.specPath })}`,
     };
   if (restingMeta(state)?.wait === "interactivePlan") {
     const phase = state.phases[state.currentPhase];
     return {
       kind: "wait",
       reason: `Phase ${state.currentPhase + 1}: ${phase.name} is marked high-complexity. Run planning interactively for this phase (the harness-planning skill with the user), save the plan as ${plannedPlanPath(state)} (${planSearchText(state)}), then resume.`,
-      resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
+      resumeWith: `autopilot_start ${JSON.stringify({ spec: state.specPath })}`,
     };
   }
   const ask = askFor(state);
@@ -188,7 +208,7 @@ export function nextFor(state: AutopilotState, slug: string): Next {
   return {
     kind: "wait",
     reason: `The session is between steps (${state.currentState}); the next autopilot call finishes it.`,
-    resumeWith: `autopilot_start {"spec":"${state.specPath}"}`,
+    resumeWith: `autopilot_start ${JSON.stringify({ spec: state.specPath })}`,
   };
 }
 
@@ -271,7 +291,7 @@ export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: H
       return `${runPersona(view, next.persona, "next.prompt")}, then call ${reportCall(step, next.expects.result)}.`;
     case "ask":
       if (next.humanOnly?.length)
-        return `Only a person may answer ${next.humanOnly.map((o) => `"${o}"`).join(" or ")} here: ask the user to answer next.question in the client's form or to run \`autopilot approve ${step.session}\` in their own terminal, then call autopilot_next. autopilot_decide from you is refused for those answers.`;
+        return `Only a person may answer ${next.humanOnly.map((o) => `"${o}"`).join(" or ")} here: ask the user to answer next.question in the client's form or to run \`autopilot approve ${shellWord(step.session)}\` in their own terminal, then call autopilot_next. autopilot_decide from you is refused for those answers.`;
       return `Ask the user next.question (options: next.options), then call ${decideCall(step)}.`;
     case "wait":
       return "Tell the user next.reason, then stop (they resume with next.resumeWith).";
@@ -350,7 +370,7 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     );
     if (n.humanOnly?.length)
       lines.push(
-        `   Human gate: only a person may answer ${n.humanOnly.map((o) => `"${o}"`).join(" or ")}. autopilot_decide from you is refused for those (human_required): ask the user to answer in the client's form, or to run \`autopilot approve ${step.session}\` in their own terminal, then call autopilot_next.`,
+        `   Human gate: only a person may answer ${n.humanOnly.map((o) => `"${o}"`).join(" or ")}. autopilot_decide from you is refused for those (human_required): ask the user to answer in the client's form, or to run \`autopilot approve ${shellWord(step.session)}\` in their own terminal, then call autopilot_next.`,
       );
   } else if (n.kind === "wait") {
     lines.push(`1. Tell the user: ${n.reason}`, `2. Stop here. To continue later: ${n.resumeWith}.`);

@@ -23,6 +23,7 @@ const ScriptedPhase = z.object({
   fail: z.object({ task: z.number().int().min(1), times: z.number().int().min(0), error: z.string().optional() }).optional(),
   verifyFailsOnce: z.boolean().optional(),
   blockingReviewOnce: z.boolean().optional(),
+  files: z.record(z.string().min(1), z.string()).optional(),
 });
 export const ScriptSchema = z.object({
   phases: z.record(z.string().regex(/^\d+$/), ScriptedPhase).optional(),
@@ -207,6 +208,32 @@ export async function readConfigRetryBudget(root: string): Promise<number | null
     throw new AutopilotError(
       "bad_input",
       `${CONFIG_FILE}: "retryBudget" must be a whole number of attempts from ${min} to ${max} (default ${RETRY_BUDGET}); it is ${JSON.stringify(v)}.`,
+    );
+  return v;
+}
+
+/** The placeholders a `commitMessage` template may use (src/effects/commit-message.ts fills them). */
+export const COMMIT_MESSAGE_PLACEHOLDERS = ["label", "summary"] as const;
+
+/**
+ * The `commitMessage` key of `.harness/config.json`: the subject template of every commit autopilot
+ * makes, e.g. `"chore(autopilot): {summary}"`. `{label}` is the commit's label as autopilot words it
+ * ("Phase 1: Counting Core — execution complete"), `{summary}` the same as a Conventional Commits
+ * subject ("phase 1 Counting Core, execution complete"). Null when unset: the repository's
+ * convention decides (src/effects/commit-message.ts).
+ */
+export async function readConfigCommitMessage(root: string): Promise<string | null> {
+  const v = await configValue(root, "commitMessage");
+  if (v === undefined || v === null) return null;
+  const shape = `a one-line subject template with {label} or {summary}, e.g. "chore(autopilot): {summary}"`;
+  if (typeof v !== "string" || !v.trim() || /[\r\n]/.test(v) || v.length > 200)
+    throw new AutopilotError("bad_input", `${CONFIG_FILE}: "commitMessage" must be ${shape}; it is ${JSON.stringify(v)}.`);
+  const used = [...v.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
+  const unknown = used.filter((p) => !(COMMIT_MESSAGE_PLACEHOLDERS as readonly string[]).includes(p));
+  if (unknown.length || !used.length)
+    throw new AutopilotError(
+      "bad_input",
+      `${CONFIG_FILE}: "commitMessage" ${unknown.length ? `has an unknown placeholder {${unknown[0]}}` : "names no placeholder"}: it must be ${shape}.`,
     );
   return v;
 }

@@ -6,6 +6,8 @@ import type { AskNext, DispatchNext, Step } from "../protocol/step.js";
 import type { PersonaRunner } from "../runners/types.js";
 import type { UsageReport } from "../session/usage.js";
 import type { Decision, DecisionChannel } from "../session/schema.js";
+import { NoAnswer } from "./terminal-gate.js";
+import { ANSWERS } from "../../machines/autopilot.machine.js";
 
 export interface GateAnswer {
   answer: string;
@@ -122,6 +124,9 @@ export class PolicyGate implements Gate {
     // The budget gate: --yes never spends more than it was given.
     if (has("continue once") && has("raise budget"))
       return { answer: "stop", by, rationale: "--yes policy: the budget is spent; a human decides whether to spend more" };
+    // A commit the repository's hooks keep refusing: only a person can fix it or waive the hooks,
+    // so the question stays open (the run ends waiting for a human) rather than answered.
+    if (ANSWERS.commitRejected.every(has)) throw new NoAnswer(step);
     if (step.state === "APPROVE_PLAN" && has("yes")) return { answer: "yes", by, rationale: "--yes policy: approve plans" };
     if (step.state === "APPROVE_PLAN" && has("done")) return { answer: "done", by, rationale: "--yes policy: re-present the plan" };
     if (step.state === "PHASE_COMPLETE") return { answer: "yes", by, rationale: "--yes policy: continue to the next phase" };

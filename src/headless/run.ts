@@ -8,7 +8,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import type { Step } from "../protocol/step.js";
 import type { PersonaRunner } from "../runners/types.js";
 import type { AutopilotState } from "../session/schema.js";
-import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
+import { resolveSpecPath, shellWord, slugFromSpecPath } from "../session/slug.js";
 import { sessionDirRel } from "../session/paths.js";
 import { channelCounts } from "../session/channels.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
@@ -228,7 +228,11 @@ async function summarise(
   if (outcome === "waiting" && final.next.kind === "ask" && final.next.humanOnly?.length && (o.yes || !o.interactive)) {
     p.write(`Stopped at a human gate (${final.state}, step ${final.stepId}): ${final.next.question}`);
     p.write(`The session runs with --human-gates: only a person may answer ${final.next.humanOnly.map((a) => `"${a}"`).join(" or ")} here, not the --yes policy or piped input.`);
-    p.write(`To continue: run \`autopilot approve ${slug}\` (or \`${o.resumeCommand.replace(/\s--yes\b/, "")}\`) in your own terminal and answer.`);
+    p.write(`To continue: run \`autopilot approve ${shellWord(slug)}\` (or \`${o.resumeCommand.replace(/\s--yes\b/, "")}\`) in your own terminal and answer.`);
+  } else if (outcome === "waiting" && final.next.kind === "ask" && o.yes) {
+    p.write(`Stopped at a question the --yes policy does not answer (${final.state}, step ${final.stepId}): ${final.next.question}`);
+    if (final.next.context) for (const l of final.next.context.split("\n")) p.write(`  ${l}`);
+    p.write(`To continue: answer it yourself: run \`autopilot approve ${shellWord(slug)}\` (or \`${o.resumeCommand.replace(/\s--yes\b/, "")}\`) in your own terminal. A chat client can answer it too (autopilot_decide).`);
   } else if (outcome === "waiting" && final.next.kind === "ask") {
     p.write(`Stopped at a question (${final.state}, step ${final.stepId}): ${final.next.question}`);
     p.write(`No answer came: the input is not a terminal and it ended. The session is saved at this question.`);
@@ -254,14 +258,14 @@ async function summarise(
   if (state) {
     if (state.commits.length) {
       p.write(`Commits (${state.commits.length}):`);
-      for (const c of state.commits) p.write(`  ${c.sha.slice(0, 7)} ${c.recovery ? "[autopilot][recovery]" : "[autopilot]"} ${c.label}`);
+      for (const c of state.commits) p.write(`  ${c.sha.slice(0, 7)} ${c.subject ?? `${c.recovery ? "[autopilot][recovery]" : "[autopilot]"} ${c.label}`}`);
     } else p.write("Commits: none yet");
     p.write(`Decisions: ${state.decisions.length} recorded (${channelCounts(state.decisions)}) in ${dir}/autopilot-state.json`);
   }
   const usage = state?.usage?.total;
   if (usage?.dispatches) {
     p.write(
-      `Dispatches: ${usage.dispatches} · cost: ${o.runner.simulated && !usage.reported ? "none (simulated)" : formatCost(usage)} · per phase and persona: autopilot log ${slug}`,
+      `Dispatches: ${usage.dispatches} · cost: ${o.runner.simulated && !usage.reported ? "none (simulated)" : formatCost(usage)} · per phase and persona: autopilot log ${shellWord(slug)}`,
     );
   }
   p.write(`Session files: ${path.join(root, dir)}/`);

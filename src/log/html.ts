@@ -113,6 +113,7 @@ function timeline(log: DecisionLog): string {
     if (p.reviewOverridden) marks.push(`<span class="mark mark-override" title="a blocking review was overridden">⚑ review overridden</span>`);
     if (p.verificationSkipped) marks.push(`<span class="mark mark-override">⚑ verification skipped</span>`);
     if (p.overrides.includes("fixed_manually")) marks.push(`<span class="mark mark-override">⚑ fixed by hand</span>`);
+    if (p.overrides.includes("committed_without_hooks")) marks.push(`<span class="mark mark-override" title="a commit was made with --no-verify, at the user's word">⚑ committed without hooks</span>`);
     if (p.complexityOverride) marks.push(`<span class="mark">▲ ${esc(p.complexity)} → ${esc(p.complexityOverride)}</span>`);
     if (p.recoveryCommits) marks.push(`<span class="mark mark-override">⛑ ${p.recoveryCommits} recovery</span>`);
     const grow = weight(p);

@@ -225,6 +225,9 @@ const WHAT: Record<string, string> = {
   raised_budget: "Budget raised",
   budget_continue_once: "Over budget: one more persona run",
   stopped_budget: "Stopped at the budget",
+  commit_rejected: "A commit rejected by the repository's hook",
+  fixed_commit_manually: "Rejected commit fixed by hand, committed again",
+  committed_without_hooks: "Committed without the repository's hooks, this once",
 };
 
 const PLAN_RESULT: Record<string, PlanGate["result"]> = {
@@ -242,7 +245,11 @@ export const OVERRIDE_DECISIONS = new Set([
   "skipped_verification",
   "skipped_phase",
   "fixed_manually",
+  "committed_without_hooks",
 ]);
+
+/** Decisions about a commit the repository's hooks refused: part of execution, whatever the state. */
+const COMMIT_DECISIONS = new Set(["commit_rejected", "fixed_commit_manually", "committed_without_hooks"]);
 
 function kindOf(d: Decision): LoggedDecision["kind"] {
   const name = d.decision;
@@ -254,7 +261,7 @@ function kindOf(d: Decision): LoggedDecision["kind"] {
   if (name.includes("final_review") || d.state === "FINAL_REVIEW") return "final-review";
   if (name.includes("verification") || d.state === "VERIFY") return "verification";
   if (name.includes("review") || d.state === "REVIEW") return "review";
-  if (name === "fixed_manually" || d.state === "EXECUTE") return "execution";
+  if (name === "fixed_manually" || COMMIT_DECISIONS.has(name) || d.state === "EXECUTE") return "execution";
   if (d.signals) return "plan";
   if (name === "note") return "note";
   return d.state === "APPROVE_PLAN" ? "plan" : "note";

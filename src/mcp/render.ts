@@ -80,6 +80,7 @@ const ERROR_TODO: Record<ErrorCode, string> = {
   worktree_missing: "Tell the user the message: the session's worktree is gone; the command in it brings it back, then call autopilot_next.",
   worktree_diverged: "Tell the user the message: the session's branch changed under it; nothing was done.",
   merge_conflict: "Tell the user the message: the merge was aborted and nothing changed.",
+  commit_rejected: "Tell the user the message: git refused the commit and it is still owed; after they fix what it says, call autopilot_next (the commit is made once).",
   internal: "Call autopilot_next to see the saved Step; tell the user if it repeats.",
   human_required: "Nothing changed: ask the user to answer in the client's form, or to run `autopilot approve <session>` in their own terminal; then call autopilot_next.",
   no_tty: "Run it in your own interactive terminal.",

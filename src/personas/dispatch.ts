@@ -139,6 +139,25 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     );
   }
 
+  if (job.job === "commitFix") {
+    const held = state.phaseRun.rejectedCommit;
+    const hook = held?.hook ?? "pre-commit";
+    const attempt = Math.max(1, held?.attempts.length ?? 1);
+    const max = state.retryBudget.maxAttempts;
+    const final = state.currentState === "FINAL_REVIEW";
+    return make(
+      `Fix the ${hook} hook's complaint ${attempt}/${max}, ${final ? "final review fixes" : `phase ${n}: ${phase.name}`}`,
+      `The repository's ${hook} hook rejected the commit of ${final ? "the final review's fixes" : `phase ${of} "${phase.name}"`}: fix what it reports (attempt ${attempt} of ${max}).`,
+      [
+        "Fix what the hook printed (below), in the files of the commit (listed below); change nothing else.",
+        "Do not commit, do not skip the hook (no --no-verify) and do not edit the hook or its configuration: autopilot makes the same commit again, with the hooks, when you report.",
+        `${escalationBrief(attempt)} Earlier attempts are listed below.`,
+        reply("fixed", `{"kind":"fixed","summary":"what you changed"}`),
+      ],
+      {},
+    );
+  }
+
   if (job.job === "verify") {
     return make(
       `Verify phase ${n}: ${phase.name}`,
@@ -217,6 +236,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
     if (state.phaseRun.revision) out.push("## Why the plan is being revised", "", state.phaseRun.revision, "");
     out.push("## The phase in the spec", "", facts.phaseDescription?.trim() || "(The spec gives no description beyond the heading; read the spec.)", "");
   }
+  if (state.stage === "commitFix" && state.phaseRun.rejectedCommit) return [...out, ...rejectedCommitBrief(state), ...learningsOf(facts)].join("\n");
   if (state.currentState === "EXECUTE") {
     const cur = state.retryBudget.currentTask;
     if (cur && cur.attempts.length) {
@@ -252,6 +272,44 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
         out.push("## Validation after the last fix round", "", state.phaseRun.lastValidation.summary, "");
     }
   }
-  if (facts.learnings?.trim()) out.push("## Learnings", "", facts.learnings.trim(), "");
+  out.push(...learningsOf(facts));
   return out.join("\n");
+}
+
+function learningsOf(facts: DispatchFacts): string[] {
+  return facts.learnings?.trim() ? ["## Learnings", "", facts.learnings.trim(), ""] : [];
+}
+
+/** A fence that the text cannot close: longer than any run of backticks in it. */
+function fenceFor(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return "`".repeat(longest + 1);
+}
+
+/** The brief's context for the executor fixing what a hook reported: the commit, the output, earlier attempts. */
+function rejectedCommitBrief(state: AutopilotState): string[] {
+  const held = state.phaseRun.rejectedCommit!;
+  const fence = fenceFor(held.output);
+  const out = [
+    `## The ${held.hook} hook rejected the commit`,
+    "",
+    `Commit: ${held.label}`,
+    "",
+    "Files in the commit:",
+    ...(held.paths.length ? held.paths.map((p) => `- ${p}`) : ["- (not recorded)"]),
+    "",
+    `### What the hook printed (attempt ${held.attempts.length} of ${state.retryBudget.maxAttempts})`,
+    "",
+    `${fence}text`,
+    held.output,
+    fence,
+    "",
+  ];
+  const earlier = held.attempts.slice(0, -1);
+  if (earlier.length) {
+    out.push("### Earlier attempts", "");
+    for (const a of earlier) out.push(`- Attempt ${a.attempt} (${a.timestamp}): ${a.error.split("\n").find((l) => l.trim())?.trim() ?? ""}`);
+    out.push("");
+  }
+  return out;
 }

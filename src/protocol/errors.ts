@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "worktree_missing",
   "worktree_diverged",
   "merge_conflict",
+  "commit_rejected",
   "internal",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

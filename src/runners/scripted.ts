@@ -29,6 +29,11 @@ export interface ScriptedPhase {
   verifyFailsOnce?: boolean;
   /** The reviewer raises one blocking finding on the first review of this phase. */
   blockingReviewOnce?: boolean;
+  /**
+   * Files the executor writes with the phase's first task, besides the task's code (path → text):
+   * an asset, or code a repository's hooks will object to.
+   */
+  files?: Record<string, string>;
 }
 
 export interface Script {
@@ -82,7 +87,9 @@ export class ScriptedRunner implements PersonaRunner {
     const m = await this.load(task);
     const log: string[] = [];
     let result: PersonaResult;
-    switch (task.expects.result) {
+    const hookFix = await this.hookFix(task, log);
+    if (hookFix) result = hookFix;
+    else switch (task.expects.result) {
       case "planned":
         result = await this.plan(task, log);
         break;
@@ -105,6 +112,36 @@ export class ScriptedRunner implements PersonaRunner {
       log: log.map((l) => `[simulated ${task.persona}] ${l}`),
       ...(this.script.usage ? { usage: { ...this.script.usage } } : {}),
     };
+  }
+
+  /**
+   * A commit the repository's hook rejected: as a model reading the brief would, fix what the hook
+   * printed. The scripted executor knows one kind of fix: a complaint that names a file and a line
+   * (`src/a.ts:2: ...`, the pre-commit framework's and most linters' form) is fixed by removing that
+   * line. A complaint it cannot place it leaves as it is, and says so; the hook decides.
+   */
+  private async hookFix(task: PersonaTask, log: string[]): Promise<PersonaResult | null> {
+    const brief = await readBrief(task);
+    const hook = /^## The (\S+) hook rejected the commit$/m.exec(brief)?.[1];
+    if (!hook) return null;
+    const printed = /^### What the hook printed[^\n]*\n\n(`{3,})text\n([\s\S]*?)\n\1$/m.exec(brief)?.[2] ?? "";
+    const lines = new Map<string, Set<number>>();
+    for (const m of printed.matchAll(/^([^\s:][^:\n]*):(\d+):/gm)) {
+      const abs = path.resolve(task.projectRoot, m[1]);
+      if (!abs.startsWith(path.resolve(task.projectRoot) + path.sep)) continue;
+      (lines.get(m[1]) ?? lines.set(m[1], new Set()).get(m[1])!).add(Number(m[2]));
+    }
+    const fixed: string[] = [];
+    for (const [rel, numbers] of lines) {
+      const text = await readFile(path.resolve(task.projectRoot, rel), "utf8").catch(() => null);
+      if (text === null) continue;
+      const kept = text.split("\n").filter((_, i) => !numbers.has(i + 1));
+      await writeProjectFile(task.projectRoot, rel, kept.join("\n"));
+      fixed.push(`${rel} (${numbers.size} line${numbers.size === 1 ? "" : "s"})`);
+    }
+    log.push(fixed.length ? `fixed what the ${hook} hook reported: removed the lines it named in ${fixed.join(", ")}` : `could not place what the ${hook} hook reported; changed nothing`);
+    const summary = fixed.length ? `removed the lines the ${hook} hook named in ${fixed.join(", ")}` : `nothing changed: the ${hook} hook's output names no file and line`;
+    return task.expects.result === "fixed" ? { kind: "fixed", summary } : { kind: "executed", outcome: "complete", summary };
   }
 
   private async plan(task: PersonaTask, log: string[]): Promise<PersonaResult> {
@@ -169,6 +206,7 @@ export class ScriptedRunner implements PersonaRunner {
         taskFile(name, number),
         `// ${taskName(name, number)} (simulated by the scripted runner)\nexport const task${number} = ${number};\n`,
       );
+      if (number === 1) for (const [rel, text] of Object.entries(ps.files ?? {})) await writeProjectFile(task.projectRoot, rel, text);
       t += 1;
       m.nextTask[key] = t;
       log.push(`task ${number} done`);

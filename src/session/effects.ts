@@ -19,6 +19,8 @@ export const CommitArgs = z.looseObject({
   recovery: z.boolean(),
   /** The phase index, or null for the final review's fix rounds. */
   phase: z.number().int().nullable(),
+  /** `git commit --no-verify`: set only when the user answered "commit without hooks this once". */
+  noVerify: z.boolean().optional(),
 });
 
 /** The phase's review findings, written to the session's reviews. */

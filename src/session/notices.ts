@@ -79,6 +79,21 @@ export const Notice = z.discriminatedUnion("kind", [
     /** Two phases in a row exhausted their budget. */
     repeated: z.boolean(),
   }),
+  /** The repository's hooks refused a commit; `next` says what happens to it. */
+  notice("commitRejected", {
+    hook: z.string(),
+    label: z.string(),
+    output: z.string(),
+    attempt: z.number().int(),
+    maxAttempts: z.number().int(),
+    /**
+     * `executor`: the task executor fixes what the hook reported, then the commit is made again;
+     * `ask`: the retry budget is spent, the user is asked; `askMessage`: a hook refused the message
+     * itself (nothing for the executor to fix), the user is asked; `recovery`: a recovery commit,
+     * not retried (its work stays in the working tree).
+     */
+    next: z.enum(["executor", "ask", "askMessage", "recovery"]),
+  }),
   // VERIFY / REVIEW ---------------------------------------------------------------------------------
   notice("verificationPassed", {}),
   notice("verificationFailed", { findings: z.array(z.string()) }),
@@ -139,6 +154,9 @@ export type NoticeOf<K extends NoticeKind> = Extract<Notice, { kind: K }>;
 
 /** How many of a list `leftOut` keeps (the rest are counted). */
 export const LEFT_OUT_SHOWN = 10;
+
+/** How many lines of a hook's output the report shows (the executor's brief has all of it). */
+export const REPORT_OUTPUT_LINES = 20;
 
 /** The first 5 phases a `specRead` notice lists. */
 export const SPEC_PHASES_SHOWN = 5;
@@ -206,6 +224,21 @@ export function renderNotice(n: Notice): string {
           ? ["Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing."]
           : []),
       ].join("\n");
+    case "commitRejected": {
+      const shown = n.output.split("\n");
+      const output = (shown.length > REPORT_OUTPUT_LINES ? [...shown.slice(0, REPORT_OUTPUT_LINES), `… (${shown.length - REPORT_OUTPUT_LINES} more lines)`] : shown).map((l) => `  ${l}`);
+      const head = `Commit "${n.label}" rejected by the ${n.hook} hook${n.next === "recovery" ? "" : ` (attempt ${n.attempt})`}${n.next === "ask" || n.next === "askMessage" ? "." : ":"}`;
+      const tail =
+        n.next === "executor"
+          ? `Retry ${n.attempt}/${n.maxAttempts}: the task executor fixes what the hook reports (${escalationStep(n.attempt).report.replace(/\.$/, "")}); then the same commit is made again, with the hooks.`
+          : n.next === "ask"
+            ? `The retry budget (${n.maxAttempts} attempts) is spent: the commit waits for you.`
+            : n.next === "askMessage"
+              ? `The hook refused autopilot's commit message, which the executor cannot change: set "commitMessage" in .harness/config.json to a subject your hook accepts (docs/cli.md), then answer "fix it yourself and continue".`
+              : "A recovery commit is not retried: its work stays uncommitted in the working tree (the next commit includes it, or review it yourself).";
+      // At a question the output is in the question's context: the report does not repeat it.
+      return [head, ...(n.next === "ask" || n.next === "askMessage" ? [] : output), tail].join("\n");
+    }
     case "verificationPassed":
       return "Verification: pass";
     case "verificationFailed":

@@ -167,6 +167,25 @@ export const FixBrief = z.looseObject({
 });
 export type FixBrief = z.infer<typeof FixBrief>;
 
+/**
+ * A commit the repository's hooks refused (src/effects/git.ts CommitRejected): the commit is still
+ * owed and is performed again, under the same effect id (so it is made once), when the executor has
+ * fixed what the hook reported or the user has answered. Each refusal is an attempt, counted against
+ * the retry budget like a failed task's.
+ */
+export const RejectedCommit = z.looseObject({
+  effect: Effect,
+  label: z.string(),
+  /** The hook that refused it: `pre-commit` (work for the executor), `commit-msg`, ... */
+  hook: z.string(),
+  /** What the hook printed the last time, trimmed. */
+  output: z.string(),
+  /** The paths autopilot tried to commit. */
+  paths: z.array(z.string()),
+  attempts: z.array(Attempt),
+});
+export type RejectedCommit = z.infer<typeof RejectedCommit>;
+
 /** Working data of the phase in progress. Reset when the next phase starts. */
 export const PhaseRun = z.looseObject({
   startedAt: z.string().nullable(),
@@ -198,6 +217,8 @@ export const PhaseRun = z.looseObject({
   approvedPlanSha256: z.string().nullable().optional(),
   /** Set when the plan file changed after approval: what the next Step says. */
   planChanged: z.looseObject({ from: z.string().nullable(), to: z.string().nullable() }).nullable().optional(),
+  /** The last commit the repository's hooks refused (absent in files written before it). */
+  rejectedCommit: RejectedCommit.nullable().optional(),
   /** Output of the last validation run (fast VERIFY, final-review fixes), bounded. */
   lastValidation: z
     .looseObject({ passed: z.boolean(), summary: z.string() })
@@ -215,6 +236,8 @@ export const CommitRecord = z.looseObject({
   recovery: z.boolean(),
   phase: z.number().int().nullable(),
   timestamp: z.string(),
+  /** The subject the commit was made with (the repository's convention; absent in older files). */
+  subject: z.string().optional(),
 });
 export type CommitRecord = z.infer<typeof CommitRecord>;
 

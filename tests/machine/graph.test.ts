@@ -18,11 +18,14 @@ import { FINAL_REVIEW_FIX_BUDGET } from "../../machines/policy.js";
 const EVERY_DECISION = [
   "approved_plan",
   "auto_approved_plan",
+  "commit_rejected",
+  "committed_without_hooks",
   "auto_approved_plan_fast",
   "continued",
   "fix_final_review",
   "fix_review",
   "fix_verification",
+  "fixed_commit_manually",
   "fixed_manually",
   "overrode_final_review",
   "overrode_review",
@@ -86,6 +89,19 @@ function eventsFor(s: Snap): AutopilotEvent[] {
     { type: "PERSONA_FAILED", error: "e", now },
     { type: "PLAN_CHANGED", from: "a", to: "b", now },
   );
+  // A commit the repository's hooks refused arrives right after the transition that owed it (a
+  // checkpoint, the phase's execution, a fix round, a recovery, or the same commit made again).
+  // Tried on one corner of the graph (first phase or final review, without --review-plans, no task
+  // retry under way, at most one final fix round): everywhere would triple the walk, and the
+  // refusal's transitions do not depend on the rest.
+  const owed = justOwedCommit(c);
+  const corner =
+    !c.reviewPlans && (c.currentPhase === 0 || s.matches("FINAL_REVIEW")) && !(c.retryBudget.currentTask?.attemptsUsed ?? 0) && c.finalReview.retryCount <= 1;
+  if (owed && corner)
+    out.push(
+      { type: "COMMIT_REJECTED", commit: owed, hook: "pre-commit", output: "src/a.ts:1: console.log", paths: ["src/a.ts"], now },
+      { type: "COMMIT_REJECTED", commit: owed, hook: "commit-msg", output: "subject may not be empty", paths: ["src/a.ts"], now },
+    );
   const ask = askFor({ ...c, currentState: topOf(s), stage: stageOf(s) });
   for (const answer of ask?.options ?? []) out.push({ type: "DECIDE", answer, by: "host", now });
   return out.filter((e) => s.can(e));
@@ -118,8 +134,20 @@ function serialize(s: Snap): string {
     c.consecutiveExhausted,
     c.phaseRun.exhausted,
     c.phaseRun.fix?.source ?? null,
+    // A refusal, while its commit is held (kept finite: the rest of the graph would multiply by
+    // every count; tests/machine/rules.test.ts follows one commit through the whole budget).
+    ["commitFix", "commitBlocked"].includes(stageOf(s) ?? "")
+      ? [Math.min(c.phaseRun.rejectedCommit?.attempts.length ?? 0, c.retryBudget.maxAttempts + 1), c.phaseRun.rejectedCommit?.hook]
+      : null,
   ]);
 }
+
+/** The commit the last transition owed (the walk never performs effects: the outbox only grows). */
+function justOwedCommit(c: AutopilotState) {
+  const owed = c.outbox.slice(-2).filter((e) => e.type === "commit").at(-1);
+  return owed?.type === "commit" ? owed : null;
+}
+
 
 const paths = getShortestPaths(autopilotMachine, {
   input: initState(),
@@ -193,6 +221,11 @@ describe("the machine, walked by @xstate/graph", () => {
       const c = ctxOf(p.state);
       expect(c.retryBudget.currentTask?.attemptsUsed ?? 0).toBeLessThanOrEqual(c.retryBudget.maxAttempts);
       if (p.state.matches({ FINAL_REVIEW: "fixing" })) expect(c.finalReview.retryCount).toBeLessThanOrEqual(FINAL_REVIEW_FIX_BUDGET);
+      // A refused commit goes to the executor at most maxAttempts times, and only the pre-commit hook's.
+      if (stageOf(p.state) === "commitFix") {
+        expect(c.phaseRun.rejectedCommit?.attempts.length ?? 0).toBeLessThanOrEqual(c.retryBudget.maxAttempts);
+        expect(c.phaseRun.rejectedCommit?.hook).toBe("pre-commit");
+      }
     }
   });
 

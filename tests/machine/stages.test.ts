@@ -45,11 +45,11 @@ describe("what a resting stage means, declared on the state node", () => {
       ASSESS: [],
       PLAN: ["planning", "awaitingInteractivePlan", "personaFailed"],
       APPROVE_PLAN: ["gather", "review", "revising"],
-      EXECUTE: ["running", "checkpoint", "exhausted", "personaFailed"],
-      VERIFY: ["running", "validating", "failed", "personaFailed"],
+      EXECUTE: ["running", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked"],
+      VERIFY: ["running", "validating", "failed", "personaFailed", "commitFix", "commitBlocked"],
       REVIEW: ["running", "blocked", "personaFailed"],
       PHASE_COMPLETE: [],
-      FINAL_REVIEW: ["running", "blocked", "fixing", "validating", "exhausted", "personaFailed"],
+      FINAL_REVIEW: ["running", "blocked", "fixing", "validating", "exhausted", "personaFailed", "commitFix", "commitBlocked"],
       DONE: [],
     });
     const fromTree = restingNodes().map((n) => (n.parent === autopilotMachine.root ? n.key : `${n.parent!.key}.${n.key}`));
@@ -76,13 +76,19 @@ describe("what a resting stage means, declared on the state node", () => {
     expect(jobs.map(([id]) => id)).toEqual([
       "autopilot.PLAN.planning",
       "autopilot.EXECUTE.running",
+      "autopilot.EXECUTE.commitFix",
       "autopilot.VERIFY.running",
+      "autopilot.VERIFY.commitFix",
       "autopilot.REVIEW.running",
       "autopilot.FINAL_REVIEW.running",
       "autopilot.FINAL_REVIEW.fixing",
+      "autopilot.FINAL_REVIEW.commitFix",
     ]);
     for (const [id, d] of jobs) expect(PERSONAS, id).toContain(d.persona);
-    expect(new Set(jobs.map(([, d]) => d.job)).size).toBe(jobs.length);
+    // One job per node, except the fix of a refused commit: the same job wherever a commit is owed.
+    const once = jobs.filter(([, d]) => d.job !== "commitFix");
+    expect(new Set(once.map(([, d]) => d.job)).size).toBe(once.length);
+    expect(new Set(jobs.filter(([, d]) => d.job === "commitFix").map(([, d]) => JSON.stringify(d))).size).toBe(1);
   });
 
   it("a file that names no stage, or a stage that is not a resting one, rests where the state's meaning says", () => {

@@ -9,6 +9,7 @@ import { runHeadless } from "../../headless/run.js";
 import { parseBudget } from "../../session/usage.js";
 import { EventWriter, EXIT_CODES } from "../../headless/events.js";
 import { AutopilotError } from "../../protocol/errors.js";
+import { shellWord } from "../../session/slug.js";
 
 export const USAGE =
   "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
@@ -38,10 +39,6 @@ function parse(argv: string[]) {
 }
 
 /** A word as the user would type it back into a POSIX shell. */
-function shellWord(w: string): string {
-  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
-}
-
 export async function run(argv: string[]): Promise<number> {
   const { values: v, positionals } = parse(argv);
   if (v.help) {
