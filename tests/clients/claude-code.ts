@@ -22,10 +22,11 @@ export type Installed = { bin: string; version: string } | { skip: string };
 
 /**
  * Install `pkg@version` into `<cache>/<pkg with / as +>@<version>` (once; under a lock, as test files
- * run in parallel) and return the path of its bin, or why it could not be installed.
+ * run in parallel) and return the path of its bin, or why it could not be installed. `withPackages`
+ * (exact `name@version` specs) are installed beside it, into a folder of their own.
  */
-export async function ensureNpmClient(pkg: string, version: string, binName: string): Promise<Installed> {
-  const dir = path.join(clientsCacheDir(), `${pkg.replace("/", "+")}@${version}`);
+export async function ensureNpmClient(pkg: string, version: string, binName: string, withPackages: string[] = []): Promise<Installed> {
+  const dir = path.join(clientsCacheDir(), `${pkg.replace("/", "+")}@${version}${withPackages.map((p) => `+${p.replace("/", "+")}`).join("")}`);
   const bin = path.join(dir, "node_modules", ".bin", binName);
   mkdirSync(dir, { recursive: true });
   const release = await lockfile.lock(dir, { lockfilePath: path.join(dir, ".install.lock"), realpath: false, stale: 600_000, retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 } });
@@ -33,17 +34,18 @@ export async function ensureNpmClient(pkg: string, version: string, binName: str
     if (!existsSync(bin)) {
       if (!existsSync(path.join(dir, "package.json"))) writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "autopilot-test-client", private: true }) + "\n");
       try {
-        await execFileP("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${version}`], {
+        await execFileP("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${version}`, ...withPackages], {
           cwd: dir,
           timeout: 600_000,
           maxBuffer: 16 * 1024 * 1024,
         });
       } catch (e) {
-        return { skip: `could not install ${pkg}@${version} from the npm registry: ${String((e as any).stderr || (e as Error).message).trim().split("\n").slice(-3).join(" ")}` };
+        return { skip: `could not install ${[`${pkg}@${version}`, ...withPackages].join(" ")} from the npm registry: ${String((e as any).stderr || (e as Error).message).trim().split("\n").slice(-3).join(" ")}` };
       }
     }
     try {
-      const { stdout } = await execFileP(bin, ["--version"], { timeout: 60_000 });
+      // In the cache folder, never in this repository: a tool may act on the git repository it runs in.
+      const { stdout } = await execFileP(bin, ["--version"], { timeout: 60_000, cwd: dir });
       return { bin, version: stdout.trim() };
     } catch (e) {
       return { skip: `${pkg}@${version} is installed in ${dir} but does not run here: ${(e as Error).message.split("\n")[0]}` };

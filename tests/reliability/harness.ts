@@ -2,7 +2,7 @@
 // process driver, and a snapshot of everything a run leaves behind with timestamps and commit ids
 // taken out (they differ between any two runs; everything else must not).
 import { spawn } from "node:child_process";
-import { cp, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { git, makeRepo } from "../helpers/git.js";
@@ -17,11 +17,12 @@ export { SLUG, SPEC, SPEC_PATH };
  * Three phases with: a passed checkpoint (a commit) and a human-verify checkpoint; planner concerns
  * (the plan pauses for approval, answered by policy); a task that fails twice (two retries); a
  * blocking review fixed once; a task that exhausts its budget (recovery commit, failures.md); a
- * failed verification fixed; a blocking final review fixed once.
+ * failed verification fixed; a blocking final review fixed once; a checkpoint commit the repository's
+ * pre-commit hook refuses (a debug line), fixed by the executor and made again.
  */
 export const SCRIPT = {
   phases: {
-    0: { checkpoints: { 2: "passed", 3: "human-verify" } },
+    0: { checkpoints: { 2: "passed", 3: "human-verify" }, files: { "src/core-scanner/debug.ts": 'export const debug = 1;\nconsole.log("debug");\n' } },
     1: { concerns: ["rule syntax undecided"], fail: { task: 2, times: 2 }, blockingReviewOnce: true },
     2: { verifyFailsOnce: true, fail: { task: 1, times: RETRY_BUDGET + 1 } },
   },
@@ -31,8 +32,15 @@ export const SCRIPT = {
 /** The fastest stale-lock takeover proper-lockfile allows (2 s); a restart waits at most that. */
 export const LOCK = { staleMs: 2000, waitMs: 8000 };
 
+/** The template's pre-commit hook: a lint as teams write them, no console.log in staged TypeScript. */
+export const LINT_HOOK = `#!/bin/sh
+bad=$(git diff --cached --name-only --diff-filter=AM | grep '\\.ts$' | xargs -r grep -n 'console\\.log' /dev/null)
+if [ -n "$bad" ]; then echo "lint: no console.log"; echo "$bad"; exit 1; fi
+`;
+
 export async function makeTemplate(): Promise<string> {
   const repo = await makeRepo({ files: { "README.md": "# test project\n", [SPEC_PATH]: SPEC } });
+  await writeFile(path.join(repo.dir, ".git/hooks/pre-commit"), LINT_HOOK, { mode: 0o755 });
   return repo.dir;
 }
 
