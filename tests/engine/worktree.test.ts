@@ -49,6 +49,21 @@ async function errorOf(p: Promise<unknown>): Promise<AutopilotError> {
 }
 
 describe("--worktree", () => {
+  it("a spec path with spaces gets a branch git accepts, and the merge command the DONE Step prints pastes as it is", async () => {
+    const spaced = "docs/my feature/spec v2.md";
+    await mkdir(path.join(repo.dir, "docs/my feature"), { recursive: true });
+    await writeFile(path.join(repo.dir, spaced), spec("Spaced", "Spaced Core"));
+    await git(repo.dir, "add", "-A");
+    await git(repo.dir, "commit", "-qm", "a spec with spaces in its path");
+    const engine = new Engine(repo.dir, { now });
+    const first = await engine.start(spaced, "--worktree");
+    expect(first.step.report).toContain("on branch autopilot/my-feature--spec-v2");
+    const { final } = await drive(engine, first.step, new ScriptedRunner(), new PolicyGate());
+    expect(final.state).toBe("DONE");
+    expect(final.report).toContain("`autopilot merge 'my feature--spec v2'`");
+    expect((await git(repo.dir, "rev-parse", "--verify", "-q", "autopilot/my-feature--spec-v2")).trim()).toMatch(/^[0-9a-f]{40}$/);
+  });
+
   it("two sessions in worktrees run at once to DONE with disjoint commits on their own branches", async () => {
     const base = await head();
     const run = async (s: typeof A) => {
