@@ -141,7 +141,9 @@ export class ScriptedRunner implements PersonaRunner {
     }
     log.push(fixed.length ? `fixed what the ${hook} hook reported: removed the lines it named in ${fixed.join(", ")}` : `could not place what the ${hook} hook reported; changed nothing`);
     const summary = fixed.length ? `removed the lines the ${hook} hook named in ${fixed.join(", ")}` : `nothing changed: the ${hook} hook's output names no file and line`;
-    return task.expects.result === "fixed" ? { kind: "fixed", summary } : { kind: "executed", outcome: "complete", summary };
+    // The kind the brief asks for, as a model reads it there (a lean Step carries no `expects`).
+    const kind = /Finish with one JSON object[^{]*\{"kind":"(\w+)"/.exec(brief)?.[1] ?? task.expects.result;
+    return kind === "fixed" ? { kind: "fixed", summary } : { kind: "executed", outcome: "complete", summary };
   }
 
   private async plan(task: PersonaTask, log: string[]): Promise<PersonaResult> {
@@ -327,7 +329,8 @@ export function resultOf(state: Step["state"], persona: PersonaName): ResultKind
     case "EXECUTE":
       return "executed";
     case "VERIFY":
-      return "verified";
+      // The executor in VERIFY fixes a commit the repository's hook refused.
+      return persona === "harness-task-executor" ? "fixed" : "verified";
     case "REVIEW":
       return "reviewed";
     case "FINAL_REVIEW":

@@ -41,6 +41,21 @@ describe("a refused commit over MCP", () => {
     expect((await git(s.root, "log", "--format=%s")).split("\n").filter((l) => l.startsWith("[autopilot]"))).toEqual(["[autopilot] Phase 1: Core — execution complete"]);
   });
 
+  it("Claude Code's lean Step (no expects): the fix dispatch's result kind is read from its brief, and the session is DONE", async () => {
+    s = await openSession({ spec: SPEC, server: { name: "claude-code" } });
+    await hook(s.root, "pre-commit", `grep -rn 'console\\.log' src/ && exit 1; exit 0`);
+    const runner = new ScriptedRunner({ phases: { 0: { tasks: 1, files: { "src/core/debug.ts": 'console.log("debug");\nexport const x = 1;\n' } } } });
+    let lean = false;
+    const final = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, {
+      until: (st) => {
+        if (st.next.kind === "dispatch" && st.state === "VERIFY" && st.next.persona === "harness-task-executor") lean = !("expects" in st.next);
+        return false;
+      },
+    });
+    expect(lean).toBe(true);
+    expect(final.state).toBe("DONE");
+  });
+
   it("signing that fails is a structured commit_rejected error with a todo, never internal; after the fix autopilot_next commits once", async () => {
     s = await openSession({ spec: SPEC });
     const signer = path.join(s.root, ".git", "failing-gpg");
