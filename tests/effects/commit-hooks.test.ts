@@ -162,6 +162,16 @@ describe("the effect trailer and the repository's other parts", () => {
     expect(await findEffectCommit(dir, older)).toBe(await headCommit(dir));
   });
 
+  it("a replay finds the commit by its trailer whatever the subject's convention", async () => {
+    const dir = await repo();
+    await writeFile(path.join(dir, "a.ts"), "a\n");
+    const first = await commitCheckpoint(dir, { label: "Checkpoint 1: a", subject: "chore(autopilot): checkpoint 1 a", effectId: "conv-1" });
+    // The template changed between the crash and the replay: still the one commit.
+    const again = await commitCheckpoint(dir, { label: "Checkpoint 1: a", subject: "feat(PROJ-1): checkpoint 1 a", effectId: "conv-1" });
+    expect(again).toMatchObject({ committed: true, replayed: true, sha: first.sha });
+    expect(await count(dir)).toBe(2);
+  });
+
   it("never stages a submodule, whatever changed in it", async () => {
     const lib = await repo({ "lib.ts": "export const lib = 1;\n" });
     const dir = await repo();
