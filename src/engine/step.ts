@@ -237,9 +237,18 @@ export interface HostView {
   host: Host;
   /** Where the persona files are (the package's personas/ folder), for hosts that read them. */
   personasDir?: string;
+  /**
+   * Before each persona's agent name (`autopilot serve --agent-prefix`): a Claude Code plugin's
+   * agents are named `<plugin>:<agent>`, so the plugin's server names `autopilot:harness-planner`.
+   */
+  agentPrefix?: string;
 }
 
 const OTHER: HostView = { host: "other" };
+
+function agentName(view: HostView, persona: string): string {
+  return `${view.agentPrefix ?? ""}${persona}`;
+}
 
 function personaFile(view: HostView, persona: string): string {
   return `${view.personasDir ?? "personas"}/${persona}.md`;
@@ -249,13 +258,13 @@ function personaFile(view: HostView, persona: string): string {
 export function runPersona(view: HostView, persona: string, prompt: string): string {
   switch (view.host) {
     case "claude-code":
-      return `Call the Agent tool with subagent_type "${persona}", run_in_background false and ${prompt} as its prompt`;
+      return `Call the Agent tool with subagent_type "${agentName(view, persona)}", run_in_background false and ${prompt} as its prompt`;
     case "codex":
       return `Call spawn_agent with message "You are ${persona}: follow ${personaFile(view, persona)}." followed by ${prompt}, then wait_agent for its final answer`;
     case "gemini":
-      return `Call invoke_agent with agent_name "${persona}" and ${prompt} as its prompt`;
+      return `Call invoke_agent with agent_name "${agentName(view, persona)}" and ${prompt} as its prompt`;
     default:
-      return `Run the ${persona} subagent with ${prompt} (no subagents? read ${personaFile(view, persona)} and do its work yourself)`;
+      return `Run the ${agentName(view, persona)} subagent with ${prompt} (no subagents? read ${personaFile(view, persona)} and do its work yourself)`;
   }
 }
 
@@ -272,10 +281,10 @@ function decideCall(step: Pick<Step, "session" | "stepId">): string {
  * `session` and `stepId`, in every later request of the conversation; so the call after names
  * those fields instead of repeating their values (the tool's input schema describes the rest).
  */
-function leanTodo(step: Pick<Step, "session" | "stepId" | "next">): string | null {
+function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
   const next = step.next;
   if (next.kind === "dispatch")
-    return `Agent tool: subagent_type "${next.persona}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}.`;
+    return `Agent tool: subagent_type "${agentName(view, next.persona)}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
     return "Ask the user next.question (options: next.options); then autopilot_decide {session, stepId, answer, rationale: their reason, if given}.";
   return null;
@@ -284,7 +293,7 @@ function leanTodo(step: Pick<Step, "session" | "stepId" | "next">): string | nul
 /** One line that alone says what to do with `next`: which tool, which agent, which call after. */
 export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: HostView = OTHER): string {
   const next = step.next;
-  const lean = view.host === "claude-code" ? leanTodo(step) : null;
+  const lean = view.host === "claude-code" ? leanTodo(step, view) : null;
   if (lean) return lean;
   switch (next.kind) {
     case "dispatch":

@@ -57,6 +57,8 @@ export interface ServerOptions {
   now?: () => Date;
   /** List every tool to every client (default: AUTOPILOT_ALL_TOOLS=1). */
   allTools?: boolean;
+  /** Put before each persona's agent name in dispatch todos (`autopilot:` for the Claude Code plugin's agents). */
+  agentPrefix?: string;
 }
 
 export const INSTRUCTIONS =
@@ -95,6 +97,7 @@ export function createServer(opts: ServerOptions): McpServer {
     elicit: opts.elicit ?? true,
     heartbeatMs: opts.heartbeatMs ?? 10_000,
     elicitTimeoutMs: opts.elicitTimeoutMs,
+    agentPrefix: opts.agentPrefix,
     log,
     now: opts.now,
   });

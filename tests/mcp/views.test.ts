@@ -35,10 +35,21 @@ interface HostCase {
    * (beside it in the JSON) instead of copying them.
    */
   lean?: boolean;
+  /** Extra `serve` arguments, and the case's name when it differs from the client's. */
+  serveArgs?: string[];
+  label?: string;
 }
 
 const HOSTS: HostCase[] = [
   { clientName: "claude-code", dispatch: (p) => ["Agent tool", `subagent_type "${p}"`, "run_in_background false"], lean: true },
+  // The Claude Code plugin's server: the plugin's agents are named autopilot:<persona>.
+  {
+    clientName: "claude-code",
+    label: "claude-code (plugin, serve --agent-prefix autopilot:)",
+    serveArgs: ["--agent-prefix", "autopilot:"],
+    dispatch: (p) => ["Agent tool", `subagent_type "autopilot:${p}"`, "run_in_background false"],
+    lean: true,
+  },
   { clientName: "codex-mcp-client", dispatch: (p) => ["spawn_agent", `You are ${p}: follow ${PERSONAS}/${p}.md`, "wait_agent"] },
   { clientName: "gemini-cli-mcp-client", dispatch: (p) => ["invoke_agent", `agent_name "${p}"`] },
   { clientName: "some-editor", dispatch: (p) => [`${p} subagent`, `${PERSONAS}/${p}.md`] },
@@ -119,13 +130,13 @@ function checkStructured(out: CallOutcome, host: HostCase): void {
   }
 }
 
-describe.each(HOSTS)("$clientName: both views complete", (host) => {
+describe.each(HOSTS.map((h) => ({ ...h, label: h.label ?? h.clientName })))("$label: both views complete", (host) => {
   let repo: TempRepo;
   let srv: ServerHandle;
   const seen: CallOutcome[] = [];
   beforeAll(async () => {
     repo = await makeProject({ files: { [ONE_PATH]: specWith([{ name: "Only", complexity: "low" }]) } });
-    srv = await startServer({ cwd: repo.dir, name: host.clientName });
+    srv = await startServer({ cwd: repo.dir, name: host.clientName, args: host.serveArgs });
   });
   afterAll(async () => {
     await srv.close();

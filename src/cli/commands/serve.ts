@@ -1,4 +1,4 @@
-// `autopilot serve [--project DIR] [--elicit|--no-elicit]` (the default command): the MCP server on stdio.
+// `autopilot serve [--project DIR] [--elicit|--no-elicit] [--agent-prefix P]` (the default command): the MCP server on stdio.
 // stdout is the protocol channel: nothing else may ever be written to it.
 import path from "node:path";
 import { statSync } from "node:fs";
@@ -6,23 +6,27 @@ import { serveStdio } from "../../mcp/server.js";
 import { UsageError, unknownOption } from "../usage.js";
 import { readGateSettings } from "../../headless/config.js";
 
-const USAGE = "usage: autopilot serve [--project DIR] [--elicit|--no-elicit]";
+const USAGE = "usage: autopilot serve [--project DIR] [--elicit|--no-elicit] [--agent-prefix PREFIX]";
 
 export async function run(argv: string[]): Promise<number> {
   let project: string | undefined;
   // In-band questions are on by default: the flag, then AUTOPILOT_ELICIT, then the config's `elicit`.
   let elicitFlag: boolean | undefined;
+  let agentPrefix: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--elicit") elicitFlag = true;
     else if (a === "--no-elicit") elicitFlag = false;
-    else if (a === "--project" || a.startsWith("--project=")) {
+    else if (a === "--agent-prefix" || a.startsWith("--agent-prefix=")) {
+      agentPrefix = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
+      if (!agentPrefix || /\s/.test(agentPrefix)) throw new UsageError("--agent-prefix takes a prefix without spaces, e.g. autopilot serve --agent-prefix autopilot:");
+    } else if (a === "--project" || a.startsWith("--project=")) {
       project = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
       if (!project) throw new UsageError("--project takes a directory: autopilot serve --project DIR");
     } else if (a === "--help" || a === "-h") {
-      process.stderr.write(`${USAGE}\n  MCP server on stdio; the project root is DIR or the current directory.\n  Questions go to the user through the client's form where the client supports it (--no-elicit: never).\n`);
+      process.stderr.write(`${USAGE}\n  MCP server on stdio; the project root is DIR or the current directory.\n  Questions go to the user through the client's form where the client supports it (--no-elicit: never).\n  --agent-prefix P: dispatch todos name the persona agents P<persona> (the Claude Code plugin's are autopilot:<persona>).\n`);
       return 0;
-    } else throw unknownOption(a, ["project", "elicit", "no-elicit", "help"], USAGE);
+    } else throw unknownOption(a, ["project", "elicit", "no-elicit", "agent-prefix", "help"], USAGE);
   }
   const root = path.resolve(project ?? process.cwd());
   try {
@@ -40,6 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     elicit,
     heartbeatMs: positiveEnv("AUTOPILOT_HEARTBEAT_MS"),
     elicitTimeoutMs: positiveEnv("AUTOPILOT_ELICIT_TIMEOUT_MS"),
+    agentPrefix,
   });
   return 0;
 }

@@ -30,6 +30,8 @@ export interface ToolContext {
   elicit: boolean;
   heartbeatMs: number;
   elicitTimeoutMs?: number;
+  /** Before each persona's agent name in dispatch todos (`serve --agent-prefix`). */
+  agentPrefix?: string;
   log: (level: "info" | "warning" | "error", message: string) => void;
   now?: () => Date;
 }
@@ -71,6 +73,7 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
   const view = (): HostView => ({
     host: hostOf(server.server.getClientVersion()?.name),
     personasDir: dir === null ? (dir = personasDir()) : dir,
+    ...(ctx.agentPrefix ? { agentPrefix: ctx.agentPrefix } : {}),
   });
   const engineFor = async (progress?: Progress) =>
     new (await loadEngine()).Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now });
