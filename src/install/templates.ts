@@ -136,12 +136,14 @@ export function commandBody(root: string, o: CommandOptions): string {
 /**
  * Claude Code's command body: a few lines, since Claude Code puts it in the conversation, where
  * every later request carries it. Each Step's `todo` says the rest (the Agent tool, the call after).
+ * `toolPrefix`: how Claude Code names the server's tools (a plugin's: `mcp__plugin_<plugin>_<server>__`).
  */
-export function claudeCommandBody(): string {
+export function claudeCommandBody(toolPrefix = "mcp__autopilot__"): string {
   return [
     "Arguments: $ARGUMENTS",
     "",
-    "Run autopilot: call mcp__autopilot__autopilot_start with `spec` = the arguments as given (the server reads the flags out of them). No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
+    `Run autopilot: call ${toolPrefix}autopilot_start with` +
+      " `spec` = the arguments as given (the server reads the flags out of them). No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
     "Every result is a Step: show the user its `report`, then do exactly what its `todo` says. Never plan, execute or review yourself. After a context reset: autopilot_next.",
     "",
   ].join("\n");
