@@ -23,22 +23,33 @@ export function installPackedAutopilot(): Promise<PackedAutopilot> {
   return once;
 }
 
+let packed: Promise<string> | undefined;
+
+/** `npm pack` of this checkout (built first), once per test file: the tarball's path. */
+export function packedTarball(): Promise<string> {
+  packed ??= (async () => {
+    await ensureBuilt();
+    const out = mkdtempSync(path.join(tmpdir(), "autopilot-pack-"));
+    process.once("exit", () => rmSync(out, { recursive: true, force: true }));
+    try {
+      const { stdout } = await execFileP("npm", ["pack", "--pack-destination", out, "--loglevel=error"], {
+        cwd: projectRoot,
+        timeout: 300_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      const name = stdout.trim().split("\n").at(-1)!.trim();
+      const tarball = path.join(out, name);
+      if (!existsSync(tarball)) throw new Error(`npm pack printed ${name}, which is not in ${out}`);
+      return tarball;
+    } catch (e) {
+      throw new Error(`npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`);
+    }
+  })();
+  return packed;
+}
+
 async function pack(): Promise<PackedAutopilot> {
-  await ensureBuilt();
-  const out = mkdtempSync(path.join(tmpdir(), "autopilot-pack-"));
-  let tarball: string;
-  try {
-    const { stdout } = await execFileP("npm", ["pack", "--pack-destination", out, "--loglevel=error"], {
-      cwd: projectRoot,
-      timeout: 300_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    const name = stdout.trim().split("\n").at(-1)!.trim();
-    tarball = path.join(out, name);
-    if (!existsSync(tarball)) throw new Error(`npm pack printed ${name}, which is not in ${out}`);
-  } catch (e) {
-    throw new Error(`npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`);
-  }
+  const tarball = await packedTarball();
   const sha = createHash("sha256").update(readFileSync(tarball)).digest("hex").slice(0, 16);
   // (Not "autopilot-mcp-packed": an earlier version of this file removed every other build's
   // install there, and checkouts still running it would remove ours mid-run.)
@@ -77,6 +88,5 @@ async function pack(): Promise<PackedAutopilot> {
     return { bin, binDir };
   } finally {
     await release();
-    rmSync(out, { recursive: true, force: true });
   }
 }

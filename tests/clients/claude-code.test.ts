@@ -9,10 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
 import type { TempRepo } from "../helpers/git.js";
-import { startModelServer, type ModelServer } from "./anthropic-sse.js";
-import { Brain, type BrainOptions } from "./brain/brain.js";
-import { claudeCode } from "./dialects/claude-code.js";
-import { claudeEnv, ensureClaudeCode, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
+import { claudeEnv, ensureClaudeCode, type Installed } from "./claude-code.js";
+import { explain, playClaude, type Played, type PlayOptions } from "./claude-play.js";
 import { installPackedAutopilot } from "./autopilot-package.js";
 import { commitSubjects, installInto, makeProject, readSession } from "./project.js";
 import { startServer } from "../helpers/mcp-client.js";
@@ -89,12 +87,6 @@ beforeAll(async () => {
   autopilot = packed;
 });
 
-interface Played {
-  runs: ClaudeRun[];
-  model: ModelServer;
-  log: string[];
-}
-
 /**
  * The user types `prompt` in Claude Code (print mode), then answers every question the session
  * asks with `answer` (a new `claude -p --continue` turn), until a run ends with no question.
@@ -103,60 +95,21 @@ async function play(
   label: string,
   dir: string,
   prompt: string,
-  o: {
-    answer?: (question: string) => string;
-    brain?: BrainOptions;
-    maxTurns?: number;
-    /** How the user lets tools run (default: --dangerously-skip-permissions). */
-    permissions?: string[];
+  o: Omit<PlayOptions, "env"> & {
     /** The user's home folder (default: a fresh one). */
     home?: string;
   } = {},
 ): Promise<Played> {
-  const answer = o.answer ?? (() => "yes");
   if ("skip" in installed) throw new Error("unreachable");
-  const log: string[] = [];
-  const model = await startModelServer({
-    label,
-    dialect: claudeCode,
-    decide: (c) => brain.decide(c),
-    log: (l) => log.push(l),
-  });
-  const brain = new Brain(claudeCode, o.brain);
   let home = o.home;
   if (!home) {
     home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
     const h = home;
     cleanups.push(() => rmSync(h, { recursive: true, force: true }));
   }
+  const h = home;
   // The user's PATH has the globally installed autopilot on it.
-  const env = { ...claudeEnv(home, model.url), PATH: `${autopilot.binDir}${path.delimiter}${process.env.PATH}` };
-  const common = ["--output-format", "stream-json", "--verbose", ...(o.permissions ?? ["--dangerously-skip-permissions"])];
-  const runs: ClaudeRun[] = [];
-  let run = await runClaude(installed.bin, ["-p", prompt, ...common], { cwd: dir, env });
-  runs.push(run);
-  for (let i = 0; i < (o.maxTurns ?? 20) && asksUser(run); i++) {
-    run = await runClaude(installed.bin, ["-p", answer(run.result.result), "--continue", ...common], { cwd: dir, env });
-    runs.push(run);
-  }
-  await model.close();
-  return { runs, model, log };
-}
-
-/** The run ended on a question to the user (the brain lists the options). */
-function asksUser(run: ClaudeRun): boolean {
-  return run.code === 0 && typeof run.result?.result === "string" && /\nOptions: /.test(run.result.result);
-}
-
-function explain(p: Played): string {
-  const last = p.runs.at(-1)!;
-  return [
-    `claude exit ${last.code} ${last.signal ?? ""}`,
-    `result: ${JSON.stringify(last.result?.result ?? null).slice(0, 1500)}`,
-    `stderr: ${last.stderr.slice(-1500)}`,
-    "model log:",
-    ...p.log.slice(-40),
-  ].join("\n");
+  return playClaude(installed.bin, label, dir, prompt, { ...o, env: (url) => ({ ...claudeEnv(h, url), PATH: `${autopilot.binDir}${path.delimiter}${process.env.PATH}` }) });
 }
 
 /**

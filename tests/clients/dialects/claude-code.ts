@@ -2,11 +2,13 @@
 // mcp__<server>__<tool> and may be deferred behind ToolSearch; subagents run through the Agent tool
 // (subagent_type = the agent file's name), whose system prompt is the agent file's body; Read and
 // Write take absolute paths, Read prefixes line numbers, Write refuses to overwrite a file that was
-// not read first.
+// not read first. A plugin's server's tools are mcp__plugin_<plugin>_<server>__<tool>, and its agents
+// <plugin>:<agent>: the agent the host names is the one the Step's todo names.
 import path from "node:path";
 import type { Conversation, Dialect, ToolCall, ToolResult, WantedCall } from "../brain/types.js";
 
-const MCP_PREFIX = "mcp__autopilot__";
+/** The server's tools as Claude Code names them: installed into the project or user settings, or from the plugin. */
+const MCP_PREFIXES = ["mcp__autopilot__", "mcp__plugin_autopilot_autopilot__"];
 
 function abs(conv: Conversation, rel: string): string {
   return path.isAbsolute(rel) ? rel : path.join(claudeCode.cwd(conv), rel);
@@ -28,14 +30,17 @@ function systemTexts(conv: Conversation): string {
 
 export const claudeCode: Dialect = {
   name: "claude-code",
-  autopilotTool: (conv, tool) => (conv.tools.includes(MCP_PREFIX + tool) ? MCP_PREFIX + tool : null),
-  autopilotToolOf: (name) => (name.startsWith(MCP_PREFIX) ? name.slice(MCP_PREFIX.length) : null),
+  autopilotTool: (conv, tool) => MCP_PREFIXES.map((p) => p + tool).find((n) => conv.tools.includes(n)) ?? null,
+  autopilotToolOf: (name) => {
+    const p = MCP_PREFIXES.find((x) => name.startsWith(x));
+    return p ? name.slice(p.length) : null;
+  },
   loadTools(conv, tools): WantedCall | null {
     if (!conv.tools.includes("ToolSearch")) return null;
     // The names the client announced as deferred, else (after an MCP prompt Claude Code announces
     // none) a keyword search, as the ToolSearch description offers.
     const listed = systemTexts(conv);
-    const names = tools.map((t) => MCP_PREFIX + t).filter((n) => listed.includes(n));
+    const names = tools.flatMap((t) => MCP_PREFIXES.map((p) => p + t)).filter((n) => listed.includes(n));
     if (!names.length) return { name: "ToolSearch", args: { query: "+autopilot autopilot", max_results: tools.length } };
     return { name: "ToolSearch", args: { query: `select:${names.join(",")}`, max_results: names.length } };
   },
@@ -43,10 +48,12 @@ export const claudeCode: Dialect = {
   dispatch(conv, d): WantedCall | null {
     const tool = ["Agent", "Task"].find((t) => conv.tools.includes(t));
     if (!tool) return null;
+    // The agent the todo names (`subagent_type "autopilot:harness-planner"` for the plugin's).
+    const named = /subagent_type "([^"]+)"/.exec(d.todo ?? "")?.[1] ?? d.persona;
     // The next action depends on the result: run in the foreground.
     return {
       name: tool,
-      args: { subagent_type: d.persona, description: d.description, prompt: d.prompt, run_in_background: false },
+      args: { subagent_type: named, description: d.description, prompt: d.prompt, run_in_background: false },
     };
   },
   isDispatch: (name) => name === "Agent" || name === "Task",
