@@ -143,15 +143,22 @@ function codexPlugin(root: string, pkg: PackageJson): ManifestFile[] {
           shortDescription: shortDescription(pkg.description),
           developerName: pkg.author,
           category: "Coding",
-          defaultPrompt: ["$autopilot docs/changes/<topic>/proposal.md --fast"],
+          defaultPrompt: ["$autopilot:autopilot docs/changes/<topic>/proposal.md --fast"],
         },
       }),
     },
-    { path: `${dir}/.mcp.json`, content: json({ mcpServers: { [SERVER]: pluginServerCommand(pkg.version) } }) },
+    {
+      path: `${dir}/.mcp.json`,
+      // `codex exec` sends its first turn without waiting for servers that are not required: the
+      // skill would reach the model before autopilot's tools. A minute for npx's first download; ten
+      // for a tool call (one runs the project's validation commands).
+      content: json({ mcpServers: { [SERVER]: { ...pluginServerCommand(pkg.version), required: true, startup_timeout_sec: 60, tool_timeout_sec: 600 } } }),
+    },
     {
       path: `${dir}/skills/autopilot/SKILL.md`,
       content: codexSkill(
-        commandBody(root, { argumentsText: "the words after `$autopilot` in the user's message: the spec path, then the flags.", dispatchText }),
+        // Codex names a plugin's skill <plugin>:<skill>: the user types `$autopilot:autopilot`.
+        commandBody(root, { argumentsText: "the words after `$autopilot:autopilot` in the user's message: the spec path, then the flags.", dispatchText }),
       ),
     },
   ];

@@ -48,8 +48,7 @@ afterAll(async () => {
   if (!process.env.AUTOPILOT_KEEP_CLIENT_REPOS) for (const r of repos) await r.cleanup();
 });
 
-// As in codex.test.ts: headless, no approvals, and exec waits for the autopilot server (a client
-// setting on the command line, not part of the plugin).
+// As in codex.test.ts: headless, no approvals. The plugin's server is `required`, so exec waits for it.
 const EXEC = ["--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"];
 
 function threadOf(run: ClaudeRun): string {
@@ -59,9 +58,10 @@ function threadOf(run: ClaudeRun): string {
 }
 
 describe("Codex CLI (real binary): the autopilot plugin from its marketplace", () => {
-  it(`marketplace add + plugin add, then $autopilot ${START_ARGS} runs a two-phase spec to DONE`, async (ctx) => {
+  it(`marketplace add + plugin add, then $autopilot:autopilot ${START_ARGS} runs a two-phase spec to DONE`, async (ctx) => {
     if ("skip" in installed || "skip" in registry) return ctx.skip("skip" in installed ? installed.skip : "");
     const reg = registry;
+    const bin = installed.bin;
     const repo = await makeProject(SPEC_TWO_PHASES);
     repos.push(repo);
     const home = mkdtempSync(path.join(tmpdir(), "autopilot-codex-plugin-home-"));
@@ -71,25 +71,29 @@ describe("Codex CLI (real binary): the autopilot plugin from its marketplace", (
     const brain = new Brain(codex);
     const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     cleanups.push(() => model.close());
-    const env = { ...codexHome(home, model.url).env, ...reg.env };
+    // Codex starts an MCP server with only a few of its own variables: the registry comes from the
+    // user's ~/.npmrc, where `npm config set registry` puts it.
+    const env = codexHome(home, model.url).env;
+    reg.writeNpmrc(home);
     const codexCli = (args: string[]) =>
-      execFileP(installed.bin as string, args, { env, cwd: home, timeout: 300_000 }).then(
-        ({ stdout, stderr }) => ({ code: 0, out: stdout + stderr }),
-        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }),
+      execFileP(bin, args, { env, cwd: home, timeout: 300_000 }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, out: stdout + stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, out: `${e.stdout}${e.stderr}` }),
       );
     const add = await codexCli(["plugin", "marketplace", "add", projectRoot]);
     expect(add.code, add.out).toBe(0);
     const plugin = await codexCli(["plugin", "add", "autopilot@autopilot", "--json"]);
     expect(plugin.code, plugin.out).toBe(0);
-    expect(JSON.parse(plugin.out.slice(plugin.out.indexOf("{")))).toMatchObject({ pluginId: "autopilot@autopilot", version: reg.version });
+    expect(JSON.parse(plugin.stdout)).toMatchObject({ pluginId: "autopilot@autopilot", version: reg.version });
 
     let first: ClaudeRun | undefined;
-    const runs = await play(installed.bin, {
+    const runs = await play(bin, {
       onRun: (r) => (first ??= r),
       cwd: repo.dir,
       env,
       model,
-      first: ["exec", ...EXEC, `$autopilot ${START_ARGS}`],
+      // Codex names a plugin's skill <plugin>:<skill>.
+      first: ["exec", ...EXEC, `$autopilot:autopilot ${START_ARGS}`],
       next: (answer) => ["exec", "resume", ...EXEC, threadOf(first!), answer],
     });
     const why = explain("codex plugin", runs, log);

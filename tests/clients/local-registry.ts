@@ -50,6 +50,12 @@ export interface LocalRegistry {
   env: Record<string, string>;
   /** The version published (package.json's). */
   version: string;
+  /**
+   * Writes `<home>/.npmrc` naming this registry (and the run's npm cache), as a user who set their
+   * registry with `npm config set registry` has it: for clients that start MCP servers with only a
+   * few of their own environment variables (Codex), so `npm_config_registry` never reaches npx.
+   */
+  writeNpmrc(home: string): void;
   /** How long starting verdaccio, publishing and the first npx download took (ms). */
   timings: { start: number; publish: number; warm: number };
   close(): Promise<void>;
@@ -162,7 +168,9 @@ export async function startLocalRegistry(): Promise<LocalRegistry | { skip: stri
       maxBuffer: 16 << 20,
     });
     if (stdout.trim() !== pkg.version) throw new Error(`npx ${pkg.name}@${pkg.version} --version printed ${stdout.trim()}`);
-    return { url, env, version: pkg.version, timings: { start, publish, warm: Date.now() - t2 }, close };
+    const writeNpmrc = (home: string) =>
+      writeFileSync(path.join(home, ".npmrc"), `registry=${url}\ncache=${env.npm_config_cache}\nupdate-notifier=false\naudit=false\nfund=false\n`);
+    return { url, env, version: pkg.version, writeNpmrc, timings: { start, publish, warm: Date.now() - t2 }, close };
   } catch (e) {
     await close();
     const msg = String((e as any).stderr || (e as Error).message).trim();

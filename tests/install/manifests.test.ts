@@ -51,7 +51,7 @@ describe("the checked-in manifests", () => {
     );
     const npx = ["-y", `${pkg.name}@${pkg.version}`, "serve"];
     expect(claude.mcpServers.autopilot).toEqual({ type: "stdio", command: "npx", args: [...npx, "--agent-prefix", "autopilot:"] });
-    expect(readJson(`${PLUGIN_DIRS.codex}/.mcp.json`).mcpServers.autopilot).toEqual({ command: "npx", args: npx });
+    expect(readJson(`${PLUGIN_DIRS.codex}/.mcp.json`).mcpServers.autopilot).toMatchObject({ command: "npx", args: npx, required: true });
     expect(gemini.mcpServers.autopilot).toEqual({ command: "npx", args: npx });
     expect(server.packages[0]).toMatchObject({ registryType: "npm", identifier: pkg.name, transport: { type: "stdio" } });
   });
