@@ -2,10 +2,9 @@
 // tarball into a prefix of its own (never the machine's global one). The install is cached by the
 // tarball's hash under the client cache, so the test files of one run share it; installs unused for
 // a day are removed.
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import lockfile from "proper-lockfile";
@@ -25,24 +24,55 @@ export function installPackedAutopilot(): Promise<PackedAutopilot> {
 
 let packed: Promise<string> | undefined;
 
-/** `npm pack` of this checkout (built first), once per test file: the tarball's path. */
+/** A hash of every file `npm pack` may build from: the checkout's tracked and new, not ignored, files. */
+function sourceHash(): string {
+  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], { cwd: projectRoot, encoding: "utf8" })
+    .split("\0")
+    .filter((f) => f.length > 0 && existsSync(path.join(projectRoot, f)))
+    .sort();
+  const h = createHash("sha256");
+  for (const f of files) h.update(f).update("\0").update(readFileSync(path.join(projectRoot, f))).update("\0");
+  return h.digest("hex").slice(0, 16);
+}
+
+/**
+ * `npm pack` of this checkout: the tarball's path. Packed once per state of the sources and kept in
+ * the client cache, so the test files of one run share it (packing builds: about a minute).
+ */
 export function packedTarball(): Promise<string> {
   packed ??= (async () => {
     await ensureBuilt();
-    const out = mkdtempSync(path.join(tmpdir(), "autopilot-pack-"));
-    process.once("exit", () => rmSync(out, { recursive: true, force: true }));
+    const root = path.join(clientsCacheDir(), "autopilot-mcp-tarballs");
+    mkdirSync(root, { recursive: true });
+    const release = await lockfile.lock(root, { lockfilePath: path.join(root, ".pack.lock"), realpath: false, stale: 600_000, retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 } });
     try {
-      const { stdout } = await execFileP("npm", ["pack", "--pack-destination", out, "--loglevel=error"], {
-        cwd: projectRoot,
-        timeout: 300_000,
-        maxBuffer: 16 * 1024 * 1024,
-      });
-      const name = stdout.trim().split("\n").at(-1)!.trim();
-      const tarball = path.join(out, name);
-      if (!existsSync(tarball)) throw new Error(`npm pack printed ${name}, which is not in ${out}`);
-      return tarball;
-    } catch (e) {
-      throw new Error(`npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`);
+      const hash = sourceHash();
+      const dir = path.join(root, hash);
+      const existing = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith(".tgz")) : undefined;
+      if (existing) return path.join(dir, existing);
+      const out = mkdtempSync(path.join(root, ".packing-"));
+      try {
+        const { stdout } = await execFileP("npm", ["pack", "--pack-destination", out, "--loglevel=error"], {
+          cwd: projectRoot,
+          timeout: 300_000,
+          maxBuffer: 16 * 1024 * 1024,
+        });
+        const name = stdout.trim().split("\n").at(-1)!.trim();
+        if (!existsSync(path.join(out, name))) throw new Error(`npm pack printed ${name}, which is not in ${out}`);
+        renameSync(out, dir);
+        // Tarballs of other source states are removed after a day.
+        const dayAgo = Date.now() - 24 * 3600 * 1000;
+        for (const old of readdirSync(root)) {
+          const p = path.join(root, old);
+          if (old !== hash && statSync(p).mtimeMs < dayAgo) rmSync(p, { recursive: true, force: true });
+        }
+        return path.join(dir, name);
+      } catch (e) {
+        rmSync(out, { recursive: true, force: true });
+        throw new Error(`npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`);
+      }
+    } finally {
+      await release();
     }
   })();
   return packed;
