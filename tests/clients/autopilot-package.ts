@@ -24,11 +24,14 @@ export function installPackedAutopilot(): Promise<PackedAutopilot> {
 
 let packed: Promise<string> | undefined;
 
-/** A hash of every file `npm pack` may build from: the checkout's tracked and new, not ignored, files. */
+/** What `npm pack` builds from or ships (package.json `files`, the build's inputs). */
+const PACKED_FROM = ["src/", "machines/", "personas/", "skills/", "examples/", "scripts/prepack.mjs", "package.json", "package-lock.json", "tsconfig.json", "README.md", "LICENSE"];
+
+/** A hash of those files in the checkout (tracked and new, not ignored). */
 function sourceHash(): string {
   const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], { cwd: projectRoot, encoding: "utf8" })
     .split("\0")
-    .filter((f) => f.length > 0 && existsSync(path.join(projectRoot, f)))
+    .filter((f) => PACKED_FROM.some((p) => (p.endsWith("/") ? f.startsWith(p) : f === p)) && existsSync(path.join(projectRoot, f)))
     .sort();
   const h = createHash("sha256");
   for (const f of files) h.update(f).update("\0").update(readFileSync(path.join(projectRoot, f))).update("\0");

@@ -12,7 +12,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, projectRoot } from "../helpers/build.js";
-import type { TempRepo } from "../helpers/git.js";
+import { git, type TempRepo } from "../helpers/git.js";
 import { claudeEnv, ensureClaudeCode, type Installed } from "../clients/claude-code.js";
 import { dispatchedAgents, explain, playClaude } from "../clients/claude-play.js";
 import { startLocalRegistry, type LocalRegistry } from "../clients/local-registry.js";
@@ -99,6 +99,9 @@ describe("the README's registry install, against a local npm registry", () => {
     repos.push(repo);
     const home = mkdtempSync(path.join(work, "claude-home-"));
     await execFileP("sh", ["-c", LINES.find((l) => l.startsWith("npx "))!], { cwd: repo.dir, env: shellEnv(home), timeout: 600_000 });
+    // A team commits the client config install wrote (autopilot asks about uncommitted changes first).
+    await git(repo.dir, "add", "-A");
+    await git(repo.dir, "commit", "-q", "-m", "install autopilot for claude");
     // Nothing of autopilot on PATH: the server can only come from npx and the registry.
     const p = await playClaude(claude.bin, "registry-npx-entry", repo.dir, "/autopilot docs/spec.md --fast", {
       env: (url) => ({ ...claudeEnv(home, url), ...reg.env }),
