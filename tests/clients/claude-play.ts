@@ -2,6 +2,7 @@
 // user types a prompt, then answers each question the session asks in a `claude -p --continue`
 // turn, until a run ends without a question. Shared by the client tests that install autopilot
 // in different ways (install claude, the plugin, the npx entry).
+import { existsSync, readFileSync } from "node:fs";
 import { startModelServer, type ModelServer } from "./anthropic-sse.js";
 import { Brain, type BrainOptions } from "./brain/brain.js";
 import { claudeCode } from "./dialects/claude-code.js";
@@ -11,6 +12,7 @@ export interface Played {
   runs: ClaudeRun[];
   model: ModelServer;
   log: string[];
+  debugFile?: string;
 }
 
 export interface PlayOptions {
@@ -21,6 +23,8 @@ export interface PlayOptions {
   maxTurns?: number;
   /** How the user lets tools run (default: --dangerously-skip-permissions). */
   permissions?: string[];
+  /** Claude Code's debug log goes here (`--debug-file`); explain() shows its MCP lines. */
+  debugFile?: string;
 }
 
 export async function playClaude(bin: string, label: string, dir: string, prompt: string, o: PlayOptions): Promise<Played> {
@@ -34,7 +38,7 @@ export async function playClaude(bin: string, label: string, dir: string, prompt
   });
   const brain = new Brain(claudeCode, o.brain);
   const env = o.env(model.url);
-  const common = ["--output-format", "stream-json", "--verbose", ...(o.permissions ?? ["--dangerously-skip-permissions"])];
+  const common = ["--output-format", "stream-json", "--verbose", ...(o.permissions ?? ["--dangerously-skip-permissions"]), ...(o.debugFile ? ["--debug-file", o.debugFile] : [])];
   const runs: ClaudeRun[] = [];
   let run = await runClaude(bin, ["-p", prompt, ...common], { cwd: dir, env });
   runs.push(run);
@@ -43,7 +47,7 @@ export async function playClaude(bin: string, label: string, dir: string, prompt
     runs.push(run);
   }
   await model.close();
-  return { runs, model, log };
+  return { runs, model, log, debugFile: o.debugFile };
 }
 
 /** The run ended on a question to the user (the brain lists the options). */
@@ -59,6 +63,9 @@ export function explain(p: Played): string {
     `stderr: ${last.stderr.slice(-1500)}`,
     "model log:",
     ...p.log.slice(-40),
+    ...(p.debugFile && existsSync(p.debugFile)
+      ? ["Claude Code's MCP log:", ...readFileSync(p.debugFile, "utf8").split("\n").filter((l) => /MCP server|\[ERROR\]/.test(l)).slice(-30)]
+      : []),
   ].join("\n");
 }
 

@@ -35,7 +35,6 @@ const LINES = readmeLines("**From the npm registry**");
 let registry: LocalRegistry | { skip: string };
 let claude: Installed;
 const work = mkdtempSync(path.join(tmpdir(), "autopilot-registry-test-"));
-const prefix = path.join(work, "prefix");
 const repos: TempRepo[] = [];
 
 beforeAll(async () => {
@@ -52,9 +51,13 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** A user's shell: the registry, a global prefix of the test's own (so `npm i -g` stays here), its bin on PATH. */
+/**
+ * A user's shell: the registry, and a global prefix of this user's own inside their home (so
+ * `npm i -g` stays in the test, and one test's global install is not on another's PATH).
+ */
 function shellEnv(home: string): NodeJS.ProcessEnv {
   if ("skip" in registry) throw new Error("unreachable");
+  const prefix = path.join(home, ".npm-global");
   return {
     ...process.env,
     ...registry.env,
@@ -105,6 +108,7 @@ describe("the README's registry install, against a local npm registry", () => {
     // Nothing of autopilot on PATH: the server can only come from npx and the registry.
     const p = await playClaude(claude.bin, "registry-npx-entry", repo.dir, "/autopilot docs/spec.md --fast", {
       env: (url) => ({ ...claudeEnv(home, url), ...reg.env }),
+      debugFile: path.join(home, "claude-debug.log"),
     });
     expect(p.model.errors, explain(p)).toEqual([]);
     let state: any;

@@ -207,7 +207,15 @@ export class Brain {
   private callAutopilot(conv: Conversation, tool: string, args: Record<string, unknown>): Decision {
     const name = this.dialect.autopilotTool(conv, tool);
     if (name) return { kind: "tool_calls", calls: [{ name, args }] };
-    const load = this.dialect.loadTools?.(conv, AUTOPILOT_TOOLS);
+    // Load the tools (Claude Code's ToolSearch); a model that searched twice since the user last
+    // spoke and still has no autopilot tool says so instead of searching on.
+    let searches = 0;
+    for (let i = conv.messages.length - 1; i >= 0; i--) {
+      const m = conv.messages[i]!;
+      if (m.role === "user" && m.parts.some((p) => p.type === "text")) break;
+      searches += m.parts.filter((p) => p.type === "tool_call" && this.dialect.isMetaTool?.(p.call.name)).length;
+    }
+    const load = searches < 2 ? this.dialect.loadTools?.(conv, AUTOPILOT_TOOLS) : null;
     if (load) return { kind: "tool_calls", calls: [load] };
     return { kind: "reply", text: `I cannot call ${tool}: the client offers no such tool (tools: ${conv.tools.join(", ")}).` };
   }
