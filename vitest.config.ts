@@ -3,9 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
-    // The real-client, package and real-repository suites are slow and have their own configs:
-    // npm run test:clients, npm run test:repos.
-    exclude: ["tests/clients/**", "tests/package/**", "tests/repos/**", "**/node_modules/**"],
+    // The real-client, package, real-repository and reliability suites are slow and have their own
+    // configs: npm run test:clients, test:repos, test:reliability (.ci/run runs all of them).
+    exclude: ["tests/clients/**", "tests/package/**", "tests/repos/**", "tests/reliability/**", "**/node_modules/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

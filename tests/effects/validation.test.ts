@@ -75,9 +75,10 @@ describe("running validation", () => {
   it("kills a command at the time limit, with its whole process group", async () => {
     const marker = path.join(dir, "grandchild-survived");
     await config({ validation: { commands: [`sh -c 'sleep 3; touch ${marker}' & sleep 30`] } });
+    // The command sleeps 30 s: this returns well before only because the limit killed it.
     const t0 = Date.now();
     const r = await runValidation(dir, { timeoutMs: 300 });
-    expect(Date.now() - t0).toBeLessThan(8000);
+    expect(Date.now() - t0).toBeLessThan(25_000);
     expect(r.passed).toBe(false);
     expect(r.results[0]).toMatchObject({ timedOut: true, exitCode: null });
     expect(r.results[0].output).toMatch(/killed after 300 ms/);

@@ -101,9 +101,8 @@ setInterval(() => {}, 1000);
 `,
     );
     const runner = new CommandRunner({ command: cmd, timeoutSec: 1 });
-    const started = Date.now();
+    // The agent never exits by itself: this returns only because the limit killed it.
     const out = await runner.run(task());
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(out.result.kind).toBe("planned");
     expect(out.result.error).toMatch(/timed out after 1s and was killed/);
     expect(out.result.error).toContain("working on it");
