@@ -284,7 +284,7 @@ function decideCall(step: Pick<Step, "session" | "stepId">): string {
 function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
   const next = step.next;
   if (next.kind === "dispatch")
-    return `Agent tool: subagent_type "${agentName(view, next.persona)}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}.`;
+    return `Agent tool: subagent_type "${agentName(view, next.persona)}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}. Launched in the background anyway: end your turn, and report when its task notification brings that reply.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
     return "Ask the user next.question (options: next.options); then autopilot_decide {session, stepId, answer, rationale: their reason, if given}.";
   return null;

@@ -14,7 +14,7 @@
 //   .gemini/commands/*.toml ({{args}}); .gemini/agents/*.md subagents.
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { JSONC, STRICT_JSON, mergeJsonList, mergeJsonServer, mergeTomlServer, type Entry, type JsonDialect } from "./merge.js";
+import { JSONC, STRICT_JSON, mergeJsonList, mergeJsonListItem, mergeJsonServer, mergeTomlServer, type Entry, type JsonDialect } from "./merge.js";
 import { codexHome, vscodeUserDir } from "./paths.js";
 import { packageVersion, type ServerCommand } from "./server-command.js";
 import {
@@ -27,8 +27,13 @@ import {
   cursorAgent,
   geminiAgent,
   geminiCommand,
+  geminiSessionStartGroup,
+  isSessionStartGroup,
   markdownCommand,
   readPersonas,
+  SESSION_START_SCRIPT,
+  sessionStartGroup,
+  sessionStartScript,
   vscodeAgent,
 } from "./templates.js";
 
@@ -101,13 +106,31 @@ function toml(path: string, entry: Entry): PlannedFile {
   return { path, before, after: mergeTomlServer(path, before, SERVER_NAME, entry).text, merged: true, adds: SERVER_ADDS };
 }
 
-/** Adds strings to lists in a JSON settings file (each list at a path of object keys). */
-function jsonLists(path: string, lists: Array<[string[], string[]]>): PlannedFile {
+/** One change to a JSON settings file: what it adds (for the summary), and the merge that makes it. */
+interface JsonEdit {
+  adds: string;
+  apply: (path: string, text: string | null) => string;
+}
+
+/** Edits to one JSON settings file, applied in order; each keeps the rest of the file byte for byte. */
+function jsonEdits(path: string, edits: JsonEdit[]): PlannedFile {
   const before = read(path);
   let text = before;
-  for (const [at, values] of lists) text = mergeJsonList(path, text, at, values).text;
-  const adds = lists.map(([at, values]) => `${values.map((v) => JSON.stringify(v)).join(", ")} to ${at.join(".")}`).join("; ");
-  return { path, before, after: text ?? "", merged: true, adds };
+  for (const e of edits) text = e.apply(path, text);
+  return { path, before, after: text ?? "", merged: true, adds: edits.map((e) => e.adds).join("; ") };
+}
+
+/** Adds strings to the list at a path of object keys. */
+function listEdit(at: string[], values: string[]): JsonEdit {
+  return { adds: `${values.map((v) => JSON.stringify(v)).join(", ")} to ${at.join(".")}`, apply: (path, text) => mergeJsonList(path, text, at, values).text };
+}
+
+/** Our hook group in `hooks.SessionStart` (replaced when an earlier install's differs). */
+function sessionStartEdit(group: Record<string, unknown>, dialect: JsonDialect = STRICT_JSON): JsonEdit {
+  return {
+    adds: "the autopilot SessionStart hook to hooks.SessionStart",
+    apply: (path, text) => mergeJsonListItem(path, text, ["hooks", "SessionStart"], group, isSessionStartGroup, dialect).text,
+  };
 }
 
 /** The Claude Code permission rule that allows every tool of our server (docs: `mcp__<server>`). */
@@ -132,17 +155,18 @@ export function planInstall(o: InstallOptions): InstallPlan {
           : json(join(o.project, ".mcp.json"), "mcpServers", { type: "stdio", command, args }),
       );
       for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), claudeAgent(p)));
-      if (o.allow) {
-        // project: the personal settings file (trusting a server is each user's call; Claude Code
-        // writes its own "don't ask again" answers there too); --global: the user settings
-        files.push(
-          o.global
-            ? jsonLists(join(dir, "settings.json"), [[["permissions", "allow"], [CLAUDE_ALLOW_RULE]]])
-            : jsonLists(join(dir, "settings.local.json"), [
-                [["permissions", "allow"], [CLAUDE_ALLOW_RULE]],
-                [["enabledMcpjsonServers"], [SERVER_NAME]],
-              ]),
-        );
+      // The SessionStart hook: after /clear, a compaction or a restart the model is told which
+      // session is in progress. Project: the shared settings, the script found from the project
+      // root Claude Code names; --global: the user settings, the script by its absolute path.
+      const hookScript = join(dir, "hooks", SESSION_START_SCRIPT);
+      files.push(owned(hookScript, sessionStartScript(o.root)));
+      const hook = sessionStartEdit(sessionStartGroup(o.global ? `node ${JSON.stringify(hookScript)}` : `node "$CLAUDE_PROJECT_DIR/.claude/hooks/${SESSION_START_SCRIPT}"`));
+      // With --allow: project, the personal settings file (trusting a server is each user's call;
+      // Claude Code writes its own "don't ask again" answers there too); --global, the user settings.
+      if (o.global) files.push(jsonEdits(join(dir, "settings.json"), [hook, ...(o.allow ? [listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE])] : [])]));
+      else {
+        files.push(jsonEdits(join(dir, "settings.json"), [hook]));
+        if (o.allow) files.push(jsonEdits(join(dir, "settings.local.json"), [listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE]), listEdit(["enabledMcpjsonServers"], [SERVER_NAME])]));
       }
       const oldSkills = OLD_SKILLS.filter((s) => existsSync(join(dir, "skills", s, "SKILL.md")));
       if (oldSkills.length > 0) {
@@ -224,6 +248,17 @@ export function planInstall(o: InstallOptions): InstallPlan {
         }),
       );
       files.push(owned(o.global ? join(home, "skills", "autopilot", "SKILL.md") : join(o.project, ".agents", "skills", "autopilot", "SKILL.md"), skill));
+      // The SessionStart hook (hooks.json next to the config layer). Codex runs hooks from the
+      // session's folder, so a project's script is found from the repository root.
+      const codexDir = o.global ? home : join(o.project, ".codex");
+      const hookScript = join(codexDir, "hooks", SESSION_START_SCRIPT);
+      files.push(owned(hookScript, sessionStartScript(o.root)));
+      files.push(
+        jsonEdits(join(codexDir, "hooks.json"), [
+          sessionStartEdit(sessionStartGroup(o.global ? `node ${JSON.stringify(hookScript)}` : `node "$(git rev-parse --show-toplevel)/.codex/hooks/${SESSION_START_SCRIPT}"`)),
+        ]),
+      );
+      notes.push("Codex runs a new hook only once you trust it: open /hooks in Codex and trust the autopilot SessionStart hook (it tells the model which session is in progress after /clear or a restart).");
       if (o.global) {
         const body = commandBody(o.root, { argumentsText: "$ARGUMENTS", dispatchText });
         files.push(owned(join(home, "prompts", "autopilot.md"), markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body)));
@@ -239,7 +274,20 @@ export function planInstall(o: InstallOptions): InstallPlan {
     case "gemini": {
       const dir = o.global ? join(o.home, ".gemini") : join(o.project, ".gemini");
       // `trust: true` makes Gemini CLI skip the confirmation for this server's tools
-      files.push(json(join(dir, "settings.json"), "mcpServers", { command, args, ...(o.allow ? { trust: true } : {}) }, GEMINI_JSON));
+      const hookScript = join(dir, "hooks", SESSION_START_SCRIPT);
+      files.push(owned(hookScript, sessionStartScript(o.root)));
+      files.push(
+        jsonEdits(join(dir, "settings.json"), [
+          {
+            adds: SERVER_ADDS,
+            apply: (path, text) => mergeJsonServer(path, text, "mcpServers", SERVER_NAME, { command, args, ...(o.allow ? { trust: true } : {}) }, GEMINI_JSON).text,
+          },
+          sessionStartEdit(
+            geminiSessionStartGroup(`node ${o.global ? JSON.stringify(hookScript) : `"$GEMINI_PROJECT_DIR/.gemini/hooks/${SESSION_START_SCRIPT}"`} --json`),
+            GEMINI_JSON,
+          ),
+        ]),
+      );
       for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), geminiAgent(p)));
       const body = commandBody(o.root, {
         argumentsText: "{{args}}",

@@ -145,6 +145,13 @@ export function setJsonValue(text: string, tree: Node, path: string[], value: un
   return applyEdits(text, addMember(text, container, path[depth]!, nested, f));
 }
 
+/** Replaces the value at `path` (keys and list indexes; it must exist), laid out like the line it starts on. */
+export function replaceJsonValue(text: string, tree: Node, path: Array<string | number>, value: unknown, f: Formatting): string {
+  const current = findNodeAtLocation(tree, path)!;
+  const content = render(value, lineIndent(text, current.offset), f, spans(text, current.parent ?? tree));
+  return applyEdits(text, [{ offset: current.offset, length: current.length, content }]);
+}
+
 /** Appends values to the array at `path` (creating it when absent). Returns the new text. */
 export function appendJsonValues(text: string, tree: Node, path: string[], values: unknown[], f: Formatting): string {
   if (!findNodeAtLocation(tree, path)) return setJsonValue(text, tree, path, values, f);

@@ -1,6 +1,6 @@
 // Merging our server entry into a client's config file without touching anything else in it.
 // These functions are pure: text in, text out. They refuse (throw) rather than guess.
-import { appendJsonValues, detectFormatting, parseJsonFile, setJsonValue, STRICT_JSON, type JsonDialect } from "./jsonc-edit.js";
+import { appendJsonValues, detectFormatting, parseJsonFile, replaceJsonValue, setJsonValue, STRICT_JSON, type JsonDialect } from "./jsonc-edit.js";
 export { JSONC, STRICT_JSON, type JsonDialect } from "./jsonc-edit.js";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { AutopilotError } from "../protocol/errors.js";
@@ -108,6 +108,49 @@ export function mergeJsonList(file: string, before: string | null, path: string[
   let at: Record<string, unknown> = expected;
   for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
   at[path.at(-1)!] = [...current, ...missing];
+  verify(file, text, dialect, expected, snippet);
+  return { text, changed: true };
+}
+
+/**
+ * Puts one item that is ours into the list at `path` (e.g. our group in Claude Code's
+ * `hooks.SessionStart`): the item `isOurs` recognises is replaced when it differs (in place), else
+ * `item` is appended after the list's last item; every other item and byte stays as it was. Every
+ * step of the path that exists must be an object, and the list a list.
+ */
+export function mergeJsonListItem(
+  file: string,
+  before: string | null,
+  path: string[],
+  item: unknown,
+  isOurs: (existing: unknown) => boolean,
+  dialect: JsonDialect = STRICT_JSON,
+): MergeResult {
+  const snippet = JSON.stringify(path.reduceRight<unknown>((v, k) => ({ [k]: v }), [item]), null, 2);
+  if (before === null || before.trim() === "") return { text: snippet + "\n", changed: true };
+  const doc = parseJsonFile(before, dialect);
+  if (doc.error !== null) refuse(file, `cannot parse it: ${doc.error}`, snippet);
+  if (!isPlainObject(doc.value)) refuse(file, "the top level is not a JSON object", snippet);
+  let holder: unknown = doc.value;
+  for (const [i, key] of path.entries()) {
+    const next: unknown = (holder as Record<string, unknown>)[key];
+    if (next === undefined) {
+      holder = undefined;
+      break;
+    }
+    const last = i === path.length - 1;
+    if (last ? !Array.isArray(next) : !isPlainObject(next)) refuse(file, `"${path.slice(0, i + 1).join(".")}" is not ${last ? "a list" : "an object"}`, snippet);
+    holder = next;
+  }
+  const current = (holder as unknown[] | undefined) ?? [];
+  const at = current.findIndex(isOurs);
+  if (at >= 0 && deepEqual(current[at], item)) return { text: before, changed: false };
+  const f = detectFormatting(doc.body);
+  const text = doc.bom + (at >= 0 ? replaceJsonValue(doc.body, doc.tree!, [...path, at], item, f) : appendJsonValues(doc.body, doc.tree!, path, [item], f));
+  const expected = structuredClone(doc.value) as Record<string, unknown>;
+  let node: Record<string, unknown> = expected;
+  for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+  node[path.at(-1)!] = at >= 0 ? current.map((x, i) => (i === at ? item : x)) : [...current, item];
   verify(file, text, dialect, expected, snippet);
   return { text, changed: true };
 }

@@ -167,3 +167,33 @@ export function geminiCommand(body: string): string {
       : `"""\n${body}"""`;
   return `description = ${JSON.stringify(COMMAND_DESCRIPTION)}\nprompt = ${prompt}\n`;
 }
+
+/**
+ * The SessionStart hook (the package's hooks/autopilot-session-start.mjs, copied next to the
+ * client's settings): one line for the model when the project has an autopilot session in progress,
+ * so "continue" after /clear, a compaction or a new client picks it up.
+ */
+export const SESSION_START_SCRIPT = "autopilot-session-start.mjs";
+
+export function sessionStartScript(root: string): string {
+  return readFileSync(join(root, "hooks", SESSION_START_SCRIPT), "utf8");
+}
+
+/** The sources a SessionStart hook fires on (Claude Code and Codex match them; Gemini CLI fires on all). */
+export const SESSION_START_SOURCES = "startup|resume|clear|compact";
+
+/** Claude Code's and Codex's hook group: `hooks.SessionStart[]` entry running `command` (time-out in seconds). */
+export function sessionStartGroup(command: string): Record<string, unknown> {
+  return { matcher: SESSION_START_SOURCES, hooks: [{ type: "command", command, timeout: 10 }] };
+}
+
+/** Gemini CLI's hook group: no matcher (it fires on startup, resume and clear), time-out in milliseconds, JSON output. */
+export function geminiSessionStartGroup(command: string): Record<string, unknown> {
+  return { hooks: [{ type: "command", name: "autopilot-session-start", command, timeout: 10_000 }] };
+}
+
+/** A hook group install wrote: one of its hooks runs our script. */
+export function isSessionStartGroup(group: unknown): boolean {
+  const hooks = (group as { hooks?: unknown } | null)?.hooks;
+  return Array.isArray(hooks) && hooks.some((h) => typeof (h as { command?: unknown })?.command === "string" && (h as { command: string }).command.includes(SESSION_START_SCRIPT));
+}

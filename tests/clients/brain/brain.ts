@@ -7,16 +7,22 @@
 //   - an autopilot Step → do what `next` says: dispatch the persona through the client's own
 //     subagent tool; put an `ask` to the user (end the turn; the user's next message is the
 //     answer, passed to autopilot_decide); tell the user about a `wait` or the `done` summary;
-//   - a subagent's result → autopilot_report with its JSON block, session and stepId of the Step.
+//   - a subagent's result → autopilot_report with its JSON block, session and stepId of the Step;
+//     a subagent the client started in the background → end the turn, and report when the client's
+//     task notification brings its result;
+//   - a user turn with no Step in sight (after /clear, compaction, a new client): the session the
+//     client's context names ("autopilot session <slug> is at ...", from the SessionStart hook) →
+//     autopilot_next; without such a line it has nothing to resume and asks for a spec.
 // persona (inside a subagent):
 //   - read the brief the prompt names (and the plan, for the executor), write the plan/handoff or
-//     the code and state.json with the client's file tools, then reply with one ```json result.
+//     the code and state.json with the client's file tools, then reply with one ```json result,
+//     or hand it back through the client's hand-back tool when the persona's text says to.
 //
 // It acts only on what it is shown: a Step is read from the tool result's text as the client
 // renders it (Claude Code: the structuredContent JSON), never from the server's own files; a persona
 // learns its job from the prompt and the brief it reads through the client's tools. If what it sees
 // is not enough, it says so in its reply (and the test fails on it), rather than guessing.
-import type { Conversation, Decision, Dialect, Message, ToolCall, ToolResult, WantedCall } from "./types.js";
+import type { Conversation, Decision, Dialect, Message, TaskNotification, ToolCall, ToolResult, WantedCall } from "./types.js";
 
 export interface BrainOptions {
   /** Tasks per plan the planner writes (default 2). */
@@ -79,10 +85,12 @@ function callsById(conv: Conversation): Map<string, ToolCall> {
 }
 
 interface Event {
-  kind: "user" | "result";
+  kind: "user" | "result" | "notification";
   text?: string;
   call?: ToolCall;
   result?: ToolResult;
+  /** A background subagent's completion (kind "notification"). */
+  notice?: TaskNotification;
 }
 
 /** The conversation as a list of user turns and tool results, oldest first, meta tools left out. */
@@ -97,6 +105,9 @@ function events(conv: Conversation, dialect: Dialect): Event[] {
       if (call && dialect.isMetaTool?.(call.name)) continue;
       out.push({ kind: "result", call, result: p.result });
     }
+    // The client's notices of background subagents that finished (they come inside reminders).
+    for (const p of m.parts)
+      if (p.type === "text") for (const notice of dialect.taskNotifications?.(p.text, conv) ?? []) out.push({ kind: "notification", call: calls.get(notice.callId), notice });
     // Text beside tool results is the client's annotation of them (Claude Code: "Tool loaded."),
     // not something the user said.
     if (m.parts.some((p) => p.type === "tool_result")) continue;
@@ -176,6 +187,23 @@ export function startArgs(text: string): { spec: string; flags?: string } | null
   // to the command's text (a Codex skill mention `$autopilot docs/spec.md --fast`).
   const typed = /^[ \t]*[/$][\w.:-]*autopilot[\w.:-]*[ \t]+(.+)$/m.exec(text);
   return typed ? fromWords(typed[1]) : null;
+}
+
+/**
+ * The session a line in the model's context says is in progress: the SessionStart hook's
+ * "autopilot session <slug> is at <state> (step N); call autopilot_next to continue", wherever the
+ * client put it (system prompt, a reminder, a system turn). The last one wins.
+ */
+export function resumeHint(conv: Conversation): string | null {
+  const texts = [conv.system, ...conv.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])))];
+  let slug: string | null = null;
+  for (const t of texts) for (const m of t.matchAll(/autopilot session (\S+) is at [A-Z_]+ \(step \d+\)[^\n]*autopilot_next/g)) slug = m[1];
+  return slug;
+}
+
+/** The persona's own text tells it to hand its result back through the client's hand-back tool. */
+function personaSaysHandBack(system: string): boolean {
+  return /hand-back tool/i.test(system);
 }
 
 function slugify(s: string): string {
@@ -258,7 +286,23 @@ export class Brain {
       const args = startArgs(last.text!);
       if (args) return this.callAutopilot(conv, "autopilot_start", args);
       if (step) return this.callAutopilot(conv, "autopilot_next", { session: step.session });
+      const hinted = resumeHint(conv);
+      if (hinted) return this.callAutopilot(conv, "autopilot_next", { session: hinted });
       return { kind: "reply", text: "Which spec should the autopilot run? (No spec path found in your message.)" };
+    }
+
+    if (last.kind === "notification") {
+      // The notices that arrived since the model last acted; only the subagent started for the
+      // open dispatch Step counts (the client may notify of one already reported again).
+      const pending = this.pendingDispatch(conv);
+      const notices: TaskNotification[] = [];
+      for (let i = evs.length - 1; i >= 0 && evs[i].kind === "notification"; i--) if (evs[i].notice!.callId === pending) notices.unshift(evs[i].notice!);
+      if (!step || step.next.kind !== "dispatch" || !notices.length)
+        return { kind: "reply", text: "A background subagent finished; its result was already handled." };
+      const withResult = notices.find((n) => n.status === "completed" && lastJsonBlock(n.result)) ?? notices.at(-1)!;
+      if (withResult.status !== "completed")
+        return { kind: "reply", text: `The ${step.next.persona} subagent ended (${withResult.status}) without a result:\n${withResult.result.slice(0, 2000)}` };
+      return this.reportResult(conv, step, withResult.result, notices.find((n) => n.usage)?.usage);
     }
 
     // A tool result.
@@ -266,14 +310,12 @@ export class Brain {
     const result = last.result!;
     if (call && this.dialect.isDispatch(call.name)) {
       if (!step || step.next.kind !== "dispatch") return { kind: "reply", text: "A subagent returned, but no dispatch Step is open." };
+      // Started in the background: the client says it will notify; nothing to report until then.
+      if (this.dialect.launchedInBackground?.(result))
+        return { kind: "reply", text: `The ${step.next.persona} subagent is running in the background; I will report its result when it finishes.` };
       const more = this.dialect.followDispatch?.(conv, call, result);
       if (more) return { kind: "tool_calls", calls: [more] };
-      const text = this.dialect.subagentText(result, conv);
-      const json = lastJsonBlock(text);
-      if (!json) {
-        return { kind: "reply", text: `The ${step.next.persona} subagent returned no JSON result:\n${text.slice(0, 2000)}` };
-      }
-      return this.callAutopilot(conv, "autopilot_report", { session: step.session, stepId: step.stepId, result: json });
+      return this.reportResult(conv, step, this.dialect.subagentText(result, conv));
     }
     if (call && this.dialect.autopilotToolOf(call.name)) {
       const s = this.stepOf(result);
@@ -285,6 +327,28 @@ export class Brain {
       return this.follow(conv, s);
     }
     return { kind: "reply", text: `Unexpected tool result${call ? ` of ${call.name}` : ""}:\n${result.text.slice(0, 1000)}` };
+  }
+
+  /** autopilot_report with the JSON block of a subagent's final text (and its usage block, when shown). */
+  private reportResult(conv: Conversation, step: SeenStep, text: string, usage?: string): Decision {
+    const json = lastJsonBlock(text);
+    if (!json) return { kind: "reply", text: `The ${step.next.kind === "dispatch" ? step.next.persona : "?"} subagent returned no JSON result:\n${text.slice(0, 2000)}` };
+    return this.callAutopilot(conv, "autopilot_report", { session: step.session, stepId: step.stepId, result: json, ...(usage ? { usage } : {}) });
+  }
+
+  /** The id of the dispatch call made after the last autopilot Step, if any (the subagent the open Step waits for). */
+  private pendingDispatch(conv: Conversation): string | null {
+    let pending: string | null = null;
+    const calls = callsById(conv);
+    for (const m of conv.messages)
+      for (const p of m.parts) {
+        if (p.type === "tool_call" && this.dialect.isDispatch(p.call.name)) pending = p.call.id;
+        if (p.type === "tool_result") {
+          const c = calls.get(p.result.callId);
+          if (c && this.dialect.autopilotToolOf(c.name) && this.stepOf(p.result)) pending = null;
+        }
+      }
+    return pending;
   }
 
   /** Do what a Step's `next` says. */
@@ -325,7 +389,7 @@ export class Brain {
     let kind = "";
     const fail = (why: string): Decision => {
       const finish = this.dialect.finish?.(conv, { kind, error: why });
-      return finish ? { kind: "tool_calls", calls: [finish] } : { kind: "reply", text: "```json\n" + JSON.stringify({ kind, error: why }) + "\n```" };
+      return finish ? { kind: "tool_calls", calls: [finish] } : this.finalReport(conv, "```json\n" + JSON.stringify({ kind, error: why }) + "\n```");
     };
 
     // What this conversation has read and written so far.
@@ -454,10 +518,18 @@ export class Brain {
     }
     const finish = this.dialect.finish?.(conv, result);
     if (finish) return { kind: "tool_calls", calls: [finish] };
-    return {
-      kind: "reply",
-      text: `${persona ?? "persona"}: done (${files.length} files written).\n\n\`\`\`json\n${JSON.stringify(result)}\n\`\`\``,
-    };
+    return this.finalReport(conv, `${persona ?? "persona"}: done (${files.length} files written).\n\n\`\`\`json\n${JSON.stringify(result)}\n\`\`\``);
+  }
+
+  /**
+   * The persona's final report: through the client's hand-back tool when the client offers one
+   * and the persona's text says to use it; else as the final text. Once handed back, the run is over.
+   */
+  private finalReport(conv: Conversation, report: string): Decision {
+    const handBack = personaSaysHandBack(conv.system) ? this.dialect.handBack?.(conv, report) : null;
+    if (!handBack) return { kind: "reply", text: report };
+    const sent = conv.messages.some((m) => m.parts.some((p) => p.type === "tool_call" && p.call.name === handBack.name));
+    return sent ? { kind: "reply", text: "Report delivered." } : { kind: "tool_calls", calls: [handBack] };
   }
 }
 

@@ -118,4 +118,35 @@ export interface Dialect {
    * ```json block (autopilot's own anthropic runner: report_result). Absent: reply with the block.
    */
   finish?(conv: Conversation, result: Record<string, unknown>): WantedCall | null;
+  /**
+   * The call that hands a subagent's final report (`report`, its whole final text) back to its
+   * caller through the client's hand-back tool, when this conversation offers one (Claude Code's
+   * SubagentHandback); null when it offers none. The brain uses it only when the persona's own text
+   * says to.
+   */
+  handBack?(conv: Conversation, report: string): WantedCall | null;
+  /**
+   * A dispatch tool's result that says the subagent was started in the background and reports
+   * later (Claude Code's "Async agent launched"): the host ends its turn and waits.
+   */
+  launchedInBackground?(result: ToolResult): boolean;
+  /**
+   * Background subagents that finished or handed back their report, from a text the client added
+   * to a user turn (Claude Code: a `<task-notification>` inside a system reminder, or an
+   * `<agent-message>` carrying a SubagentHandback report): the dispatch call each answers (found in
+   * `conv`), its status, its final text and its usage block.
+   */
+  taskNotifications?(text: string, conv: Conversation): TaskNotification[];
+}
+
+/** A background subagent's completion, as the client notifies the host model of it. */
+export interface TaskNotification {
+  /** The id of the dispatch call that started it. */
+  callId: string;
+  /** "completed", or how else it ended. */
+  status: string;
+  /** Its final text (the report). */
+  result: string;
+  /** Its usage block as shown, if any. */
+  usage?: string;
 }

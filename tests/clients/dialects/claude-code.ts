@@ -3,9 +3,12 @@
 // (subagent_type = the agent file's name), whose system prompt is the agent file's body; Read and
 // Write take absolute paths, Read prefixes line numbers, Write refuses to overwrite a file that was
 // not read first. A plugin's server's tools are mcp__plugin_<plugin>_<server>__<tool>, and its agents
-// <plugin>:<agent>: the agent the host names is the one the Step's todo names.
+// <plugin>:<agent>: the agent the host names is the one the Step's todo names. The TUI runs every
+// subagent in the background ("Async agent launched") and tells the host model when it finished in
+// a later turn (a <task-notification> in a system reminder); in auto mode (2.1.33x) a subagent gets
+// a SubagentHandback tool, the only way its report reaches its caller.
 import path from "node:path";
-import type { Conversation, Dialect, ToolCall, ToolResult, WantedCall } from "../brain/types.js";
+import type { Conversation, Dialect, TaskNotification, ToolCall, ToolResult, WantedCall } from "../brain/types.js";
 
 /** The server's tools as Claude Code names them: installed into the project or user settings, or from the plugin. */
 const MCP_PREFIXES = ["mcp__autopilot__", "mcp__plugin_autopilot_autopilot__"];
@@ -82,4 +85,30 @@ export const claudeCode: Dialect = {
   writeFile: (conv, rel, content) => ({ name: "Write", args: { file_path: abs(conv, rel), content } }),
   writePathOf: (conv, call) => (call.name === "Write" ? relOf(conv, call.args.file_path) : null),
   readBeforeWrite: true,
+  handBack: (conv, report) => (conv.tools.includes("SubagentHandback") ? { name: "SubagentHandback", args: { message: report } } : null),
+  // A subagent's message (its SubagentHandback report) is not something the user said.
+  isNotice: (text) => /<agent-message from="/.test(text),
+  launchedInBackground: (r) => /^Async agent launched/.test(r.text.trim()),
+  taskNotifications(text, conv): TaskNotification[] {
+    const out: TaskNotification[] = [];
+    for (const m of text.matchAll(/<task-notification>([\s\S]*?)<\/task-notification>/g)) {
+      const field = (name: string) => new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(m[1])?.[1];
+      const callId = field("tool-use-id");
+      if (!callId) continue;
+      const usage = field("usage");
+      out.push({ callId: callId.trim(), status: (field("status") ?? "").trim(), result: field("result") ?? "", ...(usage ? { usage: `<usage>${usage}</usage>` } : {}) });
+    }
+    // A report handed back through SubagentHandback: a message from the agent, the report indented
+    // under the "[Subagent hand-back]" frame. The agent is known by the id its launch result named.
+    for (const m of text.matchAll(/<agent-message from="([^"]+)">([\s\S]*?)<\/agent-message>/g)) {
+      const launch = conv.messages
+        .flatMap((msg) => msg.parts)
+        .find((p) => p.type === "tool_result" && p.result.text.includes(`agentId: ${m[1]} `));
+      if (!launch || launch.type !== "tool_result") continue;
+      const frame = /\[Subagent hand-back\][^\n]*\n([\s\S]*)$/.exec(m[2]);
+      const report = frame ? frame[1].split("\n").map((l) => l.replace(/^ {2}/, "")).join("\n") : m[2];
+      out.push({ callId: launch.result.callId, status: "completed", result: report });
+    }
+    return out;
+  },
 };
