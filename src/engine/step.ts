@@ -4,6 +4,7 @@ import type { AutopilotState, Finding } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
 import { ANSWERS, checkpointOptions, effectiveComplexity, type AskName } from "../../machines/autopilot.machine.js";
 import { doneTotals } from "../../machines/reports.js";
+import { SIGNAL_DEFS, firedSignals, signalsFor } from "../../machines/signals.js";
 import { renderNotices } from "../session/notices.js";
 import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
 import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.js";
@@ -60,6 +61,20 @@ function blockingList(findings: Finding[]): string {
 }
 
 /**
+ * What the plan gate's user decides on, in its first two lines (a client's form may show no more
+ * until expanded): the plan with its size, and the signals that paused it.
+ */
+function planGateContext(state: AutopilotState): string {
+  const run = state.phaseRun;
+  const size = run.taskCount === null ? "" : ` (${run.taskCount} task${run.taskCount === 1 ? "" : "s"}${run.checkpointCount ? `, ${run.checkpointCount} checkpoint${run.checkpointCount === 1 ? "" : "s"}` : ""})`;
+  const signals = signalsFor(state);
+  const fired = firedSignals(signals);
+  const ctx = { snapshot: signals as Record<string, unknown>, has: (n: string) => (fired as string[]).includes(n), rigor: state.rigorLevel };
+  const why = SIGNAL_DEFS.filter((d) => ctx.has(d.name)).flatMap((d) => d.gateLine(signals, true, ctx)?.replace(/ \(triggered\)$/, "") ?? []);
+  return [`Plan: ${state.phases[state.currentPhase].planPath ?? "?"}${size}`, ...(why.length ? [`Paused by: ${why.join("; ")}`] : [])].join("\n");
+}
+
+/**
  * The wording of each question a stage can ask (the stage names its question as `meta.ask`; the
  * options are ANSWERS[ask]). Null: the question does not apply to this state after all.
  */
@@ -74,17 +89,12 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
     const uc = state.userChanges ?? { count: 0, paths: [] };
     const more = uc.count > uc.paths.length ? [`… and ${uc.count - uc.paths.length} more`] : [];
     return ask(
-      "The working tree has changes autopilot did not make. Commit them first, continue with them left out of autopilot's commits, or stop? (commit them first / leave them out / stop)",
+      "The working tree has changes autopilot did not make. Commit them first, continue with them left out of autopilot's commits, or stop?",
       ANSWERS.userChanges,
       [...uc.paths.map((p) => `- ${p}`), ...more].join("\n") || undefined,
     );
   },
-  approvePlan: (state) =>
-    ask(
-      "Approve this plan and begin execution? (yes / revise / skip phase / stop)",
-      ANSWERS.approvePlan,
-      `Plan: ${state.phases[state.currentPhase].planPath ?? "?"}`,
-    ),
+  approvePlan: (state) => ask("Approve this plan and begin execution?", ANSWERS.approvePlan, planGateContext(state)),
   revised: (state) =>
     ask(
       `Edit the plan file ${state.phases[state.currentPhase].planPath ?? ""} directly, then answer "done" to re-present it (or "stop").`,
@@ -107,20 +117,20 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
         ? " Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing."
         : "";
     return ask(
-      "How should we proceed? (fix manually and continue / revise plan / stop)",
+      "How should we proceed?",
       ANSWERS.exhausted,
       `The retry budget (${state.retryBudget.maxAttempts} attempts) is exhausted.${spec}`,
     );
   },
   verifyFailed: (state) =>
     ask(
-      "Fix these issues before review? (fix / skip verification / stop)",
+      "Fix these issues before review?",
       ANSWERS.verifyFailed,
       state.phaseRun.verificationFindings.map((f) => `- ${f}`).join("\n") || undefined,
     ),
   reviewBlocked: (state) =>
     ask(
-      "Address blocking findings before completing this phase? (fix / override / stop)",
+      "Address blocking findings before completing this phase?",
       ANSWERS.reviewBlocked,
       blockingList(state.phaseRun.reviewFindings),
     ),
@@ -129,13 +139,13 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
     const next = state.phases[state.currentPhase + 1];
     if (!next) return null;
     return ask(
-      `Phase ${n} complete. Next: Phase ${n + 1}: ${next.name} (complexity: ${effectiveComplexity(next)}). Continue? (yes / stop)`,
+      `Phase ${n} complete. Next: Phase ${n + 1}: ${next.name} (complexity: ${effectiveComplexity(next)}). Continue?`,
       ANSWERS.continuePhase,
     );
   },
   finalBlocked: (state) =>
     ask(
-      "Address blocking findings before completing? (fix / override / stop)",
+      "Address blocking findings before completing?",
       ANSWERS.finalBlocked,
       blockingList(state.finalReview.findings),
     ),
@@ -160,7 +170,7 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
   },
   finalExhausted: (state) =>
     ask(
-      "How should we proceed? (fix manually and continue / stop)",
+      "How should we proceed?",
       ANSWERS.finalExhausted,
       `Blocking findings remain after ${state.finalReview.retryCount - 1} fix rounds.`,
     ),

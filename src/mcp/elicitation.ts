@@ -24,16 +24,17 @@ export interface InBandAnswer {
   rationale?: string;
 }
 
+/**
+ * The form's text. A client may show only its first lines until the user expands it (Claude Code
+ * 2.1.33x: two lines, then "… (+N more lines)"), so the facts the answer depends on come first: the
+ * question's context (the plan and what paused it, the blocking findings, the changed files, ...),
+ * else the report; then the report, and where the session is. The question itself is the answer
+ * field's description, next to the options, which it does not repeat.
+ */
 export function elicitMessage(step: Step): string {
   if (step.next.kind !== "ask") return "";
   const where = step.phase ? `Phase ${step.phase.number}/${step.phase.total}: ${step.phase.name}` : step.state;
-  return [
-    `autopilot · ${where}`,
-    ...(step.report ? ["", step.report] : []),
-    "",
-    step.next.question,
-    ...(step.next.context ? ["", step.next.context] : []),
-  ].join("\n");
+  return [step.next.context, step.report, `autopilot · ${where}`].filter((p): p is string => !!p?.trim()).join("\n\n");
 }
 
 export async function askInBand(

@@ -253,7 +253,7 @@ export function renderNotice(n: Notice): string {
         );
       lines.push(
         n.next
-          ? `Next: Phase ${n.next.phaseNumber}: ${n.next.name} (complexity: ${n.next.complexity}). Continue? (yes / stop)`
+          ? `Next: Phase ${n.next.phaseNumber}: ${n.next.name} (complexity: ${n.next.complexity}).`
           : "All phases done. Starting the final review of the whole change.",
       );
       return lines.join("\n");

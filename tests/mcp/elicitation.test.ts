@@ -56,10 +56,17 @@ describe("elicitation", () => {
     expect(trace.steps.some((x) => x.next.kind === "ask")).toBe(false);
     // Two plan approvals and one "continue?" between the phases.
     expect(seen).toHaveLength(3);
-    expect(seen[0].message).toMatch(/Approve this plan/);
+    expect(seen[0].schema.properties.answer.description).toBe("Approve this plan and begin execution?");
     expect(seen[0].schema.properties.answer.enum).toEqual(["yes", "revise", "skip phase", "stop"]);
     expect(seen[0].schema.required).toEqual(["answer"]);
-    expect(seen[1].message).toMatch(/Continue\?/);
+    // What the user decides on is in the first two lines (Claude Code shows two, then "… (+N more
+    // lines)"): the plan with its size, and the signal that paused it; no option is repeated.
+    const [plan, why] = seen[0].message.split("\n").filter((l) => l.trim());
+    expect(plan).toMatch(/^Plan: \S*parser\S*\.md \(\d+ tasks?\)$/);
+    expect(why).toBe("Paused by: Review mode: manual (--review-plans flag set)");
+    expect(seen[1].schema.properties.answer.description).toMatch(/^Phase 1 complete\. Next: Phase 2: Printer \(complexity: low\)\. Continue\?$/);
+    expect(seen[1].message.split("\n").filter((l) => l.trim()).slice(0, 2)).toEqual([expect.stringMatching(/^Review: /), "Phase 1: Parser — COMPLETE"]);
+    for (const f of seen) expect(`${f.message}\n${f.schema.properties.answer.description}`).not.toMatch(/\([^()]* \/ [^()]*\)/);
     const decisions = (await s.state(SLUG)).decisions;
     const human = decisions.filter((d: any) => d.by === "elicited");
     expect(human).toHaveLength(3);
