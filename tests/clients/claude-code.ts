@@ -11,8 +11,12 @@ import lockfile from "proper-lockfile";
 const execFileP = promisify(execFile);
 
 export const CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code";
-/** The version these tests were verified with (docs/clients.md). Override: AUTOPILOT_CLAUDE_CODE_VERSION. */
-export const CLAUDE_CODE_VERSION = process.env.AUTOPILOT_CLAUDE_CODE_VERSION || "2.1.330";
+/**
+ * The version these tests were verified with (docs/clients.md). Override:
+ * AUTOPILOT_CLAUDE_CODE_VERSION, a version or `latest` (the registry's newest, looked up when the
+ * tests start: `npm run test:clients:latest`).
+ */
+export const CLAUDE_CODE_VERSION = process.env.AUTOPILOT_CLAUDE_CODE_VERSION || "2.1.332";
 
 export function clientsCacheDir(): string {
   return path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache"), "autopilot-test-clients");
@@ -55,8 +59,16 @@ export async function ensureNpmClient(pkg: string, version: string, binName: str
   }
 }
 
-export function ensureClaudeCode(): Promise<Installed> {
-  return ensureNpmClient(CLAUDE_CODE_PACKAGE, CLAUDE_CODE_VERSION, "claude");
+export async function ensureClaudeCode(): Promise<Installed> {
+  let version = CLAUDE_CODE_VERSION;
+  if (version === "latest") {
+    try {
+      version = (await execFileP("npm", ["view", CLAUDE_CODE_PACKAGE, "version"], { timeout: 120_000 })).stdout.trim();
+    } catch (e) {
+      return { skip: `could not ask the npm registry for the latest ${CLAUDE_CODE_PACKAGE}: ${(e as Error).message.split("\n")[0]}` };
+    }
+  }
+  return ensureNpmClient(CLAUDE_CODE_PACKAGE, version, "claude");
 }
 
 /**

@@ -109,8 +109,9 @@ function events(conv: Conversation, dialect: Dialect): Event[] {
     for (const p of m.parts)
       if (p.type === "text") for (const notice of dialect.taskNotifications?.(p.text, conv) ?? []) out.push({ kind: "notification", call: calls.get(notice.callId), notice });
     // Text beside tool results is the client's annotation of them (Claude Code: "Tool loaded."),
-    // not something the user said.
-    if (m.parts.some((p) => p.type === "tool_result")) continue;
+    // not something the user said; unless a call was refused there: the turn stopped, and what
+    // follows is the user's next message (Claude Code sends both in one user turn).
+    if (m.parts.some((p) => p.type === "tool_result") && !m.parts.some((p) => p.type === "tool_result" && p.result.isError)) continue;
     const t = userText(m, dialect);
     if (t) out.push({ kind: "user", text: t });
   }
@@ -265,7 +266,20 @@ export class Brain {
     return null;
   }
 
+  /** A compaction's summary: what the user asked, and where the last Step left the session. */
+  private summary(conv: Conversation): Decision {
+    const evs = events({ ...conv, messages: conv.messages.slice(0, -1) }, this.dialect);
+    const asked = evs.filter((e) => e.kind === "user").map((e) => `   - ${e.text!.split("\n")[0]}`);
+    const step = this.lastStep(evs);
+    const where = step ? `autopilot session ${step.session}, step ${step.stepId} at ${step.state}; next: ${step.next.kind}` : "no autopilot session started yet";
+    return {
+      kind: "reply",
+      text: ["<analysis>", "The user runs the autopilot on a spec.", "</analysis>", "<summary>", "1. Primary Request and Intent:", ...asked, "8. Current Work:", `   ${where}`, "</summary>"].join("\n"),
+    };
+  }
+
   private host(conv: Conversation): Decision {
+    if (this.dialect.summaryRequest?.(conv)) return this.summary(conv);
     const evs = events(conv, this.dialect);
     const last = evs.at(-1);
     if (!last) return { kind: "reply", text: "Nothing to do: the conversation is empty." };

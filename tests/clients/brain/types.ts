@@ -130,6 +130,8 @@ export interface Dialect {
    * later (Claude Code's "Async agent launched"): the host ends its turn and waits.
    */
   launchedInBackground?(result: ToolResult): boolean;
+  /** The client asks the model to summarise the conversation (a compaction), not to act. */
+  summaryRequest?(conv: Conversation): boolean;
   /**
    * Background subagents that finished or handed back their report, from a text the client added
    * to a user turn (Claude Code: a `<task-notification>` inside a system reminder, or an

@@ -86,6 +86,11 @@ export const claudeCode: Dialect = {
   writePathOf: (conv, call) => (call.name === "Write" ? relOf(conv, call.args.file_path) : null),
   readBeforeWrite: true,
   handBack: (conv, report) => (conv.tools.includes("SubagentHandback") ? { name: "SubagentHandback", args: { message: report } } : null),
+  // /compact (or auto-compaction) sends the conversation with a last user turn asking for a summary.
+  summaryRequest(conv) {
+    const last = conv.messages.at(-1);
+    return last?.role === "user" && last.parts.some((p) => p.type === "text" && /Please provide your summary based on the conversation so far/.test(p.text));
+  },
   // A subagent's message (its SubagentHandback report) is not something the user said.
   isNotice: (text) => /<agent-message from="/.test(text),
   launchedInBackground: (r) => /^Async agent launched/.test(r.text.trim()),
