@@ -72,7 +72,7 @@ function isReminder(text: string): boolean {
 function userText(m: Message, dialect?: Dialect): string {
   return m.parts
     .filter((p): p is { type: "text"; text: string } => p.type === "text" && !isReminder(p.text) && !dialect?.isNotice?.(p.text))
-    .map((p) => p.text)
+    .map((p) => dialect?.userWords?.(p.text) ?? p.text)
     .join("\n")
     .trim();
 }

@@ -97,6 +97,8 @@ export interface Dialect {
   stepFromText?(text: string): unknown | null;
   /** Text the client adds to a user turn for the model's information only (Codex's subagent notifications). */
   isNotice?(text: string): boolean;
+  /** The user's own words in a text where the client put context in front of them (Gemini CLI's `<hook_context>`). */
+  userWords?(text: string): string;
   /** When this conversation is a persona subagent's: which persona (null if unknown); else null. */
   subagent(conv: Conversation): { persona: string | null } | null;
   /** The project root the client works in (file tools may want absolute paths). */

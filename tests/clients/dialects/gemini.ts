@@ -49,6 +49,8 @@ export function stepFromText(raw: string): unknown | null {
 }
 
 export const gemini: Dialect = {
+  // A SessionStart hook's context, in a headless run, comes in front of the prompt in <hook_context>.
+  userWords: (text) => text.replace(/<hook_context>[\s\S]*?<\/hook_context>\s*/g, ""),
   name: "gemini",
   autopilotTool: (conv, tool) => (conv.tools.includes(MCP_PREFIX + tool) ? MCP_PREFIX + tool : null),
   autopilotToolOf: (name) => (name.startsWith(MCP_PREFIX) ? name.slice(MCP_PREFIX.length) : null),
