@@ -73,7 +73,8 @@ describe("rigor levels", () => {
       specPath: SPEC_PATH,
       server: {
         onElicit: (p) => {
-          asked.push(p.message);
+          // The question is the answer field's description; the message holds its context.
+          asked.push((p.requestedSchema as { properties: { answer: { description: string } } }).properties.answer.description);
           return { action: "accept", content: { answer: "yes" } };
         },
       },
