@@ -183,6 +183,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
       );
       notes.push(
         "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__start)",
+        "After /clear, a compaction or a restart, say \"continue\": the SessionStart hook in settings.json tells the model which session is in progress (Claude Code's folder-trust question mentions this hook).",
         o.global
           ? ""
           : o.allow

@@ -59,6 +59,7 @@ describe("autopilot install claude: the SessionStart hook", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/merge +\.claude\/settings\.json \(adds the autopilot SessionStart hook to hooks\.SessionStart\)/);
     expect(r.stdout).toMatch(/create +\.claude\/hooks\/autopilot-session-start\.mjs/);
+    expect(r.stdout).toContain('After /clear, a compaction or a restart, say "continue"');
     const after = readFileSync(join(project, ".claude/settings.json"), "utf8");
     // The user's text is a prefix and a suffix of the new file: only our group was inserted.
     const cut = before.indexOf("\n        ],");
