@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// autopilot's SessionStart hook, written by `autopilot install` (rewritten by each install: edit
-// the hook entry in your settings instead of this file). When a coding client starts, resumes, or
+// autopilot's SessionStart hook, written by `autopilot install` and carried by the plugins and the
+// extension (rewritten by each install or update: edit the hook entry in your settings, or disable
+// the plugin's hook, instead of this file). When a coding client starts, resumes, or
 // comes back from /clear or a compaction, it prints one line for the model when this project has
 // an autopilot session in progress, so "continue" picks the session up; nothing otherwise.
 // It reads only the state files, never fails (exit 0 whatever happens) and imports nothing but

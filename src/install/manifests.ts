@@ -5,12 +5,14 @@
 // and validates them (docs/clients.md, "Plugins, extensions and the MCP Registry"):
 // - Claude Code: a marketplace (.claude-plugin/marketplace.json at the repository root) listing one
 //   plugin in plugins/claude/ (.claude-plugin/plugin.json with the server inline, agents/*.md,
-//   commands/*.md). A plugin's agents are named <plugin>:<agent> and its server's tools
-//   mcp__plugin_<plugin>_<server>__<tool>.
+//   commands/*.md, hooks/hooks.json). A plugin's agents are named <plugin>:<agent> and its server's
+//   tools mcp__plugin_<plugin>_<server>__<tool>.
 // - Codex: a repository marketplace (.agents/plugins/marketplace.json) listing plugins/codex/
-//   (.codex-plugin/plugin.json, .mcp.json, skills/<name>/SKILL.md).
+//   (.codex-plugin/plugin.json, .mcp.json, skills/<name>/SKILL.md, hooks/hooks.json).
 // - Gemini CLI: an extension folder, plugins/gemini/ (gemini-extension.json with the server,
-//   commands/*.toml, agents/*.md).
+//   commands/*.toml, agents/*.md, hooks/hooks.json).
+// Each carries the SessionStart hook `autopilot install` writes (the same script, in the package's
+// hooks/ folder), run from the plugin's own folder: no project install needed.
 // - MCP Registry: server.json at the root (schema 2025-12-11), named by package.json `mcpName`.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +27,11 @@ import {
   geminiAgent,
   geminiCommand,
   markdownCommand,
+  geminiSessionStartGroup,
   readPersonas,
+  SESSION_START_SCRIPT,
+  sessionStartGroup,
+  sessionStartScript,
 } from "./templates.js";
 
 /** The plugin (and extension) name: Claude Code namespaces its parts with it (`autopilot:<agent>`). */
@@ -77,6 +83,19 @@ export function shortDescription(description: string): string {
 
 const json = (v: unknown) => JSON.stringify(v, null, 2) + "\n";
 
+/**
+ * The SessionStart hook inside a plugin: the script in the plugin's hooks/ folder and hooks/hooks.json
+ * (the file each of the three clients reads from a plugin or extension by default), whose command
+ * finds the script through the variable the client gives a plugin's hooks (Claude Code
+ * `${CLAUDE_PLUGIN_ROOT}`, Codex `${PLUGIN_ROOT}`, Gemini CLI `${extensionPath}`).
+ */
+function pluginHook(root: string, dir: string, group: Record<string, unknown>): ManifestFile[] {
+  return [
+    { path: `${dir}/hooks/hooks.json`, content: json({ hooks: { SessionStart: [group] } }) },
+    { path: `${dir}/hooks/${SESSION_START_SCRIPT}`, content: sessionStartScript(root) },
+  ];
+}
+
 function claudePlugin(root: string, pkg: PackageJson): ManifestFile[] {
   const dir = PLUGIN_DIRS.claude;
   const author = { name: pkg.author };
@@ -109,6 +128,7 @@ function claudePlugin(root: string, pkg: PackageJson): ManifestFile[] {
     path: `${dir}/commands/autopilot.md`,
     content: markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, claudeCommandBody(`mcp__plugin_${PLUGIN_NAME}_${SERVER}__`)),
   });
+  files.push(...pluginHook(root, dir, sessionStartGroup(`node "\${CLAUDE_PLUGIN_ROOT}/hooks/${SESSION_START_SCRIPT}"`)));
   return files;
 }
 
@@ -161,6 +181,8 @@ function codexPlugin(root: string, pkg: PackageJson): ManifestFile[] {
         commandBody(root, { argumentsText: "the words after `$autopilot:autopilot` in the user's message: the spec path, then the flags.", dispatchText }),
       ),
     },
+    // Codex runs a plugin's hook only once the user has trusted it in /hooks, as for any hook.
+    ...pluginHook(root, dir, sessionStartGroup(`node "\${PLUGIN_ROOT}/hooks/${SESSION_START_SCRIPT}"`)),
   ];
 }
 
@@ -183,6 +205,7 @@ function geminiExtension(root: string, pkg: PackageJson): ManifestFile[] {
     },
   ];
   for (const p of readPersonas(root)) files.push({ path: `${dir}/agents/${p.name}.md`, content: geminiAgent(p) });
+  files.push(...pluginHook(root, dir, geminiSessionStartGroup(`node "\${extensionPath}\${/}hooks\${/}${SESSION_START_SCRIPT}" --json`)));
   return files;
 }
 

@@ -3,7 +3,8 @@
 // checkout and `claude plugin install autopilot@autopilot` into a fresh home, then the plugin's
 // command in a project where nothing else was installed, to DONE. The plugin starts the server
 // with `npx -y autopilot-mcp@<version> serve`, resolved through a local npm registry (verdaccio on
-// loopback) where this checkout's tarball was published: nothing of autopilot is on PATH.
+// loopback) where this checkout's tarball was published: nothing of autopilot is on PATH. Then the
+// plugin's SessionStart hook: a project with a session waiting, a new Claude Code, "continue".
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +17,11 @@ import { git } from "../helpers/git.js";
 import { claudeEnv, ensureClaudeCode, type Installed } from "./claude-code.js";
 import { dispatchedAgents, explain, playClaude } from "./claude-play.js";
 import { startLocalRegistry, type LocalRegistry } from "./local-registry.js";
-import { commitSubjects, makeProject, readSession } from "./project.js";
+import { commitSubjects, makeProject, readSession, waitingProject } from "./project.js";
+import { startModelServer } from "./anthropic-sse.js";
+import { Brain } from "./brain/brain.js";
+import { claudeCode } from "./dialects/claude-code.js";
+import { runClaude } from "./claude-code.js";
 
 const execFileP = promisify(execFile);
 const PLUGIN_DIR = path.join(projectRoot, "plugins", "claude");
@@ -77,6 +82,8 @@ describe("Claude Code (real CLI): the autopilot plugin from its marketplace", ()
       expect(plugin.out).toContain(part);
     }
     expect(plugin.out).toContain(`npx ["-y","autopilot-mcp@${"skip" in registry ? "" : registry.version}","serve","--agent-prefix","autopilot:"]`);
+    // The re-entry hook, run from the plugin's own folder.
+    expect(plugin.out).toContain('hooks: SessionStart startup|resume|clear|compact command "node \\"${CLAUDE_PLUGIN_ROOT}/hooks/autopilot-session-start.mjs\\""');
   });
 
   it("marketplace add + plugin install, then `claude plugin details` lists its parts and their token cost", async (ctx) => {
@@ -118,5 +125,27 @@ describe("Claude Code (real CLI): the autopilot plugin from its marketplace", ()
     for (const f of [".mcp.json", ".claude"]) expect(existsSync(path.join(repo.dir, f)), f).toBe(false);
     const status = (await git(repo.dir, "status", "--porcelain")).split("\n").filter((l) => l.trim() && !l.includes(".harness/"));
     expect(status).toEqual([]);
+  });
+
+  it("the plugin's SessionStart hook: a session waiting at its plan, a new Claude Code, \"continue\", and the question comes back", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const { repo, dir, slug, stepId } = await waitingProject();
+    repos.push(repo);
+    const log: string[] = [];
+    const brain = new Brain(claudeCode);
+    const model = await startModelServer({ label: "plugin-hook", dialect: claudeCode, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    cleanups.push(() => model.close());
+    const run = await runClaude(installed.bin, ["-p", "continue", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"], { cwd: dir, env: userEnv(model.url) });
+    const w = [`exit ${run.code}`, `stdout: ${run.stdout.slice(-2000)}`, `stderr: ${run.stderr.slice(-1500)}`, ...log.slice(-30)].join("\n");
+    expect(model.errors, w).toEqual([]);
+    // The model knew of the session only from the hook's line, and went on with it.
+    const host = model.requests.filter((r) => r.kind === "host");
+    const next = host.flatMap((r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "mcp__plugin_autopilot_autopilot__autopilot_next").map((c) => c.args) : []));
+    expect(next, w).toEqual([{ session: slug }]);
+    const last = host.at(-1)?.decision;
+    expect(last?.kind === "reply" ? last.text : "", w).toMatch(/Approve this plan and begin execution\?/);
+    expect(readSession(dir).state.stepId).toBe(stepId);
+    // Nothing of autopilot was installed into the project: the hook came with the plugin.
+    for (const f of [".mcp.json", ".claude"]) expect(existsSync(path.join(dir, f)), f).toBe(false);
   });
 });

@@ -6,6 +6,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { distCli } from "../helpers/build.js";
+import { startServer, stepCall, taskFor } from "../helpers/mcp-client.js";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
 
 const execFileP = promisify(execFile);
 
@@ -59,4 +61,22 @@ export function readSession(dir: string): { slug: string; state: any } {
 
 export async function commitSubjects(dir: string): Promise<string[]> {
   return (await git(dir, "log", "--format=%s")).trim().split("\n");
+}
+
+/**
+ * A project whose session waits at the plan approval (started with --review-plans over MCP, the
+ * scripted planner's plan in), as a user finds it after /clear, a compaction or a new client.
+ */
+export async function waitingProject(): Promise<{ repo: TempRepo; dir: string; slug: string; stepId: number }> {
+  const repo = await makeProject();
+  const srv = await startServer({ cwd: repo.dir });
+  try {
+    const first = await stepCall(srv.client, "autopilot_start", { spec: "docs/spec.md", flags: "--review-plans" });
+    const { result } = await new ScriptedRunner({}).run(taskFor(repo.dir, first));
+    const asking = await stepCall(srv.client, "autopilot_report", { session: first.session, stepId: first.stepId, result });
+    if (asking.next.kind !== "ask") throw new Error(`expected the plan question, got ${asking.next.kind}`);
+    return { repo, dir: repo.dir, slug: asking.session, stepId: asking.stepId };
+  } finally {
+    await srv.close();
+  }
 }

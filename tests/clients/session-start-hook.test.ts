@@ -12,8 +12,6 @@ import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
 import type { TempRepo } from "../helpers/git.js";
 import { git } from "../helpers/git.js";
-import { startServer, stepCall, taskFor } from "../helpers/mcp-client.js";
-import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { startModelServer } from "./anthropic-sse.js";
 import { Brain } from "./brain/brain.js";
 import type { Dialect } from "./brain/types.js";
@@ -25,7 +23,7 @@ import { clientWithPackage, codexHome, ensureCodex, ensureGemini, geminiHome, in
 import type { LoopbackModel } from "./loopback.js";
 import { startResponsesModel } from "./responses-sse.js";
 import { startGeminiModel } from "./gemini-sse.js";
-import { makeProject, readSession } from "./project.js";
+import { readSession, waitingProject as waitingProjectIn } from "./project.js";
 
 type Client = Awaited<ReturnType<typeof clientWithPackage>>;
 let claude: Client;
@@ -45,20 +43,10 @@ afterAll(async () => {
   if (!process.env.AUTOPILOT_KEEP_CLIENT_REPOS) for (const r of repos) await r.cleanup();
 });
 
-/** A project whose session waits at the plan approval (--review-plans, the planner's plan in). */
 async function waitingProject(): Promise<{ dir: string; slug: string; stepId: number }> {
-  const repo = await makeProject();
-  repos.push(repo);
-  const srv = await startServer({ cwd: repo.dir });
-  try {
-    const first = await stepCall(srv.client, "autopilot_start", { spec: "docs/spec.md", flags: "--review-plans" });
-    const { result } = await new ScriptedRunner({}).run(taskFor(repo.dir, first));
-    const asking = await stepCall(srv.client, "autopilot_report", { session: first.session, stepId: first.stepId, result });
-    expect(asking.next.kind).toBe("ask");
-    return { dir: repo.dir, slug: asking.session, stepId: asking.stepId };
-  } finally {
-    await srv.close();
-  }
+  const w = await waitingProjectIn();
+  repos.push(w.repo);
+  return w;
 }
 
 function home(): string {

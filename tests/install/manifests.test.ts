@@ -73,11 +73,26 @@ describe("the checked-in manifests", () => {
     );
   });
 
+  it("carry the SessionStart hook install writes, run from the plugin's own folder (no project install)", () => {
+    const script = readFileSync(path.join(root, "hooks", "autopilot-session-start.mjs"), "utf8");
+    // Each client's variable for the folder its plugin or extension was installed into.
+    const rootVar = { claude: "${CLAUDE_PLUGIN_ROOT}/hooks/", codex: "${PLUGIN_ROOT}/hooks/", gemini: "${extensionPath}${/}hooks${/}" };
+    for (const client of ["claude", "codex", "gemini"] as const) {
+      const dir = PLUGIN_DIRS[client];
+      expect(readFileSync(path.join(root, dir, "hooks", "autopilot-session-start.mjs"), "utf8"), client).toBe(script);
+      const groups = readJson(`${dir}/hooks/hooks.json`).hooks.SessionStart;
+      expect(groups, client).toHaveLength(1);
+      expect(groups[0].hooks.map((h: { command: string }) => h.command), client).toEqual([`node "${rootVar[client]}autopilot-session-start.mjs"${client === "gemini" ? " --json" : ""}`]);
+      // The sources install's hook fires on (Gemini CLI has no matcher for them: it fires on all).
+      if (client !== "gemini") expect(groups[0].matcher, client).toBe("startup|resume|clear|compact");
+    }
+  });
+
   it("`manifests --check` names each file that no longer matches package.json, and exits 1", async () => {
     // A copy of what the generator reads and writes, with the version bumped as a release would.
     const copy = mkdtempSync(path.join(tmpdir(), "autopilot-manifests-"));
     temps.push(copy);
-    for (const f of ["package.json", "personas", "skills", ...buildManifests(root).map((m) => m.path)]) cpSync(path.join(root, f), path.join(copy, f), { recursive: true });
+    for (const f of ["package.json", "personas", "skills", "hooks", ...buildManifests(root).map((m) => m.path)]) cpSync(path.join(root, f), path.join(copy, f), { recursive: true });
     const script = path.join(root, "scripts", "manifests.mjs");
     await expect(execFileP(process.execPath, [script, "--check", "--root", copy])).resolves.toMatchObject({ stdout: "manifests: up to date\n" });
     const bumped = readJson("package.json");
