@@ -11,21 +11,24 @@ import type {
   Complexity,
   Decision,
   DecisionChannel,
+  Disputed,
   Effect,
   EffectBody,
   EffectOf,
   Finding,
   Phase,
   PendingCheckpoint,
+  ReviewRound,
   RigorLevel,
+  VerificationRound,
 } from "../src/session/schema.js";
 import { emptyPhaseRun } from "../src/session/schema.js";
 import type { PersonaName, ResultKind } from "../src/protocol/step.js";
 import { channelCounts, channelPhrase } from "../src/session/channels.js";
-import { countBySeverity, doneNotice, phaseSummaryNotice } from "./reports.js";
+import { countBySeverity, doneNotice, phaseSummaryNotice, sessionSoFar } from "./reports.js";
 import { SPEC_PHASES_SHOWN, type Notice } from "../src/session/notices.js";
 import { firedSignals, signalsFor } from "./signals.js";
-import { FINAL_REVIEW_FIX_BUDGET, RIGOR } from "./policy.js";
+import { FINAL_REVIEW_FIX_BUDGET, RIGOR, sendBacksAllowed } from "./policy.js";
 
 /** The hook whose refusal is the executor's to fix (it checks the change); other hooks check the message. */
 export const FIXABLE_HOOK = "pre-commit";
@@ -41,6 +44,11 @@ export interface PlanFacts {
   concerns: string[];
   /** sha256 of the plan file's content, as read (absent: not computed). */
   sha256?: string | null;
+  /** What the plan check found (src/markdown/plan.ts planProblems); absent or empty: nothing. */
+  problems?: string[];
+  /** The planner's assumptions and deferred unknowns: recorded and shown, they do not pause. */
+  assumptions?: string[];
+  deferred?: string[];
 }
 
 export interface SpecPhaseInput {
@@ -65,22 +73,36 @@ export type AutopilotEvent =
       userChanges?: string[];
     } & Now)
   | ({ type: "RESUME" } & Now)
-  | ({ type: "ASSESSED"; planPath: string | null } & Now)
+  | ({ type: "ASSESSED"; planPath: string | null; /** HEAD as the phase starts. */ head?: string | null } & Now)
   | ({ type: "PLAN_FACTS"; plan: PlanFacts } & Now)
   | ({ type: "PLANNED"; plan: PlanFacts; summary?: string } & Now)
   | ({
       type: "EXECUTED";
-      outcome: "complete" | "checkpoint" | "failed";
+      /** `plan_defect`: the plan is wrong at `task`; it goes back to the planner, not to a retry. */
+      outcome: "complete" | "checkpoint" | "failed" | "plan_defect";
       checkpoint?: PendingCheckpoint;
       task?: { number: number | null; name: string };
       error?: string;
       fixAttempted?: string;
       summary?: string;
+      /** plan_defect: what is wrong in the plan, with the evidence. */
+      defect?: string;
+      /** What the executor ran and saw (commands and their outcome). */
+      evidence?: string[];
+      /** What it says later phases should know (kept in the session's learnings). */
+      learnings?: string[];
     } & Now)
   | ({ type: "VALIDATED"; passed: boolean; summary: string } & Now)
-  | ({ type: "VERIFIED"; verdict: "pass" | "fail"; findings: string[] } & Now)
+  | ({ type: "VERIFIED"; verdict: "pass" | "fail"; findings: string[]; evidence?: string[] } & Now)
   | ({ type: "REVIEWED"; findings: Finding[] } & Now)
-  | ({ type: "FIXED"; summary: string } & Now)
+  | ({
+      type: "FIXED";
+      summary: string;
+      /** Findings the fixer disputes, with its evidence (the next check judges them). */
+      disputed?: Disputed[];
+      evidence?: string[];
+      learnings?: string[];
+    } & Now)
   | ({ type: "PERSONA_FAILED"; error: string } & Now)
   | ({ type: "PLAN_CHANGED"; from: string | null; to: string | null } & Now)
   /**
@@ -88,7 +110,7 @@ export type AutopilotEvent =
    * stays owed, held in `phaseRun.rejectedCommit`). `output` is what the hook printed, trimmed.
    */
   | ({ type: "COMMIT_REJECTED"; commit: EffectOf<"commit">; hook: string; output: string; paths: string[] } & Now)
-  | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionChannel } & Now);
+  | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionChannel; /** by "relayed": the user's words as the host quoted them. */ userWords?: string } & Now);
 
 export type EventType = AutopilotEvent["type"];
 
@@ -126,7 +148,7 @@ export type AskName = Exclude<keyof typeof ANSWERS, "humanVerify" | "humanAction
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
 export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings";
 /** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
-export type DispatchJob = "plan" | "execute" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
+export type DispatchJob = "plan" | "execute" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
 
 export type StageMeta = {
   /** The session asks the user (or the host) this question. */
@@ -181,6 +203,25 @@ export function hasBlocking(findings: Finding[]): boolean {
   return findings.some((f) => f.severity === "blocking");
 }
 
+/**
+ * The review check: each blocking finding must name a file, a line and the concrete scenario that
+ * triggers it. What is missing, one line per finding (empty: the review passes the check).
+ */
+export function incompleteBlocking(findings: Finding[]): string[] {
+  const out: string[] = [];
+  for (const f of findings) {
+    if (f.severity !== "blocking") continue;
+    const missing = [!f.file?.trim() && "file", f.line === undefined && "line", !f.scenario?.trim() && "scenario"].filter(Boolean);
+    if (missing.length) out.push(`"${f.title}" has no ${missing.join(", ").replace(/, ([^,]*)$/, " or $1")}`);
+  }
+  return out;
+}
+
+/** A blocking finding as the fixer and the question read it: title, place, why, how it triggers. */
+export function findingLine(f: Finding): string {
+  return `${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}${f.rationale ? ` — ${f.rationale}` : ""}${f.scenario ? ` Scenario: ${f.scenario}` : ""}`;
+}
+
 export function checkpointOptions(cp: PendingCheckpoint): string[] {
   if (cp.type === "human-verify") return [...ANSWERS.humanVerify];
   if (cp.type === "human-action") return [...ANSWERS.humanAction];
@@ -204,7 +245,7 @@ function effect(state: AutopilotState, body: EffectBody): Effect {
 
 function decision(
   state: AutopilotState,
-  ev: { now: string },
+  ev: { now: string; userWords?: string },
   fields: Partial<Decision> & { decision: string },
 ): Decision {
   return {
@@ -212,6 +253,8 @@ function decision(
     timestamp: ev.now,
     state: state.currentState,
     ...fields,
+    // A host that relays the user's answer says so: kept as its claim, beside the channel.
+    ...(ev.userWords ? { userWords: ev.userWords.slice(0, 2000) } : {}),
   };
 }
 
@@ -345,6 +388,12 @@ export const autopilotMachine = setup({
       return event.planPath !== null;
     },
     phaseIsHighComplexity: ({ context }) => effectiveComplexity(context.phases[context.currentPhase]) === "high",
+    // PLAN: the plan check (src/markdown/plan.ts) found problems, and the planner may try again
+    planHasProblems: ({ event }) => {
+      assertEvent(event, "PLANNED");
+      return (event.plan.problems ?? []).length > 0;
+    },
+    planCheckBudgetLeft: ({ context }) => (context.phaseRun.planChecks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
     // APPROVE_PLAN
     planGateSkipped: ({ context }) => RIGOR[context.rigorLevel].planGate === "skip",
     anySignalFires: ({ context }) => firedSignals(signalsFor(context)).length > 0,
@@ -359,6 +408,16 @@ export const autopilotMachine = setup({
       assertEvent(event, "EXECUTED");
       return event.outcome === "checkpoint" && event.checkpoint?.type === "passed";
     },
+    outcomePlanDefect: ({ event }) => {
+      assertEvent(event, "EXECUTED");
+      return event.outcome === "plan_defect";
+    },
+    /** The executor reports a plan defect and the phase may still send its plan back. */
+    planDefectWithinBudget: ({ context, event }) => {
+      assertEvent(event, "EXECUTED");
+      return event.outcome === "plan_defect" && (context.phaseRun.planDefects ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts);
+    },
+    fixPending: ({ context }) => context.phaseRun.fix !== null,
     checkpointNeedsHuman: ({ event }) => {
       assertEvent(event, "EXECUTED");
       return event.outcome === "checkpoint" && !!event.checkpoint && event.checkpoint.type !== "passed";
@@ -393,6 +452,13 @@ export const autopilotMachine = setup({
       assertEvent(event, "REVIEWED");
       return !hasBlocking(event.findings);
     },
+    // The review check: a blocking finding without a file, a line and a scenario goes back.
+    reviewIncomplete: ({ event }) => {
+      assertEvent(event, "REVIEWED");
+      return incompleteBlocking(event.findings).length > 0;
+    },
+    reviewCheckBudgetLeft: ({ context }) => (context.phaseRun.reviewChecks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
+    finalReviewCheckBudgetLeft: ({ context }) => (context.finalReview.checks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
     finalFixBudgetLeft: ({ context }) => context.finalReview.retryCount < MAX_FINAL_REVIEW_FIXES,
     // PHASE_COMPLETE
     noMorePhases: ({ context }) => context.currentPhase >= context.phases.length - 1,
@@ -400,6 +466,8 @@ export const autopilotMachine = setup({
     answered: ({ event }, params: { answer: string }) =>
       event.type === "DECIDE" && event.answer === params.answer,
     answeredOtherThanStop: ({ event }) => event.type === "DECIDE" && event.answer !== "stop",
+    /** "revise" with the reviewer's notes in the reason: the planner revises with them. */
+    reviseWithNotes: ({ event }) => event.type === "DECIDE" && event.answer === "revise" && !!event.rationale?.trim(),
   },
   actions: {
     // Keeps the upstream `currentState` field in step with the machine's top-level state.
@@ -474,6 +542,7 @@ export const autopilotMachine = setup({
           state: context.currentState,
           phaseNumber: context.currentPhase + 1,
           phaseName: context.phases[context.currentPhase]?.name ?? null,
+          soFar: sessionSoFar(context),
         },
       ];
       // A plan paused for review: the question alone ("Approve this plan?") says nothing of why
@@ -510,6 +579,19 @@ export const autopilotMachine = setup({
       return { phases, phaseRun: run };
     }),
     // ASSESS ------------------------------------------------------------------------------
+    /**
+     * The phase starts: its first commit is HEAD now (the phase review's range starts there), and
+     * the executor's state.json is reset, so an earlier phase's "Task 1: complete" cannot pass for
+     * this phase's.
+     */
+    recordPhaseStart: assign(({ context, event }) => {
+      assertEvent(event, "ASSESSED");
+      const phase = context.phases[context.currentPhase];
+      return {
+        phaseRun: { ...context.phaseRun, startCommit: context.phaseRun.startCommit ?? event.head ?? null },
+        outbox: phase ? [...context.outbox, effect(context, { type: "resetExecutionState", args: { phase: phase.name } })] : context.outbox,
+      };
+    }),
     setPlanPath: assign(({ context, event }) => {
       assertEvent(event, "ASSESSED");
       const path = event.planPath;
@@ -524,9 +606,10 @@ export const autopilotMachine = setup({
     assessReport: assign(({ context }) => {
       const phase = context.phases[context.currentPhase];
       const c = effectiveComplexity(phase);
+      const reviewed = context.reviewPlans || RIGOR[context.rigorLevel].planGate === "always";
       return {
         awaitingInteractivePlan: false,
-        notices: [...context.notices, { kind: "assessed", ...phaseNamed(context), complexity: c }],
+        notices: [...context.notices, { kind: "assessed", ...phaseNamed(context), complexity: c, ...(reviewed ? { reviewed } : {}) }],
       };
     }),
     // PLAN --------------------------------------------------------------------------------
@@ -551,10 +634,38 @@ export const autopilotMachine = setup({
           taskCount: event.plan.taskCount,
           checkpointCount: event.plan.checkpointCount,
           concerns: [...event.plan.concerns],
+          assumptions: [...(event.plan.assumptions ?? [])],
+          deferred: [...(event.plan.deferred ?? [])],
+          planProblems: [...(event.plan.problems ?? [])],
           revision: null,
           planSha256: event.plan.sha256 ?? null,
+          nextTask: context.phaseRun.nextTask ?? 1,
         },
         notices: note ? [...context.notices, note] : context.notices,
+      };
+    }),
+    /** The plan check found problems: the planner gets the plan back with the list. */
+    sendPlanBack: assign(({ context, event }) => {
+      assertEvent(event, "PLANNED");
+      const problems = event.plan.problems ?? [];
+      const attempt = (context.phaseRun.planChecks ?? 0) + 1;
+      return {
+        phaseRun: {
+          ...context.phaseRun,
+          planChecks: attempt,
+          revision: `The server's plan check sent the plan back (${attempt} of ${sendBacksAllowed(context.retryBudget.maxAttempts)}). Fix each of these in ${event.plan.path}, keep the rest:\n${problems.map((p) => `- ${p}`).join("\n")}`,
+        },
+        notices: [...context.notices, { kind: "planSentBack", problems, attempt, max: sendBacksAllowed(context.retryBudget.maxAttempts) }],
+      };
+    }),
+    /** "revise" with notes: the planner revises the plan with the reviewer's words. */
+    setReviewNotes: assign(({ context, event }) => {
+      assertEvent(event, "DECIDE");
+      return {
+        phaseRun: {
+          ...context.phaseRun,
+          revision: `The plan was reviewed and sent back for a revision with these notes (answer "revise", ${channelPhrase(event.by)}): ${event.rationale ?? ""}`,
+        },
       };
     }),
     // APPROVE_PLAN --------------------------------------------------------------------------
@@ -626,24 +737,90 @@ export const autopilotMachine = setup({
           ...context.phaseRun,
           checkpointsPassed: [...context.phaseRun.checkpointsPassed, label],
           checkpointAnswer: null,
+          // The next dispatch starts after the task that reached the commit point.
+          nextTask: typeof event.task?.number === "number" ? event.task.number + 1 : context.phaseRun.nextTask,
+          ...(event.evidence?.length ? { evidence: [...event.evidence] } : {}),
         },
         notices: [...context.notices, { kind: "checkpointPassed", label }],
       };
     }),
-    commitExecutionComplete: assign(({ context }) => {
+    commitExecutionComplete: assign(({ context, event }) => {
       const label = context.phaseRun.fix
         ? `${phaseLabel(context)} — ${context.phaseRun.fix.source} fixes`
         : `${phaseLabel(context)} — execution complete`;
       return {
         outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } })],
         retryBudget: { ...context.retryBudget, currentTask: null },
-        phaseRun: { ...context.phaseRun, checkpointAnswer: null, fix: null, personaError: null },
+        phaseRun: {
+          ...context.phaseRun,
+          checkpointAnswer: null,
+          fix: null,
+          personaError: null,
+          ...(event.type === "EXECUTED" && event.evidence?.length ? { evidence: [...event.evidence] } : {}),
+        },
+      };
+    }),
+    /** A fix round is done (EXECUTE.fixing): commit it; disputed findings go to the re-check. */
+    commitFix: assign(({ context, event }) => {
+      assertEvent(event, "FIXED");
+      const fix = context.phaseRun.fix;
+      const label = `${phaseLabel(context)} — ${fix?.source ?? "review"} fixes${fix?.round ? ` (round ${fix.round})` : ""}`;
+      const disputed = event.disputed ?? [];
+      return {
+        outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } })],
+        retryBudget: { ...context.retryBudget, currentTask: null },
+        phaseRun: {
+          ...context.phaseRun,
+          checkpointAnswer: null,
+          fix: null,
+          personaError: null,
+          disputed: [...disputed],
+          ...(event.evidence?.length ? { evidence: [...event.evidence] } : {}),
+        },
+        notices: disputed.length ? [...context.notices, { kind: "fixDisputed", disputed: [...disputed] }] : context.notices,
+      };
+    }),
+    /** What a persona says later phases should know goes into the session's learnings. */
+    keepLearnings: assign(({ context, event }) => {
+      const items = event.type === "EXECUTED" || event.type === "FIXED" ? (event.learnings ?? []).map((l) => l.trim()).filter(Boolean) : [];
+      if (!items.length) return {};
+      return {
+        outbox: [
+          ...context.outbox,
+          effect(context, { type: "appendSessionLearnings", args: { date: event.now.slice(0, 10), skill: "harness-execution", items } }),
+        ],
+      };
+    }),
+    /**
+     * The executor says the plan is wrong at a task: the work done before it is kept in a commit and
+     * the plan goes back to the planner with the defect (not to a retry of the same plan).
+     */
+    planDefect: assign(({ context, event }) => {
+      assertEvent(event, "EXECUTED");
+      const task = event.task ?? { number: null, name: "unnamed task" };
+      const defect = event.defect ?? event.error ?? "the executor gave no detail";
+      const label = `${phaseLabel(context)} — work before the plan revision at task ${task.number ?? task.name}`;
+      return {
+        outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: true, phase: context.currentPhase } })],
+        retryBudget: { ...context.retryBudget, currentTask: null },
+        phaseRun: {
+          ...context.phaseRun,
+          planDefects: (context.phaseRun.planDefects ?? 0) + 1,
+          nextTask: task.number ?? context.phaseRun.nextTask,
+          revision: `The executor stopped at task ${task.number ?? "?"} (${task.name}) and reports a defect in the plan: ${defect}\nTasks before it are done and committed: keep them as they are (same numbers and headings) and revise task ${task.number ?? "?"} and what follows so the work can succeed.`,
+        },
+        notices: [...context.notices, { kind: "planDefect", taskNumber: task.number, taskName: task.name, defect }],
       };
     }),
     holdCheckpoint: assign(({ context, event }) => {
       assertEvent(event, "EXECUTED");
       return {
-        phaseRun: { ...context.phaseRun, checkpoint: event.checkpoint!, checkpointAnswer: null },
+        phaseRun: {
+          ...context.phaseRun,
+          // The task the human step belongs to: the executor resumes there once it is answered.
+          checkpoint: { ...event.checkpoint!, ...(typeof event.task?.number === "number" ? { taskNumber: event.task.number } : {}) },
+          checkpointAnswer: null,
+        },
         notices: [
           ...context.notices,
           { kind: "checkpointReached", type: event.checkpoint!.type, label: event.checkpoint!.label, details: event.checkpoint!.details ?? null },
@@ -668,6 +845,7 @@ export const autopilotMachine = setup({
           ...context.phaseRun,
           checkpoint: null,
           checkpointAnswer: `${cp?.label ?? "checkpoint"}: ${event.answer}${event.rationale ? ` (${event.rationale})` : ""}`,
+          nextTask: typeof cp?.taskNumber === "number" ? cp.taskNumber : context.phaseRun.nextTask,
         },
       };
     }),
@@ -698,7 +876,7 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        phaseRun: { ...context.phaseRun, retriesUsed: context.phaseRun.retriesUsed + 1 },
+        phaseRun: { ...context.phaseRun, retriesUsed: context.phaseRun.retriesUsed + 1, nextTask: task.number ?? context.phaseRun.nextTask },
         notices: [
           ...context.notices,
           {
@@ -846,15 +1024,28 @@ export const autopilotMachine = setup({
       return { outbox: [...context.outbox, commit] };
     }),
     // VERIFY --------------------------------------------------------------------------------
-    verificationPass: assign(({ context }) => ({
-      phaseRun: { ...context.phaseRun, verification: "pass" as const, verificationFindings: [] },
+    verificationPass: assign(({ context, event }) => ({
+      phaseRun: {
+        ...context.phaseRun,
+        verification: "pass" as const,
+        verificationFindings: [],
+        verificationRounds: [...(context.phaseRun.verificationRounds ?? []), verificationRound(event, "pass")],
+        disputed: [],
+      },
       notices: [...context.notices, { kind: "verificationPassed" }],
     })),
     verificationFail: assign(({ context, event }) => {
       const findings =
         event.type === "VERIFIED" ? event.findings : event.type === "VALIDATED" ? [event.summary] : [];
       return {
-        phaseRun: { ...context.phaseRun, verification: "fail" as const, verificationFindings: findings },
+        phaseRun: {
+          ...context.phaseRun,
+          verification: "fail" as const,
+          verificationFindings: findings,
+          // The first result is kept: a re-check adds a round, it never replaces one.
+          verificationRounds: [...(context.phaseRun.verificationRounds ?? []), verificationRound(event, "fail")],
+          disputed: [],
+        },
         notices: [...context.notices, { kind: "verificationFailed", findings: [...findings] }],
       };
     }),
@@ -865,7 +1056,8 @@ export const autopilotMachine = setup({
     fixVerification: assign(({ context }) => ({
       phaseRun: {
         ...context.phaseRun,
-        fix: { source: "verification" as const, findings: [...context.phaseRun.verificationFindings] },
+        fix: { source: "verification" as const, findings: [...context.phaseRun.verificationFindings], round: (context.phaseRun.fixRounds ?? 0) + 1 },
+        fixRounds: (context.phaseRun.fixRounds ?? 0) + 1,
       },
       retryBudget: { ...context.retryBudget, currentTask: null },
     })),
@@ -875,30 +1067,46 @@ export const autopilotMachine = setup({
     // REVIEW --------------------------------------------------------------------------------
     storeReview: assign(({ context, event }) => {
       assertEvent(event, "REVIEWED");
+      const rounds = [...(context.phaseRun.reviewRounds ?? []), { findings: event.findings, resolution: null }];
       return {
-        phaseRun: { ...context.phaseRun, reviewFindings: event.findings },
-        outbox: [
-          ...context.outbox,
-          effect(context, { type: "writeReview", args: { phase: context.currentPhase, findings: event.findings } }),
-        ],
-        notices: [...context.notices, { kind: "review", counts: countBySeverity(event.findings) }],
+        phaseRun: { ...context.phaseRun, reviewFindings: event.findings, reviewRounds: rounds, reviewProblems: [], disputed: [] },
+        outbox: [...context.outbox, writeReviewEffect(context, rounds)],
+        notices: [...context.notices, { kind: "review", counts: countBySeverity(event.findings), ...(rounds.length > 1 ? { round: rounds.length } : {}) }],
       };
     }),
-    fixReview: assign(({ context }) => ({
-      phaseRun: {
-        ...context.phaseRun,
-        fix: {
-          source: "review" as const,
-          findings: context.phaseRun.reviewFindings
-            .filter((f) => f.severity === "blocking")
-            .map((f) => `${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}${f.rationale ? ` — ${f.rationale}` : ""}`),
+    /** The review check: blocking findings without a file, a line or a scenario go back to the reviewer. */
+    sendReviewBack: assign(({ context, event }) => {
+      assertEvent(event, "REVIEWED");
+      const problems = incompleteBlocking(event.findings);
+      return {
+        phaseRun: { ...context.phaseRun, reviewChecks: (context.phaseRun.reviewChecks ?? 0) + 1, reviewProblems: problems },
+        notices: [...context.notices, { kind: "reviewSentBack", problems, final: false }],
+      };
+    }),
+    fixReview: assign(({ context }) => {
+      const rounds = resolveLastRound(context.phaseRun.reviewRounds, "fix");
+      return {
+        phaseRun: {
+          ...context.phaseRun,
+          fix: {
+            source: "review" as const,
+            findings: context.phaseRun.reviewFindings.filter((f) => f.severity === "blocking").map(findingLine),
+            round: (context.phaseRun.fixRounds ?? 0) + 1,
+          },
+          fixRounds: (context.phaseRun.fixRounds ?? 0) + 1,
+          reviewRounds: rounds,
         },
-      },
-      retryBudget: { ...context.retryBudget, currentTask: null },
-    })),
-    overrideReview: assign(({ context }) => ({
-      phaseRun: { ...context.phaseRun, reviewOverridden: true },
-    })),
+        outbox: rounds.length ? [...context.outbox, writeReviewEffect(context, rounds)] : context.outbox,
+        retryBudget: { ...context.retryBudget, currentTask: null },
+      };
+    }),
+    overrideReview: assign(({ context }) => {
+      const rounds = resolveLastRound(context.phaseRun.reviewRounds, "override");
+      return {
+        phaseRun: { ...context.phaseRun, reviewOverridden: true, reviewRounds: rounds },
+        outbox: rounds.length ? [...context.outbox, writeReviewEffect(context, rounds)] : context.outbox,
+      };
+    }),
     // PHASE_COMPLETE --------------------------------------------------------------------------
     completePhase: assign(({ context, event }) => {
       const now = event.now;
@@ -906,8 +1114,10 @@ export const autopilotMachine = setup({
       const phase = context.phases[i];
       const skipped = phase.status === "skipped";
       const run = context.phaseRun;
-      const counts = { blocking: 0, warning: 0, note: 0 };
-      for (const f of run.reviewFindings) counts[f.severity] += 1;
+      // What the reviewer found is the first round; re-reviews after a fix are counted beside it.
+      const reviewRounds = run.reviewRounds ?? [];
+      const counts = countBySeverity(reviewRounds[0]?.findings ?? run.reviewFindings);
+      const verificationFailures = (run.verificationRounds ?? []).filter((r) => r.verdict === "fail").length;
       const phases = context.phases.map((p, j) =>
         j === i ? { ...p, status: skipped ? ("skipped" as const) : ("complete" as const), completedAt: now } : p,
       );
@@ -922,6 +1132,9 @@ export const autopilotMachine = setup({
         verificationPassed: run.verification === "pass",
         verification: skipped ? "skipped" : (run.verification ?? "not run"),
         reviewFindings: counts,
+        ...(verificationFailures ? { verificationFailures } : {}),
+        ...(run.fixRounds ? { fixRounds: run.fixRounds } : {}),
+        ...(reviewRounds.length > 1 ? { reviewRounds: reviewRounds.map((r) => countBySeverity(r.findings)) } : {}),
         ...(skipped ? { skipped: true } : {}),
         ...(run.reviewOverridden ? { reviewOverridden: true } : {}),
       };
@@ -945,7 +1158,7 @@ export const autopilotMachine = setup({
               ? `Phase ${i + 1} skipped.`
               : `Phase ${i + 1} complete. ${run.taskCount ?? 0}/${run.taskCount ?? 0} tasks.`,
             plan: phase.planPath,
-            keyContext: `${phase.name}: ${skipped ? "skipped by decision" : `verification ${run.verification ?? "not run"}, review ${counts.blocking} blocking / ${counts.warning} warning / ${counts.note} note`}.${gatesAnswered(context.decisions.filter((d) => d.phase === i))}`,
+            keyContext: `${phase.name}: ${skipped ? "skipped by decision" : phaseRecord(run)}.${gatesAnswered(context.decisions.filter((d) => d.phase === i))}`,
             nextStep: nextPhase ? `Continue to Phase ${i + 2}: ${nextPhase.name}` : "Final review, then DONE",
           },
         }),
@@ -971,11 +1184,23 @@ export const autopilotMachine = setup({
     })),
     storeFinalFindings: assign(({ context, event }) => {
       assertEvent(event, "REVIEWED");
+      const rounds = [...(context.finalReview.rounds ?? []), { findings: event.findings, resolution: null }];
       return {
-        finalReview: { ...context.finalReview, findings: event.findings },
-        notices: [...context.notices, { kind: "finalReview", counts: countBySeverity(event.findings) }],
+        finalReview: { ...context.finalReview, findings: event.findings, rounds, problems: [], disputed: [] },
+        notices: [...context.notices, { kind: "finalReview", counts: countBySeverity(event.findings), ...(rounds.length > 1 ? { round: rounds.length } : {}) }],
       };
     }),
+    sendFinalReviewBack: assign(({ context, event }) => {
+      assertEvent(event, "REVIEWED");
+      const problems = incompleteBlocking(event.findings);
+      return {
+        finalReview: { ...context.finalReview, checks: (context.finalReview.checks ?? 0) + 1, problems },
+        notices: [...context.notices, { kind: "reviewSentBack", problems, final: true }],
+      };
+    }),
+    resolveFinalRound: assign(({ context }, params: { resolution: "fix" | "override" }) => ({
+      finalReview: { ...context.finalReview, rounds: resolveLastRound(context.finalReview.rounds, params.resolution) },
+    })),
     finalReviewPassed: assign(({ context }) => ({
       finalReview: { ...context.finalReview, status: "passed" as const },
     })),
@@ -1002,7 +1227,12 @@ export const autopilotMachine = setup({
         notices: [...context.notices, { kind: "finalFixesExhausted", rounds: MAX_FINAL_REVIEW_FIXES }],
       };
     }),
-    commitFinalFix: assign(({ context }) => ({
+    commitFinalFix: assign(({ context, event }) => ({
+      finalReview: { ...context.finalReview, disputed: event.type === "FIXED" ? [...(event.disputed ?? [])] : [] },
+      notices:
+        event.type === "FIXED" && event.disputed?.length
+          ? [...context.notices, { kind: "fixDisputed" as const, disputed: [...event.disputed] }]
+          : context.notices,
       outbox: [
         ...context.outbox,
         effect(context, {
@@ -1027,15 +1257,28 @@ export const autopilotMachine = setup({
       add({ type: "writeFinalHandoff", args: {} });
       add({ type: "appendLearnings", args: {} });
       add({ type: "roadmapDone", args: {} });
+      const fr = context.finalReview;
+      const open = fr.findings.filter((f) => f.severity !== "blocking" || fr.status === "overridden");
+      const record = context.history
+        .map((h) => {
+          const extra = [
+            h.verificationFailures ? `${h.verificationFailures} failed verification(s) fixed` : "",
+            h.reviewRounds && h.reviewRounds.length > 1 ? `${h.reviewRounds[0].blocking ?? 0} blocking review finding(s) fixed after ${h.reviewRounds.length - 1} re-review(s)` : "",
+            (h as Record<string, unknown>).reviewOverridden ? "review overridden" : "",
+          ].filter(Boolean);
+          return extra.length ? ` Phase ${(h.phase ?? 0) + 1}: ${extra.join(", ")}.` : "";
+        })
+        .join("");
       add({
         type: "writeSummary",
         args: {
           lastActive: event.now,
           status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
-          keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${context.finalReview.status}. Decisions: ${channelCounts(context.decisions)}.`,
-          nextStep: "All phases complete. Create PR or close session.",
+          keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${fr.status} (${countBySeverity(fr.findings).blocking} blocking, ${countBySeverity(fr.findings).warning} warning, ${countBySeverity(fr.findings).note} note${(fr.rounds ?? []).length > 1 ? ` in its last of ${fr.rounds!.length} rounds` : ""})${open.length ? `; not fixed: ${open.map((f) => `${f.severity} ${f.title}${f.file ? ` (${f.file})` : ""}`).join("; ")}` : ""}.${record} Decisions: ${channelCounts(context.decisions)}.`,
+          nextStep: "All phases complete. Create a PR or close the session. Commit .harness/learnings.md (and .harness/failures.md, if any) if your team keeps them; keep .harness/sessions/ out of git (add it to .gitignore).",
         },
       });
+      add({ type: "reportHarnessFiles", args: {} });
       return { outbox: next.outbox, notices: [...context.notices, doneNotice(context)] };
     }),
     personaFailed: assign(({ context, event }) => {
@@ -1091,20 +1334,29 @@ export const autopilotMachine = setup({
       entry: { type: "enterState", params: { state: "ASSESS" } },
       on: {
         ASSESSED: [
-          { guard: "planAlreadyExists", target: "APPROVE_PLAN", actions: ["setPlanPath", "markPhaseStarted"] },
-          { guard: "phaseIsHighComplexity", target: "PLAN.awaitingInteractivePlan", actions: ["awaitInteractivePlan", "markPhaseStarted"] },
-          { target: "PLAN.planning", actions: ["assessReport", "markPhaseStarted"] },
+          { guard: "planAlreadyExists", target: "APPROVE_PLAN", actions: ["setPlanPath", "markPhaseStarted", "recordPhaseStart"] },
+          { guard: "phaseIsHighComplexity", target: "PLAN.awaitingInteractivePlan", actions: ["awaitInteractivePlan", "markPhaseStarted", "recordPhaseStart"] },
+          { target: "PLAN.planning", actions: ["assessReport", "markPhaseStarted", "recordPhaseStart"] },
         ],
       },
     },
     PLAN: {
       entry: { type: "enterState", params: { state: "PLAN" } },
+      // The recovery commit of the work done before an executor's plan defect, refused by a hook:
+      // recorded, its work left in the tree, as at an exhausted retry budget.
+      on: { COMMIT_REJECTED: { guard: "rejectedRecoveryCommit", actions: "recoveryCommitRejected" } },
       initial: "planning",
       states: {
         planning: {
           meta: { dispatch: { job: "plan", persona: "harness-planner", result: "planned", facts: ["phaseDescription", "learnings"] } },
           on: {
-            PLANNED: { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
+            PLANNED: [
+              // The plan check (src/markdown/plan.ts): vague, unverifiable or oversized tasks go back
+              // to the planner with the list, within the retry budget; past it the planChecks signal
+              // pauses the plan for a person.
+              { guard: and(["planHasProblems", "planCheckBudgetLeft"]), target: "planning", reenter: true, actions: ["storePlanFacts", "sendPlanBack"] },
+              { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
+            ],
             PERSONA_FAILED: ASK_RETRY,
           },
         },
@@ -1144,6 +1396,8 @@ export const autopilotMachine = setup({
           on: {
             DECIDE: [
               { guard: { type: "answered", params: { answer: "yes" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "approvePlanHash", "clearReport"] },
+              // "revise" with notes in the reason: the planner revises with them; without: the user edits the file.
+              { guard: "reviseWithNotes", target: "#autopilot.PLAN.planning", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport", "setReviewNotes"] },
               { guard: { type: "answered", params: { answer: "revise" } }, target: "revising", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport"] },
               { guard: { type: "answered", params: { answer: "skip phase" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordPlanDecision", params: { decision: "skipped_phase" } }, "skipPhase", "clearReport"] },
               STOP,
@@ -1169,14 +1423,32 @@ export const autopilotMachine = setup({
       states: {
         running: {
           meta: { dispatch: { job: "execute", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
+          // A fix round still pending (a plan approved again while fixing) goes on as the fix.
+          always: [{ guard: "fixPending", target: "fixing" }],
           on: {
             EXECUTED: [
-              { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: "commitExecutionComplete" },
-              { guard: "outcomeComplete", target: "#autopilot.VERIFY.running", actions: "commitExecutionComplete" },
-              { guard: "checkpointPassed", target: "running", reenter: true, actions: "commitCheckpoint" },
-              { guard: "checkpointNeedsHuman", target: "checkpoint", actions: "holdCheckpoint" },
-              { guard: "retryBudgetLeft", target: "running", reenter: true, actions: "recordRetry" },
-              { target: "exhausted", actions: "exhaustBudget" },
+              { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["commitExecutionComplete", "keepLearnings"] },
+              { guard: "outcomeComplete", target: "#autopilot.VERIFY.running", actions: ["commitExecutionComplete", "keepLearnings"] },
+              { guard: "checkpointPassed", target: "running", reenter: true, actions: ["commitCheckpoint", "keepLearnings"] },
+              { guard: "checkpointNeedsHuman", target: "checkpoint", actions: ["holdCheckpoint", "keepLearnings"] },
+              // The plan is wrong (not the code): back to the planner with the defect, within the retry budget.
+              { guard: "planDefectWithinBudget", target: "#autopilot.PLAN.planning", actions: ["planDefect", "keepLearnings"] },
+              // Plan defects past that budget: a person decides (revise the plan, fix by hand, stop).
+              { guard: "outcomePlanDefect", target: "exhausted", actions: ["exhaustBudget", "keepLearnings"] },
+              { guard: "retryBudgetLeft", target: "running", reenter: true, actions: ["recordRetry", "keepLearnings"] },
+              { target: "exhausted", actions: ["exhaustBudget", "keepLearnings"] },
+            ],
+            PERSONA_FAILED: ASK_RETRY,
+          },
+        },
+        // A fix round (verification or review findings): the executor replies "fixed", then the
+        // phase is verified and reviewed again.
+        fixing: {
+          meta: { dispatch: { job: "fix", persona: "harness-task-executor", result: "fixed", facts: ["learnings"] } },
+          on: {
+            FIXED: [
+              { guard: "verifiesByValidation", target: "#autopilot.VERIFY.validating", actions: ["commitFix", "keepLearnings"] },
+              { target: "#autopilot.VERIFY.running", actions: ["commitFix", "keepLearnings"] },
             ],
             PERSONA_FAILED: ASK_RETRY,
           },
@@ -1200,7 +1472,17 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        personaFailed: personaFailedStage("running"),
+        // A persona failure while fixing retries the fix, otherwise the plan's execution.
+        personaFailed: {
+          meta: { ask: "personaFailed" },
+          on: {
+            DECIDE: [
+              { guard: and([{ type: "answered", params: { answer: "retry" } }, "fixPending"]), target: "fixing", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              STOP,
+            ],
+          },
+        },
         // A checkpoint's commit the pre-commit hook refused: fixed, then made, then the plan goes on.
         ...commitRejectedStages("running"),
       },
@@ -1235,7 +1517,7 @@ export const autopilotMachine = setup({
           meta: { ask: "verifyFailed", humanOnly: ["skip verification"] },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"] },
+              { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.fixing", actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"] },
               { guard: { type: "answered", params: { answer: "skip verification" } }, target: "#autopilot.REVIEW", actions: [{ type: "recordDecision", params: { decision: "skipped_verification" } }, "skipVerification"] },
               STOP,
             ],
@@ -1257,6 +1539,7 @@ export const autopilotMachine = setup({
           on: {
             REVIEWED: [
               { guard: "noBlockingFindings", target: "#autopilot.PHASE_COMPLETE", actions: "storeReview" },
+              { guard: and(["reviewIncomplete", "reviewCheckBudgetLeft"]), target: "running", reenter: true, actions: "sendReviewBack" },
               { target: "blocked", actions: "storeReview" },
             ],
             PERSONA_FAILED: ASK_RETRY,
@@ -1266,7 +1549,7 @@ export const autopilotMachine = setup({
           meta: { ask: "reviewBlocked", humanOnly: ["override"] },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"] },
+              { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.fixing", actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"] },
               { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordDecision", params: { decision: "overrode_review" } }, "overrideReview"] },
               STOP,
             ],
@@ -1296,6 +1579,7 @@ export const autopilotMachine = setup({
           on: {
             REVIEWED: [
               { guard: "noBlockingFindings", target: "#autopilot.DONE", actions: ["storeFinalFindings", "finalReviewPassed"] },
+              { guard: and(["reviewIncomplete", "finalReviewCheckBudgetLeft"]), target: "running", reenter: true, actions: "sendFinalReviewBack" },
               { target: "blocked", actions: "storeFinalFindings" },
             ],
             PERSONA_FAILED: ASK_RETRY,
@@ -1305,8 +1589,8 @@ export const autopilotMachine = setup({
           meta: { ask: "finalBlocked", humanOnly: ["override"] },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "fix" } }, target: "fixBudgetCheck", actions: [{ type: "recordDecision", params: { decision: "fix_final_review" } }] },
-              { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.DONE", actions: [{ type: "recordDecision", params: { decision: "overrode_final_review" } }, "overrideFinalReview"] },
+              { guard: { type: "answered", params: { answer: "fix" } }, target: "fixBudgetCheck", actions: [{ type: "recordDecision", params: { decision: "fix_final_review" } }, { type: "resolveFinalRound", params: { resolution: "fix" } }] },
+              { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.DONE", actions: [{ type: "recordDecision", params: { decision: "overrode_final_review" } }, { type: "resolveFinalRound", params: { resolution: "override" } }, "overrideFinalReview"] },
               STOP,
             ],
           },
@@ -1321,7 +1605,7 @@ export const autopilotMachine = setup({
         fixing: {
           meta: { dispatch: { job: "finalFix", persona: "harness-task-executor", result: "fixed", facts: ["diffStat", "phaseFindings"] } },
           on: {
-            FIXED: { target: "validating", actions: ["clearReport", "commitFinalFix"] },
+            FIXED: { target: "validating", actions: ["clearReport", "commitFinalFix", "keepLearnings"] },
             PERSONA_FAILED: ASK_RETRY,
           },
         },
@@ -1391,6 +1675,8 @@ function gateNotice(context: AutopilotState, mode: "fast" | "auto" | "pause"): N
     rigor: context.rigorLevel,
     mode,
     checkpointCount: context.phaseRun.checkpointCount ?? 0,
+    ...(context.phaseRun.assumptions?.length ? { assumptions: [...context.phaseRun.assumptions] } : {}),
+    ...(context.phaseRun.deferred?.length ? { deferred: [...context.phaseRun.deferred] } : {}),
   };
 }
 
@@ -1416,6 +1702,61 @@ function gatesAnswered(decisions: Decision[]): string {
 function firstLine(output: string): string {
   const line = output.split("\n").find((l) => l.trim())?.trim() ?? "";
   return line.length > 200 ? line.slice(0, 199) + "…" : line;
+}
+
+/** A verification as the phase keeps it (the first is never overwritten by a re-check). */
+function verificationRound(event: AutopilotEvent, verdict: "pass" | "fail"): VerificationRound {
+  if (event.type === "VERIFIED")
+    return { verdict, findings: [...event.findings], ...(event.evidence?.length ? { evidence: [...event.evidence] } : {}) };
+  if (event.type === "VALIDATED") return { verdict, findings: verdict === "fail" ? [event.summary] : [], evidence: [event.summary] };
+  return { verdict, findings: [] };
+}
+
+/** The review rounds with the last one's blocking findings resolved as `resolution`. */
+function resolveLastRound(rounds: ReviewRound[] | undefined, resolution: "fix" | "override"): ReviewRound[] {
+  const all = [...(rounds ?? [])];
+  if (all.length) all[all.length - 1] = { ...all[all.length - 1], resolution };
+  return all;
+}
+
+/** The phase's review file: every round, so a re-review never overwrites what was found first. */
+function writeReviewEffect(context: AutopilotState, rounds: ReviewRound[]): Effect {
+  return effect(context, {
+    type: "writeReview",
+    args: {
+      phase: context.currentPhase,
+      name: context.phases[context.currentPhase]?.name,
+      findings: rounds.at(-1)?.findings ?? [],
+      rounds: rounds.map((r) => ({ findings: r.findings, resolution: r.resolution })),
+    },
+  });
+}
+
+/** The phase's record for its summary line: what verification and review found, and what was done. */
+function phaseRecord(run: AutopilotState["phaseRun"]): string {
+  const parts: string[] = [];
+  const vr = run.verificationRounds ?? [];
+  const failed = vr.filter((r) => r.verdict === "fail");
+  parts.push(
+    failed.length
+      ? `verification failed ${failed.length === 1 ? "once" : `${failed.length} times`} (${failed.map((r) => r.findings.join("; ")).join(" | ").slice(0, 300)}), then ${run.verification ?? "not run"}`
+      : `verification ${run.verification ?? "not run"}`,
+  );
+  const rr = run.reviewRounds ?? [];
+  if (rr.length <= 1) {
+    const c = countBySeverity(rr[0]?.findings ?? run.reviewFindings);
+    parts.push(`review ${c.blocking} blocking / ${c.warning} warning / ${c.note} note${rr[0]?.resolution === "override" ? " (overridden)" : ""}`);
+  } else {
+    parts.push(
+      `review ${rr
+        .map((r, k) => {
+          const c = countBySeverity(r.findings);
+          return `round ${k + 1}: ${c.blocking} blocking / ${c.warning} warning / ${c.note} note${r.resolution === "fix" ? " (blocking sent back for a fix)" : r.resolution === "override" ? " (overridden)" : ""}`;
+        })
+        .join(", ")}`,
+    );
+  }
+  return parts.join(", ");
 }
 
 /** Where a restored state rests: top-level state plus stage, as the machine's state value. */

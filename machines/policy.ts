@@ -19,6 +19,23 @@ export const RETRY_BUDGET_RANGE = { min: 1, max: 10 } as const;
 export const FINAL_REVIEW_FIX_BUDGET = 3;
 
 /**
+ * A persona result that fails a check in code (a plan with vague, unverifiable or oversized tasks;
+ * a blocking review finding without a file, a line and a scenario; an executor's plan defect) goes
+ * back to its persona within the session's retry budget: `maxAttempts` tries in all, so this many
+ * send-backs per phase. Past it, a person judges (the plan gate's planChecks signal, the review's
+ * question, the exhausted question).
+ */
+export function sendBacksAllowed(maxAttempts: number): number {
+  return Math.max(0, maxAttempts - 1);
+}
+
+/**
+ * The plan check's size rule: a task that names more files than this, or more numbered steps, is
+ * too big for one executor pass and must be split (src/markdown/plan.ts planProblems).
+ */
+export const TASK_SIZE = { maxFiles: 3, maxSteps: 10 } as const;
+
+/**
  * What each retry of a failed task adds, in order; attempts past the last step repeat it.
  * `report` ends the "Retry n/N" line the user sees; `brief` is the instruction the executor gets.
  */

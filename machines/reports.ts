@@ -21,6 +21,9 @@ export function planGateReport(opts: {
   rigor: AutopilotState["rigorLevel"];
   mode: "auto" | "fast" | "pause";
   checkpointCount: number;
+  /** The planner's assumptions and deferred unknowns: shown whatever the mode, never a pause. */
+  assumptions?: readonly string[];
+  deferred?: readonly string[];
 }): string {
   const { signals, fired } = opts;
   const has = (s: string) => (fired as readonly string[]).includes(s);
@@ -42,7 +45,10 @@ export function planGateReport(opts: {
       `  Checkpoints: ${opts.checkpointCount} | Estimated time: ~${signals.taskCount * 3} min`,
     );
     for (const c of signals.plannerConcerns) lines.push(`  - concern: ${c}`);
+    for (const p of signals.planProblems ?? []) lines.push(`  - plan check: ${p}`);
   }
+  for (const a of opts.assumptions ?? []) lines.push(`  - assumption: ${a}`);
+  for (const d of opts.deferred ?? []) lines.push(`  - deferred: ${d}`);
   return lines.join("\n");
 }
 
@@ -59,9 +65,13 @@ export function phaseSummaryNotice(state: AutopilotState, index: number): Notice
     tasks: run.taskCount ?? 0,
     retries: run.retriesUsed,
     verification: run.verification ?? "not run",
-    counts: countBySeverity(run.reviewFindings),
+    // What the reviewer found first; a fix and a re-review do not make it 0.
+    counts: countBySeverity(run.reviewRounds?.[0]?.findings ?? run.reviewFindings),
     reviewOverridden: run.reviewOverridden ?? false,
     next: next ? { phaseNumber: index + 2, name: next.name, complexity: next.complexityOverride ?? next.complexity } : null,
+    verificationFailures: (run.verificationRounds ?? []).filter((r) => r.verdict === "fail").length,
+    fixRounds: run.fixRounds ?? 0,
+    reReviews: Math.max(0, (run.reviewRounds?.length ?? 0) - 1),
   };
 }
 
@@ -106,7 +116,21 @@ export function doneTotals(state: AutopilotState): DoneTotals {
 /** The DONE report, with the session's totals as they are when it finishes. */
 export function doneNotice(state: AutopilotState): NoticeOf<"done"> {
   const t = doneTotals(state);
+  const fr = state.finalReview;
+  // What the user must see: every finding the final review left standing (blocking ones only when
+  // they were overridden), whole; and how many blocking findings its fix rounds resolved.
+  const shown = fr.findings.filter((f) => f.severity !== "blocking" || fr.status === "overridden");
+  const rounds = fr.rounds ?? [];
+  const fixedBlocking = rounds.length > 1 ? countBySeverity(rounds[0].findings).blocking : 0;
   return {
+    findings: shown.map((f) => ({
+      severity: f.severity,
+      title: f.title,
+      ...(f.file ? { file: f.file } : {}),
+      ...(f.line !== undefined ? { line: f.line } : {}),
+      ...(f.rationale ? { rationale: f.rationale } : {}),
+    })),
+    ...(fixedBlocking ? { fixedBlocking } : {}),
     kind: "done",
     phasesCompleted: t.phasesCompleted,
     phasesSkipped: t.phasesSkipped,
@@ -116,4 +140,46 @@ export function doneNotice(state: AutopilotState): NoticeOf<"done"> {
     finalFindings: t.finalFindings,
     overriddenReviews: t.overriddenReviews,
   };
+}
+
+/**
+ * What a resumed session has behind it, one line each: the phases done (with what verification and
+ * review found), where the current phase stands, the commits, and the latest decisions a person or
+ * the host made. Bounded: the report reaches the host model.
+ */
+export function sessionSoFar(state: AutopilotState): string[] {
+  const lines: string[] = [];
+  const recent = state.history.slice(-3);
+  if (state.history.length > recent.length) lines.push(`  ${state.history.length - recent.length} earlier phase(s) done (autopilot_status lists them).`);
+  for (const h of recent) {
+    const c = h.reviewFindings ?? {};
+    const vf = h.verificationFailures ? `, ${h.verificationFailures} failed verification(s) fixed` : "";
+    const fx = h.fixRounds ? `, ${h.fixRounds} fix round(s)` : "";
+    const skipped = (h as Record<string, unknown>).skipped === true;
+    lines.push(
+      `  Done: Phase ${(h.phase ?? 0) + 1}: ${h.name ?? "?"} — ${skipped ? "skipped" : `${h.tasksCompleted ?? 0} tasks, verification ${String((h as Record<string, unknown>).verification ?? (h.verificationPassed ? "pass" : "not run"))}${vf}${fx}, review ${c.blocking ?? 0} blocking / ${c.warning ?? 0} warning / ${c.note ?? 0} note`}.`,
+    );
+  }
+  const phase = state.phases[state.currentPhase];
+  const run = state.phaseRun;
+  if (phase && !["DONE", "FINAL_REVIEW"].includes(state.currentState)) {
+    const now: string[] = [];
+    if (phase.planPath) now.push(`plan ${phase.planPath}${run.taskCount !== null ? ` (${run.taskCount} tasks)` : ""}${run.approvedPlanSha256 ? ", approved" : ""}`);
+    if (run.checkpointsPassed.length) now.push(`committed: ${run.checkpointsPassed.map((c) => `"${c}"`).join(", ")}`);
+    if (run.nextTask && ["EXECUTE"].includes(state.currentState) && !run.fix) now.push(`next: task ${run.nextTask}`);
+    const vf = (run.verificationRounds ?? []).filter((r) => r.verdict === "fail").length;
+    if (vf) now.push(`${vf} failed verification(s)`);
+    if (run.fix) now.push(`fixing the ${run.fix.source} findings`);
+    if ((run.reviewRounds ?? []).length) now.push(`${run.reviewRounds!.length} review round(s)`);
+    if (now.length) lines.push(`  This phase: ${now.join("; ")}.`);
+  }
+  if (state.commits.length) lines.push(`  Commits so far: ${state.commits.length} (last: ${state.commits.at(-1)!.label}).`);
+  const asked = state.decisions.filter((d) => d.by !== "auto" && d.answer !== undefined).slice(-4);
+  if (asked.length)
+    lines.push(
+      `  Decided: ${asked
+        .map((d) => `${d.phase !== null ? `phase ${d.phase + 1} ` : ""}${d.decision} "${d.answer}"${d.by ? ` (${d.by})` : ""}${d.rationale ? `: ${d.rationale.slice(0, 80)}` : ""}`)
+        .join("; ")}.`,
+    );
+  return lines;
 }

@@ -25,7 +25,7 @@ export interface SignalSource {
   rigorLevel: RigorLevel;
   currentPhase: number;
   phases: readonly { complexity: Complexity; complexityOverride: Complexity | null }[];
-  phaseRun: { concerns: readonly string[]; taskCount?: number | null };
+  phaseRun: { concerns: readonly string[]; taskCount?: number | null; planProblems?: readonly string[] };
 }
 
 /** What a gate-report line may look at besides the signal's own fields. */
@@ -144,6 +144,20 @@ export const SIGNALS = [
     value: (x) => x.taskCount,
     display: (x) => String(x.taskCount),
     gateLine: (x, t) => `Tasks: ${x.taskCount} (threshold: ${x.taskThreshold})${triggeredMark(t)}`,
+  }),
+  signal({
+    name: "planChecks",
+    label: "Plan check",
+    column: "Plan check",
+    rule: () => "the server's plan check still finds problems (vague, unverifiable or oversized tasks) after the planner's tries, or in a plan it did not write",
+    // Optional: decisions recorded before this signal existed have no such field.
+    fields: { planProblems: z.array(z.string()).optional() },
+    read: (s) => ({ planProblems: [...(s.phaseRun.planProblems ?? [])] }),
+    normalize: (raw) => ({ planProblems: Array.isArray(raw.planProblems) ? raw.planProblems.map(String) : [] }),
+    fires: (x) => (x.planProblems ?? []).length > 0,
+    value: (x) => x.planProblems ?? [],
+    display: (x) => ((x.planProblems ?? []).length ? `${x.planProblems!.length}: ${x.planProblems!.join("; ")}` : "none"),
+    gateLine: (x, t) => `Plan check: ${(x.planProblems ?? []).length ? `${x.planProblems!.length} problem(s)${triggeredMark(t)}` : "passed"}`,
   }),
 ] as const;
 

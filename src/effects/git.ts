@@ -565,3 +565,20 @@ export async function prTitleAndBody(
   for (const c of commits) lines.push(`- ${c.sha.slice(0, 7)} ${c.subject}`);
   return { title, body: lines.join("\n") + "\n" };
 }
+
+/**
+ * What a DONE session leaves under .harness/ for the user to decide on: the shared files git shows
+ * as new or changed that are worth committing (learnings, failures), and whether git already
+ * ignores the session folders. Reads only.
+ */
+export async function harnessFilesStatus(root: string, slug: string): Promise<{ commit: string[]; sessionsIgnored: boolean }> {
+  const g = plainGit(root);
+  const commit: string[] = [];
+  for (const rel of [".harness/learnings.md", ".harness/failures.md"]) {
+    const out = await raw(g, ["status", "--porcelain=v1", "--untracked-files=all", "--", rel]).catch(() => "");
+    if (out.trim()) commit.push(rel);
+  }
+  const probe = `.harness/sessions/${slug}/autopilot-state.json`;
+  const ignored = (await raw(g, ["check-ignore", "--", probe]).catch(() => "")).trim() !== "";
+  return { commit, sessionsIgnored: ignored };
+}

@@ -76,25 +76,67 @@ function findingsOf(parsed: unknown): unknown[] {
   return [];
 }
 
-/** REVIEW: persist the phase's findings; writing the same findings again changes nothing. */
+/** One finding in the file's order: the skill's documented fields first. */
+function ordered(f: FindingInput | Finding): Record<string, unknown> {
+  const n = normalizeFinding(f) as Record<string, unknown>;
+  const { severity, file: fl, line, title, rationale, ...rest } = n;
+  return { severity, ...(fl ? { file: fl } : {}), ...(line !== undefined ? { line } : {}), title, ...(rationale ? { rationale } : {}), ...rest };
+}
+
+export interface ReviewRoundInput {
+  findings: (FindingInput | Finding)[];
+  resolution: "fix" | "override" | null;
+}
+
+/**
+ * What became of a finding of round `k` (0-based) of `rounds`: a blocking one sent back and
+ * re-reviewed is "fixed", one overridden is "overridden", a blocking one not yet decided is "open";
+ * warnings and notes are recorded and nobody was asked to address them.
+ */
+function statusOf(f: Finding, k: number, rounds: ReviewRoundInput[]): string {
+  const r = rounds[k];
+  if (f.severity !== "blocking") return "recorded, not addressed";
+  if (r.resolution === "override") return "overridden by a decision";
+  if (r.resolution === "fix") return k + 1 < rounds.length ? `fixed (re-reviewed in round ${k + 2})` : "sent back for a fix";
+  return "open";
+}
+
+/**
+ * REVIEW: persist the phase's findings; writing the same findings again changes nothing. With
+ * `rounds`, the file keeps every round (a re-review never overwrites the first) as an object whose
+ * `findings` lists each finding once, from the round that first raised it, with its `status`.
+ */
 export async function writePhaseReview(
   ws: SessionPaths,
   phaseIndex: number,
   findings: FindingInput[] | Finding[],
+  opts: { rounds?: ReviewRoundInput[]; name?: string } = {},
 ): Promise<{ path: string; written: boolean }> {
   if (!Number.isInteger(phaseIndex) || phaseIndex < 0) throw new RangeError(`phaseIndex must be a 0-based index, got ${phaseIndex}`);
   const file = ws.review(phaseIndex);
-  const body =
-    JSON.stringify(
-      findings.map((f) => {
-        const n = normalizeFinding(f) as Record<string, unknown>;
-        // The skill's documented order first: severity, file, line, title, rationale.
-        const { severity, file: fl, line, title, rationale, ...rest } = n;
-        return { severity, ...(fl ? { file: fl } : {}), ...(line !== undefined ? { line } : {}), title, ...(rationale ? { rationale } : {}), ...rest };
-      }),
-      null,
-      2,
-    ) + "\n";
+  let value: unknown = findings.map(ordered);
+  if (opts.rounds?.length) {
+    const seen = new Set<string>();
+    const all: Record<string, unknown>[] = [];
+    opts.rounds.forEach((r, k) => {
+      for (const raw of r.findings) {
+        const f = normalizeFinding(raw);
+        const key = `${f.severity}|${f.file ?? ""}|${f.title.trim().toLowerCase()}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        all.push({ ...ordered(f), round: k + 1, status: statusOf(f, k, opts.rounds!) });
+      }
+    });
+    value = {
+      // 0-based like the file name (upstream's numbering); `phaseNumber` is how people count.
+      phase: phaseIndex,
+      phaseNumber: phaseIndex + 1,
+      ...(opts.name ? { name: opts.name } : {}),
+      findings: all,
+      rounds: opts.rounds.map((r, k) => ({ round: k + 1, resolution: r.resolution, findings: r.findings.map(ordered) })),
+    };
+  }
+  const body = JSON.stringify(value, null, 2) + "\n";
   if ((await readTextOrNull(file)) === body) return { path: file, written: false };
   await writeTextAtomic(file, body);
   return { path: file, written: true };
@@ -144,9 +186,8 @@ export function countBySeverity(findings: Finding[]): Record<Severity, number> {
 
 const ORDER: Record<Severity, number> = { blocking: 0, warning: 1, note: 2 };
 
-function clip(s: string, n: number): string {
-  const flat = s.replace(/\s+/g, " ").trim();
-  return flat.length > n ? flat.slice(0, n - 1) + "…" : flat;
+function flat(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
 }
 
 /**
@@ -156,10 +197,11 @@ function clip(s: string, n: number): string {
  */
 export function formatFindingsForPrompt(
   reviews: PhaseReviewFile[],
-  opts: { phaseNames?: string[]; maxChars?: number; rationaleChars?: number } = {},
+  opts: { phaseNames?: string[]; maxChars?: number } = {},
 ): string {
-  const maxChars = opts.maxChars ?? 6000;
-  const rChars = opts.rationaleChars ?? 200;
+  // Findings are given whole (a finding cut mid-sentence cannot be checked); what does not fit the
+  // bound is left out whole and counted.
+  const maxChars = opts.maxChars ?? 16000;
   if (!reviews.length) return "No per-phase review findings were recorded.";
   const out: string[] = [];
   let used = 0;
@@ -173,7 +215,7 @@ export function formatFindingsForPrompt(
   for (const r of reviews) {
     const c = countBySeverity(r.findings);
     const name = opts.phaseNames?.[r.phase];
-    const head = `Phase ${r.phase + 1}${name ? ` (${name})` : ""}: ${c.blocking} blocking, ${c.warning} warning, ${c.note} note`;
+    const head = `Phase ${r.phase + 1}${name ? ` (${name})` : ""}, ${r.file}: ${c.blocking} blocking, ${c.warning} warning, ${c.note} note`;
     if (!push(head)) {
       omitted += r.findings.length;
       continue;
@@ -181,9 +223,10 @@ export function formatFindingsForPrompt(
     const sorted = [...r.findings].sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
     for (const f of sorted) {
       const loc = f.file ? ` ${f.file}${f.line !== undefined ? `:${f.line}` : ""}` : "";
-      const why = f.rationale ? `: ${clip(f.rationale, rChars)}` : "";
-      const status = typeof (f as Record<string, unknown>).status === "string" ? ` (${(f as Record<string, unknown>).status})` : "";
-      if (!push(`- [${f.severity}]${loc} — ${clip(f.title, 160)}${status}${why}`)) omitted++;
+      const why = f.rationale ? `: ${flat(f.rationale)}` : "";
+      const scenario = f.scenario ? ` Scenario: ${flat(f.scenario)}` : "";
+      const status = typeof (f as Record<string, unknown>).status === "string" ? ` [${(f as Record<string, unknown>).status}]` : "";
+      if (!push(`- [${f.severity}]${loc} — ${flat(f.title)}${status}${why}${scenario}`)) omitted++;
     }
   }
   if (omitted) out.push(`(${omitted} more finding${omitted === 1 ? "" : "s"} omitted for length; see the phase-N-review.json files.)`);

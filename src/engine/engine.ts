@@ -235,12 +235,20 @@ export class Engine {
    * Apply an answer to the ask Step `stepId`. `by` is the channel it came through: a caller that
    * cannot vouch for a person answering (the MCP tool autopilot_decide) says `host`.
    */
-  async decide(slug: string, stepId: number, answer: string, rationale?: string, by: DecisionChannel = "host"): Promise<Step> {
+  async decide(
+    slug: string,
+    stepId: number,
+    answer: string,
+    rationale?: string,
+    by: DecisionChannel = "host",
+    /** by "relayed": the user's reply as the host quoted it. */
+    userWords?: string,
+  ): Promise<Step> {
     assertSafeSlug(slug);
     assertStepId(stepId);
     requireString(answer, "answer", "Pass one of the ask Step's options, e.g. \"yes\".");
     const routed = await this.worktreeEngine(slug);
-    if (routed) return routed.decide(slug, stepId, answer, rationale, by);
+    if (routed) return routed.decide(slug, stepId, answer, rationale, by, userWords);
     if (rationale !== undefined && rationale !== null && typeof rationale !== "string")
       throw new AutopilotError("bad_input", "rationale must be a string (the user's reason, in their words).");
     if (!DecisionChannelSchema.safeParse(by).success)
@@ -268,12 +276,12 @@ export class Engine {
         const step = renderStep(s, slug);
         throw new AutopilotError(
           "human_required",
-          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(slug)}\` in their own terminal; then call autopilot_next. ${step.next.kind === "ask" ? `Answers the host may pass on here: ${step.next.options.filter((o) => !humanOnlyAnswers(s).includes(o)).map((o) => `"${o}"`).join(", ")}.` : ""}`,
+          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : by === "relayed" ? "the host model relaying what it says are the user's words (a person's answer must reach autopilot directly)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(slug)}\` in their own terminal; then call autopilot_next. ${step.next.kind === "ask" ? `Answers the host may pass on here: ${step.next.options.filter((o) => !humanOnlyAnswers(s).includes(o)).map((o) => `"${o}"`).join(", ")}.` : ""}`,
           { step },
         );
       }
       if (budgetAsk) {
-        s = await this.answerBudget(slug, s, chosen, by, rationale);
+        s = await this.answerBudget(slug, s, chosen, by, rationale, userWords);
         return this.render(slug, s);
       }
       s = await this.advance(slug, s, {
@@ -281,6 +289,7 @@ export class Engine {
         answer: chosen,
         by,
         ...(rationale ? { rationale: rationale.slice(0, 2000) } : {}),
+        ...(by === "relayed" && userWords ? { userWords: userWords.slice(0, 2000) } : {}),
         now: this.now(),
       });
       return this.render(slug, s);
@@ -332,7 +341,7 @@ export class Engine {
    * The budget gate's answer. The gate is the engine's, not the machine's: the machine state does
    * not change, the step moves on by one and the answer is recorded as a decision.
    */
-  private async answerBudget(slug: string, state: AutopilotState, answer: string, by: DecisionChannel, rationale?: string): Promise<AutopilotState> {
+  private async answerBudget(slug: string, state: AutopilotState, answer: string, by: DecisionChannel, rationale?: string, userWords?: string): Promise<AutopilotState> {
     const now = this.now();
     const budget = state.budget!;
     const stepId = state.stepId + 1;
@@ -369,6 +378,7 @@ export class Engine {
           answer,
           by,
           ...(rationale ? { rationale: String(rationale).slice(0, 2000) } : {}),
+          ...(by === "relayed" && userWords ? { userWords: userWords.slice(0, 2000) } : {}),
         },
       ],
     };
@@ -574,7 +584,9 @@ export class Engine {
       // The skill: "If planPath is set and the file exists, skip to APPROVE_PLAN."
       const planPath = phase?.planPath ?? null;
       const exists = planPath ? (await readPlanFacts(this.root, planPath, [])) !== null : false;
-      return { type: "ASSESSED", planPath: exists ? planPath : null, now };
+      // The phase starts here: its review's range begins at this commit.
+      const head = await headCommit(this.root).catch(() => null);
+      return { type: "ASSESSED", planPath: exists ? planPath : null, head, now };
     }
     if (probe === "planFacts") {
       const concerns = state.phaseRun.concerns.length

@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
-import type { DispatchFacts } from "../personas/dispatch.js";
+import { phaseStartCommit, type DispatchFacts } from "../personas/dispatch.js";
 import { parseSpec } from "../markdown/spec.js";
 import { diffScope } from "../effects/git.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
@@ -28,9 +28,11 @@ export async function gatherDispatchFacts(root: string, slug: string, state: Aut
       // The spec may have moved or changed since INIT; the planner is told to read it instead.
     }
   }
-  if (wanted.has("diffStat") && state.startingCommit) {
+  // A phase review sees its phase's range; the final review (and its fixes) the session's.
+  const base = state.currentState === "FINAL_REVIEW" ? state.startingCommit : phaseStartCommit(state);
+  if (wanted.has("diffStat") && base) {
     try {
-      const d = await diffScope(root, state.startingCommit);
+      const d = await diffScope(root, base);
       facts.diffStat = d.stat.length > MAX_DIFFSTAT ? `${d.stat.slice(0, MAX_DIFFSTAT)}\n… (truncated)` : d.stat;
     } catch {
       // Not fatal: the reviewer can run git itself.

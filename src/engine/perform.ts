@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Notice } from "../session/schema.js";
 import type { SessionPaths } from "../session/paths.js";
-import { commitCheckpoint, gitRunner, leftOutNotice, prTitleAndBody, withRepoLock } from "../effects/git.js";
+import { commitCheckpoint, gitRunner, harnessFilesStatus, leftOutNotice, prTitleAndBody, withRepoLock } from "../effects/git.js";
 import { commitSubject } from "../effects/commit-message.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
@@ -18,10 +18,12 @@ import { writePhaseReview } from "../effects/reviews.js";
 import { writeFinalHandoff } from "../effects/handoff.js";
 import {
   appendDoneLearnings,
+  appendSessionLearning,
   countLearningEntries,
   promoteSessionLearnings,
   pruneNotice,
 } from "../effects/learnings.js";
+import { resetExecutionState } from "../effects/execution-state.js";
 import { parseSpec } from "../markdown/spec.js";
 import { doneTotals } from "../../machines/reports.js";
 
@@ -121,8 +123,26 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       );
     }
     case "writeReview":
-      await writePhaseReview(ws, effect.args.phase, effect.args.findings);
+      await writePhaseReview(ws, effect.args.phase, effect.args.findings, {
+        rounds: effect.args.rounds,
+        name: effect.args.name,
+      });
       return state;
+    case "resetExecutionState":
+      await resetExecutionState(ws, effect.args.phase);
+      return state;
+    case "appendSessionLearnings": {
+      let added = 0;
+      for (const text of effect.args.items) {
+        const r = await appendSessionLearning(ws, { date: effect.args.date, skill: effect.args.skill, outcome: "gotcha", text });
+        if (r.appended) added++;
+      }
+      return added ? notify(state, { kind: "learningsKept", count: added, file: path.posix.join(ws.sessionDirRel, "learnings.md") }) : state;
+    }
+    case "reportHarnessFiles": {
+      const status = await harnessFilesStatus(root, slug).catch(() => null);
+      return status ? notify(state, { kind: "harnessFiles", ...status }) : state;
+    }
     case "appendFailure": {
       const { date, skill, type, text } = effect.args;
       await appendFailure(ws, {
@@ -211,7 +231,7 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       const promoted = await promoteSessionLearnings(ws);
       return notify(
         state,
-        { kind: "learningsPromoted", promoted: promoted.promoted, kept: promoted.kept },
+        { kind: "learningsPromoted", promoted: promoted.promoted, kept: promoted.kept, summaryTo: ".harness/learnings.md" },
         pruneNotice(await countLearningEntries(ws)),
       );
     }

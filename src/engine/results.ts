@@ -8,7 +8,7 @@ import type { AutopilotState, Finding } from "../session/schema.js";
 import { normalizeSeverity } from "../session/schema.js";
 import type { PersonaResult } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
-import { countPlan } from "../markdown/plan.js";
+import { countPlan, planProblems } from "../markdown/plan.js";
 import { findPlanForPhase } from "../markdown/plans-folder.js";
 import { readHandoff } from "../effects/handoff.js";
 import { sessionPathsAt } from "../session/paths.js";
@@ -50,7 +50,14 @@ export async function readPlanFacts(
   }
   assertParseableMarkdown(text, `The plan ${planPath}`);
   const counts = countPlan(text);
-  return { path: planPath, taskCount: counts.tasks, checkpointCount: counts.checkpoints, concerns, sha256: sha256Of(text) };
+  return {
+    path: planPath,
+    taskCount: counts.tasks,
+    checkpointCount: counts.checkpoints,
+    concerns,
+    sha256: sha256Of(text),
+    problems: planProblems(text),
+  };
 }
 
 /**
@@ -87,13 +94,14 @@ export async function locatePlan(
   return { facts: null, tried };
 }
 
-function normalizeFindings(findings: { severity: string; title: string; file?: string; line?: number; rationale?: string }[]): Finding[] {
+function normalizeFindings(findings: { severity: string; title: string; file?: string; line?: number; rationale?: string; scenario?: string }[]): Finding[] {
   return findings.map((f) => {
     const severity = normalizeSeverity(f.severity) ?? "note";
     const out: Finding = { severity, title: f.title };
     if (f.file) out.file = f.file;
     if (typeof f.line === "number") out.line = f.line;
     if (f.rationale) out.rationale = f.rationale;
+    if (f.scenario?.trim()) out.scenario = f.scenario;
     if (severity !== f.severity) (out as Record<string, unknown>).originalSeverity = f.severity;
     return out;
   });
@@ -119,14 +127,35 @@ export async function resultToEvent(
           `No plan file found for phase ${state.currentPhase + 1} (looked at: ${tried.join(", ") || "nothing"}). Write the plan file, then report again with its planPath.`,
         );
       if (result.concerns) facts.concerns = result.concerns;
+      if (result.assumptions?.length) facts.assumptions = result.assumptions;
+      if (result.deferred?.length) facts.deferred = result.deferred;
       return { type: "PLANNED", plan: facts, ...(result.summary ? { summary: result.summary } : {}), now };
     }
     case "executed": {
       const outcome = result.outcome!;
+      const extra = {
+        ...(result.evidence?.length ? { evidence: result.evidence } : {}),
+        ...(result.learnings?.length ? { learnings: result.learnings } : {}),
+      };
+      const task = result.task ? { task: { number: result.task.number ?? null, name: result.task.name } } : {};
       if (outcome === "checkpoint") {
         if (!result.checkpoint)
           throw new AutopilotError("bad_result", 'outcome "checkpoint" needs checkpoint: {type, label}. Report again with it.');
-        return { type: "EXECUTED", outcome, checkpoint: result.checkpoint, now };
+        return { type: "EXECUTED", outcome, checkpoint: result.checkpoint, ...task, ...extra, now };
+      }
+      if (outcome === "plan_defect") {
+        const defect = result.defect?.trim() || error;
+        if (!defect)
+          throw new AutopilotError("bad_result", 'outcome "plan_defect" needs defect: what is wrong in the plan at that task, with the evidence. Report again with it.');
+        return {
+          type: "EXECUTED",
+          outcome,
+          task: result.task ? { number: result.task.number ?? null, name: result.task.name } : { number: null, name: "unnamed task" },
+          defect,
+          error: defect,
+          ...extra,
+          now,
+        };
       }
       if (outcome === "failed") {
         return {
@@ -137,17 +166,31 @@ export async function resultToEvent(
             : { number: null, name: "unnamed task" },
           error: error ?? "the executor reported a failure without an error message",
           ...(result.fixAttempted ? { fixAttempted: result.fixAttempted } : {}),
+          ...extra,
           now,
         };
       }
-      return { type: "EXECUTED", outcome, ...(result.summary ? { summary: result.summary } : {}), now };
+      return { type: "EXECUTED", outcome, ...(result.summary ? { summary: result.summary } : {}), ...extra, now };
     }
     case "verified":
       if (!result.verdict) throw new AutopilotError("bad_result", 'A "verified" result needs verdict "pass" or "fail".');
-      return { type: "VERIFIED", verdict: result.verdict, findings: result.findings ?? [], now };
+      return {
+        type: "VERIFIED",
+        verdict: result.verdict,
+        findings: result.findings ?? [],
+        ...(result.evidence?.length ? { evidence: result.evidence } : {}),
+        now,
+      };
     case "reviewed":
       return { type: "REVIEWED", findings: normalizeFindings(result.findings ?? []), now };
     case "fixed":
-      return { type: "FIXED", summary: result.summary ?? "", now };
+      return {
+        type: "FIXED",
+        summary: result.summary ?? "",
+        ...(result.disputed?.length ? { disputed: result.disputed } : {}),
+        ...(result.evidence?.length ? { evidence: result.evidence } : {}),
+        ...(result.learnings?.length ? { learnings: result.learnings } : {}),
+        now,
+      };
   }
 }

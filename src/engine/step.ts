@@ -2,7 +2,7 @@
 // therefore gives the same answer as the call that saved the state.
 import type { AutopilotState, Finding } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
-import { ANSWERS, checkpointOptions, effectiveComplexity, type AskName } from "../../machines/autopilot.machine.js";
+import { ANSWERS, checkpointOptions, effectiveComplexity, findingLine, type AskName } from "../../machines/autopilot.machine.js";
 import { doneTotals } from "../../machines/reports.js";
 import { SIGNAL_DEFS, firedSignals, signalsFor } from "../../machines/signals.js";
 import { renderNotices } from "../session/notices.js";
@@ -53,10 +53,11 @@ function ask(question: string, options: readonly string[], context?: string): As
   return { kind: "ask", question, options: [...options], ...(context ? { context } : {}) };
 }
 
+/** The blocking findings as the user decides on them: title, place, why and the triggering scenario. */
 function blockingList(findings: Finding[]): string {
   return findings
     .filter((f) => f.severity === "blocking")
-    .map((f) => `- ${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}`)
+    .map((f) => `- ${findingLine(f)}`)
     .join("\n");
 }
 
@@ -94,7 +95,12 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
       [...uc.paths.map((p) => `- ${p}`), ...more].join("\n") || undefined,
     );
   },
-  approvePlan: (state) => ask("Approve this plan and begin execution?", ANSWERS.approvePlan, planGateContext(state)),
+  approvePlan: (state) =>
+    ask(
+      "Approve this plan and begin execution?",
+      ANSWERS.approvePlan,
+      `${planGateContext(state)}\n"revise" with your notes as the reason: the planner revises the plan with them. "revise" without notes: you edit the plan file yourself, then answer "done".`,
+    ),
   revised: (state) =>
     ask(
       `Edit the plan file ${state.phases[state.currentPhase].planPath ?? ""} directly, then answer "done" to re-present it (or "stop").`,
@@ -283,7 +289,7 @@ function reportCall(step: Pick<Step, "session" | "stepId">, result: string): str
 }
 
 function decideCall(step: Pick<Step, "session" | "stepId">): string {
-  return `autopilot_decide {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<their reason, if given>}`;
+  return `autopilot_decide {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<their reason, if given>,"userWords":<their reply, quoted, when you pass on what they said>}`;
 }
 
 /**
@@ -294,9 +300,9 @@ function decideCall(step: Pick<Step, "session" | "stepId">): string {
 function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
   const next = step.next;
   if (next.kind === "dispatch")
-    return `Agent tool: subagent_type "${agentName(view, next.persona)}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}. Launched in the background anyway: end your turn, and report when its task notification brings that reply.`;
+    return `Agent tool: subagent_type "${agentName(view, next.persona)}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its <usage> block}. Launched in the background anyway: end your turn, and report when its task notification brings that reply.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
-    return "Ask the user next.question (options: next.options); then autopilot_decide {session, stepId, answer, rationale: their reason, if given}.";
+    return "Ask the user next.question (options: next.options); then autopilot_decide {session, stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
   return null;
 }
 
@@ -315,7 +321,28 @@ export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: H
     case "wait":
       return "Tell the user next.reason, then stop (they resume with next.resumeWith).";
     default:
-      return "Show the user the report: the session is done.";
+      return "Show the user the whole report (what was built, the final review's findings and what to do about each, which .harness/ files to commit or ignore); the session is done.";
+  }
+}
+
+/**
+ * The report of a Step whose transition recorded nothing to tell (an approval, a resumed dispatch):
+ * one line saying where the session is and what comes next, so every Step has a report to show.
+ */
+export function whereNow(state: AutopilotState, next: Next): string {
+  const phase = state.phases[state.currentPhase];
+  const where = phase && !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) ? `Phase ${state.currentPhase + 1}/${state.phases.length}: ${phase.name}` : state.currentState === "FINAL_REVIEW" ? "Final review" : state.currentState;
+  switch (next.kind) {
+    case "dispatch": {
+      const from = next.persona === "harness-task-executor" && state.phaseRun.nextTask && !state.phaseRun.fix && state.stage === "running" ? ` from task ${state.phaseRun.nextTask}` : "";
+      return `${where} — next: ${next.persona} (${next.description}${from}).`;
+    }
+    case "ask":
+      return `${where} — a question for you.`;
+    case "wait":
+      return `${where} — waiting.`;
+    default:
+      return "The session is DONE.";
   }
 }
 
@@ -339,8 +366,9 @@ export function renderStep(state: AutopilotState, slug: string): Step {
       : null,
     rigor: state.rigorLevel,
     reviewPlans: state.reviewPlans,
-    // The notices the transition recorded, worded now (src/session/notices.ts holds the wording).
-    ...withReport(renderNotices(state.notices ?? [])),
+    // The notices the transition recorded, worded now (src/session/notices.ts holds the wording);
+    // with none, where the session stands.
+    ...withReport(renderNotices(state.notices ?? []) ?? whereNow(state, next)),
     next,
     todo: todoFor({ session: slug, stepId: state.stepId, next }),
   };
@@ -395,7 +423,7 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     lines.push(`1. Tell the user: ${n.reason}`, `2. Stop here. To continue later: ${n.resumeWith}.`);
   } else {
     if (!step.report) lines.push(`Summary: ${JSON.stringify(n.summary)}`, "");
-    lines.push("1. Show the user the summary above. The session is DONE.");
+    lines.push("1. Show the user the whole report above (the final review's findings and what to do about each, the .harness/ files to commit or ignore). The session is DONE.");
   }
   return lines.join("\n");
 }

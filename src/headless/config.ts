@@ -24,6 +24,8 @@ const ScriptedPhase = z.object({
   verifyFailsOnce: z.boolean().optional(),
   blockingReviewOnce: z.boolean().optional(),
   files: z.record(z.string().min(1), z.string()).optional(),
+  planMissingVerifyOnce: z.boolean().optional(),
+  planDefectAt: z.number().int().min(1).optional(),
 });
 export const ScriptSchema = z.object({
   phases: z.record(z.string().regex(/^\d+$/), ScriptedPhase).optional(),

@@ -47,7 +47,7 @@ function sevChips(t: SeverityTally | null): string {
 }
 
 function whoChip(d: LoggedDecision): string {
-  const warn = d.who === "host" || d.who === "human" || d.who === "piped";
+  const warn = d.who === "host" || d.who === "relayed" || d.who === "human" || d.who === "piped";
   return `<span class="who who-${esc(d.who)}" title="${esc(d.whoText)}" data-channel="${esc(d.who)}">${esc(d.who)}${d.whoInferred ? "<small> (inferred)</small>" : ""}</span>${warn ? `<small class="who-note">${esc(d.whoText)}</small>` : ""}`;
 }
 
@@ -89,7 +89,7 @@ function header(log: DecisionLog): string {
     ${stat("Phases", `${t.phases.complete}/${t.phases.total}`, t.phases.skipped ? `${t.phases.skipped} skipped` : "complete")}
     ${stat("Tasks", String(t.tasks))}
     ${stat("Retries", String(t.retries))}
-    ${stat("Decisions", String(t.decisions.total), (["elicited", "terminal", "host", "piped", "policy", "auto", "human", "unknown"] as const).filter((k) => t.decisions[k]).map((k) => `${t.decisions[k]} ${k}`).join(" · "))}
+    ${stat("Decisions", String(t.decisions.total), (["elicited", "terminal", "host", "relayed", "piped", "policy", "auto", "human", "unknown"] as const).filter((k) => t.decisions[k]).map((k) => `${t.decisions[k]} ${k}`).join(" · "))}
     ${stat("Overrides", String(t.overrides))}
     ${stat("Commits", String(t.commits.total), t.commits.recovery ? `${t.commits.recovery} recovery` : "")}
     ${stat("Time", esc(formatDuration(t.durationMs)))}
@@ -259,7 +259,7 @@ function decisionsTable(log: DecisionLog): string {
     .join("\n");
   return `<section class="card" aria-labelledby="decisions-h">
   <h2 id="decisions-h">Every decision</h2>
-  <p class="hint">Who answered: <span class="who who-elicited">elicited</span> the user in the client's form · <span class="who who-terminal">terminal</span> a person at a terminal · <span class="who who-host">host</span> the host model called autopilot_decide; no person may have seen the question · <span class="who who-piped">piped</span> piped input · <span class="who who-policy">policy</span> the --yes policy · <span class="who who-auto">auto</span> automatic.</p>
+  <p class="hint">Who answered: <span class="who who-elicited">elicited</span> the user in the client's form · <span class="who who-terminal">terminal</span> a person at a terminal · <span class="who who-host">host</span> the host model called autopilot_decide; no person may have seen the question · <span class="who who-relayed">relayed</span> the host model passed on what it says are the user's words (its claim) · <span class="who who-piped">piped</span> piped input · <span class="who who-policy">policy</span> the --yes policy · <span class="who who-auto">auto</span> automatic.</p>
   ${
     log.decisions.length
       ? `<div class="scroll"><table class="data">
@@ -378,7 +378,7 @@ caption{text-align:left;font-weight:700;padding:4px 0 8px}
 .who{display:inline-block;font-size:12px;font-weight:700;padding:1px 8px;border-radius:999px;text-transform:uppercase;letter-spacing:.04em}
 .who small{text-transform:none;font-weight:400}
 .who-auto{background:#e6effd;color:#1e3a8a}.who-human{background:#fdf0e1;color:#7a3a05}.who-policy{background:#efe9fb;color:#4c2a91}.who-unknown{background:#eceef2;color:#3b4250}
-.who-elicited,.who-terminal{background:#e3f4e8;color:#14532d}.who-host{background:#fde2e1;color:#7f1d1d}.who-piped{background:#fdf0e1;color:#7a3a05}
+.who-elicited,.who-terminal{background:#e3f4e8;color:#14532d}.who-host,.who-relayed{background:#fde2e1;color:#7f1d1d}.who-piped{background:#fdf0e1;color:#7a3a05}
 .who-note{display:block;font-size:11px;color:#7f1d1d;margin-top:2px}
 .diagram{margin:0}
 .diagram svg{display:block;max-width:100%;height:auto;margin:0 auto}

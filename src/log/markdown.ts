@@ -37,12 +37,12 @@ export function phaseLabel(d: Pick<LoggedDecision, "phase" | "phaseInferred" | "
 export function whoLabel(d: LoggedDecision): string {
   if (d.whoInferred) return `${d.who} (inferred)`;
   // Host answers and legacy "human" ones say plainly that no person may have seen the question.
-  return d.who === "host" || d.who === "human" || d.who === "piped" ? `${d.who}: ${d.whoText}` : d.who;
+  return d.who === "host" || d.who === "relayed" || d.who === "human" || d.who === "piped" ? `${d.who}: ${d.whoText}` : d.who;
 }
 
 /** "3 decisions (1 elicited, 1 host, 1 auto)": the nonzero channels, in a fixed order. */
 export function whoCounts(t: DecisionLog["totals"]["decisions"]): string {
-  const order = ["elicited", "terminal", "host", "piped", "policy", "auto", "human", "unknown"] as const;
+  const order = ["elicited", "terminal", "host", "relayed", "piped", "policy", "auto", "human", "unknown"] as const;
   const parts = order.filter((k) => t[k]).map((k) => `${t[k]} ${k}`);
   return `${t.total} decision${t.total === 1 ? "" : "s"}${parts.length ? ` (${parts.join(", ")})` : ""}`;
 }
@@ -87,7 +87,7 @@ export function renderMarkdown(log: DecisionLog): string {
   out.push("## Decisions", "");
   if (log.decisions.length)
     out.push(
-      "Who: `elicited` the user in the client's form · `terminal` a person at a terminal · `host` the host model called autopilot_decide (no person may have seen the question) · `piped` piped input · `policy` the --yes policy · `auto` automatic.",
+      "Who: `elicited` the user in the client's form · `terminal` a person at a terminal · `host` the host model called autopilot_decide (no person may have seen the question) · `relayed` the host model passed on what it says are the user's words (its claim) · `piped` piped input · `policy` the --yes policy · `auto` automatic.",
       "",
     );
   if (!log.decisions.length) out.push("No decisions recorded.", "");

@@ -25,11 +25,11 @@ export const DECISION_LOG_VERSION = 2;
 
 /**
  * The channel a decision came through (the state file's `by`): `elicited`, `terminal`, `host`,
- * `piped`, `policy`, `auto`; `human` as earlier versions wrote it (a person or the host model, not
+ * `relayed` (the host passing on the user's words), `piped`, `policy`, `auto`; `human` as earlier versions wrote it (a person or the host model, not
  * told apart); `unknown` when the file did not record it.
  */
-export type Who = "elicited" | "terminal" | "host" | "piped" | "policy" | "auto" | "human" | "unknown";
-const WHO: readonly Who[] = ["elicited", "terminal", "host", "piped", "policy", "auto", "human", "unknown"];
+export type Who = "elicited" | "terminal" | "host" | "relayed" | "piped" | "policy" | "auto" | "human" | "unknown";
+const WHO: readonly Who[] = ["elicited", "terminal", "host", "relayed", "piped", "policy", "auto", "human", "unknown"];
 
 export interface SeverityTally {
   blocking: number;

@@ -3,14 +3,26 @@
 // are tasks carrying a `[checkpoint:human-verify|decision|human-action]` marker outside
 // fenced code. The counts feed the complexity override and the plan-approval gate, so a
 // template or example in a code block must never inflate them.
-import type { Heading, Nodes, RootContent } from "mdast";
+import type { Heading, List, Nodes, Paragraph, RootContent } from "mdast";
 import { headingSource, parseMarkdown, plainText } from "./mdast.js";
+import { TASK_SIZE } from "../../machines/policy.js";
 
 export type CheckpointKind = "human-verify" | "decision" | "human-action";
 
-export type PlanTask = { number: string; name: string; checkpoint: CheckpointKind | null };
+export type PlanTask = {
+  number: string;
+  name: string;
+  checkpoint: CheckpointKind | null;
+  /** `[checkpoint:commit]` in the heading: an automated commit point (the executor stops there; no human). */
+  commitPoint?: true;
+};
 
+/** `checkpoints` counts the tasks a person must act on; commit points are not among them. */
 export type PlanCounts = { tasks: number; checkpoints: number };
+
+/** The one syntax of an automated commit point: `[checkpoint:commit]` in the task heading. */
+export const COMMIT_MARKER = "[checkpoint:commit]";
+const COMMIT_RE = /\[checkpoint:commit\]/i;
 
 // `Task 3`, `Task 3.5` (a task inserted after the plan was numbered: hermes-phase-0 upstream)
 // and `T1` (fix-roadmap-fleet-verify-contract upstream writes `### T1 — Iron Law: ...`).
@@ -122,12 +134,17 @@ function tasksHeader(nodes: Nodes[]): number | null {
   return null;
 }
 
+function isCommitPoint(heading: Heading): boolean {
+  return COMMIT_RE.test(plainText(heading));
+}
+
 export function planTasks(text: string): PlanTask[] {
   const root = parseMarkdown(text);
   return taskSpans(text, root.children).map((t) => ({
     number: t.number,
-    name: t.name,
+    name: t.name.replace(/`?\[checkpoint:commit\]`?/gi, "").replace(/\s+/g, " ").trim(),
     checkpoint: firstMarker([t.heading, ...t.body]),
+    ...(isCommitPoint(t.heading) ? { commitPoint: true as const } : {}),
   }));
 }
 
@@ -143,4 +160,119 @@ export function countPlan(text: string): PlanCounts {
   // Without task headings a marker cannot be tied to a task; each paragraph or heading that
   // carries one stands for one checkpointed task, never more than the header's task count.
   return { tasks: header, checkpoints: Math.min(header, countMarkedBlocks(root.children)) };
+}
+
+// ---- the plan check ----------------------------------------------------------------------------
+// What the server checks in code before a plan may run (issue 30): every task names its files and
+// ends with a verification step, no task leaves its content to be decided later, no task is too
+// big for one executor pass. Each problem is one line the planner can act on.
+
+/** Words that leave a step to be decided later (outside code: a command may contain anything). */
+const PLACEHOLDERS: [RegExp, string][] = [
+  [/\bTBD\b/, "TBD"],
+  [/\bto be (?:decided|determined|defined)\b/i, "to be decided"],
+  [/\bas needed\b/i, "as needed"],
+  [/\bas appropriate\b/i, "as appropriate"],
+  [/\betc\b\.?/i, "etc."],
+  [/\band so on\b/i, "and so on"],
+  [/\bsimilar to task\s+\d+/i, "similar to Task N"],
+];
+
+/** Visible prose of nodes: text only (no code, inline code or HTML). */
+function prose(nodes: Nodes[]): string {
+  const out: string[] = [];
+  const walk = (n: Nodes) => {
+    if (n.type === "code" || n.type === "inlineCode" || n.type === "html" || n.type === "yaml") return;
+    if (n.type === "text") out.push(n.value);
+    if (n.type === "paragraph" || n.type === "heading" || n.type === "listItem") out.push("\n");
+    if ("children" in n && Array.isArray(n.children)) for (const k of n.children as Nodes[]) walk(k);
+  };
+  for (const n of nodes) walk(n);
+  return out.join("");
+}
+
+/** Every paragraph (and heading) inside these nodes, lists and quotes included; code skipped. */
+function paragraphs(nodes: Nodes[]): (Paragraph | Heading)[] {
+  const out: (Paragraph | Heading)[] = [];
+  for (const n of nodes) {
+    if (n.type === "code" || n.type === "html") continue;
+    if (n.type === "paragraph" || n.type === "heading") out.push(n);
+    else if ("children" in n && Array.isArray(n.children)) out.push(...paragraphs(n.children as Nodes[]));
+  }
+  return out;
+}
+
+const FILES_LABEL = /^\s*(?:[-*]\s*)?files?(?:\s*\([^)]*\))?\s*:\s*(.*)$/i;
+
+/** The files a task names on its `Files:` line (or in the list right under an empty one); null: no such line. */
+function taskFiles(body: RootContent[]): string[] | null {
+  for (let i = 0; i < body.length; i++) {
+    for (const p of paragraphs([body[i]])) {
+      for (const line of plainText(p).split("\n"))
+        for (const clause of line.split(/\s\|\s/)) {
+          const m = FILES_LABEL.exec(clause);
+          if (!m) continue;
+          const rest = m[1].trim();
+          if (rest)
+            return rest
+              .split(/\s*[,;]\s*|\s+and\s+/)
+              .map((f) => f.replace(/^(?:create|modify|delete|update|add)\s+/i, "").replace(/\s*\(.*\)\s*$/, "").trim())
+              .filter((f) => f.length > 0);
+          const next = body[i + 1];
+          if (next?.type === "list") return (next as List).children.map((li) => plainText(li).split("\n")[0].trim()).filter(Boolean);
+          return [];
+        }
+    }
+  }
+  return null;
+}
+
+const VERIFY_LABEL = /^\s*(?:\d+[.)]\s*)?(?:verify|verification|verified by|expected)\b[^:\n]{0,40}:/i;
+
+/** A `Verify:` line, or a step that runs a command ("Run `npm test` and see it pass"). */
+function hasVerification(body: RootContent[]): boolean {
+  for (const p of paragraphs(body as Nodes[])) {
+    const text = plainText(p);
+    if (text.split("\n").some((l) => VERIFY_LABEL.test(l))) return true;
+    const runs = /\b(?:run|execute)\b/i.test(prose([p]));
+    if (runs && p.children.some((c) => c.type === "inlineCode")) return true;
+  }
+  return body.some((n) => n.type === "code") && /\b(?:verify|run|expect)/i.test(prose(body as Nodes[]));
+}
+
+/** The numbered steps of a task: items of its ordered lists, nested ones counted with their parent. */
+function stepCount(body: RootContent[]): number {
+  return body.filter((n): n is List => n.type === "list" && n.ordered === true).reduce((k, l) => k + l.children.length, 0);
+}
+
+/**
+ * What the plan check finds in a plan, one line per problem (empty: the plan passes). Tasks whose
+ * marker hands them to a person (`decision`, `human-action`) need no files or verification command.
+ */
+export function planProblems(text: string): string[] {
+  const root = parseMarkdown(text);
+  const spans = taskSpans(text, root.children);
+  const out: string[] = [];
+  if (!spans.length) return ["The plan has no task headings: write one `### Task N: Name` heading per task."];
+  const header = tasksHeader(root.children);
+  if (header !== null && header !== spans.length)
+    out.push(`The header says **Tasks:** ${header} but the plan has ${spans.length} task headings: make them agree.`);
+  for (const t of spans) {
+    const name = `Task ${t.number} (${t.name})`;
+    const human = firstMarker([t.heading, ...t.body]);
+    const byPerson = human === "decision" || human === "human-action";
+    const files = taskFiles(t.body);
+    if (!byPerson && (files === null || files.length === 0))
+      out.push(`${name} names no files: add a "**Files:** <path>, <path>" line with every file it creates or changes.`);
+    if (files && files.length > TASK_SIZE.maxFiles)
+      out.push(`${name} touches ${files.length} files (more than ${TASK_SIZE.maxFiles}): split it into tasks of at most ${TASK_SIZE.maxFiles} files.`);
+    const steps = stepCount(t.body);
+    if (steps > TASK_SIZE.maxSteps) out.push(`${name} has ${steps} steps (more than ${TASK_SIZE.maxSteps}): split it.`);
+    if (!byPerson && !hasVerification(t.body))
+      out.push(`${name} has no verification step: end it with "**Verify:** \`<command>\` → <the result that proves it>".`);
+    const words = prose([t.heading, ...t.body] as Nodes[]);
+    const vague = PLACEHOLDERS.filter(([re]) => re.test(words)).map(([, w]) => `"${w}"`);
+    if (vague.length) out.push(`${name} leaves work undecided (${vague.join(", ")}): write the exact step instead.`);
+  }
+  return out;
 }

@@ -28,7 +28,10 @@ export const DecideInput = {
   session,
   stepId,
   answer: z.string().describe("One of the Step's options"),
-  rationale: z.string().optional().describe("The user's reason"),
+  // The ask's todo says what goes here ("rationale: their reason"); no description keeps tools/list small.
+  rationale: z.string().optional(),
+  // Explained by the ask's todo ("userWords: their reply, quoted"); no description keeps tools/list small.
+  userWords: z.string().optional(),
 };
 export const StatusInput = { session: session.optional() };
 export const DecisionsInput = { session };

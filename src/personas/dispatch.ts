@@ -9,7 +9,8 @@ import { stageMetaAt } from "../../machines/stages.js";
 import { sessionDirRel } from "../session/paths.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
-import { FINAL_REVIEW_FIX_BUDGET, RIGOR, escalationBrief, scratchpadRule as scratchpadRuleFor } from "../../machines/policy.js";
+import { FINAL_REVIEW_FIX_BUDGET, RIGOR, TASK_SIZE, escalationBrief, scratchpadRule as scratchpadRuleFor, sendBacksAllowed } from "../../machines/policy.js";
+import { findingLine } from "../../machines/autopilot.machine.js";
 
 export interface DispatchFacts {
   /** The phase's section of the spec, for the planner. */
@@ -60,7 +61,9 @@ export function dispatchFor(state: AutopilotState, slug: string): DispatchNext |
 }
 
 // The prompt stays a few lines (the host model reads it, and copies it into the subagent call);
-// every rule goes into the brief file the prompt names, which only the persona reads.
+// every rule goes into the brief file the prompt names, which only the persona reads. The brief
+// holds what is particular to this step (paths, ranges, budgets, findings, the exact reply); the
+// persona's own file holds its method, once.
 function planDispatch(state: AutopilotState, slug: string): Planned | null {
   // Which job, persona and result kind a stage dispatches is declared on its state node (meta.dispatch).
   const job = stageMetaAt(state.currentState, state.stage)?.dispatch;
@@ -73,6 +76,8 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   const execState = posix.join(sessionDir, "state.json");
   const brief = briefPath(slug, state.stepId);
   const { persona, result } = job;
+  const sendBacks = sendBacksAllowed(state.retryBudget.maxAttempts);
+  const blockingRule = `A blocking finding needs a file, a line and a scenario (the input or sequence that triggers it); a review with one that lacks them comes back to you (at most ${sendBacks} time${sendBacks === 1 ? "" : "s"}).`;
   const make = (
     description: string,
     prompt: string,
@@ -89,6 +94,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     },
     rules: rules.filter(Boolean),
   });
+  const fixedShape = `{"kind":"fixed","summary":"what you changed, finding by finding","evidence":["<command>: <what it showed>"],"disputed":[{"finding":"<a finding you did not change>","evidence":"<why it is wrong: output, file:line>"}],"learnings":["<what later phases should know>"]} (disputed and learnings may be empty)`;
 
   if (job.job === "plan") {
     const plan = plannedPlanPath(state);
@@ -96,12 +102,16 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       `Plan phase ${n}: ${phase.name}`,
       `${state.phaseRun.revision ? "Revise the plan for" : "Plan"} phase ${of} "${phase.name}".`,
       [
-        state.phaseRun.revision ? `This is a revision of the existing plan ${plan}: see "Why the plan is being revised" below.` : "",
-        `Write the plan to ${plan}: a "**Tasks:** N" header, one "### Task N: Name" heading per task, and a [checkpoint:human-verify|decision|human-action] marker in the heading of any task where a human must act.`,
+        state.phaseRun.revision ? `This is a revision of the plan ${plan}: see "Why the plan goes back to you" below.` : "",
+        `Write the plan to ${plan}: "**Tasks:** N", then per task a "### Task N: Name" heading, a "**Files:**" line, numbered steps and a "**Verify:**" line; [checkpoint:human-verify], [checkpoint:decision] or [checkpoint:human-action] in the heading of a task where a person acts, [checkpoint:commit] in the heading of a task after which the work so far is committed.`,
+        `Before the plan runs the server checks it: a task with no files, no verification step, a placeholder (TBD, "as needed", "etc.") or more than ${TASK_SIZE.maxFiles} files or ${TASK_SIZE.maxSteps} steps comes back to you with the list (at most ${sendBacks} time${sendBacks === 1 ? "" : "s"}; then a person judges the plan).`,
         RIGOR[state.rigorLevel].planning,
         scratchpadRule(state, slug),
-        `Write ${handoff} with {"fromSkill":"harness-planning","phase":"${phase.name}","planPath":"${plan}","concerns":[...],"summary":"..."}.`,
-        reply("planned", `{"kind":"planned","planPath":"${plan}","concerns":["risk or uncertainty", ...],"summary":"..."}`),
+        `Write ${handoff} (replace the file) with {"fromSkill":"harness-planning","phase":"${phase.name}","summary":"...","planPath":"${plan}","taskCount":N,"checkpointCount":N,"concerns":[...],"assumptions":[...],"deferred":[...]}.`,
+        reply(
+          "planned",
+          `{"kind":"planned","planPath":"${plan}","summary":"...","concerns":["<an unknown a person must settle before this runs>"],"assumptions":["<what you assumed where the spec is silent>"],"deferred":["<an unknown that can wait>"]} (each list may be empty; every concern pauses the plan for a person)`,
+        ),
       ],
       { plan, handoff },
     );
@@ -112,6 +122,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     const level = retryLevel(state);
     const cur = state.retryBudget.currentTask;
     const fix = state.phaseRun.fix;
+    // A fix saved by an earlier version rests here (EXECUTE.running) and still replies "executed".
     const what = fix
       ? `Fix the ${fix.source} findings of phase ${of} "${phase.name}".`
       : level > 0 && cur
@@ -125,14 +136,14 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       fix ? `Fix phase ${n}: ${phase.name}` : level > 0 ? `Retry ${level}/${state.retryBudget.maxAttempts}, phase ${n}: ${phase.name}` : `Execute phase ${n}: ${phase.name}`,
       what,
       [
-        fix ? "Fix exactly the findings listed below." : `Carry out the plan ${plan} task by task, in order, from the first task not done.`,
+        fix ? "Fix exactly the findings listed below." : `Carry out the plan ${plan} task by task, in order, from the task "Start at" names above.`,
         level > 0 && cur && !fix ? `${escalationBrief(level)} Earlier attempts are listed below.` : "",
-        `Keep ${execState} updated after each task.`,
-        "Do not commit: the server commits at each passing checkpoint. Stop at every [checkpoint:*] task and report it.",
+        `Keep ${execState} updated after each task; its progress is this phase's only (the server empties it when a phase starts).`,
+        `Do not commit: the server commits. Stop and reply at the first of: a task with [checkpoint:commit] done and green (checkpoint "passed"), a task with [checkpoint:human-verify|decision|human-action] (that type), every task done (complete), a task you cannot make pass (failed), a step that is wrong or unclear in the plan (plan_defect: the plan goes back to the planner, not to a retry).`,
         scratchpadRule(state, slug),
         reply(
           "executed",
-          `{"kind":"executed","outcome":"complete"} or {"kind":"executed","outcome":"checkpoint","checkpoint":{"type":"passed|human-verify|decision|human-action","label":"...","options":[...]}} or {"kind":"executed","outcome":"failed","task":{"number":N,"name":"..."},"error":"...","fixAttempted":"..."}`,
+          `{"kind":"executed","outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...]} or {"kind":"executed","outcome":"checkpoint","task":{"number":N,"name":"..."},"checkpoint":{"type":"passed|human-verify|decision|human-action","label":"...","details":"...","options":[...]},"evidence":[...]} or {"kind":"executed","outcome":"failed","task":{"number":N,"name":"..."},"error":"...","fixAttempted":"..."} or {"kind":"executed","outcome":"plan_defect","task":{"number":N,"name":"..."},"defect":"<what is wrong in the plan, with the evidence>"}`,
         ),
       ],
       { plan, state: execState, handoff },
@@ -158,27 +169,44 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     );
   }
 
-  if (job.job === "verify") {
+  if (job.job === "fix") {
+    const fix = state.phaseRun.fix;
     return make(
-      `Verify phase ${n}: ${phase.name}`,
-      `Verify phase ${of} "${phase.name}".`,
+      `Fix phase ${n}: ${phase.name}`,
+      `Fix the ${fix?.source ?? "review"} findings of phase ${of} "${phase.name}"${fix?.round ? ` (fix round ${fix.round})` : ""}.`,
       [
-        `Verify the phase against its plan ${phase.planPath ?? "(none recorded: use the spec)"} and the spec.`,
-        RIGOR[state.rigorLevel].verifying,
-        reply("verified", `{"kind":"verified","verdict":"pass|fail","findings":["what failed and where", ...]}`),
+        `Fix exactly the findings listed below, in the code of this phase (its plan: ${phase.planPath ?? "(none recorded)"}); change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.`,
+        "Run the project's whole validation (typecheck, lint, tests) before you reply; the server then verifies and reviews the phase again.",
+        "Do not commit: the server commits the fix round.",
+        reply("fixed", fixedShape),
       ],
       { plan: phase.planPath ?? undefined },
     );
   }
 
-  const reviewShape = `{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"...","line":N,"title":"...","rationale":"..."}]}`;
+  const start = phaseStartCommit(state);
+  if (job.job === "verify") {
+    return make(
+      `Verify phase ${n}: ${phase.name}`,
+      `Verify phase ${of} "${phase.name}".`,
+      [
+        `Verify the phase against its plan ${phase.planPath ?? "(none recorded: use the spec)"} and the spec; its changes are git diff ${start ?? "<the phase start commit>"}..HEAD.`,
+        "Run every check yourself, now: an earlier run, the executor's word or a previous verification is not evidence.",
+        RIGOR[state.rigorLevel].verifying,
+        reply("verified", `{"kind":"verified","verdict":"pass|fail","findings":["<where>: <what is missing or wrong>", ...],"evidence":["<command>: <what it showed>", "<criterion>: <file:line and test that prove it>", ...]}`),
+      ],
+      { plan: phase.planPath ?? undefined },
+    );
+  }
+
+  const reviewShape = `{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"...","line":N,"title":"...","rationale":"why it matters and the fix","scenario":"the input or sequence that triggers it"}]} (an empty list is a valid review)`;
   if (job.job === "review") {
     return make(
       `Review phase ${n}: ${phase.name}`,
       `Review phase ${of} "${phase.name}".`,
       [
-        `Review the changes of this phase against its plan ${phase.planPath ?? "(none recorded)"}; the diff scope is below.`,
-        "Report findings with severity blocking, warning or note.",
+        `Review this phase's changes: git diff ${start ?? "<the phase start commit>"}..HEAD (earlier phases are not in scope), against its plan ${phase.planPath ?? "(none recorded)"} and the spec.`,
+        blockingRule,
         reply("reviewed", reviewShape),
       ],
       {},
@@ -190,8 +218,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       "Final review: cross-phase coherence check",
       "Final review: the FULL diff of the session, not just the last phase.",
       [
-        `Review the full diff (git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD).`,
-        "The per-phase findings below were found and addressed during the phases: do not assume they are resolved, verify. Focus on cross-phase coherence: naming consistency, duplicated utilities, architectural drift.",
+        `Review the whole change: git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD (every phase).`,
+        "The per-phase findings below say what became of each: a blocking one was fixed (check that the fix holds) or overridden by a decision (re-raise it if it still matters); warnings and notes were recorded and not addressed (re-raise what still matters). Then look for what shows only across phases: interfaces that disagree, duplicated helpers, docs that contradict each other, a later phase breaking an earlier one.",
+        blockingRule,
         reply("reviewed", reviewShape),
       ],
       {},
@@ -203,21 +232,37 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       "Fix final review findings",
       `Fix the blocking findings of the final review (round ${state.finalReview.retryCount} of ${FINAL_REVIEW_FIX_BUDGET}).`,
       [
-        "One task per finding (listed below).",
+        "Fix exactly the blocking findings listed below; change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.",
+        "Run the project's whole validation before you reply; the server runs it too, then the final review runs again.",
         "Do not commit: the server commits after the fixes.",
-        `Write ${handoff} when done.`,
-        reply("fixed", `{"kind":"fixed","summary":"what was fixed"}`),
+        reply("fixed", fixedShape),
       ],
-      { handoff },
+      {},
     );
   }
   return null;
+}
+
+/** The commit a phase's work starts from: recorded at ASSESS; the session's for older files. */
+export function phaseStartCommit(state: AutopilotState): string | null {
+  return state.phaseRun.startCommit ?? state.startingCommit ?? null;
+}
+
+/** The brief's "Start at" line for the executor. */
+function startAt(state: AutopilotState, execState: string): string {
+  const t = state.phaseRun.nextTask;
+  if (!t) return `- Start at: the first task of this phase that ${execState} does not mark complete (task 1 when it marks none)`;
+  const cp = state.phaseRun.checkpointAnswer;
+  if (cp) return `- Start at: Task ${t} (its human step is answered, below: finish the task, then go on)`;
+  const done = t === 2 ? "task 1 is done and committed: do not redo it" : `tasks 1–${t - 1} are done and committed: do not redo them`;
+  return `- Start at: Task ${t}${t > 1 ? ` (${done})` : ""}`;
 }
 
 /** The brief file's content: everything the persona needs that is too long for the prompt. */
 export function briefContent(state: AutopilotState, slug: string, facts: DispatchFacts): string {
   const phase = state.phases[state.currentPhase];
   const planned = planDispatch(state, slug);
+  const job = stageMetaAt(state.currentState, state.stage)?.dispatch?.job;
   // The files this step reads or writes, one per line: the prompt names only this brief.
   const files = planned?.next.expects.artifacts ?? {};
   const out: string[] = [`# Brief for step ${state.stepId} (${state.currentState})`, ""];
@@ -227,13 +272,21 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
     const plan = files.plan ?? phase.planPath;
     if (plan) out.push(`- Plan: ${plan}${state.currentState === "PLAN" ? " (write it)" : ""}`);
   }
-  if (files.handoff && (state.currentState === "PLAN" || state.stage === "fixing")) out.push(`- Handoff: ${files.handoff} (write it)`);
-  if (files.state) out.push(`- Execution state: ${files.state} (keep it updated)`);
-  if (state.startingCommit) out.push(`- Starting commit: ${state.startingCommit}`);
+  if (files.handoff && state.currentState === "PLAN") out.push(`- Handoff: ${files.handoff} (write it)`);
+  if (files.state) {
+    out.push(`- Execution state: ${files.state} (keep it updated)`);
+    if (job === "execute" && !state.phaseRun.fix) out.push(startAt(state, files.state));
+  }
+  if (state.currentState === "FINAL_REVIEW") {
+    if (state.startingCommit) out.push(`- Session start commit: ${state.startingCommit} (the whole change: git diff ${state.startingCommit}..HEAD)`);
+  } else if (state.currentState !== "PLAN") {
+    const start = phaseStartCommit(state);
+    if (start) out.push(`- Phase start commit: ${start} (this phase's changes: git diff ${start}..HEAD)`);
+  }
   out.push("");
   if (planned) out.push("## How to do this step", "", ...planned.rules.map((r) => `- ${r}`), "");
   if (state.currentState === "PLAN") {
-    if (state.phaseRun.revision) out.push("## Why the plan is being revised", "", state.phaseRun.revision, "");
+    if (state.phaseRun.revision) out.push("## Why the plan goes back to you", "", state.phaseRun.revision, "");
     out.push("## The phase in the spec", "", facts.phaseDescription?.trim() || "(The spec gives no description beyond the heading; read the spec.)", "");
   }
   if (state.stage === "commitFix" && state.phaseRun.rejectedCommit) return [...out, ...rejectedCommitBrief(state), ...learningsOf(facts)].join("\n");
@@ -247,27 +300,70 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
       out.push("");
     }
     if (state.phaseRun.fix) {
-      out.push(`## ${state.phaseRun.fix.source === "review" ? "Blocking review findings" : "Verification failures"} to fix`, "");
-      for (const f of state.phaseRun.fix.findings) out.push(`- ${f}`);
+      const f = state.phaseRun.fix;
+      out.push(`## ${f.source === "review" ? "Blocking review findings" : "Verification failures"} to fix${f.round ? ` (fix round ${f.round})` : ""}`, "");
+      for (const x of f.findings) out.push(`- ${x}`);
       out.push("");
     }
     if (state.phaseRun.checkpointAnswer) out.push("## Human checkpoint answer", "", state.phaseRun.checkpointAnswer, "");
     if (state.phaseRun.checkpointsPassed.length)
       out.push("## Checkpoints already passed (committed)", "", ...state.phaseRun.checkpointsPassed.map((c) => `- ${c}`), "");
   }
-  if (state.currentState === "VERIFY" && state.phaseRun.lastValidation)
-    out.push("## Last validation run", "", state.phaseRun.lastValidation.summary, "");
-  if (state.currentState === "REVIEW" || state.currentState === "FINAL_REVIEW") {
-    if (facts.diffStat) out.push(`## Diff ${state.startingCommit ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
+  if (state.currentState === "VERIFY") {
+    const failed = (state.phaseRun.verificationRounds ?? []).filter((r) => r.verdict === "fail");
+    if (failed.length) {
+      out.push(
+        `## This is a re-check (verification ${failed.length + 1} of this phase)`,
+        "",
+        "The last verification failed with the findings below, and a fix round followed. Check each of them first, then verify the whole phase again.",
+        "",
+        ...failed.at(-1)!.findings.map((f) => `- ${f}`),
+        "",
+      );
+    }
+    disputedSection(out, state.phaseRun.disputed);
+    if (state.phaseRun.evidence?.length)
+      out.push("## What the executor says it ran (a claim to check, not evidence)", "", ...state.phaseRun.evidence.map((e) => `- ${e}`), "");
+  }
+  if (state.currentState === "REVIEW") {
+    const rounds = state.phaseRun.reviewRounds ?? [];
+    const last = rounds.at(-1);
+    if (last?.resolution === "fix") {
+      out.push(
+        `## This is a re-review (round ${rounds.length + 1}) after a fix`,
+        "",
+        "These blocking findings of the last round were sent back to the executor: check that each fix holds, then review the phase's whole range again.",
+        "",
+        ...last.findings.filter((f) => f.severity === "blocking").map((f) => `- ${findingLine(f)}`),
+        "",
+      );
+    }
+    disputedSection(out, state.phaseRun.disputed);
+    sentBackSection(out, state.phaseRun.reviewProblems);
+    if (facts.diffStat) out.push(`## Diff ${phaseStartCommit(state) ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
   }
   if (state.currentState === "FINAL_REVIEW") {
+    const fr = state.finalReview;
     if (state.stage === "fixing") {
       out.push("## Blocking findings to fix", "");
-      for (const f of state.finalReview.findings.filter((x) => x.severity === "blocking"))
-        out.push(`- ${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}${f.rationale ? ` — ${f.rationale}` : ""}`);
+      for (const f of fr.findings.filter((x) => x.severity === "blocking")) out.push(`- ${findingLine(f)}`);
       out.push("");
     } else {
-      out.push("## Per-phase review findings", "", facts.phaseFindings?.trim() || "(none recorded)", "");
+      if (facts.diffStat) out.push(`## Diff ${state.startingCommit ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
+      const rounds = fr.rounds ?? [];
+      if (rounds.at(-1)?.resolution === "fix") {
+        out.push(
+          `## This is a re-review (round ${rounds.length + 1}) after a fix`,
+          "",
+          "These blocking findings of the last round were sent back for a fix: check each first.",
+          "",
+          ...rounds.at(-1)!.findings.filter((f) => f.severity === "blocking").map((f) => `- ${findingLine(f)}`),
+          "",
+        );
+      }
+      disputedSection(out, fr.disputed);
+      sentBackSection(out, fr.problems);
+      out.push("## Per-phase review findings (whole, with what became of each)", "", facts.phaseFindings?.trim() || "(none recorded)", "");
       if (state.phaseRun.lastValidation)
         out.push("## Validation after the last fix round", "", state.phaseRun.lastValidation.summary, "");
     }
@@ -312,4 +408,26 @@ function rejectedCommitBrief(state: AutopilotState): string[] {
     out.push("");
   }
   return out;
+}
+
+function disputedSection(out: string[], disputed: readonly { finding: string; evidence: string }[] | undefined): void {
+  if (!disputed?.length) return;
+  out.push(
+    "## Findings the fixer disputes (judge the evidence; keep the finding if it does not hold)",
+    "",
+    ...disputed.map((d) => `- ${d.finding} — evidence: ${d.evidence}`),
+    "",
+  );
+}
+
+function sentBackSection(out: string[], problems: readonly string[] | undefined): void {
+  if (!problems?.length) return;
+  out.push(
+    "## Your last review came back",
+    "",
+    "The server's check refused it: every blocking finding needs a file, a line and a scenario. Complete these (or lower the severity if you cannot name a scenario):",
+    "",
+    ...problems.map((p) => `- ${p}`),
+    "",
+  );
 }

@@ -89,20 +89,30 @@ export const ReportedFinding = z.object({
   line: z.number().int().optional(),
   title: z.string(),
   rationale: z.string().optional(),
+  /** The concrete input or sequence that triggers it: a blocking finding needs one (and a file and a line). */
+  scenario: z.string().optional(),
 });
 
 const withError = { error: z.string().optional() };
 
+/** Commands run and what they showed ("npm test: 14 passed"), as a persona reports them. */
+const Evidence = z.array(z.string());
+
 export const PlannedResult = z.object({
   kind: z.literal("planned"),
   planPath: z.string().optional(),
+  /** Unknowns a person must settle before the plan runs (each pauses the plan for review). */
   concerns: z.array(z.string()).optional(),
+  /** What the planner assumed where the spec is silent (recorded and shown; no pause). */
+  assumptions: z.array(z.string()).optional(),
+  /** Unknowns that can wait for a later phase (recorded and shown; no pause). */
+  deferred: z.array(z.string()).optional(),
   summary: z.string().optional(),
   ...withError,
 });
 export const ExecutedResult = z.object({
   kind: z.literal("executed"),
-  outcome: z.enum(["complete", "checkpoint", "failed"]).optional(),
+  outcome: z.enum(["complete", "checkpoint", "failed", "plan_defect"]).optional(),
   checkpoint: z
     .object({
       type: z.enum(["human-verify", "decision", "human-action", "passed"]),
@@ -114,12 +124,18 @@ export const ExecutedResult = z.object({
   task: z.object({ number: z.number().int().nullable().optional(), name: z.string() }).optional(),
   error: z.string().optional(),
   fixAttempted: z.string().optional(),
+  /** plan_defect: what is wrong in the plan at `task`, and the evidence. */
+  defect: z.string().optional(),
   summary: z.string().optional(),
+  evidence: Evidence.optional(),
+  /** What later phases should know (kept in the session's learnings). */
+  learnings: z.array(z.string()).optional(),
 });
 export const VerifiedResult = z.object({
   kind: z.literal("verified"),
   verdict: z.enum(["pass", "fail"]).optional(),
   findings: z.array(z.string()).optional(),
+  evidence: Evidence.optional(),
   ...withError,
 });
 export const ReviewedResult = z.object({
@@ -130,6 +146,10 @@ export const ReviewedResult = z.object({
 export const FixedResult = z.object({
   kind: z.literal("fixed"),
   summary: z.string().optional(),
+  /** Findings the fixer did not change because it holds they are wrong, each with its evidence. */
+  disputed: z.array(z.object({ finding: z.string(), evidence: z.string() })).optional(),
+  evidence: Evidence.optional(),
+  learnings: z.array(z.string()).optional(),
   ...withError,
 });
 export const PersonaResult = z.discriminatedUnion("kind", [

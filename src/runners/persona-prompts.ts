@@ -48,15 +48,16 @@ const ROLES: Record<PersonaName, string> = {
 /** What the result of each kind carries, in words a model (or a person writing an agent) can follow. */
 export const RESULT_FIELDS: Record<ResultKind, string> = {
   planned:
-    '{"kind":"planned","planPath":"<path of the plan you wrote>","summary":"<one paragraph>","concerns":["<anything a human should look at>"]}',
+    '{"kind":"planned","planPath":"<path of the plan you wrote>","summary":"<one paragraph>","concerns":["<an unknown a person must settle>"],"assumptions":["<what you assumed>"],"deferred":["<what can wait>"]}',
   executed:
-    '{"kind":"executed","outcome":"complete"} when every task is done; ' +
-    '{"kind":"executed","outcome":"checkpoint","checkpoint":{"type":"human-verify|decision|human-action","label":"<what the human must do>"}} at a checkpoint; ' +
-    '{"kind":"executed","outcome":"failed","task":{"number":N,"name":"<task>"},"error":"<what went wrong>","fixAttempted":"<what you tried>"} when a task fails',
-  verified: '{"kind":"verified","verdict":"pass|fail","findings":["<what you checked or found>"]}',
+    '{"kind":"executed","outcome":"complete","evidence":["<command>: <result>"]} when every task is done; ' +
+    '{"kind":"executed","outcome":"checkpoint","task":{"number":N,"name":"<task>"},"checkpoint":{"type":"passed|human-verify|decision|human-action","label":"<commit subject, or what the human must do>"}} at a checkpoint; ' +
+    '{"kind":"executed","outcome":"failed","task":{"number":N,"name":"<task>"},"error":"<what went wrong>","fixAttempted":"<what you tried>"} when a task fails; ' +
+    '{"kind":"executed","outcome":"plan_defect","task":{"number":N,"name":"<task>"},"defect":"<what is wrong in the plan, with the evidence>"} when the plan is wrong or unclear',
+  verified: '{"kind":"verified","verdict":"pass|fail","findings":["<where>: <what>"],"evidence":["<command>: <what it showed>"]}',
   reviewed:
-    '{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"<path>","line":N,"title":"<short>","rationale":"<why>"}]} (findings may be empty)',
-  fixed: '{"kind":"fixed","summary":"<what you fixed>"}',
+    '{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"<path>","line":N,"title":"<short>","rationale":"<why>","scenario":"<the input that triggers it; required for blocking>"}]} (findings may be empty)',
+  fixed: '{"kind":"fixed","summary":"<what you fixed>","disputed":[{"finding":"<one you hold is wrong>","evidence":"<why>"}]}',
 };
 
 function personasDirs(extra?: string, bundled = true): string[] {
@@ -124,6 +125,8 @@ export function checkResult(kind: ResultKind, input: unknown): ResultCheck {
         ? "outcome"
         : r.kind === "executed" && r.outcome === "checkpoint" && !r.checkpoint
           ? "checkpoint (type and label)"
+          : r.kind === "executed" && r.outcome === "plan_defect" && !r.defect?.trim()
+            ? "defect (what is wrong in the plan, with the evidence)"
           : r.kind === "verified" && !r.verdict
             ? "verdict"
             : r.kind === "reviewed" && !r.findings

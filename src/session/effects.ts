@@ -23,10 +23,29 @@ export const CommitArgs = z.looseObject({
   noVerify: z.boolean().optional(),
 });
 
-/** The phase's review findings, written to the session's reviews. */
+/** One review round as the review file keeps it. */
+const ReviewRoundArgs = z.looseObject({ findings: z.array(Finding), resolution: z.enum(["fix", "override"]).nullable() });
+
+/**
+ * The phase's review, written to the session's reviews: `findings` (the latest round) and, since the
+ * first review is never overwritten by a re-review, every round (absent in earlier outboxes).
+ */
 export const WriteReviewArgs = z.looseObject({
   phase: z.number().int().nonnegative(),
   findings: z.array(Finding),
+  rounds: z.array(ReviewRoundArgs).optional(),
+  /** The phase's name, written into the file so `phase-0-review.json` says it is phase 1. */
+  name: z.string().optional(),
+});
+
+/** The executor's state.json at a phase's start: another phase's progress must not pass for this one's. */
+export const ResetExecutionStateArgs = z.looseObject({ phase: z.string() });
+
+/** What a persona said is worth remembering for later phases, into the session's learnings. */
+export const AppendSessionLearningsArgs = z.looseObject({
+  date: z.string(),
+  skill: z.string(),
+  items: z.array(z.string()),
 });
 
 /** A line in .harness/failures.md. */
@@ -73,6 +92,9 @@ export const Effect = z.discriminatedUnion("type", [
   entry("appendLearnings", NoArgs),
   entry("roadmapDone", NoArgs),
   entry("commitUserChanges", NoArgs),
+  entry("resetExecutionState", ResetExecutionStateArgs),
+  entry("appendSessionLearnings", AppendSessionLearningsArgs),
+  entry("reportHarnessFiles", NoArgs),
 ]);
 export type Effect = z.infer<typeof Effect>;
 

@@ -13,5 +13,7 @@ export const Finding = z.looseObject({
   file: z.string().optional(),
   line: z.number().int().optional(),
   rationale: z.string().optional(),
+  /** The concrete input or sequence that triggers the problem (required of a blocking finding). */
+  scenario: z.string().optional(),
 });
 export type Finding = z.infer<typeof Finding>;

@@ -929,6 +929,12 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
       put(engine, k, fallback);
     }
   }
+  // A fix round saved by an earlier version rests in EXECUTE.running; fix dispatches now have their
+  // own stage, which replies "fixed" like the final review's.
+  if (state === "EXECUTE" && engine.stage === "running" && isRec(engine.phaseRun) && isRec((engine.phaseRun as Rec).fix)) {
+    engine.stage = "fixing";
+    notes.add(`stage: the fix round in progress moved to EXECUTE.fixing (its persona replies "fixed")`);
+  }
   if (added.length > 0 && added.length < ENGINE_KEYS.length) notes.add(`engine fields added with defaults: ${added.join(", ")}`);
   else if (added.length > 0) notes.add(`engine fields added with defaults (an upstream file)`);
 

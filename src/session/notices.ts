@@ -38,11 +38,24 @@ export const Notice = z.discriminatedUnion("kind", [
     sessionDir: z.string(),
   }),
   notice("userChanges", { count: z.number().int() }),
-  notice("resumed", { state: z.string(), phaseNumber: z.number().int(), phaseName: z.string().nullable() }),
+  notice("resumed", {
+    state: z.string(),
+    phaseNumber: z.number().int(),
+    phaseName: z.string().nullable(),
+    /** Where the session stands and what was decided, one line each (absent in earlier notices). */
+    soFar: z.array(z.string()).optional(),
+  }),
   notice("stopped", { state: z.string() }),
   // ASSESS / PLAN -------------------------------------------------------------------------------
   notice("interactivePlanning", { phaseNumber: z.number().int(), phaseName: z.string().nullable() }),
-  notice("assessed", { phaseNumber: z.number().int(), phaseName: z.string().nullable(), complexity: z.string() }),
+  notice("assessed", {
+    phaseNumber: z.number().int(),
+    phaseName: z.string().nullable(),
+    complexity: z.string(),
+    /** The plan will be put to the user whatever the signals say (--review-plans, --thorough). */
+    reviewed: z.boolean().optional(),
+  }),
+  notice("planSentBack", { problems: z.array(z.string()), attempt: z.number().int(), max: z.number().int() }),
   notice("planLarger", { override: z.enum(["medium", "high"]), taskCount: z.number().int() }),
   // APPROVE_PLAN ----------------------------------------------------------------------------------
   notice("planGate", {
@@ -53,6 +66,8 @@ export const Notice = z.discriminatedUnion("kind", [
     fired: z.array(z.string()),
     rigor: Rigor,
     checkpointCount: z.number().int(),
+    assumptions: z.array(z.string()).optional(),
+    deferred: z.array(z.string()).optional(),
   }),
   notice("planChanged", {
     planPath: z.string().nullable(),
@@ -64,6 +79,8 @@ export const Notice = z.discriminatedUnion("kind", [
   // EXECUTE ---------------------------------------------------------------------------------------
   notice("checkpointPassed", { label: z.string() }),
   notice("checkpointReached", { type: z.string(), label: z.string(), details: z.string().nullable() }),
+  notice("planDefect", { taskNumber: z.number().nullable(), taskName: z.string(), defect: z.string(), committed: z.boolean().optional() }),
+  notice("fixDisputed", { disputed: z.array(z.looseObject({ finding: z.string(), evidence: z.string() })) }),
   notice("taskFailed", {
     taskNumber: z.number().nullable(),
     taskName: z.string(),
@@ -97,7 +114,8 @@ export const Notice = z.discriminatedUnion("kind", [
   // VERIFY / REVIEW ---------------------------------------------------------------------------------
   notice("verificationPassed", {}),
   notice("verificationFailed", { findings: z.array(z.string()) }),
-  notice("review", { counts: Counts }),
+  notice("review", { counts: Counts, round: z.number().int().optional() }),
+  notice("reviewSentBack", { problems: z.array(z.string()), final: z.boolean() }),
   // PHASE_COMPLETE ----------------------------------------------------------------------------------
   notice("phaseSummary", {
     phaseNumber: z.number().int(),
@@ -109,9 +127,14 @@ export const Notice = z.discriminatedUnion("kind", [
     counts: Counts,
     reviewOverridden: z.boolean(),
     next: z.looseObject({ phaseNumber: z.number().int(), name: z.string(), complexity: z.string() }).nullable(),
+    /** Failed verifications before the pass, and fix rounds (absent in earlier notices). */
+    verificationFailures: z.number().int().optional(),
+    fixRounds: z.number().int().optional(),
+    /** Review rounds after the first (re-reviews after a fix). */
+    reReviews: z.number().int().optional(),
   }),
   // FINAL_REVIEW / DONE -----------------------------------------------------------------------------
-  notice("finalReview", { counts: Counts }),
+  notice("finalReview", { counts: Counts, round: z.number().int().optional() }),
   notice("finalFixesExhausted", { rounds: z.number().int() }),
   notice("done", {
     phasesCompleted: z.number().int(),
@@ -121,6 +144,20 @@ export const Notice = z.discriminatedUnion("kind", [
     finalReviewStatus: z.string(),
     finalFindings: Counts,
     overriddenReviews: z.number().int(),
+    /** The final review's findings as the user must see them (absent in earlier notices). */
+    findings: z
+      .array(
+        z.looseObject({
+          severity: z.string(),
+          title: z.string(),
+          file: z.string().optional(),
+          line: z.number().optional(),
+          rationale: z.string().optional(),
+        }),
+      )
+      .optional(),
+    /** Blocking findings the final review's fix rounds resolved. */
+    fixedBlocking: z.number().int().optional(),
   }),
   notice("personaFailed", { error: z.string() }),
   // Budget (the engine answers the over-budget question itself) --------------------------------------
@@ -143,7 +180,19 @@ export const Notice = z.discriminatedUnion("kind", [
   notice("userChangesCommitted", { count: z.number().int(), sha: z.string(), message: z.string() }),
   notice("userChangesAlreadyCommitted", {}),
   notice("prTitle", { title: z.string() }),
-  notice("learningsPromoted", { promoted: z.number().int(), kept: z.number().int() }),
+  notice("learningsPromoted", {
+    promoted: z.number().int(),
+    kept: z.number().int(),
+    /** Where the run's own entry was appended (absent in earlier notices, which said nothing of it). */
+    summaryTo: z.string().optional(),
+  }),
+  notice("learningsKept", { count: z.number().int(), file: z.string() }),
+  notice("harnessFiles", {
+    /** Paths under .harness/ worth committing (learnings, failures) that git shows as changed. */
+    commit: z.array(z.string()),
+    /** Whether .harness/sessions/ is already ignored by git. */
+    sessionsIgnored: z.boolean(),
+  }),
   notice("learningsPrune", { count: z.number().int(), threshold: z.number().int() }),
 ]);
 export type Notice = z.infer<typeof Notice>;
@@ -187,7 +236,7 @@ export function renderNotice(n: Notice): string {
     case "resumed":
       return n.state === "DONE"
         ? "This session is DONE."
-        : `Resuming autopilot from state ${n.state}, phase ${n.phaseNumber}: ${n.phaseName ?? "?"}.`;
+        : [`Resuming autopilot from state ${n.state}, phase ${n.phaseNumber}: ${n.phaseName ?? "?"}.`, ...(n.soFar ?? [])].join("\n");
     case "stopped":
       return `Stopped at ${n.state}. The session is saved; resume it with autopilot_start (or \`autopilot run\`).`;
     case "interactivePlanning":
@@ -196,7 +245,12 @@ export function renderNotice(n: Notice): string {
         `harness-planning skill with the user for this phase, then resume autopilot to continue.`
       );
     case "assessed":
-      return `Phase ${n.phaseNumber}: ${n.phaseName ?? "?"} — complexity: ${n.complexity}. Auto-planning.${n.complexity === "medium" ? " Medium complexity: review the plan with extra scrutiny." : ""}`;
+      return `Phase ${n.phaseNumber}: ${n.phaseName ?? "?"} — complexity: ${n.complexity}. ${n.reviewed ? "Planning it now; the plan comes to you for approval before any of it runs." : "Auto-planning."}${n.complexity === "medium" ? " Medium complexity: review the plan with extra scrutiny." : ""}`;
+    case "planSentBack":
+      return [
+        `The plan check found ${plural(n.problems.length, "problem")} in the plan; it goes back to the planner (send-back ${n.attempt} of ${n.max}):`,
+        ...n.problems.map((p) => `  - ${p}`),
+      ].join("\n");
     case "planLarger":
       return n.override === "high"
         ? "This phase is significantly larger than expected. Consider breaking it down."
@@ -212,6 +266,13 @@ export function renderNotice(n: Notice): string {
       return `Checkpoint passed: ${n.label}`;
     case "checkpointReached":
       return `Checkpoint reached (${n.type}): ${n.label}${n.details ? `\n${n.details}` : ""}`;
+    case "planDefect":
+      return `Task ${n.taskNumber ?? "?"}: ${n.taskName} — the executor reports a defect in the plan: ${n.defect}\nThe plan goes back to the planner with this${n.committed === false ? "" : "; the work done before it is kept in a commit"}.`;
+    case "fixDisputed":
+      return [
+        `The fixer disputes ${plural(n.disputed.length, "finding")} (the next check judges the evidence):`,
+        ...n.disputed.map((d) => `  - ${d.finding} — evidence: ${d.evidence}`),
+      ].join("\n");
     case "taskFailed":
       return `Task ${n.taskNumber ?? "?"}: ${n.taskName} — FAILED\nError: ${n.error}\nRetry ${n.attempt}/${n.maxAttempts}: ${escalationStep(n.attempt).report}`;
     case "budgetExhausted":
@@ -244,13 +305,22 @@ export function renderNotice(n: Notice): string {
     case "verificationFailed":
       return ["Verification failed:", ...n.findings.map((f) => `- ${f}`)].join("\n");
     case "review":
-      return `Review: ${counted(n.counts)}`;
+      return `${n.round && n.round > 1 ? `Re-review (round ${n.round})` : "Review"}: ${counted(n.counts)}`;
+    case "reviewSentBack":
+      return [
+        `The ${n.final ? "final " : ""}review goes back to the reviewer: a blocking finding needs a file, a line and a scenario that triggers it.`,
+        ...n.problems.map((p) => `  - ${p}`),
+      ].join("\n");
     case "phaseSummary": {
       const lines = [`Phase ${n.phaseNumber}: ${n.name} — ${n.skipped ? "SKIPPED" : "COMPLETE"}`];
-      if (!n.skipped)
+      if (!n.skipped) {
+        const vf = n.verificationFailures ?? 0;
+        const verification = vf ? `${n.verification} (after ${plural(vf, "failed verification")} and a fix)` : n.verification;
+        const blockingFate = n.counts.blocking ? (n.reviewOverridden ? " (overridden)" : n.reReviews ? " (fixed; re-reviewed)" : "") : n.reviewOverridden ? " (overridden)" : "";
         lines.push(
-          `Tasks: ${n.tasks}/${n.tasks} | Retries: ${n.retries} | Verification: ${n.verification} | Review: ${counted(n.counts)}${n.reviewOverridden ? " (overridden)" : ""}`,
+          `Tasks: ${n.tasks}/${n.tasks} | Retries: ${n.retries} | Verification: ${verification} | Review: ${counted(n.counts)}${blockingFate}`,
         );
+      }
       lines.push(
         n.next
           ? `Next: Phase ${n.next.phaseNumber}: ${n.next.name} (complexity: ${n.next.complexity}).`
@@ -259,14 +329,22 @@ export function renderNotice(n: Notice): string {
       return lines.join("\n");
     }
     case "finalReview":
-      return `Final review: ${counted(n.counts)}.`;
+      return `Final review${n.round && n.round > 1 ? ` (round ${n.round}, after a fix)` : ""}: ${counted(n.counts)}.`;
     case "finalFixesExhausted":
       return `Final review: blocking findings remain after ${n.rounds} fix rounds. Recorded in .harness/failures.md.`;
     case "done":
       return [
         "All phases complete.",
         `Total: ${n.phasesCompleted} phases${n.phasesSkipped ? ` (+${n.phasesSkipped} skipped)` : ""}, ${n.tasks} tasks, ${n.retries} ${n.retries === 1 ? "retry" : "retries"}`,
-        `Final review: ${n.finalReviewStatus} (${counted(n.finalFindings)})`,
+        `Final review: ${n.finalReviewStatus} (${counted(n.finalFindings)})${n.fixedBlocking ? `; ${plural(n.fixedBlocking, "blocking finding")} fixed before it passed` : ""}`,
+        ...(n.findings ?? []).map((f) => `  - ${f.severity}${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ""}` : ""} — ${f.title}${f.rationale ? `: ${f.rationale}` : ""}`),
+        ...(n.findings?.length
+          ? [
+              n.finalReviewStatus === "overridden"
+                ? "These findings were not fixed (the blocking ones were overridden by a decision): fix them or record them as known issues before you ship."
+                : "These findings were not fixed: decide for each whether to fix it now or record it as a known issue.",
+            ]
+          : []),
         ...(n.overriddenReviews ? [`Overridden reviews: ${n.overriddenReviews}`] : []),
       ].join("\n");
     case "personaFailed":
@@ -294,7 +372,19 @@ export function renderNotice(n: Notice): string {
     case "prTitle":
       return `Suggested PR title: ${n.title}`;
     case "learningsPromoted":
-      return `Promoted ${n.promoted} learnings to global, ${n.kept} session-specific entries kept in session.`;
+      return n.summaryTo
+        ? `Learnings: added this run's entry to ${n.summaryTo}; ${n.promoted ? `moved ${plural(n.promoted, "learning")} of this session there` : "this session recorded no learning to move there"}${n.kept ? ` (${n.kept} session-specific kept in the session)` : ""}.`
+        : `Promoted ${n.promoted} learnings to global, ${n.kept} session-specific entries kept in session.`;
+    case "learningsKept":
+      return `Kept ${plural(n.count, "learning")} for later phases in ${n.file}.`;
+    case "harnessFiles":
+      return [
+        "Files autopilot leaves under .harness/:",
+        ...(n.commit.length ? [`  - commit ${n.commit.join(" and ")}: what later runs learn from (if your team keeps them)`] : []),
+        n.sessionsIgnored
+          ? "  - .harness/sessions/ is this session's working state and git already ignores it."
+          : "  - .harness/sessions/ is this session's working state: keep it out of git (add the line `.harness/sessions/` to .gitignore).",
+      ].join("\n");
     case "learningsPrune":
       return `Global learnings.md has ${n.count} entries (threshold: ${n.threshold}). Run \`harness learnings prune\` to analyze patterns and archive old entries.`;
     default: {
@@ -316,6 +406,7 @@ const LINE_KINDS: ReadonlySet<NoticeKind> = new Set<NoticeKind>([
   "userChangesAlreadyCommitted",
   "prTitle",
   "learningsPromoted",
+  "learningsKept",
   "learningsPrune",
 ]);
 

@@ -66,11 +66,13 @@ export { Signals } from "../../machines/signals.js";
  *  - `elicited`: the user answered the MCP client's own form (elicitation);
  *  - `terminal`: a person typed it at an interactive terminal (`autopilot run`, `autopilot approve`);
  *  - `host`: the host model called `autopilot_decide`; the server cannot know whether a person was asked;
+ *  - `relayed`: the host model called `autopilot_decide` saying it passes on the user's words (given in
+ *    `userWords`): recorded as the host's claim, never as a person's answer;
  *  - `piped`: `autopilot run` read it from piped input (a script or a person; not a terminal);
  *  - `policy`: `autopilot run --yes`;
  *  - `auto`: the machine decided (no signal fired, `--fast`).
  */
-export const DECISION_CHANNELS = ["elicited", "terminal", "host", "piped", "policy", "auto"] as const;
+export const DECISION_CHANNELS = ["elicited", "terminal", "host", "relayed", "piped", "policy", "auto"] as const;
 export const DecisionChannel = z.enum(DECISION_CHANNELS);
 export type DecisionChannel = z.infer<typeof DecisionChannel>;
 /** The channels that mean a person answered (what `--human-gates` accepts). */
@@ -103,6 +105,8 @@ export const Decision = z.looseObject({
   planSha256: z.string().optional(),
   /** Text of a legacy decision that was a plain string, or a `{what, why}` note. */
   note: z.string().optional(),
+  /** `by: "relayed"`: the user's words as the host model quoted them (its claim, not verified). */
+  userWords: z.string().optional(),
 });
 export type Decision = z.infer<typeof Decision>;
 
@@ -114,15 +118,55 @@ export const HistoryEntry = z.looseObject({
   tasksCompleted: z.number().int().optional(),
   retriesUsed: z.number().int().optional(),
   verificationPassed: z.boolean().optional(),
+  /** The first review's counts: what the reviewer found, before any fix. */
   reviewFindings: z.record(z.string(), z.number()).optional(),
+  /** Verifications of the phase that failed before it passed (or was skipped). */
+  verificationFailures: z.number().int().nonnegative().optional(),
+  /** Fix rounds the phase ran (verification or review findings sent back to the executor). */
+  fixRounds: z.number().int().nonnegative().optional(),
+  /** Every review round's counts, in order (the first is `reviewFindings`). */
+  reviewRounds: z.array(z.record(z.string(), z.number())).optional(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
+
+/**
+ * One review of a phase (or of the whole change), kept as it was reported: a re-review after a fix
+ * adds a round and never overwrites the first. `resolution` is what was decided about its blocking
+ * findings: sent back for a fix, overridden by a decision, or nothing (none blocking, or not yet).
+ */
+export const ReviewRound = z.looseObject({
+  findings: z.array(Finding),
+  resolution: z.enum(["fix", "override"]).nullable(),
+});
+export type ReviewRound = z.infer<typeof ReviewRound>;
+
+/** One verification of a phase (the verifier's verdict, or the validation commands at --fast). */
+export const VerificationRound = z.looseObject({
+  verdict: z.enum(["pass", "fail"]),
+  findings: z.array(z.string()),
+  /** What the verifier ran and saw, as it reported it. */
+  evidence: z.array(z.string()).optional(),
+});
+export type VerificationRound = z.infer<typeof VerificationRound>;
+
+/** A finding a fixer disputes, with the evidence it gives; the next check judges it. */
+export const Disputed = z.looseObject({ finding: z.string(), evidence: z.string() });
+export type Disputed = z.infer<typeof Disputed>;
 
 export const FinalReviewStatus = z.enum(["pending", "in_progress", "passed", "overridden", "failed"]);
 export const FinalReview = z.looseObject({
   status: FinalReviewStatus,
+  /** The latest round's findings (upstream's field). */
   findings: z.array(Finding),
   retryCount: z.number().int().nonnegative(),
+  /** Every round, the first kept as reported (absent in files written before rounds were kept). */
+  rounds: z.array(ReviewRound).optional(),
+  /** Reviews sent back to the reviewer by the code check (blocking findings without a file, line or scenario). */
+  checks: z.number().int().nonnegative().optional(),
+  /** What the last send-back asked the reviewer to complete. */
+  problems: z.array(z.string()).optional(),
+  /** Findings the last fix round disputed, for the re-review. */
+  disputed: z.array(Disputed).optional(),
 });
 export type FinalReview = z.infer<typeof FinalReview>;
 
@@ -164,6 +208,8 @@ export type PendingCheckpoint = z.infer<typeof PendingCheckpoint>;
 export const FixBrief = z.looseObject({
   source: z.enum(["verification", "review"]),
   findings: z.array(z.string()),
+  /** The phase's fix round this is (1 for the first); absent in files written before it. */
+  round: z.number().int().positive().optional(),
 });
 export type FixBrief = z.infer<typeof FixBrief>;
 
@@ -223,6 +269,34 @@ export const PhaseRun = z.looseObject({
   lastValidation: z
     .looseObject({ passed: z.boolean(), summary: z.string() })
     .nullable(),
+
+  // ---- added with the persona work (issue 30); optional: absent in files written before ----
+  /** HEAD when the phase started (read at ASSESS): the phase review's range starts here. */
+  startCommit: z.string().nullable().optional(),
+  /** The plan task the executor starts from (null: the first task its execution state does not mark done). */
+  nextTask: z.number().int().positive().nullable().optional(),
+  /** What the server's plan check found in the current plan (empty: nothing). */
+  planProblems: z.array(z.string()).optional(),
+  /** Plans the check sent back to the planner in this phase. */
+  planChecks: z.number().int().nonnegative().optional(),
+  /** The planner's assumptions (recorded and shown; they do not pause) and deferred unknowns. */
+  assumptions: z.array(z.string()).optional(),
+  deferred: z.array(z.string()).optional(),
+  /** Plan defects the executor reported in this phase (each sends the plan back to the planner). */
+  planDefects: z.number().int().nonnegative().optional(),
+  /** Every verification of the phase, the first kept as reported. */
+  verificationRounds: z.array(VerificationRound).optional(),
+  /** Every review of the phase, the first kept as reported. */
+  reviewRounds: z.array(ReviewRound).optional(),
+  /** Reviews the code check sent back to the reviewer in this phase, and what the last one asked for. */
+  reviewChecks: z.number().int().nonnegative().optional(),
+  reviewProblems: z.array(z.string()).optional(),
+  /** Fix rounds run in this phase. */
+  fixRounds: z.number().int().nonnegative().optional(),
+  /** Findings the last fix round disputed, with its evidence, for the re-check. */
+  disputed: z.array(Disputed).optional(),
+  /** What the executor reported as evidence when it last completed, for the verifier to check. */
+  evidence: z.array(z.string()).optional(),
 });
 export type PhaseRun = z.infer<typeof PhaseRun>;
 
@@ -326,6 +400,20 @@ export function emptyPhaseRun(startedAt: string | null = null): PhaseRun {
     approvedPlanSha256: null,
     planChanged: null,
     lastValidation: null,
+    startCommit: null,
+    nextTask: null,
+    planProblems: [],
+    planChecks: 0,
+    assumptions: [],
+    deferred: [],
+    planDefects: 0,
+    verificationRounds: [],
+    reviewRounds: [],
+    reviewChecks: 0,
+    reviewProblems: [],
+    fixRounds: 0,
+    disputed: [],
+    evidence: [],
   };
 }
 

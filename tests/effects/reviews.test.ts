@@ -55,8 +55,9 @@ describe("phase review files", () => {
     await cp(path.join(fixturesDir, "reviews/zero-based"), path.join(dir, sessionDir), { recursive: true });
     const reviews = await readPhaseReviews(sessionPathsAt(dir, sessionDir));
     const text = formatFindingsForPrompt(reviews, { phaseNames: ["Setup", "Auto-approve"] });
-    expect(text.split("\n")[0]).toBe("Phase 1 (Setup): 0 blocking, 1 warning, 1 note");
-    expect(text).toContain("Phase 2 (Auto-approve): 1 blocking, 1 warning, 1 note\n- [blocking] SKILL.md:34 — Gates contradict auto-approve: Deferred to Phase 3.");
+    // Each phase names its file: phase-0-review.json holds phase 1 (0-based, as upstream numbers them).
+    expect(text.split("\n")[0]).toBe("Phase 1 (Setup), phase-0-review.json: 0 blocking, 1 warning, 1 note");
+    expect(text).toContain("Phase 2 (Auto-approve), phase-1-review.json: 1 blocking, 1 warning, 1 note\n- [blocking] SKILL.md:34 — Gates contradict auto-approve: Deferred to Phase 3.");
     const short = formatFindingsForPrompt(reviews, { maxChars: 120 });
     expect(short.length).toBeLessThan(220);
     expect(short).toMatch(/more findings omitted/);

@@ -34,7 +34,7 @@ describe("autopilot run --runner scripted --yes", () => {
     expect(await subjects(r.dir)).toEqual([
       "[autopilot] Final review fixes (round 1)",
       "[autopilot] Phase 3: Command Line — execution complete",
-      "[autopilot] Phase 2: File Reading — review fixes",
+      "[autopilot] Phase 2: File Reading — review fixes (round 1)",
       "[autopilot] Phase 2: File Reading — execution complete",
       "[autopilot] Phase 1: Counting Core — execution complete",
       "[autopilot] Checkpoint 2: Counting Core step 2",

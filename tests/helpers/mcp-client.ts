@@ -237,7 +237,17 @@ export function planText(name: string, tasks: number, checkpoints: Record<number
   const lines = [`# Plan: ${name}`, "", `**Tasks:** ${tasks}`, "", "## Tasks", ""];
   for (let t = 1; t <= tasks; t++) {
     const cp = checkpoints[t];
-    lines.push(`### Task ${t}: ${name} step ${t}${cp ? ` [checkpoint:${cp}]` : ""}`, "", `- Write src/task-${t}.ts.`, "");
+    // The shape the server's plan check wants: files, a step and a verification line per task.
+    lines.push(
+      `### Task ${t}: ${name} step ${t}${cp ? ` [checkpoint:${cp}]` : ""}`,
+      "",
+      `**Files:** src/task-${t}.ts`,
+      "",
+      `1. Write src/task-${t}.ts.`,
+      "",
+      `**Verify:** \`node src/task-${t}.ts\` → exits 0`,
+      "",
+    );
   }
   return lines.join("\n");
 }

@@ -68,7 +68,7 @@ describe("decision log of a finished scripted session", () => {
     expect(log.decisions[6]).toMatchObject({ kind: "final-review", phase: null });
   });
 
-  it("keeps the five signals behind each plan decision and which fired", () => {
+  it("keeps the six signals behind each plan decision and which fired", () => {
     const gates = log.decisions.filter((d) => d.plan);
     expect(gates.map((d) => [d.n, d.plan!.mode, d.plan!.result, d.plan!.fired])).toEqual([
       [1, "auto", "approved", []],
@@ -76,9 +76,9 @@ describe("decision log of a finished scripted session", () => {
       [5, "auto", "approved", []],
     ]);
     const rows = gates[1].plan!.signals;
-    expect(rows.map((r) => r.name)).toEqual(["reviewPlans", "highComplexity", "complexityOverride", "plannerConcerns", "taskCount"]);
-    expect(rows.map((r) => r.value)).toEqual([false, "medium", null, ["rule syntax undecided"], 5]);
-    expect(rows.map((r) => r.fired)).toEqual([false, false, false, true, false]);
+    expect(rows.map((r) => r.name)).toEqual(["reviewPlans", "highComplexity", "complexityOverride", "plannerConcerns", "taskCount", "planChecks"]);
+    expect(rows.map((r) => r.value)).toEqual([false, "medium", null, ["rule syntax undecided"], 5, []]);
+    expect(rows.map((r) => r.fired)).toEqual([false, false, false, true, false, false]);
     expect(rows[4].rule).toBe("more than 15 tasks");
     // Decisions that are not plan gates carry no signal table.
     expect(log.decisions[1].plan).toBeNull();

@@ -29,15 +29,15 @@ describe("the state graph is read from the machine definition", () => {
     expect(g.nodes.map((n) => n.id)).toEqual([...STATE_NAMES]);
     expect(g.nodes.filter((n) => n.initial).map((n) => n.id)).toEqual(["INIT"]);
     expect(g.nodes.filter((n) => n.final).map((n) => n.id)).toEqual(["DONE"]);
-    expect(g.nodes.find((n) => n.id === "EXECUTE")!.children).toEqual(["running", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked"]);
+    expect(g.nodes.find((n) => n.id === "EXECUTE")!.children).toEqual(["running", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked"]);
   });
 
   it("maps nested sources and targets to their top-level states", () => {
     // ASSESS targets PLAN.planning and PLAN.awaitingInteractivePlan: one edge to PLAN.
     expect(edge("ASSESS", "PLAN")!.details).toHaveLength(2);
     expect(edge("ASSESS", "APPROVE_PLAN")!.labels).toEqual(["plan already exists"]);
-    // From EXECUTE.exhausted, answer "revise plan", to PLAN.planning.
-    expect(edge("EXECUTE", "PLAN")!.labels).toEqual(["“revise plan”"]);
+    // The executor's plan_defect, and the answer "revise plan" at EXECUTE.exhausted.
+    expect(edge("EXECUTE", "PLAN")!.labels).toEqual(["plan defect within budget", "“revise plan”"]);
     expect(edge("VERIFY", "EXECUTE")!.labels).toEqual(["“fix”"]);
     expect(edge("REVIEW", "PHASE_COMPLETE")!.labels).toEqual(["no blocking findings", "“override”"]);
     expect(edge("PHASE_COMPLETE", "FINAL_REVIEW")!.labels).toEqual(["no more phases"]);
@@ -50,7 +50,9 @@ describe("the state graph is read from the machine definition", () => {
     expect(g.nodes.find((n) => n.id === "EXECUTE")!.internal.some((t) => t.includes("retryBudgetLeft"))).toBe(true);
     // A plan edited after its approval sends EXECUTE, VERIFY and REVIEW back to the plan gate.
     for (const from of ["EXECUTE", "VERIFY", "REVIEW"]) expect(edge(from, "APPROVE_PLAN")!.labels).toEqual(["PLAN_CHANGED"]);
-    expect(g.edges).toHaveLength(18);
+    // "revise" with notes sends the plan back to the planner.
+    expect(edge("APPROVE_PLAN", "PLAN")!.labels).toEqual(["“reviseWithNotes”"]);
+    expect(g.edges).toHaveLength(19);
   });
 
   it("follows the definition it is given, not a drawing", () => {
@@ -126,8 +128,8 @@ describe("Markdown", () => {
     const md = renderMarkdown(log);
     expect(md.split("\n")[0]).toBe("# Decision log: Security Scanner");
     for (const h of ["## Decisions", "## Plan approvals: the signals behind each", "## Phases", "## Final review", "## Commits"]) expect(md).toContain(h);
-    expect(md).toContain("| 3 | 2026-03-19T10:01:52.000Z | 2. Rule Engine | APPROVE_PLAN | Plan approved after review | terminal | plannerConcerns | yes | Concerns are noted; the rule syntax is settled in task 1. |");
-    expect(md).toContain("| 3 | 2. Rule Engine | off | medium | none | 1: rule syntax undecided ✱ | 5 | paused → terminal answered \"yes\" (approved) |");
+    expect(md).toContain("| 3 | 2026-03-19T10:02:06.000Z | 2. Rule Engine | APPROVE_PLAN | Plan approved after review | terminal | plannerConcerns | yes | Concerns are noted; the rule syntax is settled in task 1. |");
+    expect(md).toContain("| 3 | 2. Rule Engine | off | medium | none | 1: rule syntax undecided ✱ | 5 | none | paused → terminal answered \"yes\" (approved) |");
     expect(md).toContain("| 2 | Rule Engine | medium | complete | 5 | 2 | pass | 0 blocking, 0 warning, 1 note |");
     expect(md).toContain("Status: **passed** · 0 blocking, 1 warning, 0 note · 1 fix round");
   });

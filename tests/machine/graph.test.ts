@@ -11,7 +11,7 @@ import { dispatchFor } from "../../src/personas/dispatch.js";
 import type { StageMeta } from "../../machines/autopilot.machine.js";
 import { isTransient } from "../../machines/stages.js";
 import { AutopilotState as StateSchema, type AutopilotState } from "../../src/session/schema.js";
-import { NOW, blocking, initState, note, plan } from "./helpers.js";
+import { NOW, blocking, initState, note, plan, vagueBlocking } from "./helpers.js";
 import { FINAL_REVIEW_FIX_BUDGET } from "../../machines/policy.js";
 
 /** The decisions the machine records (the `decision` of each recordDecision / recordPlanDecision). */
@@ -71,7 +71,7 @@ function eventsFor(s: Snap): AutopilotEvent[] {
   }
   out.push({ type: "RESUME", now });
   out.push({ type: "ASSESSED", planPath: null, now }, { type: "ASSESSED", planPath: "docs/plans/p.md", now });
-  for (const facts of [plan(3), plan(11), plan(21), plan(16), plan(3, 0, ["risk"])]) {
+  for (const facts of [plan(3), plan(11), plan(21), plan(16), plan(3, 0, ["risk"]), { ...plan(3), problems: ["Task 2 (t) has no verification step"] }]) {
     out.push({ type: "PLANNED", plan: facts, now }, { type: "PLAN_FACTS", plan: facts, now });
   }
   out.push(
@@ -79,12 +79,14 @@ function eventsFor(s: Snap): AutopilotEvent[] {
     { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "passed", label: "cp" }, now },
     { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "human-verify", label: "look" }, now },
     { type: "EXECUTED", outcome: "failed", task: { number: 1, name: "t" }, error: "e", now },
+    { type: "EXECUTED", outcome: "plan_defect", task: { number: 2, name: "t" }, defect: "the plan names a file that does not exist", now },
     { type: "VALIDATED", passed: true, summary: "ok", now },
     { type: "VALIDATED", passed: false, summary: "bad", now },
     { type: "VERIFIED", verdict: "pass", findings: [], now },
     { type: "VERIFIED", verdict: "fail", findings: ["x"], now },
     { type: "REVIEWED", findings: [note], now },
     { type: "REVIEWED", findings: [blocking], now },
+    { type: "REVIEWED", findings: [vagueBlocking], now },
     { type: "FIXED", summary: "f", now },
     { type: "PERSONA_FAILED", error: "e", now },
     { type: "PLAN_CHANGED", from: "a", to: "b", now },
@@ -104,6 +106,8 @@ function eventsFor(s: Snap): AutopilotEvent[] {
     );
   const ask = askFor({ ...c, currentState: topOf(s), stage: stageOf(s) });
   for (const answer of ask?.options ?? []) out.push({ type: "DECIDE", answer, by: "host", now });
+  // "revise" with notes sends the plan back to the planner with them.
+  if (ask?.options.includes("revise")) out.push({ type: "DECIDE", answer: "revise", rationale: "split task 2", by: "host", now });
   return out.filter((e) => s.can(e));
 }
 
@@ -139,6 +143,11 @@ function serialize(s: Snap): string {
     ["commitFix", "commitBlocked"].includes(stageOf(s) ?? "")
       ? [Math.min(c.phaseRun.rejectedCommit?.attempts.length ?? 0, c.retryBudget.maxAttempts + 1), c.phaseRun.rejectedCommit?.hook]
       : null,
+    // The send-back counters, each only where it decides something (a finite graph stays small).
+    topOf(s) === "PLAN" ? (c.phaseRun.planChecks ?? 0) : null,
+    ["PLAN", "APPROVE_PLAN", "EXECUTE"].includes(topOf(s)) ? (c.phaseRun.planDefects ?? 0) : null,
+    topOf(s) === "REVIEW" ? (c.phaseRun.reviewChecks ?? 0) : null,
+    topOf(s) === "FINAL_REVIEW" ? (c.finalReview.checks ?? 0) : null,
   ]);
 }
 

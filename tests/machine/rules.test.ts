@@ -119,6 +119,7 @@ describe("APPROVE_PLAN signals (standard rigor)", () => {
       plannerConcerns: [],
       taskCount: 8,
       taskThreshold: 15,
+      planProblems: [],
     });
     expect(reportOf(s)).toContain("Auto-approved Phase 1: Core Scanner");
     expect(reportOf(s)).toContain("Tasks: 8 (threshold: 15)");
@@ -151,7 +152,8 @@ describe("APPROVE_PLAN signals (standard rigor)", () => {
   });
   it.each([
     ["yes", "approved_plan", "EXECUTE.running"],
-    ["revise", "revised_plan", "APPROVE_PLAN.revising"],
+    // With notes in the reason, the planner revises with them (without, the user edits: below).
+    ["revise", "revised_plan", "PLAN.planning"],
     ["skip phase", "skipped_phase", "FINAL_REVIEW.running"],
     ["stop", "stopped", "APPROVE_PLAN.review"],
   ])("answer %s is recorded as %s with the signal snapshot", (answer, decision, next) => {
@@ -316,7 +318,7 @@ describe("EXECUTE", () => {
     for (let i = 0; i <= RETRY_BUDGET; i++) s = fail(s);
     s = send(s, { type: "DECIDE", answer, by: "host" });
     expect(where(s)).toBe(next);
-    if (answer === "revise plan") expect(told(s)).toMatch(/revision of the existing plan/);
+    if (answer === "revise plan") expect(told(s)).toMatch(/revision of the plan/);
     if (answer === "stop") expect(renderStep(s, slug).next.kind).toBe("wait");
   });
   it("two phases in a row exhausting their budget suggest reviewing the spec", () => {
@@ -339,10 +341,10 @@ describe("VERIFY and REVIEW", () => {
     s = send(s, { type: "VERIFIED", verdict: "fail", findings: ["test x fails"] });
     expect(where(s)).toBe("VERIFY.failed");
     s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
-    expect(where(s)).toBe("EXECUTE.running");
+    expect(where(s)).toBe("EXECUTE.fixing");
     expect(s.retryBudget.currentTask).toBeNull();
-    expect(s.phaseRun.fix).toEqual({ source: "verification", findings: ["test x fails"] });
-    s = send(s, { type: "EXECUTED", outcome: "complete" });
+    expect(s.phaseRun.fix).toEqual({ source: "verification", findings: ["test x fails"], round: 1 });
+    s = send(s, { type: "FIXED", summary: "fixed test x" });
     s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
     expect(where(s)).toBe("REVIEW.running");
   });
@@ -379,8 +381,9 @@ describe("VERIFY and REVIEW", () => {
     s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
     s = send(s, { type: "REVIEWED", findings: [blocking] });
     s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
-    expect(where(s)).toBe("EXECUTE.running");
+    expect(where(s)).toBe("EXECUTE.fixing");
     expect(dispatchFor(s, slug)!.description).toMatch(/^Fix phase 1/);
+    expect(dispatchFor(s, slug)!.expects.result).toBe("fixed");
     s = finishPhase(s);
     expect(where(s)).toBe("FINAL_REVIEW.running");
   });
@@ -429,7 +432,7 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
     expect(s.currentState).toBe("DONE");
     expect(s.finalReview.status).toBe("overridden");
     expect(lastDecision(s)).toMatchObject({ decision: "overrode_final_review", phase: null });
-    expect(s.outbox.map((e) => e.type)).toEqual(["writeFinalHandoff", "appendLearnings", "roadmapDone", "writeSummary"]);
+    expect(s.outbox.map((e) => e.type)).toEqual(["writeFinalHandoff", "appendLearnings", "roadmapDone", "writeSummary", "reportHarnessFiles"]);
     expect(renderStep(s, slug).next.kind).toBe("done");
   });
   it("a clean final review passes straight to DONE", () => {

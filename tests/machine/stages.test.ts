@@ -45,7 +45,7 @@ describe("what a resting stage means, declared on the state node", () => {
       ASSESS: [],
       PLAN: ["planning", "awaitingInteractivePlan", "personaFailed"],
       APPROVE_PLAN: ["gather", "review", "revising"],
-      EXECUTE: ["running", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked"],
+      EXECUTE: ["running", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked"],
       VERIFY: ["running", "validating", "failed", "personaFailed", "commitFix", "commitBlocked"],
       REVIEW: ["running", "blocked", "personaFailed"],
       PHASE_COMPLETE: [],
@@ -76,6 +76,7 @@ describe("what a resting stage means, declared on the state node", () => {
     expect(jobs.map(([id]) => id)).toEqual([
       "autopilot.PLAN.planning",
       "autopilot.EXECUTE.running",
+      "autopilot.EXECUTE.fixing",
       "autopilot.EXECUTE.commitFix",
       "autopilot.VERIFY.running",
       "autopilot.VERIFY.commitFix",

@@ -1,6 +1,8 @@
 // Every kind of ask over MCP: "stop" leaves a wait Step and autopilot_start resumes at the very
 // same question; "revise" re-presents the edited plan; "skip phase" moves on without executing.
 import { afterEach, describe, expect, it } from "vitest";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { ScriptedRunner, type Script } from "../../src/runners/scripted.js";
 import type { PersonaRunner } from "../../src/runners/types.js";
 import type { Step } from "../../src/protocol/step.js";
@@ -109,16 +111,17 @@ describe("answers at each ask", () => {
     });
   }
 
-  it("revise: the edited plan is presented again, then approved", async () => {
+  it("revise without notes: the user edits the plan, which is presented again, then approved", async () => {
     s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
     const first = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
       until: (x) => x.state === "APPROVE_PLAN",
     });
+    // The question says how to pass notes; without them the user edits the file.
+    expect((first.next as { context?: string }).context).toMatch(/"revise" with your notes as the reason: the planner revises/);
     const revising = await stepCall(s.srv.client, "autopilot_decide", {
       session: SLUG,
       stepId: first.stepId,
       answer: "revise",
-      rationale: "split task 2",
     });
     expect(revising).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask", options: ["done", "stop"] } });
     expect((revising.next as { question: string }).question).toContain(s && (await s.state(SLUG)).phases[0].planPath);
@@ -128,6 +131,27 @@ describe("answers at each ask", () => {
     expect(go.state).toBe("EXECUTE");
     const answers = (await s.state(SLUG)).decisions.filter((d: any) => d.phase === 0 && d.by === "host").map((d: any) => d.answer);
     expect(answers).toEqual(["revise", "done", "yes"]);
+  });
+
+  it("revise with notes: the planner gets the plan back with the notes in its brief", async () => {
+    s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
+    const first = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
+      until: (x) => x.state === "APPROVE_PLAN",
+    });
+    const back = await stepCall(s.srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: first.stepId,
+      answer: "revise",
+      rationale: "split task 2 into the parser and its error messages",
+    });
+    expect(back).toMatchObject({ state: "PLAN", next: { kind: "dispatch", persona: "harness-planner" } });
+    const n = back.next as { prompt: string; expects: { artifacts: { brief: string } } };
+    expect(n.prompt).toMatch(/^Revise the plan for phase 1\/2 "Parser"/);
+    const brief = await readFile(path.join(s.root, n.expects.artifacts.brief), "utf8");
+    expect(brief).toContain("## Why the plan goes back to you");
+    expect(brief).toContain("split task 2 into the parser and its error messages");
+    const d = (await s.state(SLUG)).decisions.find((x: any) => x.decision === "revised_plan");
+    expect(d).toMatchObject({ answer: "revise", rationale: "split task 2 into the parser and its error messages" });
   });
 
   it("skip phase: the phase is marked skipped and the next one starts", async () => {

@@ -177,7 +177,7 @@ describe("what Claude Code gets", () => {
     expect(text).toContain('{"kind":"planned"');
     // The call after names the Step's own session and stepId, not copies of them.
     expect(step.todo).toBe(
-      'Agent tool: subagent_type "harness-planner", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}. Launched in the background anyway: end your turn, and report when its task notification brings that reply.',
+      'Agent tool: subagent_type "harness-planner", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its <usage> block}. Launched in the background anyway: end your turn, and report when its task notification brings that reply.',
     );
     // The text a content-only client shows keeps the whole Step.
     expect(out.text).toMatch(/phase 1\/\d+/);

@@ -104,7 +104,7 @@ function checkStructured(out: CallOutcome, host: HostCase): void {
   if (n.kind === "dispatch") {
     for (const want of host.dispatch(n.persona)) expect(view.todo, host.clientName).toContain(want);
     if (host.lean) {
-      expect(view.todo).toContain("then autopilot_report {session, stepId, result: its JSON reply, usage: its usage block}");
+      expect(view.todo).toContain("then autopilot_report {session, stepId, result: its JSON reply, usage: its <usage> block}");
       expect(typeof view.session === "string" && typeof view.stepId === "number").toBe(true);
       // The prompt names the brief, which exists and says which result to reply with.
       expect(n.prompt).toMatch(/Read your brief \S+\/briefs\/step-\d+\.md first\.$/);
@@ -114,7 +114,7 @@ function checkStructured(out: CallOutcome, host: HostCase): void {
     expect(view.todo).toContain("next.prompt");
     expect(n.prompt.length).toBeGreaterThan(20);
   } else if (n.kind === "ask" && host.lean && !n.humanOnly?.length) {
-    expect(view.todo).toContain("then autopilot_decide {session, stepId, answer, rationale: their reason, if given}");
+    expect(view.todo).toContain("then autopilot_decide {session, stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}");
     expect(view.todo).toMatch(/next\.question.*next\.options/);
     expect(n.options.length).toBeGreaterThan(1);
   } else if (n.kind === "ask") {

@@ -20,7 +20,10 @@ export function registerDecide({ server, ctx, stepTool, assertNotDriven, askUser
         async (engine) => {
           await assertNotDriven(args.session);
           try {
-            return { step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, "host") };
+            // A host that quotes the user's reply says it relays their words: recorded as that claim
+            // ("relayed"), never as a person's answer (human gates still refuse it).
+            const words = args.userWords?.trim();
+            return { step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, words ? "relayed" : "host", words) };
           } catch (e) {
             // --human-gates refused the host's answer: where the client has a form, the question
             // goes to the user there (their answer, not the host's, is applied).
