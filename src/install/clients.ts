@@ -12,6 +12,7 @@
 //   prompt expands them, in `codex exec` too); ~/.codex/prompts/*.md ($ARGUMENTS), user level only.
 // - Gemini CLI: .gemini/settings.json / ~/.gemini/settings.json `mcpServers`;
 //   .gemini/commands/*.toml ({{args}}); .gemini/agents/*.md subagents.
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { JSONC, STRICT_JSON, mergeJsonList, mergeJsonListItem, mergeJsonServer, mergeTomlServer, type Entry, type JsonDialect } from "./merge.js";
@@ -198,7 +199,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
       for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), cursorAgent(p)));
       const body = commandBody(o.root, {
         argumentsText: "the text the user typed after `/autopilot`.",
-        dispatchText: `Personas are Cursor subagents (\`${o.global ? "~/.cursor/agents/" : ".cursor/agents/"}\`): delegate to the subagent named \`next.persona\` with \`next.prompt\`. If subagents are not available, follow the persona file yourself.`,
+        dispatchText: `Personas are Cursor subagents (\`${o.global ? "~/.cursor/agents/" : ".cursor/agents/"}\`): delegate to the subagent the Step names, with the prompt it gives. If subagents are not available, follow the persona file yourself.`,
       });
       files.push(owned(join(dir, "commands", "autopilot.md"), markdownCommand(null, body)));
       notes.push("Start: in Agent chat, /autopilot docs/changes/<topic>/proposal.md --fast", "Enable the `autopilot` server under Cursor Settings > MCP if Cursor lists it as disabled.");
@@ -214,7 +215,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
       } else {
         for (const p of personas) files.push(owned(join(o.project, ".github", "agents", `${p.name}.agent.md`), vscodeAgent(p)));
         personaText =
-          "Personas are custom agents in `.github/agents/<persona>.agent.md`. Run the one named `next.persona` as a subagent when your chat offers subagents; otherwise read that file and do the persona's work yourself.";
+          "Personas are custom agents in `.github/agents/<persona>.agent.md`. Run the one the Step names as a subagent, with the prompt it gives, when your chat offers subagents; otherwise read that file and do the persona's work yourself.";
       }
       const body = commandBody(o.root, { argumentsText: "the text the user typed after `/autopilot`.", dispatchText: personaText });
       files.push(
@@ -292,7 +293,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
       for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), geminiAgent(p)));
       const body = commandBody(o.root, {
         argumentsText: "{{args}}",
-        dispatchText: `Personas are Gemini CLI subagents (\`${o.global ? "~/.gemini/agents/" : ".gemini/agents/"}\`): call \`invoke_agent\` with \`agent_name\` = \`next.persona\` and \`prompt\` = \`next.prompt\`. If that agent is not available, read its file and do the persona's work yourself.`,
+        dispatchText: `Personas are Gemini CLI subagents (\`${o.global ? "~/.gemini/agents/" : ".gemini/agents/"}\`): call \`invoke_agent\` with \`agent_name\` = the persona the Step names and \`prompt\` = the prompt it gives. If that agent is not available, read its file and do the persona's work yourself.`,
       });
       files.push(owned(join(dir, "commands", "autopilot.toml"), geminiCommand(body)));
       notes.push(
@@ -306,6 +307,10 @@ export function planInstall(o: InstallOptions): InstallPlan {
       break;
     }
   }
+  if (!o.global) {
+    const ignore = sessionsIgnoreNote(o.project);
+    if (ignore) notes.push(ignore);
+  }
   const warnings: string[] = [];
   if (o.server.machineLocal && !o.global) {
     const config = files.find((f) => f.merged)!;
@@ -316,4 +321,19 @@ export function planInstall(o: InstallOptions): InstallPlan {
     );
   }
   return { client: o.client, scope, files, base, notes: notes.filter((n) => n.length > 0), warnings };
+}
+
+/** The lines install offers for the project's .gitignore (it never edits that file itself). */
+export const IGNORE_LINES = [".harness/sessions/"];
+
+/**
+ * When the project is a git repository that does not ignore autopilot's per-session working files
+ * yet: the lines to add to .gitignore, and what under .harness/ is worth committing. Null when git
+ * already ignores them, or the folder is no git repository (or git is missing).
+ */
+export function sessionsIgnoreNote(project: string): string | null {
+  const probe = spawnSync("git", ["check-ignore", "-q", "--", ".harness/sessions/x/autopilot-state.json"], { cwd: project, encoding: "utf8" });
+  // 0: ignored; 1: not ignored; anything else (128: not a repository; no git): nothing to offer.
+  if (probe.status !== 1) return null;
+  return `autopilot keeps each session's working files (state, briefs, reviews) in .harness/sessions/: keep them out of git by adding to .gitignore:\n  ${IGNORE_LINES.join("\n  ")}\n(.harness/learnings.md and .harness/failures.md are worth committing.)`;
 }

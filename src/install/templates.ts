@@ -119,11 +119,8 @@ export function commandBody(root: string, o: CommandOptions): string {
     "",
     `Arguments: ${o.argumentsText}`,
     "",
-    "Call `autopilot_start` with `spec` = the spec path (relative to the project root) and",
-    "`flags` = every flag given (`--fast`, `--thorough`, `--review-plans`) as one string. Unsure",
-    "which word is which? Pass the whole argument text as `spec`: the server reads the flags out",
-    "of it. With no arguments, call `autopilot_status`: resume the session the user picks, or ask",
-    "the user for the spec path. Each Step's `todo` says the one next thing to do.",
+    "The first word is the spec path, the rest are flags. With no arguments, call `autopilot_status`",
+    "and ask the user which session to resume (by its spec path) or which spec to run.",
     ...(o.toolNaming ? ["", o.toolNaming] : []),
     "",
     o.dispatchText,
@@ -142,9 +139,9 @@ export function claudeCommandBody(toolPrefix = "mcp__autopilot__"): string {
   return [
     "Arguments: $ARGUMENTS",
     "",
-    `Run autopilot: call ${toolPrefix}autopilot_start with` +
-      " `spec` = the arguments as given (the server reads the flags out of them). No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
-    "Every result is a Step: show the user its `report`, then do exactly what its `todo` says. Never plan, execute or review yourself. After a context reset: autopilot_next.",
+    `Run autopilot: call ${toolPrefix}autopilot_start with \`spec\` = the first word of the arguments (the spec path) and \`flags\` = the other words, as one string.` +
+      " No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
+    "Every result is a Step: show the user its `report`, then do exactly what its `todo` says. Never plan, execute or review yourself. To pick a session up again (a new conversation, a context reset): autopilot_start with its spec path resumes it; autopilot_status lists the sessions.",
     "",
   ].join("\n");
 }

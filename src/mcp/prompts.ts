@@ -24,12 +24,12 @@ export function autopilotPromptText(spec: string, flags: string[] = []): string 
     "",
     `1. Call autopilot_start with ${args}.`,
     "2. Every autopilot result is a Step. Do exactly what its `todo` says, then call the tool it names:",
-    "   - dispatch: run next.persona as a subagent with next.prompt (todo names your subagent tool); report its JSON reply with autopilot_report (same session and stepId).",
-    "   - ask: put next.question and its options to the user; pass their answer (and reason) to autopilot_decide.",
+    "   - dispatch: run the persona the Step names as a subagent, with the prompt it gives (the todo names your subagent tool); report its JSON reply with autopilot_report (same session and stepId).",
+    "   - ask: put the question and its options to the user; pass their answer, their reason and their reply quoted (userWords) to autopilot_decide.",
     "   - wait: tell the user the reason and stop; they resume with autopilot_start later.",
-    "   - done: show the summary and stop.",
+    "   - done: show the whole report (the final review's findings, the .harness/ files to commit or ignore) and stop.",
     "3. Show the user every Step's `report`. Never plan, execute, verify or review yourself: the personas do.",
-    "4. After a context reset, call autopilot_status, then autopilot_next for the session.",
+    `4. To pick the session up again (a new conversation, a context reset): autopilot_start with ${JSON.stringify({ spec })} resumes it.`,
   ].join("\n");
 }
 

@@ -260,6 +260,33 @@ describe("tolerant reading of real-world variants", () => {
   });
 });
 
+describe("the phase records added for the personas' work (issue 30)", () => {
+  const SESSION_DIR = migrated("v4-no-rigor.json").state.sessionDir;
+  /** A v5 file written before them: its phaseRun lacks every new field. */
+  function before(stage: string, fix: unknown = null): Rec {
+    const s = structuredClone(migrated("v4-no-rigor.json").state) as Rec;
+    for (const k of ["startCommit", "nextTask", "planProblems", "planChecks", "assumptions", "deferred", "planDefects", "verificationRounds", "reviewRounds", "reviewChecks", "reviewProblems", "fixRounds", "disputed", "evidence"])
+      delete s.phaseRun[k];
+    return { ...s, currentState: "EXECUTE", stage, phaseRun: { ...s.phaseRun, fix } };
+  }
+
+  it("a phaseRun without them reads with their defaults (no start commit, no start task, no rounds)", () => {
+    const { state, notes } = migrateState(before("running"), { sessionDir: SESSION_DIR });
+    expect(state.phaseRun).toMatchObject({ startCommit: null, nextTask: null, verificationRounds: [], reviewRounds: [], planChecks: 0, fixRounds: 0, disputed: [] });
+    expect(notes).toEqual([]);
+    // Without a recorded phase start, a phase review's range falls back to the session's start.
+    expect(renderStep(state, SESSION_DIR.split("/").at(-1)!).next.kind).toBe("dispatch");
+  });
+
+  it("a fix round saved in EXECUTE.running moves to EXECUTE.fixing, whose persona replies \"fixed\"", () => {
+    const { state, notes } = migrateState(before("running", { source: "review", findings: ["bug (src/a.ts:3)"] }), { sessionDir: SESSION_DIR });
+    expect(state.stage).toBe("fixing");
+    expect(notes).toEqual(['stage: the fix round in progress moved to EXECUTE.fixing (its persona replies "fixed")']);
+    const next = renderStep(state, SESSION_DIR.split("/").at(-1)!).next;
+    expect(next.kind === "dispatch" && next.expects.result).toBe("fixed");
+  });
+});
+
 describe("the usage ledger and budget (declared optional fields)", () => {
   const ledger = {
     total: { dispatches: 2, reported: 1, tokens: 1200, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, toolUses: 3, durationMs: 900, costUsd: null, costReported: 0 },
