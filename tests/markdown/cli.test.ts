@@ -58,10 +58,13 @@ describe.skipIf(!built)("autopilot spec and autopilot plan on the command line",
     expect(cli("spec", "--bogus", "x.md").code).toBe(2);
   });
 
-  it("plan --json prints the task and checkpoint counts", () => {
+  it("plan --json prints the task and checkpoint counts and what the plan check finds", () => {
     const r = cli("plan", "tests/fixtures/plans/task-headings.md", "--json");
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ tasks: 7, checkpoints: 4 });
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ tasks: 7, checkpoints: 4 });
+    // That fixture's tasks name no files and run no command: the server would send it back.
+    expect(out.problems).toContain('Task 1 (Add the types) names no files: add a "**Files:** <path>, <path>" line with every file it creates or changes.');
   });
 
   it("plan exits 1 with plan_not_found when the file does not exist", () => {
