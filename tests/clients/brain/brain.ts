@@ -290,11 +290,13 @@ export class Brain {
       if (step?.next.kind === "ask") {
         const answer = pickOption(last.text!, step.next.options);
         if (!answer) return { kind: "reply", text: `Please answer with one of: ${step.next.options.join(" / ")}.` };
+        // The todo asks for the user's reply, quoted, when the host passes it on.
         return this.callAutopilot(conv, "autopilot_decide", {
           session: step.session,
           stepId: step.stepId,
           answer,
           rationale: `user said: ${last.text!.slice(0, 200)}`,
+          userWords: last.text!.slice(0, 500),
         });
       }
       const args = startArgs(last.text!);
@@ -445,67 +447,91 @@ export class Brain {
         if (!planPath || !handoff) return fail("the brief names no plan or handoff path");
         const n = this.o.tasksPerPlan;
         const slug = slugify(phaseName);
+        // The shape the planner's texts ask for (and the server checks): per task a Files line,
+        // numbered steps, a Verify line.
         const tasks = Array.from({ length: n }, (_, i) =>
           [
             `### Task ${i + 1}: ${phaseName} part ${i + 1}`,
             "",
-            `- Files: \`src/${slug}/part-${i + 1}.js\``,
-            `- Steps: write the module exporting \`part${i + 1}\`.`,
-            `- Verify: \`node -e "import('./src/${slug}/part-${i + 1}.js')"\``,
+            `**Files:** src/${slug}/part-${i + 1}.js`,
+            "",
+            `1. Write \`src/${slug}/part-${i + 1}.js\` exporting \`part${i + 1}\`.`,
+            `2. Run \`node -e "import('./src/${slug}/part-${i + 1}.js')"\`: it exits 0.`,
+            "",
+            `**Verify:** \`node -e "import('./src/${slug}/part-${i + 1}.js')"\` → exits 0`,
             "",
           ].join("\n"),
         );
+        const map = Array.from({ length: n }, (_, i) => `- CREATE src/${slug}/part-${i + 1}.js`);
         files = [
           {
             path: planPath,
-            content: [`# Plan: ${phaseName}`, "", `**Tasks:** ${n}`, "", ...tasks].join("\n"),
+            content: [`# Plan: ${phaseName}`, "", `**Tasks:** ${n}`, "", "## Goal", "", `Each part of ${phaseName} is a module that loads.`, "", "## File map", "", ...map, "", "## Tasks", "", ...tasks].join("\n"),
           },
           {
             path: handoff,
             content:
               JSON.stringify(
-                { fromSkill: "harness-planning", phase: phaseName, summary: `${n} tasks, no checkpoints`, planPath, taskCount: n, checkpointCount: 0, concerns: [] },
+                { fromSkill: "harness-planning", phase: phaseName, summary: `${n} tasks, no checkpoints`, planPath, taskCount: n, checkpointCount: 0, concerns: [], assumptions: [], deferred: [] },
                 null,
                 2,
               ) + "\n",
           },
         ];
-        result = { kind: "planned", planPath, concerns: [], summary: `${n} tasks, no checkpoints` };
+        result = { kind: "planned", planPath, concerns: [], assumptions: [], deferred: [], summary: `${n} tasks, no checkpoints` };
         break;
       }
       case "executed":
       case "fixed": {
         const plan = planPath ? reads.get(planPath) : null;
         if (!plan) return fail(`could not read the plan ${planPath ?? "(none named)"}`);
-        const targets = [...plan.matchAll(/Files: `([^`]+)`/g)].map((m) => m[1]);
-        if (!targets.length) return fail(`the plan ${planPath} names no files`);
+        // The tasks from the one the brief says to start at ("- Start at: Task N"); a fix touches them all.
+        const from = kind === "executed" ? Number(/^- Start at: Task (\d+)/m.exec(briefText)?.[1] ?? "1") : 1;
+        const planTasks = plan
+          .split(/^### Task /m)
+          .slice(1)
+          .map((t) => ({ n: Number(/^(\d+)/.exec(t)?.[1] ?? "0"), files: /^\*\*Files:\*\*\s*(.+)$/m.exec(t)?.[1].split(/\s*,\s*/) ?? [] }))
+          .filter((t) => t.n >= from);
+        const targets = planTasks.flatMap((t) => t.files);
+        if (!targets.length) return fail(`the plan ${planPath} names no files from task ${from} on`);
         const statePath = /^- Execution state: (\S+?\.json)/m.exec(briefText)?.[1];
+        // The execution state is kept, not replaced: read it first (it may not exist yet).
+        if (statePath && !reads.has(statePath)) return { kind: "tool_calls", calls: [this.dialect.readFile(conv, statePath)] };
         files = targets.map((t, i) => ({
           path: t,
           content: `// ${phaseName}, task ${i + 1} (written by the scripted model)\nexport const part${i + 1} = ${JSON.stringify(t)};\n`,
         }));
-        if (statePath) {
+        if (statePath && kind === "executed") {
+          let prev: Record<string, unknown> = {};
+          try {
+            prev = JSON.parse(reads.get(statePath) ?? "{}");
+          } catch {
+            prev = {};
+          }
+          const last = planTasks.at(-1)!.n;
+          const progress = { ...((prev.progress as object) ?? {}), ...Object.fromEntries(planTasks.map((t) => [`Task ${t.n}`, "complete"])) };
           files.push({
             path: statePath,
             content:
               JSON.stringify(
-                { schemaVersion: 1, position: { phase: phaseName, task: targets.length }, progress: { done: targets.length, total: targets.length }, lastSession: { summary: "all tasks done" } },
+                { ...prev, schemaVersion: 1, position: { phase: "execute", task: `Task ${last}` }, progress, lastSession: { date: "2026-01-01", summary: `tasks ${from}-${last} done` } },
                 null,
                 2,
               ) + "\n",
           });
         }
+        const evidence = targets.map((t) => `node -e "import('./${t}')": exit 0`);
         result =
           kind === "fixed"
-            ? { kind: "fixed", summary: `fixed the findings in ${targets.length} files` }
-            : { kind: "executed", outcome: "complete", summary: `${targets.length}/${targets.length} tasks` };
+            ? { kind: "fixed", summary: `fixed the findings in ${targets.length} files`, evidence, disputed: [] }
+            : { kind: "executed", outcome: "complete", summary: `${targets.length}/${targets.length} tasks`, evidence };
         // A fix (of review or verification findings) changes the code it was given.
         if (kind === "fixed" || /^Fix the /m.test(prompt)) files = files.map((f) => (f.path === statePath ? f : { ...f, content: f.content + "// fixed\n" }));
         break;
       }
       case "verified":
         files = [];
-        result = { kind: "verified", verdict: "pass", findings: [] };
+        result = { kind: "verified", verdict: "pass", findings: [], evidence: ["every planned file exists and loads (scripted model)"] };
         break;
       case "reviewed":
         files = [];
@@ -527,7 +553,16 @@ export class Brain {
     if (kind === "reviewed" && this.o.blockingReview(phaseName)) {
       result = {
         kind: "reviewed",
-        findings: [{ severity: "blocking", file: `src/${slugify(phaseName)}/part-1.js`, line: 2, title: `${phaseName}: part1 is exported under the wrong name`, rationale: "callers import it by another name" }],
+        findings: [
+          {
+            severity: "blocking",
+            file: `src/${slugify(phaseName)}/part-1.js`,
+            line: 2,
+            title: `${phaseName}: part1 is exported under the wrong name`,
+            rationale: "callers import it by another name",
+            scenario: `import { part1 } from "./src/${slugify(phaseName)}/part-1.js" gets undefined`,
+          },
+        ],
       };
     }
     const finish = this.dialect.finish?.(conv, result);
