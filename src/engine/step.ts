@@ -413,7 +413,7 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     if (n.context) lines.push(n.context.split("\n").map((l) => `   ${l}`).join("\n"));
     lines.push(
       `   Options: ${n.options.map((o) => `"${o}"`).join(", ")}`,
-      `2. Call autopilot_decide with {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<the user's reason, if given>}.`,
+      `2. Call autopilot_decide with {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<the user's reason, if given>,"userWords":<the user's reply, quoted, when you pass on what they said>}.`,
     );
     if (n.humanOnly?.length)
       lines.push(

@@ -46,7 +46,8 @@ export function retryLevel(state: AutopilotState): number {
 }
 
 function reply(kind: ResultKind, shape: string): string {
-  return `Finish with one JSON object in a \`\`\`json block: ${shape}. If you cannot do the job: {"kind":"${kind}","error":"why"}.`;
+  // Worded like each persona's final-message rule: the hand-back tool when the client gives one.
+  return `Finish with one JSON object (through your client's hand-back tool when it gives you one, else in a \`\`\`json block at the end of your final message): ${shape}. If you cannot do the job: {"kind":"${kind}","error":"why"}.`;
 }
 
 interface Planned {

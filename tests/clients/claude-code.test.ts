@@ -186,13 +186,15 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(state.reviewPlans).toBe(true);
     expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
     // --review-plans: every plan waited for the user, who approved it in Claude Code; the host model
-    // passed the answer on through autopilot_decide, so the server records it as the host's.
+    // passed the answer on through autopilot_decide with the user's reply quoted (the todo asks
+    // for it), so the server records it as relayed: the model's claim, with the words.
     const approvals = state.decisions.filter((d: any) => d.state === "APPROVE_PLAN");
     expect(approvals.map((d: any) => [d.phase, d.by, d.answer])).toEqual([
-      [0, "host", "yes"],
-      [1, "host", "yes"],
-      [2, "host", "yes"],
+      [0, "relayed", "yes"],
+      [1, "relayed", "yes"],
+      [2, "relayed", "yes"],
     ]);
+    for (const d of approvals) expect(d.userWords, JSON.stringify(d)).toBeTruthy();
     // Standard rigor dispatches the verifier too.
     const personas = new Set(p.model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
     expect(personas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"]));
@@ -220,7 +222,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(state.currentState, explain(p)).toBe("DONE");
     // The user saw the finding and the choice in Claude Code's reply, and their answer was recorded.
     expect(questions.some((q) => /part1 is exported under the wrong name/.test(q) && /fix \/ override \/ stop/.test(q))).toBe(true);
-    expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([[0, "host"]]);
+    expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([[0, "relayed"]]);
     // The executor was dispatched to fix exactly that (the lean Step has no description: the model
     // takes the prompt's job sentence), and the phase was reviewed again.
     const dispatches = p.model.requests.flatMap((r) =>

@@ -190,9 +190,12 @@ export async function expectFastTwoPhaseDone(dir: string, model: LoopbackModel, 
     "APPROVE_PLAN:auto_approved_plan_fast:auto",
     "APPROVE_PLAN:auto_approved_plan_fast:auto",
   ]);
-  // The user's answer reaches the server through the model's autopilot_decide: recorded as the host
-  // channel (the client declares no form, so the server cannot know a person was asked).
-  expect(decisions.filter((d: string) => d.endsWith(":host")).length, JSON.stringify(decisions)).toBe(1);
+  // The user's answer reaches the server through the model's autopilot_decide, with the user's reply
+  // quoted as the Step asks: recorded as relayed (the model's claim; the client declares no form,
+  // so the server cannot know a person was asked), with the words.
+  expect(decisions.filter((d: string) => d.endsWith(":relayed")).length, JSON.stringify(decisions)).toBe(1);
+  const relayed = (state.decisions ?? []).find((d: any) => d.by === "relayed");
+  expect(typeof relayed?.userWords === "string" && relayed.userWords.length > 0, JSON.stringify(relayed)).toBe(true);
   expect(runs.length).toBe(2);
 
   // The code the executor subagents wrote, committed by autopilot.

@@ -256,11 +256,16 @@ export class Brain {
   }
 
   private lastStep(evs: Event[]): SeenStep | null {
+    return this.lastStepShown(evs)?.step ?? null;
+  }
+
+  /** The last Step an autopilot result showed, with everything that result showed the model. */
+  private lastStepShown(evs: Event[]): { step: SeenStep; shown: string } | null {
     for (let i = evs.length - 1; i >= 0; i--) {
       const e = evs[i];
       if (e.kind === "result" && e.call && this.dialect.autopilotToolOf(e.call.name) && e.result) {
         const s = this.stepOf(e.result);
-        if (s) return s;
+        if (s) return { step: s, shown: `${e.result.text}\n${e.result.structured ? JSON.stringify(e.result.structured) : ""}` };
       }
     }
     return null;
@@ -290,13 +295,14 @@ export class Brain {
       if (step?.next.kind === "ask") {
         const answer = pickOption(last.text!, step.next.options);
         if (!answer) return { kind: "reply", text: `Please answer with one of: ${step.next.options.join(" / ")}.` };
-        // The todo asks for the user's reply, quoted, when the host passes it on.
+        // Where the Step asks for the user's reply, quoted, the host passes it on as userWords.
+        const relay = /userWords/.test(this.lastStepShown(evs)?.shown ?? "");
         return this.callAutopilot(conv, "autopilot_decide", {
           session: step.session,
           stepId: step.stepId,
           answer,
           rationale: `user said: ${last.text!.slice(0, 200)}`,
-          userWords: last.text!.slice(0, 500),
+          ...(relay ? { userWords: last.text!.slice(0, 500) } : {}),
         });
       }
       const args = startArgs(last.text!);
