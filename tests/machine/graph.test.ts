@@ -71,9 +71,11 @@ function eventsFor(s: Snap): AutopilotEvent[] {
   }
   out.push({ type: "RESUME", now });
   out.push({ type: "ASSESSED", planPath: null, now }, { type: "ASSESSED", planPath: "docs/plans/p.md", now });
-  for (const facts of [plan(3), plan(11), plan(21), plan(16), plan(3, 0, ["risk"]), { ...plan(3), problems: ["Task 2 (t) has no verification step"] }]) {
+  for (const facts of [plan(3), plan(11), plan(21), plan(16), plan(3, 0, ["risk"])]) {
     out.push({ type: "PLANNED", plan: facts, now }, { type: "PLAN_FACTS", plan: facts, now });
   }
+  // A planner's plan the plan check finds problems in (read from disk, it pauses like a concern does).
+  out.push({ type: "PLANNED", plan: { ...plan(3), problems: ["Task 2 (t) has no verification step"] }, now });
   out.push(
     { type: "EXECUTED", outcome: "complete", now },
     { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "passed", label: "cp" }, now },
