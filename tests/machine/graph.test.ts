@@ -167,7 +167,10 @@ const paths = getShortestPaths(autopilotMachine, {
   limit: 200_000,
 });
 
-describe("the machine, walked by @xstate/graph", () => {
+// The walk is exhaustive and CPU-bound (about 43,000 states with the refused commits and the
+// send-back counters; 14-30 s for the largest test alone on 2 cores): the default 60 s timed out
+// while other suites loaded the machine, so these tests get more time, not a smaller walk.
+describe("the machine, walked by @xstate/graph", { timeout: 180_000 }, () => {
   it("reaches every state node the machine defines", () => {
     const reached = new Set<string>();
     for (const p of paths) for (const id of p.state._nodes.map((n: AnyStateNode) => n.id)) reached.add(id);
