@@ -1,22 +1,8 @@
-// Small file helpers shared by the effects: every path is resolved inside the project root, and
-// every whole-file write is atomic so a crash leaves the old file or the new one, never half.
+// Small file helpers shared by the effects: every whole-file write is atomic so a crash leaves the
+// old file or the new one, never half. (Paths are confined to the project by src/session/confine.ts.)
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { AutopilotError } from "../protocol/errors.js";
-
-/** Resolve `rel` against `root`, refusing anything that lands outside it. */
-export function resolveInside(root: string, rel: string): string {
-  const base = path.resolve(root);
-  const abs = path.resolve(base, rel);
-  const back = path.relative(base, abs);
-  if (back === ".." || back.startsWith(".." + path.sep) || path.isAbsolute(back)) {
-    throw new AutopilotError("outside_project", `Path "${rel}" is outside the project ${base}. Use a path inside the project.`, {
-      path: rel,
-    });
-  }
-  return abs;
-}
 
 export async function readTextOrNull(file: string): Promise<string | null> {
   try {

@@ -4,11 +4,12 @@
 // symlink anywhere between the session directory and the file (a link could point outside).
 // Whether to write at all (fast mode writes nothing) is the engine's decision, not this module's.
 import { createHash } from "node:crypto";
-import { lstat, readdir, realpath, rm } from "node:fs/promises";
+import { lstat, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 import { requireString, shown } from "../protocol/input.js";
-import { resolveInside, writeTextAtomic } from "./fsutil.js";
+import { writeTextAtomic } from "./fsutil.js";
+import { checkPath, confine } from "../session/confine.js";
 import type { SessionPaths } from "../session/paths.js";
 
 function refuse(what: string): never {
@@ -64,17 +65,16 @@ async function phaseDir(ws: SessionPaths, phase: string | number): Promise<strin
   const root = ws.projectRoot;
   const session = ws.sessionDir;
   const pad = ws.scratchpadDir;
-  const dir = resolveInside(root, path.join(pad, phaseSlug(phase)));
+  const dir = confine(root, path.join(pad, phaseSlug(phase)));
   for (const p of [session, pad, dir]) {
     if ((await isLink(p)) === true) refuse(`${path.relative(root, p)} is a symbolic link.`);
   }
   // A link higher up (e.g. .harness itself) would still carry writes elsewhere.
-  const realRoot = await realpath(root);
-  let probe = dir;
-  while ((await isLink(probe)) === null && probe !== path.dirname(probe)) probe = path.dirname(probe);
-  const real = await realpath(probe);
-  const back = path.relative(realRoot, real);
-  if (back.startsWith("..") || path.isAbsolute(back)) refuse(`${path.relative(root, probe) || "."} resolves outside the project.`);
+  const checked = checkPath(root, dir, { links: true });
+  if (!checked.ok) {
+    const via = "via" in checked.escape ? checked.escape.via : dir;
+    refuse(`${path.relative(root, via) || "."} resolves outside the project.`);
+  }
   return dir;
 }
 
@@ -97,7 +97,7 @@ export async function writeScratchpad(
 
 /** PHASE_COMPLETE: delete the phase's scratchpad folder. Missing folder: nothing to do. */
 export async function clearScratchpad(ws: SessionPaths, phase: string | number): Promise<{ removed: boolean }> {
-  const dir = resolveInside(ws.projectRoot, path.join(ws.scratchpadDir, phaseSlug(phase)));
+  const dir = confine(ws.projectRoot, path.join(ws.scratchpadDir, phaseSlug(phase)));
   const link = await isLink(dir);
   if (link === null) return { removed: false };
   // For a link, rm removes the link itself and never the folder it points to.

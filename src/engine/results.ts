@@ -1,8 +1,7 @@
 // What a host reports (a persona's result) becomes a machine event here. The server does not take
 // a persona's word for files: it finds the plan itself, checks it exists and counts it.
 import { createHash } from "node:crypto";
-import { readFile, realpath } from "node:fs/promises";
-import path from "node:path";
+import { readFile } from "node:fs/promises";
 import type { AutopilotEvent, PlanFacts } from "../../machines/autopilot.machine.js";
 import type { AutopilotState, Finding } from "../session/schema.js";
 import { normalizeSeverity } from "../session/schema.js";
@@ -12,7 +11,7 @@ import { countPlan, planProblems } from "../markdown/plan.js";
 import { findPlanForPhase } from "../markdown/plans-folder.js";
 import { readHandoff } from "../effects/handoff.js";
 import { sessionPathsAt } from "../session/paths.js";
-import { resolveInside } from "../effects/fsutil.js";
+import { checkPath, confine } from "../session/confine.js";
 import { assertParseableMarkdown } from "./limits.js";
 
 export function sha256Of(text: string): string {
@@ -22,7 +21,7 @@ export function sha256Of(text: string): string {
 /** sha256 of a plan file's content now; null when it cannot be read. */
 export async function planFileSha256(root: string, planPath: string): Promise<string | null> {
   try {
-    return sha256Of(await readFile(resolveInside(root, planPath), "utf8"));
+    return sha256Of(await readFile(confine(root, planPath), "utf8"));
   } catch {
     return null;
   }
@@ -34,18 +33,24 @@ export async function readPlanFacts(
   planPath: string,
   concerns: string[],
 ): Promise<PlanFacts | null> {
-  const abs = resolveInside(root, planPath);
+  const abs = confine(root, planPath);
   let text: string;
+  // Links are followed only while they stay inside: a planner could name a link to /etc/passwd
+  // inside the project and have the server read (and report on) it.
+  let checked;
   try {
-    // The lexical check above does not see links: a planner could name a link to /etc/passwd
-    // inside the project and have the server read (and report on) it.
-    const [realRoot, real] = await Promise.all([realpath(root), realpath(abs)]);
-    const back = path.relative(realRoot, real);
-    if (back.startsWith("..") || path.isAbsolute(back))
-      throw new AutopilotError("outside_project", `The plan ${planPath} links to ${real}, outside the project. Write the plan inside the project.`, { path: planPath });
+    checked = checkPath(root, planPath, { links: true });
+  } catch {
+    return null;
+  }
+  if (!checked.ok) {
+    if (checked.escape.why === "link")
+      throw new AutopilotError("outside_project", `The plan ${planPath} links to ${checked.escape.real}, outside the project. Write the plan inside the project.`, { path: planPath });
+    return null; // a dangling link: no plan there
+  }
+  try {
     text = await readFile(abs, "utf8");
-  } catch (e) {
-    if (e instanceof AutopilotError) throw e;
+  } catch {
     return null;
   }
   assertParseableMarkdown(text, `The plan ${planPath}`);

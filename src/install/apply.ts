@@ -2,6 +2,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, relative, sep } from "node:path";
 import type { InstallPlan, PlannedFile } from "./clients.js";
+import { isInside } from "../session/confine.js";
 
 export type Change = "create" | "update" | "unchanged";
 
@@ -12,7 +13,7 @@ export function changeOf(f: PlannedFile): Change {
 
 export function displayPath(path: string, plan: InstallPlan): string {
   const rel = relative(plan.base, path);
-  if (rel.startsWith("..") || rel === "") return path;
+  if (rel === "" || !isInside(plan.base, path)) return path;
   return plan.scope === "global" ? `~${sep}${rel}` : rel;
 }
 

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { promises as fs, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { checkPath } from "../session/confine.js";
 
 export interface ToolDefinition {
   name: string;
@@ -123,56 +124,22 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   const written = new Set<string>();
 
   const rel = (abs: string) => path.relative(root, abs).split(path.sep).join("/") || ".";
-  const inside = (abs: string) => {
-    const r = path.relative(root, abs);
-    return r === "" || (!r.startsWith("..") && !path.isAbsolute(r));
-  };
-
   // Resolves a model-supplied path to its real location, refusing anything that is, or through a
-  // symlink leads, outside the project. A path that does not exist yet is judged by its nearest
-  // existing parent, so a new file under a symlinked directory cannot escape either.
+  // symlink leads, outside the project (src/session/confine.ts). A path that does not exist yet is
+  // judged by its nearest existing parent, so a new file under a symlinked directory cannot escape.
   async function resolve(p: string | undefined, mode: "read" | "write"): Promise<string> {
     const given = p === undefined || p === "" ? "." : p;
-    if (given.includes("\0")) throw new Refusal(`Path ${JSON.stringify(given)} contains a NUL byte.`);
-    const abs = path.resolve(root, given);
-    if (!inside(abs)) {
-      throw new Refusal(
-        `Path ${JSON.stringify(given)} is outside the project (${root}). ` +
-          `Only files inside the project can be used; give a path relative to the project root.`,
-      );
+    const checked = checkPath(root, given, { links: true });
+    if (!checked.ok) {
+      const e = checked.escape;
+      const shown = JSON.stringify(given);
+      if (e.why === "nul") throw new Refusal(`Path ${shown} contains a NUL byte.`);
+      if (e.why === "outside")
+        throw new Refusal(`Path ${shown} is outside the project (${root}). Only files inside the project can be used; give a path relative to the project root.`);
+      if (e.why === "broken") throw new Refusal(`Path ${shown} goes through a broken symlink (${rel(e.via)}); it cannot be used.`);
+      throw new Refusal(`Path ${shown} leads outside the project through a symlink (${rel(e.via)} -> ${e.real}). Only files inside the project can be used.`);
     }
-    let probe = abs;
-    const tail: string[] = [];
-    let real: string;
-    for (;;) {
-      let st;
-      try {
-        st = await fs.lstat(probe);
-      } catch {
-        const parent = path.dirname(probe);
-        if (parent === probe) throw new Refusal(`Path ${JSON.stringify(given)} cannot be resolved.`);
-        tail.unshift(path.basename(probe));
-        probe = parent;
-        continue;
-      }
-      try {
-        real = await fs.realpath(probe);
-      } catch {
-        // A dangling symlink: writing through it would create its target, wherever that is.
-        throw new Refusal(`Path ${JSON.stringify(given)} goes through a broken symlink (${rel(probe)}); it cannot be used.`);
-      }
-      if (st.isSymbolicLink() || real !== probe) {
-        if (!inside(real)) {
-          throw new Refusal(
-            `Path ${JSON.stringify(given)} leads outside the project through a symlink (${rel(probe)} -> ${real}). ` +
-              `Only files inside the project can be used.`,
-          );
-        }
-      }
-      break;
-    }
-    const target = path.join(real, ...tail);
-    if (!inside(target)) throw new Refusal(`Path ${JSON.stringify(given)} is outside the project.`);
+    const target = checked.real;
     if (mode === "write") {
       const r = rel(target);
       const parts = r.toLowerCase().split("/");

@@ -1,8 +1,9 @@
 // Session slugs and spec paths. The slug rule is the skill's, verbatim, so a session started by the
 // upstream skill and one started here for the same spec land in the same `.harness/sessions/<slug>/`.
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
+import { checkPath } from "./confine.js";
 
 /**
  * The skill's four steps: strip a leading `docs/`, drop a trailing `.md`, replace every `/` and `.`
@@ -15,12 +16,6 @@ export function slugFromSpecPath(specPath: string): string {
   if (p.startsWith("docs/")) p = p.slice("docs/".length);
   if (p.endsWith(".md")) p = p.slice(0, -".md".length);
   return p.replace(/[/.]/g, "--").toLowerCase();
-}
-
-function isInside(root: string, candidate: string): boolean {
-  const rel = path.relative(root, candidate);
-  // "..foo" is a legal child name; only ".." as a whole segment escapes.
-  return rel === "" || (rel !== ".." && !rel.startsWith(".." + path.sep) && !path.isAbsolute(rel));
 }
 
 function toPosix(p: string): string {
@@ -39,15 +34,16 @@ export function resolveSpecPath(projectRoot: string, spec: string): { abs: strin
     );
   }
   const root = path.resolve(projectRoot);
-  const abs = path.resolve(root, spec);
   // Lexical check first: it must hold even when the file does not exist yet, so the error for
   // "../elsewhere/spec.md" is about the escape, not about a missing file.
-  if (!isInside(root, abs)) {
+  const lexical = checkPath(root, spec);
+  if (!lexical.ok) {
     throw new AutopilotError(
       "outside_project",
       `The spec ${JSON.stringify(spec)} is outside the project (${root}). Use a spec inside the project, given relative to its root.`,
     );
   }
+  const abs = lexical.abs;
   let st;
   try {
     st = statSync(abs);
@@ -59,18 +55,16 @@ export function resolveSpecPath(projectRoot: string, spec: string): { abs: strin
   }
   // Symlinks are followed only if they stay inside: a spec symlinked from elsewhere would let a
   // client make the server read (and plan from) any file on the machine.
-  let realRoot: string;
-  let realAbs: string;
+  let linked;
   try {
-    realRoot = realpathSync(root);
-    realAbs = realpathSync(abs);
+    linked = checkPath(root, spec, { links: true });
   } catch {
     throw new AutopilotError("spec_not_found", `Spec not readable: ${spec}. Check the path and its permissions.`);
   }
-  if (!isInside(realRoot, realAbs)) {
+  if (!linked.ok) {
     throw new AutopilotError(
       "outside_project",
-      `The spec ${JSON.stringify(spec)} resolves to ${realAbs}, outside the project (${realRoot}). Copy the spec into the project instead of linking it.`,
+      `The spec ${JSON.stringify(spec)} resolves to ${linked.escape.why === "link" ? linked.escape.real : "a broken link"}, outside the project (${root}). Copy the spec into the project instead of linking it.`,
     );
   }
   if (!st.isFile()) {
