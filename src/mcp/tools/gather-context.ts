@@ -15,12 +15,15 @@ export function registerGatherContext({ server, ctx, engineFor, safe }: ToolKit)
     },
     (args, extra) =>
       safe(async () => {
-        await (await engineFor()).read(args.session); // unknown_session, unsafe names
+        const engine = await engineFor();
+        await engine.read(args.session); // unknown_session, unsafe names
+        // A --worktree session's files and checks are in its worktree, not in this checkout.
+        const root = await engine.rootFor(args.session);
         const progress = new Progress(extra, ctx.heartbeatMs);
         try {
           const include: ContextPart[] = args.include ?? ["state", "learnings", "handoff"];
           if (include.includes("validation")) progress.report("running the project's validation commands");
-          return jsonResult(await gatherContext(ctx.root, args.session, include, { signal: extra.signal }));
+          return jsonResult(await gatherContext(root, args.session, include, { signal: extra.signal }));
         } finally {
           progress.stop();
         }
