@@ -1,19 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { editDistance } from "../protocol/words.js";
 
 /** A mistake in how a command was called: exit code 2, the message says the right form. */
 export class UsageError extends Error {}
-
-/** Edit distance, for "did you mean". Small inputs only (option names). */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.length][b.length];
-}
 
 /** The known option closest to what was typed (`--thorogh` → `--thorough`), or null. */
 export function suggestOption(typed: string, known: string[]): string | null {
@@ -22,7 +11,7 @@ export function suggestOption(typed: string, known: string[]): string | null {
   let best: string | null = null;
   let bestD = Infinity;
   for (const k of known) {
-    const d = distance(name, k);
+    const d = editDistance(name, k);
     if (d < bestD) [best, bestD] = [k, d];
   }
   // A prefix ("--thor") or a couple of typos away, relative to the length.

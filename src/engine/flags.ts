@@ -9,6 +9,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import { requireString } from "../protocol/input.js";
 import type { RigorLevel } from "../session/schema.js";
 import { parseBudget } from "../session/usage.js";
+import { editDistance, splitWords, type Word } from "../protocol/words.js";
 
 export const FLAGS = ["--fast", "--thorough", "--review-plans", "--human-gates", "--worktree"] as const;
 /** The one flag that takes a value: `--budget 200k`, `--budget $5`, `--budget=5usd`. */
@@ -26,41 +27,11 @@ export interface Flags {
   worktree: boolean;
 }
 
-interface Token {
-  text: string;
-  /** Written in quotes: never a flag, whatever it starts with. */
-  quoted: boolean;
-}
+type Token = Word;
 
-/**
- * Words of a command line: whitespace separates, "double" or 'single' quotes at the start of a word
- * group (and are removed); a quote inside a word (bob's) is a character. An unclosed quote runs to
- * the end. No escapes: Windows paths keep their backslashes.
- */
+/** Words of a spec and its flags (src/protocol/words.ts, `paths`: no escapes, an unclosed quote runs to the end). */
 export function tokenize(line: string): Token[] {
-  const out: Token[] = [];
-  let cur = "";
-  let quoted = false;
-  let started = false;
-  let quote: string | null = null;
-  for (const ch of line) {
-    if (quote) {
-      if (ch === quote) quote = null;
-      else cur += ch;
-    } else if ((ch === '"' || ch === "'") && !started) {
-      quote = ch;
-      quoted = started = true;
-    } else if (/\s/.test(ch)) {
-      if (started) out.push({ text: cur, quoted });
-      cur = "";
-      quoted = started = false;
-    } else {
-      cur += ch;
-      started = true;
-    }
-  }
-  if (started) out.push({ text: cur, quoted });
-  return out;
+  return splitWords(line).words;
 }
 
 /** Typed dashes (— or –, as some keyboards autocorrect `--`) count as `--`. */
@@ -72,20 +43,6 @@ function isFlagLike(t: Token): boolean {
   return !t.quoted && /^[-—–]/.test(t.text);
 }
 
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0];
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = d[j];
-      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return d[b.length];
-}
-
 /** The known flag a mistyped word most likely meant, or null. */
 export function suggestFlag(word: string): string | null {
   const bare = word.replace(/^[-—–]+/, "").toLowerCase().replace(/_/g, "-");
@@ -93,7 +50,7 @@ export function suggestFlag(word: string): string | null {
   let best: { flag: string; d: number } | null = null;
   for (const flag of [...FLAGS, BUDGET_FLAG]) {
     const name = flag.slice(2);
-    const d = name.startsWith(bare) || bare.startsWith(name) ? 0 : distance(bare, name);
+    const d = name.startsWith(bare) || bare.startsWith(name) ? 0 : editDistance(bare, name);
     if (!best || d < best.d) best = { flag, d };
   }
   return best && best.d <= 2 ? best.flag : null;

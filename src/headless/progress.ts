@@ -4,7 +4,7 @@ import type { Writable } from "node:stream";
 import type { Step } from "../protocol/step.js";
 import type { GateAnswer } from "./drive.js";
 
-export class Progress {
+export class RunProgress {
   private readonly t0 = Date.now();
   private lastPhase: number | null | undefined = undefined;
   private first = true;

@@ -13,7 +13,7 @@ import { sessionDirRel } from "../session/paths.js";
 import { channelCounts } from "../session/channels.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "../session/driver-lock.js";
-import { Progress } from "./progress.js";
+import { RunProgress } from "./progress.js";
 import { LineReader, NoAnswer, TerminalGate } from "./terminal-gate.js";
 import { formatBudget, formatCost } from "../session/usage.js";
 import { EXIT_CODES, type EventWriter, type RunOutcome } from "./events.js";
@@ -66,7 +66,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
   const root = path.resolve(o.root);
   const { rel } = resolveSpecPath(root, o.spec);
   const slug = slugFromSpecPath(rel);
-  const progress = new Progress(o.out, { resumed: false, simulated: o.runner.simulated });
+  const progress = new RunProgress(o.out, { resumed: false, simulated: o.runner.simulated });
   if (o.runner.simulated && !o.quietBanner) progress.write(SIMULATION_BANNER);
 
   o.events?.setSession(slug);
@@ -176,7 +176,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
  * it goes stale (10 s); we hold the driver lock, so nobody else should drive, and waiting for it
  * beats failing the resume that naturally follows a crash.
  */
-async function startWaiting(engine: Engine, rel: string, flags: string[], progress: Progress) {
+async function startWaiting(engine: Engine, rel: string, flags: string[], progress: RunProgress) {
   const deadline = Date.now() + 15_000;
   let told = false;
   for (;;) {
@@ -215,7 +215,7 @@ function reasonOf(final: Step, outcome: RunOutcome): string {
 }
 
 async function summarise(
-  p: Progress,
+  p: RunProgress,
   root: string,
   slug: string,
   final: Step,

@@ -2,4 +2,4 @@ export { CLIENTS, SERVER_NAME, planInstall, type Client, type InstallOptions, ty
 export { applyPlan, changeOf, unifiedDiff, summaryLine, displayPath } from "./apply.js";
 export { mergeJsonServer, mergeTomlServer, deepEqual, JSONC, STRICT_JSON, type JsonDialect } from "./merge.js";
 export { packageRoot, homeDir, vscodeUserDir, codexHome } from "./paths.js";
-export { resolveServerCommand, splitCommandLine, npxCommand, binOnPath, packageVersion, type ServerCommand } from "./server-command.js";
+export { resolveServerCommand, commandWords, npxCommand, binOnPath, packageVersion, type ServerCommand } from "./server-command.js";

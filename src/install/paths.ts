@@ -28,6 +28,25 @@ export function packageRoot(from: string = fileURLToPath(import.meta.url)): stri
   }
 }
 
+/** The `version` of the package.json in `root`; null when there is none to read. */
+export function versionAt(root: string): string | null {
+  try {
+    const v = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown }).version;
+    return typeof v === "string" && v.length > 0 ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** This package's version (the MCP server's `serverInfo.version`); 0.0.0 when it cannot be found. */
+export function ownVersion(): string {
+  try {
+    return versionAt(packageRoot()) ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
 /** The user's home. os.homedir() honours HOME on POSIX, which is what tests set. */
 export function homeDir(): string {
   return process.env.HOME && process.env.HOME.length > 0 ? resolve(process.env.HOME) : homedir();

@@ -5,6 +5,8 @@
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { delimiter, dirname, join, resolve, sep } from "node:path";
 import { UsageError } from "../cli/usage.js";
+import { splitWords } from "../protocol/words.js";
+import { versionAt } from "./paths.js";
 
 export const PACKAGE_NAME = "autopilot-mcp";
 export const BIN_NAME = "autopilot";
@@ -23,14 +25,9 @@ export function npxCommand(version: string, source: string): ServerCommand {
   return { command: "npx", args: ["-y", `${PACKAGE_NAME}@${version}`, "serve"], source, machineLocal: false };
 }
 
+/** The version in `root`/package.json, or "latest" (what npx then runs) when it has none. */
 export function packageVersion(root: string): string {
-  try {
-    const v = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown }).version;
-    if (typeof v === "string" && v.length > 0) return v;
-  } catch {
-    // fall through
-  }
-  return "latest";
+  return versionAt(root) ?? "latest";
 }
 
 function sameFile(a: string, b: string): boolean {
@@ -78,7 +75,7 @@ export function binOnPath(main: string, env: NodeJS.ProcessEnv = process.env, pl
  */
 export function resolveServerCommand(root: string, override?: string, env: NodeJS.ProcessEnv = process.env): ServerCommand {
   if (override !== undefined) {
-    const words = splitCommandLine(override);
+    const words = commandWords(override);
     if (words.length === 0) throw new UsageError(`--command must not be empty, e.g. --command "${BIN_NAME} serve"`);
     return { command: words[0]!, args: words.slice(1), source: "--command", machineLocal: false };
   }
@@ -94,34 +91,9 @@ export function resolveServerCommand(root: string, override?: string, env: NodeJ
   return { command: "node", args: [main, "serve"], source: "this checkout, a path on this machine only", machineLocal: true };
 }
 
-/** Splits a command line into words: whitespace separates, '...' and "..." group, \ escapes. */
-export function splitCommandLine(line: string): string[] {
-  const words: string[] = [];
-  let word = "";
-  let inWord = false;
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"' && i + 1 < line.length) word += line[++i];
-      else word += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      inWord = true;
-    } else if (c === "\\" && i + 1 < line.length) {
-      word += line[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(word);
-      word = "";
-      inWord = false;
-    } else {
-      word += c;
-      inWord = true;
-    }
-  }
-  if (quote) throw new UsageError(`--command has an unclosed ${quote} quote`);
-  if (inWord) words.push(word);
-  return words;
+/** A command line's words as a POSIX shell reads them: '...' and "..." group, \\ escapes. */
+export function commandWords(line: string): string[] {
+  const { words, unclosed } = splitWords(line, "shell");
+  if (unclosed) throw new UsageError(`--command has an unclosed ${unclosed} quote`);
+  return words.map((w) => w.text);
 }

@@ -1,8 +1,6 @@
 // The MCP server: the control plane of the autopilot. It cannot start subagents in the client, so
 // every tool result is a Step telling the host the one next thing to do.
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -12,6 +10,7 @@ import { registerTools } from "./tools/index.js";
 import { registerPrompts } from "./prompts.js";
 import { registerResources } from "./resources.js";
 import { hostOf } from "../engine/step.js";
+import { ownVersion } from "../install/paths.js";
 
 /**
  * Tools a Claude Code host never needs to call (its subagents have no MCP tools), left out of its
@@ -64,27 +63,9 @@ export interface ServerOptions {
 export const INSTRUCTIONS =
   "Runs a multi-phase spec through plan, execute, verify, review. Start with autopilot_start; do what each result's `todo` says.";
 
-/** The package version, found from this file whether it runs from src/ or dist/src/. */
-export function packageVersion(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const file = path.join(dir, "package.json");
-    if (existsSync(file)) {
-      try {
-        const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-        if (pkg.name === "autopilot-mcp" && pkg.version) return pkg.version;
-      } catch {
-        // keep looking
-      }
-    }
-    dir = path.dirname(dir);
-  }
-  return "0.0.0";
-}
-
 export function createServer(opts: ServerOptions): McpServer {
   const server = new McpServer(
-    { name: "autopilot", version: packageVersion() },
+    { name: "autopilot", version: ownVersion() },
     { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
   );
   const log = (level: "info" | "warning" | "error", message: string) => {

@@ -29,6 +29,7 @@ describe("splitCommandLine", () => {
 describe("suggestFlag", () => {
   it("close typos and prefixes, nothing for unrelated words", () => {
     expect(suggestFlag("--thorugh")).toBe("--thorough");
+    expect(suggestFlag("--wroktere")).toBe("--worktree"); // a swap and a typo: two edits
     expect(suggestFlag("--review")).toBe("--review-plans");
     expect(suggestFlag("--review_plans")).toBe("--review-plans");
     expect(suggestFlag("-fast")).toBe("--fast");

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { JSONC, mergeJsonServer, mergeTomlServer } from "../../src/install/merge.js";
-import { resolveServerCommand, splitCommandLine } from "../../src/install/server-command.js";
+import { resolveServerCommand, commandWords } from "../../src/install/server-command.js";
 import { unifiedDiff } from "../../src/install/apply.js";
 
 const entry = { command: "node", args: ["/opt/autopilot/dist/src/cli/main.js", "serve"] };
@@ -84,8 +84,11 @@ describe("mergeJsonServer", () => {
 
 describe("server command", () => {
   it("splits a --command line with quotes", () => {
-    expect(splitCommandLine(`node "/My Apps/autopilot/main.js" serve`)).toEqual(["node", "/My Apps/autopilot/main.js", "serve"]);
-    expect(splitCommandLine(`npx -y 'autopilot-mcp@0.1.0' serve`)).toEqual(["npx", "-y", "autopilot-mcp@0.1.0", "serve"]);
+    expect(commandWords(`node "/My Apps/autopilot/main.js" serve`)).toEqual(["node", "/My Apps/autopilot/main.js", "serve"]);
+    expect(commandWords(`npx -y 'autopilot-mcp@0.1.0' serve`)).toEqual(["npx", "-y", "autopilot-mcp@0.1.0", "serve"]);
+    // As a shell reads it: quotes inside a word, backslash escapes, an empty quoted word.
+    expect(commandWords(`node --title="my server" /My\\ Apps/main.js "" serve`)).toEqual(["node", "--title=my server", "/My Apps/main.js", "", "serve"]);
+    expect(() => commandWords(`node "main.js serve`)).toThrow(/unclosed " quote/);
   });
 
   it("uses npx with the exact version when the package runs from npx's cache or is a dependency", () => {
