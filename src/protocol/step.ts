@@ -1,4 +1,4 @@
-// The Step envelope and the persona result, exactly as docs/protocol.md fixes them.
+// The Step envelope and the persona result: the MCP contract documented in docs/mcp.md.
 import { z } from "zod";
 import { StateName, Complexity, RigorLevel } from "../session/schema.js";
 

@@ -2,7 +2,7 @@
 //
 // Two jobs, in this order:
 //  1. the skill's own migration of schemaVersion 1-4 (INIT step 3), rule for rule;
-//  2. a tolerant normaliser for what real files contain (see ../corpus/upstream): hand-edited and
+//  2. a tolerant normaliser for what real files contain (see ../shared/corpus/upstream beside the project, and tests/fixtures/state): hand-edited and
 //     agent-written files use other words (`COMPLETE`, `in-progress`, `PHASE_COMPLETE`), other
 //     shapes (numeric `retryBudget`, string decisions, `{what, why}` decisions), 1-based phase
 //     numbers, the other severity vocabulary.

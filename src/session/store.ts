@@ -12,7 +12,7 @@ import writeFileAtomic from "write-file-atomic";
 import { AutopilotError } from "../protocol/errors.js";
 import { migrateState, type MigrateResult } from "./migrate.js";
 import { acquireLock, LockBusyError, type HeldLock } from "./lock.js";
-import { sessionPaths, type SessionPaths } from "./paths.js";
+import { projectPaths, sessionPaths, STATE_FILE, type SessionPaths } from "./paths.js";
 import { AutopilotState } from "./schema.js";
 
 export interface LockOptions {
@@ -86,7 +86,7 @@ export class SessionStore {
 
   /** Slugs of every session folder that holds a state file, sorted. */
   async list(): Promise<string[]> {
-    const dir = path.join(this.projectRoot, ".harness", "sessions");
+    const dir = projectPaths(this.projectRoot).sessionsDir;
     let entries;
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -97,7 +97,7 @@ export class SessionStore {
     const slugs: string[] = [];
     for (const e of entries) {
       if (!e.isDirectory()) continue;
-      if (await fileExists(path.join(dir, e.name, "autopilot-state.json"))) slugs.push(e.name);
+      if (await fileExists(path.join(dir, e.name, STATE_FILE))) slugs.push(e.name);
     }
     return slugs.sort();
   }

@@ -13,6 +13,7 @@ import { parseScript } from "../../headless/config.js";
 import { decisionTable } from "../../headless/decision-log.js";
 import { runHeadless } from "../../headless/run.js";
 import { ScriptedRunner } from "../../runners/scripted.js";
+import { projectPaths } from "../../session/paths.js";
 
 const execFileP = promisify(execFile);
 const SPEC_REL = "docs/changes/word-count/proposal.md";
@@ -63,11 +64,11 @@ export async function run(argv: string[]): Promise<number> {
   await mkdir(path.join(dir, ".git", "no-hooks"), { recursive: true });
   await git(dir, "config", "core.hooksPath", path.join(dir, ".git", "no-hooks"));
   await mkdir(path.join(dir, path.dirname(SPEC_REL)), { recursive: true });
-  await mkdir(path.join(dir, ".harness"), { recursive: true });
+  await mkdir(projectPaths(dir).harnessDir, { recursive: true });
   await writeFile(path.join(dir, "README.md"), "# wc-lite\n\nA demo project for autopilot: see docs/changes/word-count/proposal.md.\n");
   await writeFile(path.join(dir, SPEC_REL), specText);
   // So that `autopilot run` in this repository continues with the same simulated personas.
-  await writeFile(path.join(dir, ".harness", "config.json"), JSON.stringify({ runner: "scripted", scripted: script }, null, 2) + "\n");
+  await writeFile(projectPaths(dir).config, JSON.stringify({ runner: "scripted", scripted: script }, null, 2) + "\n");
   await git(dir, "add", "-A");
   await git(dir, "commit", "-q", "-m", "Add the word-count spec");
   w(`Created a git repository at ${dir} with the spec ${SPEC_REL} (3 phases: low, medium, low).`);

@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../../protocol/errors.js";
 import { migrateState } from "../../session/migrate.js";
+import { SESSIONS_DIR_REL } from "../../session/paths.js";
 import { UsageError, parseCliArgs } from "../usage.js";
 
 const USAGE = "usage: autopilot state check FILE [--json]";
@@ -12,8 +13,9 @@ const USAGE = "usage: autopilot state check FILE [--json]";
 /** A file inside `.harness/sessions/<slug>/` belongs to that session whatever its sessionDir says. */
 function sessionDirOf(file: string): string | undefined {
   const parts = path.resolve(file).split(path.sep);
-  const i = parts.lastIndexOf("sessions");
-  if (i > 0 && parts[i - 1] === ".harness" && parts.length === i + 3) return `.harness/sessions/${parts[i + 1]}`;
+  const [harness, sessions] = SESSIONS_DIR_REL.split("/");
+  const i = parts.lastIndexOf(sessions!);
+  if (i > 0 && parts[i - 1] === harness && parts.length === i + 3) return `${SESSIONS_DIR_REL}/${parts[i + 1]}`;
   return undefined;
 }
 
