@@ -5,19 +5,11 @@ import type { Engine } from "../engine/engine.js";
 import type { AskNext, DispatchNext, Step } from "../protocol/step.js";
 import type { PersonaRunner } from "../runners/types.js";
 import type { UsageReport } from "../session/usage.js";
-import type { Decision, DecisionChannel } from "../session/schema.js";
-import { NoAnswer } from "./terminal-gate.js";
+import type { Decision } from "../session/schema.js";
+import { NoAnswer, type Gate, type GateAnswer } from "./gate.js";
 import { ANSWERS } from "../../machines/autopilot.machine.js";
 
-export interface GateAnswer {
-  answer: string;
-  rationale?: string;
-  by: DecisionChannel;
-}
-
-export interface Gate {
-  answer(step: Step, ask: AskNext): Promise<GateAnswer>;
-}
+export type { Gate, GateAnswer } from "./gate.js";
 
 export interface DriveEvents {
   onStep?(step: Step): void;

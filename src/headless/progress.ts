@@ -2,7 +2,7 @@
 // next), the Step's report indented under it, the runner's notes, the answers given at gates.
 import type { Writable } from "node:stream";
 import type { Step } from "../protocol/step.js";
-import type { GateAnswer } from "./drive.js";
+import type { GateAnswer } from "./gate.js";
 
 export class RunProgress {
   private readonly t0 = Date.now();

@@ -6,15 +6,9 @@ import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { AskNext, Step } from "../protocol/step.js";
 import { matchAnswer } from "../engine/step.js";
-import type { Gate, GateAnswer } from "./drive.js";
+import { NoAnswer, type Gate, type GateAnswer } from "./gate.js";
 
-/** The run must stop at this question: there is nobody to answer it. */
-export class NoAnswer extends Error {
-  constructor(readonly step: Step) {
-    super("no answer: the input ended");
-    this.name = "NoAnswer";
-  }
-}
+export { NoAnswer };
 
 const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, " ");
 const cleanReason = (s: string) => s.replace(/^[\s,;:.)\]—–-]+/, "").trim();
