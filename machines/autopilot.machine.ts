@@ -24,7 +24,7 @@ import type {
 } from "../src/session/schema.js";
 import { emptyPhaseRun } from "../src/session/schema.js";
 import type { PersonaName, ResultKind } from "../src/protocol/step.js";
-import { channelCounts, channelPhrase } from "../src/session/channels.js";
+import { channelCounts, channelPhrase } from "../src/vocabulary.js";
 import { countBySeverity, doneNotice, phaseSummaryNotice, sessionSoFar } from "./reports.js";
 import { SPEC_PHASES_SHOWN, type Notice } from "../src/session/notices.js";
 import { firedSignals, signalsFor } from "./signals.js";

@@ -1,55 +1,15 @@
-// Reports the user sees with a Step: the plan gate's text (its lines come from the signal registry)
-// and the facts of the phase summary and DONE notices (src/session/notices.ts words them). Pure.
-import type { AutopilotState, Finding, Signals } from "../src/session/schema.js";
-import { SIGNAL_DEFS, type SignalName } from "./signals.js";
+// The facts of the phase summary and DONE notices (src/session/notices.ts words them). Pure.
+// The plan gate's text is the signal registry's (planGateReport in ./signals.ts).
+import type { AutopilotState } from "../src/session/schema.js";
+import type { Finding } from "../src/vocabulary.js";
 import type { NoticeOf } from "../src/session/notices.js";
 
-export { TASK_THRESHOLD, type SignalName } from "./signals.js";
+export { TASK_THRESHOLD, planGateReport, type SignalName } from "./signals.js";
 
 export function countBySeverity(findings: Finding[]): { blocking: number; warning: number; note: number } {
   const out = { blocking: 0, warning: 0, note: 0 };
   for (const f of findings) out[f.severity] += 1;
   return out;
-}
-
-/** The structured report the skill prints when a plan is auto-approved or paused. */
-export function planGateReport(opts: {
-  phaseNumber: number;
-  phaseName: string;
-  signals: Signals;
-  fired: SignalName[];
-  rigor: AutopilotState["rigorLevel"];
-  mode: "auto" | "fast" | "pause";
-  checkpointCount: number;
-  /** The planner's assumptions and deferred unknowns: shown whatever the mode, never a pause. */
-  assumptions?: readonly string[];
-  deferred?: readonly string[];
-}): string {
-  const { signals, fired } = opts;
-  const has = (s: string) => (fired as readonly string[]).includes(s);
-  const head =
-    opts.mode === "pause"
-      ? `Pausing for review -- Phase ${opts.phaseNumber}: ${opts.phaseName}`
-      : opts.mode === "fast"
-        ? `Auto-approved Phase ${opts.phaseNumber}: ${opts.phaseName} (fast mode — signal evaluation skipped)`
-        : `Auto-approved Phase ${opts.phaseNumber}: ${opts.phaseName}`;
-  const ctx = { snapshot: signals as Record<string, unknown>, has, rigor: opts.rigor };
-  const lines = [head];
-  // One line per signal, from the registry (a signal whose line another covers gives none).
-  for (const def of SIGNAL_DEFS) {
-    const line = def.gateLine(signals, has(def.name), ctx);
-    if (line !== null) lines.push(`  ${line}`);
-  }
-  if (opts.mode === "pause") {
-    lines.push(
-      `  Checkpoints: ${opts.checkpointCount} | Estimated time: ~${signals.taskCount * 3} min`,
-    );
-    for (const c of signals.plannerConcerns) lines.push(`  - concern: ${c}`);
-    for (const p of signals.planProblems ?? []) lines.push(`  - plan check: ${p}`);
-  }
-  for (const a of opts.assumptions ?? []) lines.push(`  - assumption: ${a}`);
-  for (const d of opts.deferred ?? []) lines.push(`  - deferred: ${d}`);
-  return lines.join("\n");
 }
 
 /** The summary shown when a phase completes, with its figures as they are at that moment. */

@@ -4,12 +4,11 @@
 // `Signals` schema of the state file is built from them), how it is read from the session and the
 // plan facts, when it fires, and how it reads in the gate report and the logs.
 //
-// The machine's guards (signalsFor, firedSignals), the gate report (reports.ts), the state schema
-// and every log format (src/log/model.ts, markdown.ts, html.ts) iterate this list. Adding a signal
-// is one entry here (plus a plan fact in src/engine/facts.ts when it needs one, and a test).
+// The machine's guards (signalsFor, firedSignals), the gate report (planGateReport, at the end of
+// this file), the state schema and every log format (src/log/model.ts, markdown.ts, html.ts)
+// iterate this list. Adding a signal is one entry here (plus a plan fact in src/engine/facts.ts when it needs one, and a test).
 import { z } from "zod";
-import type { RigorLevel } from "../src/session/schema.js";
-import { Complexity } from "../src/session/complexity.js";
+import { Complexity, type RigorLevel } from "../src/vocabulary.js";
 import { RIGOR } from "./policy.js";
 
 /** Plans with more tasks than this pause for review (the skill's threshold). */
@@ -191,4 +190,44 @@ export function firedSignals(signals: Signals): SignalName[] {
 /** A recorded snapshot made whole for the logs: each signal's tolerant reading applied. */
 export function normalizedSignals(raw: Signals): Signals {
   return Object.assign({ ...raw }, ...SIGNAL_DEFS.map((s) => s.normalize?.(raw as Record<string, unknown>) ?? {})) as Signals;
+}
+
+/** The structured report the skill prints when a plan is auto-approved or paused. */
+export function planGateReport(opts: {
+  phaseNumber: number;
+  phaseName: string;
+  signals: Signals;
+  fired: SignalName[];
+  rigor: RigorLevel;
+  mode: "auto" | "fast" | "pause";
+  checkpointCount: number;
+  /** The planner's assumptions and deferred unknowns: shown whatever the mode, never a pause. */
+  assumptions?: readonly string[];
+  deferred?: readonly string[];
+}): string {
+  const { signals, fired } = opts;
+  const has = (s: string) => (fired as readonly string[]).includes(s);
+  const head =
+    opts.mode === "pause"
+      ? `Pausing for review -- Phase ${opts.phaseNumber}: ${opts.phaseName}`
+      : opts.mode === "fast"
+        ? `Auto-approved Phase ${opts.phaseNumber}: ${opts.phaseName} (fast mode — signal evaluation skipped)`
+        : `Auto-approved Phase ${opts.phaseNumber}: ${opts.phaseName}`;
+  const ctx = { snapshot: signals as Record<string, unknown>, has, rigor: opts.rigor };
+  const lines = [head];
+  // One line per signal, from the registry (a signal whose line another covers gives none).
+  for (const def of SIGNAL_DEFS) {
+    const line = def.gateLine(signals, has(def.name), ctx);
+    if (line !== null) lines.push(`  ${line}`);
+  }
+  if (opts.mode === "pause") {
+    lines.push(
+      `  Checkpoints: ${opts.checkpointCount} | Estimated time: ~${signals.taskCount * 3} min`,
+    );
+    for (const c of signals.plannerConcerns) lines.push(`  - concern: ${c}`);
+    for (const p of signals.planProblems ?? []) lines.push(`  - plan check: ${p}`);
+  }
+  for (const a of opts.assumptions ?? []) lines.push(`  - assumption: ${a}`);
+  for (const d of opts.deferred ?? []) lines.push(`  - deferred: ${d}`);
+  return lines.join("\n");
 }

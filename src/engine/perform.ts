@@ -2,7 +2,7 @@
 // as a trailer, appended lines carry a marker, whole files are rewritten to the same bytes), so
 // replaying an outbox after a crash changes nothing that was already done.
 import { formatCost } from "../session/usage.js";
-import { channelPhrase } from "../session/channels.js";
+import { channelPhrase } from "../vocabulary.js";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Notice } from "../session/schema.js";

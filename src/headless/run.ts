@@ -10,7 +10,7 @@ import type { PersonaRunner } from "../runners/types.js";
 import type { AutopilotState } from "../session/schema.js";
 import { resolveSpecPath, shellWord, slugFromSpecPath } from "../session/slug.js";
 import { sessionDirRel } from "../session/paths.js";
-import { channelCounts } from "../session/channels.js";
+import { channelCounts } from "../vocabulary.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "../session/driver-lock.js";
 import { RunProgress } from "./progress.js";

@@ -8,7 +8,7 @@
 // with only some fields); every field below that the file could not supply is null rather than a
 // guess, and the few inferences we make are marked (`whoInferred`, `phaseInferred`).
 import { SIGNAL_DEFS, firedSignals, normalizedSignals, type SignalName } from "../../machines/signals.js";
-import { channelPhrase } from "../session/channels.js";
+import { channelPhrase } from "../vocabulary.js";
 import {
   isHumanChannel,
   normalizeSeverity,

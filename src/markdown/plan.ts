@@ -7,7 +7,8 @@ import type { Heading, List, Nodes, Paragraph, RootContent } from "mdast";
 import { headingSource, parseMarkdown, plainText } from "./mdast.js";
 import { TASK_SIZE } from "../../machines/policy.js";
 
-export type CheckpointKind = "human-verify" | "decision" | "human-action";
+import type { CheckpointKind } from "../vocabulary.js";
+export type { CheckpointKind };
 
 export type PlanTask = {
   number: string;

@@ -1,18 +1,8 @@
 // The Step envelope and the persona result: the MCP contract documented in docs/mcp.md.
 import { z } from "zod";
-import { StateName, Complexity, RigorLevel } from "../session/schema.js";
+import { StateName, Complexity, RigorLevel, CheckpointType, PersonaName, ResultKind } from "../vocabulary.js";
 
-export const PERSONAS = [
-  "harness-planner",
-  "harness-task-executor",
-  "harness-verifier",
-  "harness-code-reviewer",
-] as const;
-export const PersonaName = z.enum(PERSONAS);
-export type PersonaName = z.infer<typeof PersonaName>;
-
-export const ResultKind = z.enum(["planned", "executed", "verified", "reviewed", "fixed"]);
-export type ResultKind = z.infer<typeof ResultKind>;
+export { PERSONAS, PersonaName, ResultKind } from "../vocabulary.js";
 
 export const StepPhase = z.object({
   index: z.number().int(),
@@ -115,7 +105,7 @@ export const ExecutedResult = z.object({
   outcome: z.enum(["complete", "checkpoint", "failed", "plan_defect"]).optional(),
   checkpoint: z
     .object({
-      type: z.enum(["human-verify", "decision", "human-action", "passed"]),
+      type: CheckpointType,
       label: z.string(),
       options: z.array(z.string()).optional(),
       details: z.string().optional(),

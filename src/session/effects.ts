@@ -8,7 +8,7 @@
 // earlier engine wrote is declared here as it wrote it (`writeSummary.lastActive` came later, so it
 // is optional), and the objects stay loose so unknown fields are carried through.
 import { z } from "zod";
-import { Finding } from "./finding.js";
+import { Finding } from "../vocabulary.js";
 
 /** Effects that take nothing from the transition: they read what they need from the saved state. */
 const NoArgs = z.looseObject({});

@@ -11,14 +11,9 @@
 // Notices already saved in state files must keep loading: the objects stay loose, and a field added
 // later is optional.
 import { z } from "zod";
-import { Signals } from "../../machines/signals.js";
+import { RigorLevel, SeverityCounts } from "../vocabulary.js";
+import { planGateReport, Signals } from "../../machines/signals.js";
 import { escalationStep } from "../../machines/policy.js";
-import { planGateReport } from "../../machines/reports.js";
-
-const Counts = z.looseObject({ blocking: z.number(), warning: z.number(), note: z.number() });
-export type SeverityCounts = z.infer<typeof Counts>;
-
-const Rigor = z.enum(["fast", "standard", "thorough"]);
 
 function notice<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
   return z.looseObject({ kind: z.literal(kind), ...shape });
@@ -64,7 +59,7 @@ export const Notice = z.discriminatedUnion("kind", [
     phaseName: z.string(),
     signals: Signals,
     fired: z.array(z.string()),
-    rigor: Rigor,
+    rigor: RigorLevel,
     checkpointCount: z.number().int(),
     assumptions: z.array(z.string()).optional(),
     deferred: z.array(z.string()).optional(),
@@ -114,7 +109,7 @@ export const Notice = z.discriminatedUnion("kind", [
   // VERIFY / REVIEW ---------------------------------------------------------------------------------
   notice("verificationPassed", {}),
   notice("verificationFailed", { findings: z.array(z.string()) }),
-  notice("review", { counts: Counts, round: z.number().int().optional() }),
+  notice("review", { counts: SeverityCounts, round: z.number().int().optional() }),
   notice("reviewSentBack", { problems: z.array(z.string()), final: z.boolean() }),
   // PHASE_COMPLETE ----------------------------------------------------------------------------------
   notice("phaseSummary", {
@@ -124,7 +119,7 @@ export const Notice = z.discriminatedUnion("kind", [
     tasks: z.number().int(),
     retries: z.number().int(),
     verification: z.string(),
-    counts: Counts,
+    counts: SeverityCounts,
     reviewOverridden: z.boolean(),
     next: z.looseObject({ phaseNumber: z.number().int(), name: z.string(), complexity: z.string() }).nullable(),
     /** Failed verifications before the pass, and fix rounds (absent in earlier notices). */
@@ -134,7 +129,7 @@ export const Notice = z.discriminatedUnion("kind", [
     reReviews: z.number().int().optional(),
   }),
   // FINAL_REVIEW / DONE -----------------------------------------------------------------------------
-  notice("finalReview", { counts: Counts, round: z.number().int().optional() }),
+  notice("finalReview", { counts: SeverityCounts, round: z.number().int().optional() }),
   notice("finalFixesExhausted", { rounds: z.number().int() }),
   notice("done", {
     phasesCompleted: z.number().int(),
@@ -142,7 +137,7 @@ export const Notice = z.discriminatedUnion("kind", [
     tasks: z.number().int(),
     retries: z.number().int(),
     finalReviewStatus: z.string(),
-    finalFindings: Counts,
+    finalFindings: SeverityCounts,
     overriddenReviews: z.number().int(),
     /** The final review's findings as the user must see them (absent in earlier notices). */
     findings: z

@@ -9,31 +9,26 @@
 import { z } from "zod";
 import { Budget, UsageLedger } from "./usage.js";
 import { RETRY_BUDGET } from "../../machines/policy.js";
-import { Complexity } from "./complexity.js";
 import { Signals } from "../../machines/signals.js";
-import { Finding, Severity } from "./finding.js";
+import { Complexity, DecisionBy, Finding, RigorLevel, Severity, StateName } from "../vocabulary.js";
 import { Effect } from "./effects.js";
 import { Notice } from "./notices.js";
 
-export const STATE_NAMES = [
-  "INIT",
-  "ASSESS",
-  "PLAN",
-  "APPROVE_PLAN",
-  "EXECUTE",
-  "VERIFY",
-  "REVIEW",
-  "PHASE_COMPLETE",
-  "FINAL_REVIEW",
-  "DONE",
-] as const;
-export const StateName = z.enum(STATE_NAMES);
-export type StateName = z.infer<typeof StateName>;
-
-export { Complexity } from "./complexity.js";
-
-export const RigorLevel = z.enum(["fast", "standard", "thorough"]);
-export type RigorLevel = z.infer<typeof RigorLevel>;
+// The shared words, from the ground floor (src/vocabulary.ts); exported here too, as the state file uses them.
+export {
+  STATE_NAMES,
+  StateName,
+  RigorLevel,
+  Complexity,
+  Severity,
+  Finding,
+  SeverityCounts,
+  DECISION_CHANNELS,
+  DecisionChannel,
+  HUMAN_CHANNELS,
+  isHumanChannel,
+  DecisionBy,
+} from "../vocabulary.js";
 
 export const PhaseStatus = z.enum(["pending", "complete", "skipped"]);
 export type PhaseStatus = z.infer<typeof PhaseStatus>;
@@ -49,45 +44,8 @@ export const Phase = z.looseObject({
 });
 export type Phase = z.infer<typeof Phase>;
 
-export { Finding, Severity } from "./finding.js";
-
-export const SeverityCounts = z.looseObject({
-  blocking: z.number().int().nonnegative(),
-  warning: z.number().int().nonnegative(),
-  note: z.number().int().nonnegative(),
-});
-export type SeverityCounts = z.infer<typeof SeverityCounts>;
-
 /** The signal snapshot recorded with every plan decision: built from the signal registry. */
 export { Signals } from "../../machines/signals.js";
-
-/**
- * Who answered a decision: the channel it came through.
- *  - `elicited`: the user answered the MCP client's own form (elicitation);
- *  - `terminal`: a person typed it at an interactive terminal (`autopilot run`, `autopilot approve`);
- *  - `host`: the host model called `autopilot_decide`; the server cannot know whether a person was asked;
- *  - `relayed`: the host model called `autopilot_decide` saying it passes on the user's words (given in
- *    `userWords`): recorded as the host's claim, never as a person's answer;
- *  - `piped`: `autopilot run` read it from piped input (a script or a person; not a terminal);
- *  - `policy`: `autopilot run --yes`;
- *  - `auto`: the machine decided (no signal fired, `--fast`).
- */
-export const DECISION_CHANNELS = ["elicited", "terminal", "host", "relayed", "piped", "policy", "auto"] as const;
-export const DecisionChannel = z.enum(DECISION_CHANNELS);
-export type DecisionChannel = z.infer<typeof DecisionChannel>;
-/** The channels that mean a person answered (what `--human-gates` accepts). */
-export const HUMAN_CHANNELS: readonly DecisionChannel[] = ["elicited", "terminal"];
-export function isHumanChannel(by: unknown): boolean {
-  return by === "elicited" || by === "terminal";
-}
-
-/**
- * `by` as read from a file: a channel, or `human`, which earlier versions (and hand-written files)
- * recorded for every answer that was not automatic or policy, whether a person or the host model
- * gave it. It is still read and shown as such; it is never written any more.
- */
-export const DecisionBy = z.enum([...DECISION_CHANNELS, "human"]);
-export type DecisionBy = z.infer<typeof DecisionBy>;
 
 export const Decision = z.looseObject({
   /** 0-based phase index; null for decisions that belong to no phase (final review, legacy notes). */

@@ -1,0 +1,38 @@
+// The layers of docs/architecture.md hold only if no module imports, however indirectly, one that
+// imports it back: the vocabulary at the bottom, the front ends at the top, and no circle anywhere
+// in the shipped source (src/, the statechart included).
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { circles, importGraph, loopThrough, sourceFiles } from "./import-graph.js";
+import { REPO_ROOT } from "../helpers/mcp-client.js";
+
+const rel = (f: string) => path.relative(REPO_ROOT, f).split(path.sep).join("/");
+
+describe("imports", () => {
+  it("form no circle in src/", () => {
+    const graph = importGraph(sourceFiles(REPO_ROOT, ["src", "machines"]));
+    expect(graph.size).toBeGreaterThan(50);
+    const found = circles(graph).map((c) => loopThrough(graph, c).map(rel).join(" → ") + (c.length > 2 ? `  (${c.length} files in the circle)` : ""));
+    expect(found).toEqual([]);
+  });
+
+  it("are read the way the check needs: a planted circle is found", () => {
+    const a = path.join(REPO_ROOT, "a.ts");
+    const b = path.join(REPO_ROOT, "b.ts");
+    const c = path.join(REPO_ROOT, "c.ts");
+    const graph = new Map([[a, [b]], [b, [c]], [c, [a]]]);
+    expect(circles(graph).map((x) => x.map(rel))).toEqual([["a.ts", "b.ts", "c.ts"]]);
+    expect(loopThrough(graph, [a, b, c]).map(rel)).toEqual(["a.ts", "b.ts", "c.ts", "a.ts"]);
+    expect(circles(new Map([[a, [b]], [b, []]]))).toEqual([]);
+  });
+});
+
+describe("layers", () => {
+  const graph = importGraph(sourceFiles(REPO_ROOT, ["src", "machines"]));
+  const importsOf = (file: string) => graph.get(path.join(REPO_ROOT, file))?.map(rel);
+
+  it("the vocabulary imports nothing of ours", () => {
+    expect(importsOf("src/vocabulary.ts")).toEqual([]);
+  });
+
+});
