@@ -137,7 +137,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
         question = true;
       } else if (e instanceof AutopilotError && e.code === "human_required" && e.details?.step) {
         // --human-gates: neither the policy nor piped input may pass this gate.
-        final = e.details.step as Step;
+        final = e.details.step;
         question = true;
       } else if (e instanceof AutopilotError && e.code === "stale_step") {
         throw new AutopilotError(

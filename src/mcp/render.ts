@@ -88,7 +88,7 @@ const ERROR_TODO: Record<ErrorCode, string> = {
 
 export function errorPayload(e: unknown, view: HostView = DEFAULT_VIEW): ErrorPayload {
   if (e instanceof AutopilotError) {
-    const step = e.details?.step as Step | undefined;
+    const step = e.details?.step;
     return {
       code: e.code,
       message: e.message,
@@ -108,7 +108,7 @@ export function errorResult(e: unknown, view: HostView = DEFAULT_VIEW): CallTool
   const error = errorPayload(e, view);
   const lines = [`Error [${error.code}]: ${error.message}`, `Next: ${error.todo}`];
   // The text shows the whole Step (the structured error.step may be Claude Code's lean one).
-  const raw = e instanceof AutopilotError ? (e.details?.step as Step | undefined) : undefined;
+  const raw = e instanceof AutopilotError ? e.details?.step : undefined;
   const shown = error.step && raw ? { ...raw, ...(error.step.report ? { report: error.step.report } : {}), todo: error.step.todo } : error.step;
   if (shown) lines.push("", "The current Step:", "", renderStepText(shown, view));
   return {

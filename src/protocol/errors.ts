@@ -1,5 +1,7 @@
 // Errors users meet: a stable code (the MCP contract's `structuredContent.error.code`, the CLI's
 // one-line reason) and a message that says what to do next.
+import type { Step } from "./step.js";
+
 export const ERROR_CODES = [
   "unknown_session",
   "stale_step",
@@ -26,10 +28,21 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * What an error carries besides its message. `step`: the session's current Step, when the call was
+ * refused at one (a stale or wrong answer, a person needed): the caller shows it instead of asking
+ * again. `path`: the file or path the error is about. Other keys are facts for the error payload.
+ */
+export interface ErrorDetails {
+  step?: Step;
+  path?: string;
+  [key: string]: unknown;
+}
+
 export class AutopilotError extends Error {
   readonly code: ErrorCode;
-  readonly details?: Record<string, unknown>;
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  readonly details?: ErrorDetails;
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
     super(message);
     this.name = "AutopilotError";
     this.code = code;

@@ -28,7 +28,7 @@ export function registerDecide({ server, ctx, stepTool, assertNotDriven, askUser
             // --human-gates refused the host's answer: where the client has a form, the question
             // goes to the user there (their answer, not the host's, is applied).
             if (!(e instanceof AutopilotError && e.code === "human_required") || !ctx.elicit || !clientCanElicit(server.server)) throw e;
-            const asked = e.details?.step as Step | undefined;
+            const asked = e.details?.step;
             if (!asked || asked.next.kind !== "ask") throw e;
             const progress = new Progress(extra, ctx.heartbeatMs);
             try {

@@ -119,7 +119,7 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
         preface.push(`The user answered "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""} in the client's form; it is recorded.`);
       } catch (e) {
         // Someone else moved the session while the user was answering: show where it is now.
-        const current = e instanceof AutopilotError ? (e.details?.step as Step | undefined) : undefined;
+        const current = e instanceof AutopilotError ? e.details?.step : undefined;
         if (current) return current;
         throw e;
       }
