@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { readConfigCommitMessage } from "../headless/config.js";
+import { readProjectConfig } from "../session/config.js";
 import { checkpointMessage, sanitizeLabel } from "./git.js";
 
 /** The template used with a commitlint config and no `commitMessage`. */
@@ -91,7 +91,7 @@ export interface SubjectFor {
 
 /** The subject of the commit `what`, in the repository's convention (see the top of this file). */
 export async function commitSubject(root: string, what: SubjectFor): Promise<string> {
-  const template = await readConfigCommitMessage(root);
+  const template = (await readProjectConfig(root)).config.commitMessage;
   if (template) return sanitizeLabel(fill(template, what.label));
   if (await commitlintConfig(root)) return bounded(fill(CONVENTIONAL_TEMPLATE, what.label), CONVENTIONAL_HEADER_MAX);
   return what.userWork ? sanitizeLabel(what.label) : checkpointMessage(what.label, what.recovery === true);

@@ -17,9 +17,9 @@
 // output kept as a bounded tail (the end of a log is where failures are).
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { AutopilotError } from "../protocol/errors.js";
 import { readTextOrNull } from "./fsutil.js";
-import { CONFIG_FILE_REL, projectPaths } from "../session/paths.js";
+import { readProjectConfig } from "../session/config.js";
+import { CONFIG_FILE_REL } from "../session/paths.js";
 
 export const PACKAGE_SCRIPTS = ["typecheck", "lint", "test"] as const;
 
@@ -30,32 +30,9 @@ export interface ResolvedValidation {
   source: ValidationSource;
 }
 
-function commandList(v: unknown, where: string): string[] {
-  if (!Array.isArray(v) || v.some((c) => typeof c !== "string")) {
-    throw new AutopilotError(
-      "bad_input",
-      `${where} must be a list of command strings, e.g. {"validation": {"commands": ["npm test"]}}. Fix ${CONFIG_FILE_REL}.`,
-    );
-  }
-  return (v as string[]).map((c) => c.trim()).filter(Boolean);
-}
-
 export async function resolveValidation(root: string): Promise<ResolvedValidation> {
-  const configText = await readTextOrNull(projectPaths(root).config);
-  if (configText !== null && configText.trim() !== "") {
-    let config: unknown;
-    try {
-      config = JSON.parse(configText.replace(/^\uFEFF/, ""));
-    } catch (e) {
-      throw new AutopilotError("bad_input", `${CONFIG_FILE_REL} is not valid JSON (${(e as Error).message}). Fix or remove it.`);
-    }
-    if (Array.isArray(config)) return { commands: commandList(config, CONFIG_FILE_REL), source: "harness-config" };
-    const v = config && typeof config === "object" ? (config as Record<string, unknown>).validation : undefined;
-    if (Array.isArray(v)) return { commands: commandList(v, "validation"), source: "harness-config" };
-    if (v && typeof v === "object" && "commands" in (v as object)) {
-      return { commands: commandList((v as Record<string, unknown>).commands, "validation.commands"), source: "harness-config" };
-    }
-  }
+  const { validation } = (await readProjectConfig(root)).config;
+  if (validation !== undefined) return { commands: validation, source: "harness-config" };
   const pkgText = await readTextOrNull(path.join(root, "package.json"));
   if (pkgText !== null) {
     try {

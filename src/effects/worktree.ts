@@ -48,17 +48,6 @@ export async function readPointer(root: string, slug: string): Promise<WorktreeP
   );
 }
 
-/** `.harness/config.json` `"worktree": true`: every fresh session gets its own worktree. */
-export async function worktreeByDefault(root: string): Promise<boolean> {
-  const text = await readTextOrNull(projectPaths(root).config).catch(() => null);
-  if (!text) return false;
-  try {
-    return (JSON.parse(text) as { worktree?: unknown }).worktree === true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Create the session's worktree from HEAD on `autopilot/<slug>`. Serialised through the
  * repository lock: parallel `git worktree add` calls fight over git's own locks and config.

@@ -22,7 +22,6 @@ import {
   createWorktree,
   ensureSessionLink,
   readPointer,
-  worktreeByDefault,
   type WorktreePointer,
 } from "../effects/worktree.js";
 import { readHandoff } from "../effects/handoff.js";
@@ -31,10 +30,9 @@ import { writeTextAtomic } from "../effects/fsutil.js";
 import { writeScratchpad } from "../effects/scratchpad.js";
 import { accepts, apply, probeFor } from "./machine-state.js";
 import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
-import { readGateSettings } from "../headless/config.js";
 import { isHumanChannel } from "../session/schema.js";
 import { addUsage, formatBudget, formatCost, parseUsage, raisedBudget, type UsageReport } from "../session/usage.js";
-import { readConfigBudget, readConfigRetryBudget } from "../headless/config.js";
+import { readProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
 import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.js";
@@ -92,10 +90,12 @@ export class Engine {
     const parsed = startArgs(this.root, specArg, flags);
     const { rel } = resolveSpecPath(this.root, parsed.spec);
     const slug = slugFromSpecPath(rel);
+    // Read once for the whole call; a bad key is refused here, before anything is made.
+    const { config } = await readProjectConfig(this.root);
     if (!this.opts.workspace) {
       const routed = await this.worktreeEngine(slug, { evenIfDone: true });
       if (routed) return routed.start(withoutWorktree(specArg), withoutWorktree(flags));
-      if (parsed.worktree || (await worktreeByDefault(this.root))) {
+      if (parsed.worktree || config.worktree === true) {
         const fresh = !(await this.store.exists(slug)) || (await this.read(slug).then((st) => st.currentState === "DONE", () => false));
         if (fresh) return this.startInWorktree(withoutWorktree(specArg), rel, slug, withoutWorktree(flags));
       }
@@ -106,7 +106,7 @@ export class Engine {
         if (state.currentState !== "DONE") {
           let s = await this.finishPending(slug, state);
           // A budget given on a resume replaces the session's (the way to raise it from outside).
-          const budget = parsed.budget ?? (state.budget ? null : await readConfigBudget(this.root));
+          const budget = parsed.budget ?? (state.budget ? null : (config.budget ?? null));
           if (budget) s = { ...s, budget: { ...budget, continueOnceAt: null } };
           const baselineNote = await this.ensureBaseline(state);
           s = await this.advance(slug, s, { type: "RESUME", now: this.now() });
@@ -142,13 +142,12 @@ export class Engine {
       // What the working tree held before autopilot did anything: never autopilot's to commit.
       const baseline = await takeBaseline(this.root, gitRunner(this.root), now);
       await writeBaseline(sessionPaths(this.root, slug), baseline);
-      const maxAttempts = (await readConfigRetryBudget(this.root)) ?? undefined;
+      const maxAttempts = config.retryBudget;
       const initial = initState({ sessionDir: sessionDirRel(slug), specPath: rel, startingCommit, now, maxAttempts });
-      const budget = parsed.budget ?? (await readConfigBudget(this.root));
+      const budget = parsed.budget ?? config.budget ?? null;
       if (budget) initial.budget = { ...budget, continueOnceAt: null };
       // --human-gates: the flag, else the config's `humanGates`, else on with --thorough.
-      const { settings } = await readGateSettings(this.root);
-      if (parsed.humanGates || (settings.humanGates ?? RIGOR[parsed.rigorLevel].humanGates)) initial.humanOnlyGates = true;
+      if (parsed.humanGates || (config.humanGates ?? RIGOR[parsed.rigorLevel].humanGates)) initial.humanOnlyGates = true;
       const s = await this.advance(slug, initial, {
         type: "START",
         phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),

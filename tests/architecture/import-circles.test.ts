@@ -35,4 +35,10 @@ describe("layers", () => {
     expect(importsOf("src/vocabulary.ts")).toEqual([]);
   });
 
+  it("nothing below the front ends imports them", () => {
+    const frontEnds = /^src\/(mcp|headless|cli)\//;
+    const below = [...graph.keys()].map(rel).filter((f) => !frontEnds.test(f) && !/^src\/(install|runners)\//.test(f));
+    const upward = below.flatMap((f) => (importsOf(f) ?? []).filter((d) => frontEnds.test(d)).map((d) => `${f} → ${d}`));
+    expect(upward).toEqual([]);
+  });
 });

@@ -185,6 +185,6 @@ describe("usage", () => {
     await writeConfig(r.dir, { runner: "gpt" });
     const bad = await cli(["run", SPEC_REL], { cwd: r.dir });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('.harness/config.json: "runner" is invalid');
+    expect(bad.stderr).toContain('.harness/config.json: "runner" must be one of: scripted, anthropic, command; it is "gpt"');
   });
 });

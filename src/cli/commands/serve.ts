@@ -4,7 +4,7 @@ import path from "node:path";
 import { statSync } from "node:fs";
 import { serveStdio } from "../../mcp/server.js";
 import { UsageError, unknownOption } from "../usage.js";
-import { readGateSettings } from "../../headless/config.js";
+import { readProjectConfig, type ProjectConfig } from "../../session/config.js";
 
 const USAGE = "usage: autopilot serve [--project DIR] [--elicit|--no-elicit] [--agent-prefix PREFIX]";
 
@@ -36,8 +36,18 @@ export async function run(argv: string[]): Promise<number> {
   }
   const env = process.env.AUTOPILOT_ELICIT;
   const fromEnv = env === "1" || env === "true" ? true : env === "0" || env === "false" ? false : undefined;
-  const { settings, problem } = await readGateSettings(root);
-  if (problem) process.stderr.write(`autopilot serve: ${problem}\n`);
+  // The server starts whatever the file holds: what is wrong with it is said here, and again by
+  // the tool calls that need the file.
+  const settings: ProjectConfig = await readProjectConfig(root).then(
+    ({ config, warnings }) => {
+      for (const w of warnings) process.stderr.write(`autopilot serve: ${w}\n`);
+      return config;
+    },
+    (e: Error) => {
+      process.stderr.write(`autopilot serve: ${e.message} Its settings are ignored until it is fixed.\n`);
+      return {};
+    },
+  );
   const elicit = elicitFlag ?? fromEnv ?? settings.elicit ?? true;
   await serveStdio({
     root,
