@@ -180,24 +180,27 @@ export class Engine {
    * the session's ledger in the same write as the transition, so a stale or refused report adds
    * nothing.
    */
-  async report(slug: string, stepId: number, result: PersonaResult, usage: UsageReport | null = null): Promise<Step> {
+  async report(slug: string, stepId: number, raw: unknown, rawUsage: unknown = null): Promise<Step> {
     assertSafeSlug(slug);
     assertStepId(stepId);
-    // The same check the MCP layer makes (bad_input), for callers that pass usage directly.
-    usage = parseUsage(usage);
     const routed = await this.worktreeEngine(slug);
-    if (routed) return routed.report(slug, stepId, result, usage);
-    // Callers other than the MCP layer (headless hosts, scripts) reach here unvalidated: a result
-    // with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
-    const parsed = PersonaResultSchema.safeParse(result);
+    if (routed) return routed.report(slug, stepId, raw, rawUsage);
+    const usage = parseUsage(rawUsage);
+    // The one check of a persona result, for every caller (the MCP tool, headless hosts, scripts):
+    // a result with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
+    const parsed = PersonaResultSchema.safeParse(raw);
     if (!parsed.success) {
+      // An unknown session is the more useful error; otherwise show where the session is.
+      const step = await this.peek(slug);
       const issue = parsed.error.issues[0];
+      const kind = step.next.kind === "dispatch" ? `"${step.next.expects.result}"` : "<the kind the prompt asks for>";
       throw new AutopilotError(
         "bad_result",
-        `The result is not a persona result (${issue.path.join(".") || "result"}: ${issue.message}). Report an object with the kind the Step expects, e.g. {"kind": "planned", "planPath": "..."}.`,
+        `The result does not fit the protocol (${["result", ...(issue?.path ?? [])].join(".")}: ${issue?.message}). Send {"kind": ${kind}, ...} as described in docs/mcp.md.`,
+        { step },
       );
     }
-    result = parsed.data;
+    const result: PersonaResult = parsed.data;
     return this.withSession(slug, async (state) => {
       let s = await this.finishPending(slug, state);
       await this.assertStep(slug, s, stepId);

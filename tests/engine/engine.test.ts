@@ -105,6 +105,11 @@ describe("engine", () => {
     const wrong = await engine.report(SLUG, step.stepId, { kind: "verified", verdict: "pass" }).catch((e) => e);
     expect(wrong.code).toBe("bad_result");
     expect(wrong.message).toMatch(/expects a "planned" result/);
+    // A result that does not fit the protocol gets the same answer from every caller (the MCP tool
+    // no longer checks it first with words of its own): the field, the kind expected, the Step.
+    const unfit = await engine.report(SLUG, step.stepId, { kind: "planned", planPath: 7 }).catch((e) => e);
+    expect(unfit).toMatchObject({ code: "bad_result", message: expect.stringMatching(/^The result does not fit the protocol \(result\.planPath: .*\)\. Send \{"kind": "planned", \.\.\.\}/) });
+    expect(unfit.details.step).toEqual(await engine.next(SLUG));
     const notAsked = await engine.decide(SLUG, step.stepId, "yes").catch((e) => e);
     expect(notAsked.code).toBe("bad_answer");
     expect((await engine.next(SLUG)).stepId).toBe(step.stepId);

@@ -1,7 +1,5 @@
-// autopilot_report: a persona's result; returns the next Step.
-import { AutopilotError } from "../../protocol/errors.js";
-import { PersonaResult } from "../../protocol/step.js";
-import { parseUsage } from "../../session/usage.js";
+// autopilot_report: a persona's result; returns the next Step. The engine checks the result and
+// the usage (Engine.report), once, for every caller.
 import { ReportInput, StepOutput } from "../schemas.js";
 import type { ToolKit } from "./kit.js";
 
@@ -17,21 +15,8 @@ export function registerReport({ server, stepTool, assertNotDriven }: ToolKit): 
       stepTool(
         "autopilot_report",
         async (engine) => {
-          const parsed = PersonaResult.safeParse(args.result);
-          if (!parsed.success) {
-            // An unknown session is the more useful error; otherwise show where the session is.
-            const step = await engine.peek(args.session);
-            const issue = parsed.error.issues[0];
-            const kind = step.next.kind === "dispatch" ? `"${step.next.expects.result}"` : "<the kind the prompt asks for>";
-            throw new AutopilotError(
-              "bad_result",
-              `The result does not fit the protocol (${["result", ...issue.path].join(".")}: ${issue.message}). Send {"kind": ${kind}, ...} as described in docs/mcp.md.`,
-              { step },
-            );
-          }
-          const usage = parseUsage(args.usage);
           await assertNotDriven(args.session);
-          return { step: await engine.report(args.session, args.stepId, parsed.data, usage) };
+          return { step: await engine.report(args.session, args.stepId, args.result, args.usage) };
         },
         { elicit: true },
       )(extra),
