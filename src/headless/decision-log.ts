@@ -1,25 +1,25 @@
 // The decision log as a compact table for the terminal: who decided what, where, why, and which
-// signals fired.
-import type { AutopilotState, Decision } from "../session/schema.js";
+// signals fired. It shows the one model every log format renders (src/log/model.ts), so the
+// terminal says what the Markdown, JSON and HTML logs say.
+import type { DecisionLog, LoggedDecision } from "../log/model.js";
 
 function clip(s: string, n: number): string {
   const one = s.replace(/\s+/g, " ").trim();
   return one.length > n ? one.slice(0, n - 1) + "…" : one;
 }
 
-function signalsOf(d: Decision): string {
-  if (d.fired?.length) return d.fired.join(", ");
-  if (d.signals) return "none fired";
-  return "";
+function signalsOf(d: LoggedDecision): string {
+  if (!d.plan) return "";
+  return d.plan.fired.length ? d.plan.fired.join(", ") : "none fired";
 }
 
-export function decisionTable(state: AutopilotState, width = 110): string {
-  const rows = state.decisions.map((d, i) => [
-    String(i + 1),
-    d.phase === null || d.phase === undefined ? "final" : String(d.phase + 1),
+export function decisionTable(log: DecisionLog, width = 110): string {
+  const rows = log.decisions.map((d) => [
+    String(d.n),
+    d.phase ? String(d.phase.number) : "final",
     d.state ?? "",
     d.decision + (d.answer && !d.decision.includes(d.answer.replace(/\s+/g, "_")) ? ` (${d.answer})` : ""),
-    d.by ?? (d.answer ? "unknown" : "auto"),
+    d.who,
     signalsOf(d),
     (d.rationale ?? d.note ?? "").replace(/^--yes policy:\s*/, ""),
   ]);
@@ -29,7 +29,7 @@ export function decisionTable(state: AutopilotState, width = 110): string {
   const widths = [...fixed, whyWidth];
   const fmt = (cells: string[]) =>
     cells
-      .map((c, i) => clip(c, widths[i]).padEnd(i === cells.length - 1 ? 0 : widths[i]))
+      .map((c, i) => clip(c, widths[i]!).padEnd(i === cells.length - 1 ? 0 : widths[i]!))
       .join("  ")
       .trimEnd();
   const lines = [fmt(head), fmt(widths.map((w) => "─".repeat(Math.min(w, 40))))];

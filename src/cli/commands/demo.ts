@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { UsageError } from "../usage.js";
 import { parseScript } from "../../headless/config.js";
 import { decisionTable } from "../../headless/decision-log.js";
+import { buildDecisionLog } from "../../log/model.js";
 import { runHeadless } from "../../headless/run.js";
 import { ScriptedRunner } from "../../runners/scripted.js";
 import { projectPaths } from "../../session/paths.js";
@@ -89,7 +90,7 @@ export async function run(argv: string[]): Promise<number> {
 
   w();
   w("Decision log (every decision with who made it, why, and the plan signals that fired):");
-  if (r.state) w(decisionTable(r.state, Math.max(100, Math.min(process.stdout.columns ?? 130, 160))));
+  if (r.state) w(decisionTable(buildDecisionLog(r.state, r.slug), Math.max(100, Math.min(process.stdout.columns ?? 130, 160))));
   w();
   w("git log --oneline:");
   w((await git(dir, "log", "--oneline")).trimEnd().replace(/^/gm, "  "));
