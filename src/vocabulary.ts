@@ -2,7 +2,7 @@
 // severities, checkpoint kinds, decision channels and their phrases, personas and their results).
 // The ground floor: it imports nothing of ours, so the state schema, the statechart, the signal
 // registry, the notices and the protocol can all use it without importing one another
-// (tests/architecture/import-circles.test.ts holds src/ to no circle).
+// (tests/architecture/layers.test.ts holds src/ to no circle).
 import { z } from "zod";
 
 /** The skill's ten states, persisted as `currentState`. */

@@ -1,6 +1,7 @@
 // The layers of docs/architecture.md hold only if no module imports, however indirectly, one that
 // imports it back: the vocabulary at the bottom, the front ends at the top, and no circle anywhere
 // in the shipped source (src/, the statechart included).
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { circles, importGraph, loopThrough, sourceFiles } from "./import-graph.js";
@@ -40,5 +41,15 @@ describe("layers", () => {
     const below = [...graph.keys()].map(rel).filter((f) => !frontEnds.test(f) && !/^src\/(install|runners)\//.test(f));
     const upward = below.flatMap((f) => (importsOf(f) ?? []).filter((d) => frontEnds.test(d)).map((d) => `${f} → ${d}`));
     expect(upward).toEqual([]);
+  });
+});
+
+describe("file size", () => {
+  it("no source file is above 700 lines, except the statechart", () => {
+    const big = sourceFiles(REPO_ROOT, ["src", "machines"])
+      .map((f) => ({ file: rel(f), lines: readFileSync(f, "utf8").split("\n").length }))
+      .filter((x) => x.lines > 700 && !/autopilot\.machine\.ts$/.test(x.file))
+      .map((x) => `${x.file}: ${x.lines} lines`);
+    expect(big).toEqual([]);
   });
 });
