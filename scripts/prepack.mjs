@@ -36,7 +36,7 @@ function prune(distDir, srcDir) {
     }
   }
 }
-for (const top of ["src", "machines", "bench"]) prune(path.join(root, "dist", top), path.join(root, top));
+for (const top of ["src", "bench"]) prune(path.join(root, "dist", top), path.join(root, top));
 if (removed > 0) console.error(`prepack: removed ${removed} compiled file(s) whose source is gone`);
 for (const need of ["dist/src/cli/main.js", "personas/harness-planner.md", "skills/harness-autopilot/SKILL.md", "examples/word-count/proposal.md"]) {
   if (!existsSync(path.join(root, need))) {

@@ -4,7 +4,7 @@
 // A crash anywhere leaves the old state, or the new state plus an outbox the next call finishes.
 import { readFile, rename, mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
+import type { AutopilotEvent } from "../machine/autopilot.machine.js";
 import type { AutopilotState, DecisionChannel, Notice } from "../session/schema.js";
 import { DECISION_CHANNELS, DecisionChannel as DecisionChannelSchema, initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
@@ -42,7 +42,7 @@ import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
 import { startArgs } from "./flags.js";
 import type { LockOptions } from "../session/store.js";
-import { RIGOR } from "../../machines/policy.js";
+import { RIGOR } from "../machine/policy.js";
 
 export interface EngineOptions {
   /** The clock; tests pass a fixed one. */

@@ -8,8 +8,8 @@ import { parseSpec } from "../markdown/spec.js";
 import { diffScope } from "../effects/git.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
 import { readLearnings } from "../effects/learnings.js";
-import { stageMetaAt } from "../../machines/stages.js";
-import type { DispatchFact } from "../../machines/autopilot.machine.js";
+import { stageMetaAt } from "../machine/stages.js";
+import type { DispatchFact } from "../machine/autopilot.machine.js";
 import { sessionPaths } from "../session/paths.js";
 
 const MAX_DIFFSTAT = 6000;

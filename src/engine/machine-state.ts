@@ -6,8 +6,8 @@ import {
   type AutopilotEvent,
   type Probe,
   type StateValue,
-} from "../../machines/autopilot.machine.js";
-import { RESTING_STAGES, defaultStage, stageMetaAt, type StageMeta } from "../../machines/stages.js";
+} from "../machine/autopilot.machine.js";
+import { RESTING_STAGES, defaultStage, stageMetaAt, type StageMeta } from "../machine/stages.js";
 import type { AutopilotState } from "../session/schema.js";
 import { AutopilotError } from "../protocol/errors.js";
 

@@ -25,7 +25,7 @@ import {
 } from "../effects/learnings.js";
 import { resetExecutionState } from "../effects/execution-state.js";
 import { parseSpec } from "../markdown/spec.js";
-import { doneTotals } from "../../machines/reports.js";
+import { doneTotals } from "../machine/reports.js";
 
 async function specTitle(root: string, state: AutopilotState): Promise<string | null> {
   try {

@@ -2,9 +2,9 @@
 // therefore gives the same answer as the call that saved the state.
 import type { AutopilotState, Finding } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
-import { ANSWERS, checkpointOptions, effectiveComplexity, findingLine, type AskName } from "../../machines/autopilot.machine.js";
-import { doneTotals } from "../../machines/reports.js";
-import { SIGNAL_DEFS, firedSignals, signalsFor } from "../../machines/signals.js";
+import { ANSWERS, checkpointOptions, effectiveComplexity, findingLine, type AskName } from "../machine/autopilot.machine.js";
+import { doneTotals } from "../machine/reports.js";
+import { SIGNAL_DEFS, firedSignals, signalsFor } from "../machine/signals.js";
 import { renderNotices } from "../session/notices.js";
 import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
 import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.js";

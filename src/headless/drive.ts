@@ -7,7 +7,7 @@ import type { PersonaRunner } from "../runners/types.js";
 import type { UsageReport } from "../session/usage.js";
 import type { Decision } from "../session/schema.js";
 import { NoAnswer, type Gate, type GateAnswer } from "./gate.js";
-import { ANSWERS } from "../../machines/autopilot.machine.js";
+import { ANSWERS } from "../machine/autopilot.machine.js";
 
 export type { Gate, GateAnswer } from "./gate.js";
 

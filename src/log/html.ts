@@ -10,7 +10,7 @@ import {
   type PhaseLog,
   type SeverityTally,
 } from "./model.js";
-import { SIGNAL_DEFS } from "../../machines/signals.js";
+import { SIGNAL_DEFS } from "../machine/signals.js";
 
 const COUNT_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
 /** A small count in words ("five"), else in digits. */

@@ -1,6 +1,6 @@
 // The decision log as Markdown: a report a person reads in a terminal, an editor or a PR comment.
 import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, type SeverityTally } from "./model.js";
-import { SIGNAL_DEFS } from "../../machines/signals.js";
+import { SIGNAL_DEFS } from "../machine/signals.js";
 
 /** One table cell: no line breaks, pipes escaped, raw HTML neutralised (renderers would run it). */
 export function mdCell(s: string | number | boolean | null | undefined): string {

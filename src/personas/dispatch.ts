@@ -5,12 +5,12 @@
 import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
 import type { DispatchNext, ResultKind } from "../protocol/step.js";
-import { stageMetaAt } from "../../machines/stages.js";
+import { stageMetaAt } from "../machine/stages.js";
 import { sessionDirRel } from "../session/paths.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
-import { FINAL_REVIEW_FIX_BUDGET, RIGOR, TASK_SIZE, escalationBrief, scratchpadRule as scratchpadRuleFor, sendBacksAllowed } from "../../machines/policy.js";
-import { findingLine } from "../../machines/autopilot.machine.js";
+import { FINAL_REVIEW_FIX_BUDGET, RIGOR, TASK_SIZE, escalationBrief, scratchpadRule as scratchpadRuleFor, sendBacksAllowed } from "../machine/policy.js";
+import { findingLine } from "../machine/autopilot.machine.js";
 
 export interface DispatchFacts {
   /** The phase's section of the spec, for the planner. */

@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
-import { RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../../machines/policy.js";
+import { RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../machine/policy.js";
 import { CONFIG_FILE_REL, projectPaths } from "./paths.js";
 import { parseBudget } from "./usage.js";
 

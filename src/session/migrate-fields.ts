@@ -14,7 +14,7 @@ import {
   type PhaseStatus,
   type StateName,
 } from "./schema.js";
-import { RETRY_BUDGET } from "../../machines/policy.js";
+import { RETRY_BUDGET } from "../machine/policy.js";
 
 export type Rec = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
 // file's `notices`; `renderNotice` turns them into text when a Step is made (src/engine/step.ts),
 // and every front end (the MCP tools, `autopilot run`, the logs) shows that Step's `report`.
 // Every message's wording lives here, in `renderNotice`, except the gate report's one line per
-// signal, which belongs to the signal registry (machines/signals.ts) and is reached through
+// signal, which belongs to the signal registry (src/machine/signals.ts) and is reached through
 // `planGateReport`.
 //
 // A new message is one entry in `Notice` and one case in `renderNotice` (the compiler asks for it).
@@ -12,8 +12,8 @@
 // later is optional.
 import { z } from "zod";
 import { RigorLevel, SeverityCounts } from "../vocabulary.js";
-import { planGateReport, Signals } from "../../machines/signals.js";
-import { escalationStep } from "../../machines/policy.js";
+import { planGateReport, Signals } from "../machine/signals.js";
+import { escalationStep } from "../machine/policy.js";
 
 function notice<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
   return z.looseObject({ kind: z.literal(kind), ...shape });

@@ -8,8 +8,8 @@
 // Every object is loose: unknown fields written by people or other tools are carried through.
 import { z } from "zod";
 import { Budget, UsageLedger } from "./usage.js";
-import { RETRY_BUDGET } from "../../machines/policy.js";
-import { Signals } from "../../machines/signals.js";
+import { RETRY_BUDGET } from "../machine/policy.js";
+import { Signals } from "../machine/signals.js";
 import { Complexity, DecisionBy, Finding, RigorLevel, Severity, StateName } from "../vocabulary.js";
 import { Effect } from "./effects.js";
 import { Notice } from "./notices.js";
@@ -45,7 +45,7 @@ export const Phase = z.looseObject({
 export type Phase = z.infer<typeof Phase>;
 
 /** The signal snapshot recorded with every plan decision: built from the signal registry. */
-export { Signals } from "../../machines/signals.js";
+export { Signals } from "../machine/signals.js";
 
 export const Decision = z.looseObject({
   /** 0-based phase index; null for decisions that belong to no phase (final review, legacy notes). */
@@ -377,7 +377,7 @@ export function emptyPhaseRun(startedAt: string | null = null): PhaseRun {
 
 /**
  * A session before its first event (INIT): the machine's START fills in the phases and flags. The
- * retry budget is the policy's (machines/policy.ts) unless the caller passes the configured one.
+ * retry budget is the policy's (src/machine/policy.ts) unless the caller passes the configured one.
  */
 export function initState(fields: {
   sessionDir: string;

@@ -11,7 +11,7 @@ const rel = (f: string) => path.relative(REPO_ROOT, f).split(path.sep).join("/")
 
 describe("imports", () => {
   it("form no circle in src/", () => {
-    const graph = importGraph(sourceFiles(REPO_ROOT, ["src", "machines"]));
+    const graph = importGraph(sourceFiles(REPO_ROOT, ["src"]));
     expect(graph.size).toBeGreaterThan(50);
     const found = circles(graph).map((c) => loopThrough(graph, c).map(rel).join(" → ") + (c.length > 2 ? `  (${c.length} files in the circle)` : ""));
     expect(found).toEqual([]);
@@ -29,7 +29,7 @@ describe("imports", () => {
 });
 
 describe("layers", () => {
-  const graph = importGraph(sourceFiles(REPO_ROOT, ["src", "machines"]));
+  const graph = importGraph(sourceFiles(REPO_ROOT, ["src"]));
   const importsOf = (file: string) => graph.get(path.join(REPO_ROOT, file))?.map(rel);
 
   it("the vocabulary imports nothing of ours", () => {
@@ -46,7 +46,7 @@ describe("layers", () => {
 
 describe("file size", () => {
   it("no source file is above 700 lines, except the statechart", () => {
-    const big = sourceFiles(REPO_ROOT, ["src", "machines"])
+    const big = sourceFiles(REPO_ROOT, ["src"])
       .map((f) => ({ file: rel(f), lines: readFileSync(f, "utf8").split("\n").length }))
       .filter((x) => x.lines > 700 && !/autopilot\.machine\.ts$/.test(x.file))
       .map((x) => `${x.file}: ${x.lines} lines`);

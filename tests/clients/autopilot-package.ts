@@ -25,7 +25,7 @@ export function installPackedAutopilot(): Promise<PackedAutopilot> {
 let packed: Promise<string> | undefined;
 
 /** What `npm pack` builds from or ships (package.json `files`, the build's inputs). */
-const PACKED_FROM = ["src/", "machines/", "personas/", "skills/", "examples/", "scripts/prepack.mjs", "package.json", "package-lock.json", "tsconfig.json", "README.md", "LICENSE"];
+const PACKED_FROM = ["src/", "personas/", "skills/", "examples/", "scripts/prepack.mjs", "package.json", "package-lock.json", "tsconfig.json", "README.md", "LICENSE"];
 
 /** A hash of those files in the checkout (tracked and new, not ignored). */
 function sourceHash(): string {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
 import { assertBuilt, cli, readState, RICH_SCRIPT, SLUG, SPEC_REL, specRepo, start, subjects, writeConfig } from "./_cli.js";
-import { RETRY_BUDGET } from "../../machines/policy.js";
+import { RETRY_BUDGET } from "../../src/machine/policy.js";
 
 const repos: TempRepo[] = [];
 async function repo(opts: Parameters<typeof specRepo>[0] = {}) {

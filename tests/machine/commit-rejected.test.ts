@@ -3,11 +3,11 @@
 // hook refuses the message, the user is asked; the same commit (the same effect id) is owed again
 // afterwards, made with --no-verify only when the user chose it; every refusal is recorded.
 import { describe, expect, it } from "vitest";
-import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
+import type { AutopilotEvent } from "../../src/machine/autopilot.machine.js";
 import type { AutopilotState, Effect } from "../../src/session/schema.js";
 import { renderStep } from "../../src/engine/step.js";
 import { briefContent, dispatchFor } from "../../src/personas/dispatch.js";
-import { RETRY_BUDGET } from "../../machines/policy.js";
+import { RETRY_BUDGET } from "../../src/machine/policy.js";
 import { blocking, finishPhase, note, plan, planned, send, started, where } from "./helpers.js";
 
 const slug = "changes--scanner--proposal";

@@ -2,14 +2,14 @@
 // complexity override thresholds at and just past each boundary, the retry budget and the gates.
 import { describe, expect, it } from "vitest";
 import { blocking, finishPhase, note, plan, planned, send, started, where } from "./helpers.js";
-import { complexityOverrideFor } from "../../machines/autopilot.machine.js";
+import { complexityOverrideFor } from "../../src/machine/autopilot.machine.js";
 import { briefContent, dispatchFor } from "../../src/personas/dispatch.js";
 import { renderStep } from "../../src/engine/step.js";
 import { renderNotices, type AutopilotState } from "../../src/session/schema.js";
 
 /** The report a Step made from this state would show. */
 const reportOf = (s: AutopilotState) => renderNotices(s.notices);
-import { FINAL_REVIEW_FIX_BUDGET, RETRY_BUDGET } from "../../machines/policy.js";
+import { FINAL_REVIEW_FIX_BUDGET, RETRY_BUDGET } from "../../src/machine/policy.js";
 
 const low = { name: "Core Scanner", complexity: "low" as const };
 const medium = { name: "Rule Engine", complexity: "medium" as const };

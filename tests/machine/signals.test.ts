@@ -1,8 +1,8 @@
-// The signal registry (machines/signals.ts) drives the plan gate, the state schema and the logs:
+// The signal registry (src/machine/signals.ts) drives the plan gate, the state schema and the logs:
 // whatever the registry holds is what the machine evaluates, records and shows.
 import { describe, expect, it } from "vitest";
-import { SIGNALS, SIGNAL_NAMES, firedSignals, signalsFor } from "../../machines/signals.js";
-import { planGateReport } from "../../machines/reports.js";
+import { SIGNALS, SIGNAL_NAMES, firedSignals, signalsFor } from "../../src/machine/signals.js";
+import { planGateReport } from "../../src/machine/reports.js";
 import { Signals } from "../../src/session/schema.js";
 import { signalRows } from "../../src/log/model.js";
 import { planned, plan, started, where } from "./helpers.js";

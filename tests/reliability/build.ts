@@ -22,7 +22,7 @@ async function sourceFiles(dir: string, out: string[] = []): Promise<string[]> {
 
 /** The directory holding `src/engine/engine.js` etc., built if needed. */
 export async function builtDist(): Promise<string> {
-  const files = [...(await sourceFiles(path.join(REPO_ROOT, "src"))), ...(await sourceFiles(path.join(REPO_ROOT, "machines")))].sort();
+  const files = [...(await sourceFiles(path.join(REPO_ROOT, "src")))].sort();
   const h = createHash("sha256");
   for (const f of files) h.update(f).update(await readFile(f));
   const key = h.digest("hex").slice(0, 16);

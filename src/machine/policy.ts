@@ -8,7 +8,7 @@
 //  - the final review's fix budget: how many fix rounds run before a person is asked;
 //  - the escalation steps: what each retry adds to the executor's context;
 //  - the rigor levels: what `--fast`, standard and `--thorough` change.
-import type { RigorLevel } from "../src/vocabulary.js";
+import type { RigorLevel } from "../vocabulary.js";
 
 /** Attempts per task before the retry budget is exhausted and a person is asked (the skill's 3). */
 export const RETRY_BUDGET = 3;

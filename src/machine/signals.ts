@@ -8,7 +8,7 @@
 // this file), the state schema and every log format (src/log/model.ts, markdown.ts, html.ts)
 // iterate this list. Adding a signal is one entry here (plus a plan fact in src/engine/facts.ts when it needs one, and a test).
 import { z } from "zod";
-import { Complexity, type RigorLevel } from "../src/vocabulary.js";
+import { Complexity, type RigorLevel } from "../vocabulary.js";
 import { RIGOR } from "./policy.js";
 
 /** Plans with more tasks than this pause for review (the skill's threshold). */

@@ -1,8 +1,8 @@
 // The facts of the phase summary and DONE notices (src/session/notices.ts words them). Pure.
 // The plan gate's text is the signal registry's (planGateReport in ./signals.ts).
-import type { AutopilotState } from "../src/session/schema.js";
-import type { Finding } from "../src/vocabulary.js";
-import type { NoticeOf } from "../src/session/notices.js";
+import type { AutopilotState } from "../session/schema.js";
+import type { Finding } from "../vocabulary.js";
+import type { NoticeOf } from "../session/notices.js";
 
 export { TASK_THRESHOLD, planGateReport, type SignalName } from "./signals.js";
 

@@ -21,12 +21,12 @@ import type {
   ReviewRound,
   RigorLevel,
   VerificationRound,
-} from "../src/session/schema.js";
-import { emptyPhaseRun } from "../src/session/schema.js";
-import type { PersonaName, ResultKind } from "../src/protocol/step.js";
-import { channelCounts, channelPhrase } from "../src/vocabulary.js";
+} from "../session/schema.js";
+import { emptyPhaseRun } from "../session/schema.js";
+import type { PersonaName, ResultKind } from "../protocol/step.js";
+import { channelCounts, channelPhrase } from "../vocabulary.js";
 import { countBySeverity, doneNotice, phaseSummaryNotice, sessionSoFar } from "./reports.js";
-import { SPEC_PHASES_SHOWN, type Notice } from "../src/session/notices.js";
+import { SPEC_PHASES_SHOWN, type Notice } from "../session/notices.js";
 import { firedSignals, signalsFor } from "./signals.js";
 import { FINAL_REVIEW_FIX_BUDGET, RIGOR, sendBacksAllowed } from "./policy.js";
 
@@ -136,7 +136,7 @@ export const ANSWERS = {
 // ---------------------------------------------------------------------------------------------
 // What a resting stage means. Declared once, as `meta` on the state node the session rests in;
 // the stage list, the asks, the dispatches, the probes and the brief's facts are read from it
-// (machines/stages.ts).
+// (src/machine/stages.ts).
 
 /** A fact the engine reads from disk before the session can rest (the machine waits for its event). */
 export type Probe = "assess" | "planFacts" | "validate";
@@ -1381,7 +1381,7 @@ export const autopilotMachine = setup({
             PLAN_FACTS: { target: "evaluate", actions: "storePlanFacts" },
           },
         },
-        // The conditional review gate, in the skill's order: rigor first, then the signals (machines/signals.ts).
+        // The conditional review gate, in the skill's order: rigor first, then the signals (src/machine/signals.ts).
         evaluate: {
           always: [
             { guard: "planGateSkipped", target: "#autopilot.EXECUTE.running", actions: [{ type: "autoApprove", params: { mode: "fast" } }, "approvePlanHash"] },
@@ -1595,7 +1595,7 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        // At most FINAL_REVIEW_FIX_BUDGET fix rounds (machines/policy.ts); the next "fix" escalates to the human.
+        // At most FINAL_REVIEW_FIX_BUDGET fix rounds (src/machine/policy.ts); the next "fix" escalates to the human.
         fixBudgetCheck: {
           always: [
             { guard: "finalFixBudgetLeft", target: "fixing", actions: "countFinalFix" },
