@@ -4,7 +4,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AutopilotError, type ErrorCode } from "../protocol/errors.js";
 import type { Step } from "../protocol/step.js";
-import { renderStepText, todoFor, type HostView } from "../engine/step.js";
+import { renderStepText, todoFor, type HostView } from "../protocol/host-view.js";
 
 const DEFAULT_VIEW: HostView = { host: "other" };
 

@@ -9,7 +9,7 @@ import { errorResult } from "./render.js";
 import { registerTools } from "./tools/index.js";
 import { registerPrompts } from "./prompts.js";
 import { registerResources } from "./resources.js";
-import { hostOf } from "../engine/step.js";
+import { hostOf } from "../protocol/host-view.js";
 import { ownVersion } from "../install/paths.js";
 
 /**

@@ -5,7 +5,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import path from "node:path";
 import { readDriver } from "../../session/driver-lock.js";
-import { hostOf, type HostView } from "../../engine/step.js";
+import { hostOf, type HostView } from "../../protocol/host-view.js";
 import { packageRoot } from "../../install/paths.js";
 import type { Engine } from "../../engine/engine.js";
 import { AutopilotError } from "../../protocol/errors.js";

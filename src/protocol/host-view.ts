@@ -1,0 +1,140 @@
+// A Step as each client's host model is told to act on it: which subagent tool this client has
+// (Claude Code's Agent, Codex's spawn_agent, Gemini CLI's invoke_agent, or none), the one-line
+// `todo`, and the text view for clients that show the model text. The Step itself (what to do) is
+// the engine's (src/engine/step.ts); how to say it to each client is here, beside the Step's type,
+// read by the MCP front end (src/mcp/render.ts) and, for the default `todo`, by the engine.
+import type { Step } from "./step.js";
+import { shellWord } from "../session/slug.js";
+
+/**
+ * The client driving the session, from the MCP initialize `clientInfo.name`: it decides which
+ * subagent tool the instructions name. "other" reads the persona file when it has no subagents.
+ */
+export type Host = "claude-code" | "codex" | "gemini" | "other";
+
+export function hostOf(clientName: string | undefined): Host {
+  const n = (clientName ?? "").toLowerCase();
+  if (n.startsWith("claude")) return "claude-code"; // "claude-code"
+  if (n.includes("codex")) return "codex"; // "codex-mcp-client"
+  if (n.includes("gemini")) return "gemini"; // "gemini-cli-mcp-client"
+  return "other";
+}
+
+export interface HostView {
+  host: Host;
+  /** Where the persona files are (the package's personas/ folder), for hosts that read them. */
+  personasDir?: string;
+  /**
+   * Before each persona's agent name (`autopilot serve --agent-prefix`): a Claude Code plugin's
+   * agents are named `<plugin>:<agent>`, so the plugin's server names `autopilot:harness-planner`.
+   */
+  agentPrefix?: string;
+}
+
+const OTHER: HostView = { host: "other" };
+
+function agentName(view: HostView, persona: string): string {
+  return `${view.agentPrefix ?? ""}${persona}`;
+}
+
+function personaFile(view: HostView, persona: string): string {
+  return `${view.personasDir ?? "personas"}/${persona}.md`;
+}
+
+/** How this host runs a persona on `prompt` (a name such as next.prompt, or "the prompt below"). */
+export function runPersona(view: HostView, persona: string, prompt: string): string {
+  switch (view.host) {
+    case "claude-code":
+      return `Call the Agent tool with subagent_type "${agentName(view, persona)}", run_in_background false and ${prompt} as its prompt`;
+    case "codex":
+      return `Call spawn_agent with message "You are ${persona}: follow ${personaFile(view, persona)}." followed by ${prompt}, then wait_agent for its final answer`;
+    case "gemini":
+      return `Call invoke_agent with agent_name "${agentName(view, persona)}" and ${prompt} as its prompt`;
+    default:
+      return `Run the ${agentName(view, persona)} subagent with ${prompt} (no subagents? read ${personaFile(view, persona)} and do its work yourself)`;
+  }
+}
+
+function reportCall(step: Pick<Step, "session" | "stepId">, result: string): string {
+  return `autopilot_report {"session":"${step.session}","stepId":${step.stepId},"result":<its JSON reply, kind "${result}">,"usage":<its usage block, if any>}`;
+}
+
+function decideCall(step: Pick<Step, "session" | "stepId">): string {
+  return `autopilot_decide {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<their reason, if given>,"userWords":<their reply, quoted, when you pass on what they said>}`;
+}
+
+/**
+ * Claude Code's todo: its model reads the todo inside the Step's JSON (structuredContent), next to
+ * `session` and `stepId`, in every later request of the conversation; so the call after names
+ * those fields instead of repeating their values (the tool's input schema describes the rest).
+ */
+function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
+  const next = step.next;
+  if (next.kind === "dispatch")
+    return `Agent tool: subagent_type "${agentName(view, next.persona)}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its <usage> block}. Launched in the background anyway: end your turn, and report when its task notification brings that reply.`;
+  if (next.kind === "ask" && !next.humanOnly?.length)
+    return "Ask the user next.question (options: next.options); then autopilot_decide {session, stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
+  return null;
+}
+
+/** One line that alone says what to do with `next`: which tool, which agent, which call after. */
+export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: HostView = OTHER): string {
+  const next = step.next;
+  const lean = view.host === "claude-code" ? leanTodo(step, view) : null;
+  if (lean) return lean;
+  switch (next.kind) {
+    case "dispatch":
+      return `${runPersona(view, next.persona, "next.prompt")}, then call ${reportCall(step, next.expects.result)}.`;
+    case "ask":
+      if (next.humanOnly?.length)
+        return `Only a person may answer ${next.humanOnly.map((o) => `"${o}"`).join(" or ")} here: ask the user to answer next.question in the client's form or to run \`autopilot approve ${shellWord(step.session)}\` in their own terminal, then call autopilot_next. autopilot_decide from you is refused for those answers.`;
+      return `Ask the user next.question (options: next.options), then call ${decideCall(step)}.`;
+    case "wait":
+      return "Tell the user next.reason, then stop (they resume with next.resumeWith).";
+    default:
+      return "Show the user the whole report (what was built, the final review's findings and what to do about each, which .harness/ files to commit or ignore); the session is done.";
+  }
+}
+
+/** The human-readable rendering of a Step: what happened, then numbered instructions. */
+export function renderStepText(step: Step, view: HostView = OTHER): string {
+  const lines: string[] = [];
+  const where = step.phase
+    ? `${step.state} · phase ${step.phase.number}/${step.phase.total}: ${step.phase.name}`
+    : step.state;
+  lines.push(`autopilot ${step.session} · step ${step.stepId} · ${where} · rigor ${step.rigor}`);
+  if (step.report) lines.push("", step.report);
+  lines.push("");
+  const n = step.next;
+  if (n.kind === "dispatch") {
+    lines.push(
+      view.host === "other"
+        ? `1. Dispatch the ${n.persona} subagent (${n.description}) with this prompt:`
+        : `1. ${n.description}: ${runPersona(view, n.persona, "this prompt")}:`,
+      "",
+      n.prompt.split("\n").map((l) => `   ${l}`).join("\n"),
+      "",
+      ...(view.host === "other"
+        ? [`   (No subagents? Read ${personaFile(view, n.persona)} and do its work yourself.)`, ""]
+        : []),
+      `2. Call autopilot_report with {"session":"${step.session}","stepId":${step.stepId},"result":<the persona's JSON, kind "${n.expects.result}">,"usage":<the subagent's usage block, if any>}.`,
+    );
+  } else if (n.kind === "ask") {
+    lines.push(`1. Ask the user: ${n.question}`);
+    if (n.context) lines.push(n.context.split("\n").map((l) => `   ${l}`).join("\n"));
+    lines.push(
+      `   Options: ${n.options.map((o) => `"${o}"`).join(", ")}`,
+      `2. Call autopilot_decide with {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<the user's reason, if given>,"userWords":<the user's reply, quoted, when you pass on what they said>}.`,
+    );
+    if (n.humanOnly?.length)
+      lines.push(
+        `   Human gate: only a person may answer ${n.humanOnly.map((o) => `"${o}"`).join(" or ")}. autopilot_decide from you is refused for those (human_required): ask the user to answer in the client's form, or to run \`autopilot approve ${shellWord(step.session)}\` in their own terminal, then call autopilot_next.`,
+      );
+  } else if (n.kind === "wait") {
+    lines.push(`1. Tell the user: ${n.reason}`, `2. Stop here. To continue later: ${n.resumeWith}.`);
+  } else {
+    if (!step.report) lines.push(`Summary: ${JSON.stringify(n.summary)}`, "");
+    lines.push("1. Show the user the whole report above (the final review's findings and what to do about each, the .harness/ files to commit or ignore). The session is DONE.");
+  }
+  return lines.join("\n");
+}
