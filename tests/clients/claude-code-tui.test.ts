@@ -470,12 +470,13 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     expect(asked).toHaveLength(2);
 
     // Every plan approved in the form (the first with a reason); both continue questions declined
-    // or cancelled in the form, then answered in the conversation: recorded as the host's.
+    // or cancelled in the form, then answered by the user in the conversation and passed on by the
+    // host with the user's words: recorded as relayed (the host's claim, not a form's answer).
     expect(decisions(s)).toEqual([
       ["APPROVE_PLAN", 0, "yes", "elicited"],
-      ["PHASE_COMPLETE", 0, "yes", "host"],
+      ["PHASE_COMPLETE", 0, "yes", "relayed"],
       ["APPROVE_PLAN", 1, "yes", "elicited"],
-      ["PHASE_COMPLETE", 1, "yes", "host"],
+      ["PHASE_COMPLETE", 1, "yes", "relayed"],
       ["APPROVE_PLAN", 2, "yes", "elicited"],
     ]);
     expect(st.decisions[0].rationale).toBe("plan reads well");
@@ -575,12 +576,14 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
 
     const st = state(s);
     expect(st.phases.map((p: any) => p.status)).toEqual(["complete", "complete", "complete"]);
+    // The answers typed in the conversation (the continue questions, and the plan after the restart)
+    // reach autopilot with the user's words: relayed.
     expect(decisions(s)).toEqual([
       ["APPROVE_PLAN", 0, "yes", "elicited"],
-      ["PHASE_COMPLETE", 0, "yes", "host"],
+      ["PHASE_COMPLETE", 0, "yes", "relayed"],
       ["APPROVE_PLAN", 1, "yes", "elicited"],
-      ["PHASE_COMPLETE", 1, "yes", "host"],
-      ["APPROVE_PLAN", 2, "yes", "host"],
+      ["PHASE_COMPLETE", 1, "yes", "relayed"],
+      ["APPROVE_PLAN", 2, "yes", "relayed"],
     ]);
     // No permission question at all: autopilot's tools by --allow, the rest by accept-edits mode.
     expect(s.user.log.filter((l) => l.startsWith("permission: "))).toEqual([]);
