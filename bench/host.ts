@@ -1,6 +1,6 @@
 // Plays the host model against a built MCP server over stdio (the SDK Client + StdioClientTransport,
 // as tests/helpers/mcp-client.ts does) and counts what the host would read and write.
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { tokensOf } from "./claude-view.js";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -11,6 +11,7 @@ import type { Step } from "../src/protocol/step.js";
 import type { PersonaTask } from "../src/runners/types.js";
 import { ScriptedRunner, taskOfStep } from "../src/runners/scripted.js";
 import { bytes } from "./stats.js";
+import { upstreamStateText } from "./upstream-state.js";
 import { git, gitEnv } from "./repo.js";
 
 export interface Spawned {
@@ -83,6 +84,10 @@ export interface SessionStats {
   stateSizes: number[];
   /** When set, Σ of the state file's tokens after each transition (slow on big files). */
   stateReadsTokens?: number;
+  /** The same for the file the upstream skill would keep at that moment (bench/upstream-state.ts). */
+  upstreamReadsBytes: number;
+  upstreamSizes: number[];
+  upstreamReadsTokens?: number;
   reports: ReportSample[];
   decides: number[];
   last: Step;
@@ -101,6 +106,8 @@ export function newStats(): SessionStats {
     args: [],
     stateReadsBytes: 0,
     stateSizes: [],
+    upstreamReadsBytes: 0,
+    upstreamSizes: [],
     reports: [],
     decides: [],
     last: undefined as unknown as Step,
@@ -129,10 +136,15 @@ async function timedCall(client: Client, st: SessionStats, name: string, args: R
 async function afterTransition(root: string, st: SessionStats, step: Step): Promise<number> {
   st.steps.push(step);
   st.slug = step.session;
-  const size = (await stat(stateFile(root, step.session))).size;
+  const text = await readFile(stateFile(root, step.session), "utf8");
+  const size = Buffer.byteLength(text);
   st.stateSizes.push(size);
   st.stateReadsBytes += size;
-  if (st.stateReadsTokens !== undefined) st.stateReadsTokens += tokensOf(await readFile(stateFile(root, step.session), "utf8"));
+  if (st.stateReadsTokens !== undefined) st.stateReadsTokens += tokensOf(text);
+  const upstream = upstreamStateText(text);
+  st.upstreamSizes.push(Buffer.byteLength(upstream));
+  st.upstreamReadsBytes += Buffer.byteLength(upstream);
+  if (st.upstreamReadsTokens !== undefined) st.upstreamReadsTokens += tokensOf(upstream);
   return size;
 }
 
