@@ -408,6 +408,12 @@ export const autopilotMachine = setup({
       assertEvent(event, "EXECUTED");
       return event.outcome === "checkpoint" && event.checkpoint?.type === "passed";
     },
+    /** The checkpoint came at the plan's last task: nothing is left for the executor to do. */
+    atLastTask: ({ context, event }) => {
+      assertEvent(event, "EXECUTED");
+      const last = context.phaseRun.taskCount;
+      return typeof last === "number" && last > 0 && typeof event.task?.number === "number" && event.task.number >= last;
+    },
     outcomePlanDefect: ({ event }) => {
       assertEvent(event, "EXECUTED");
       return event.outcome === "plan_defect";
@@ -1429,6 +1435,9 @@ export const autopilotMachine = setup({
             EXECUTED: [
               { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["commitExecutionComplete", "keepLearnings"] },
               { guard: "outcomeComplete", target: "#autopilot.VERIFY.running", actions: ["commitExecutionComplete", "keepLearnings"] },
+              // A commit point at the last task: its commit ends the execution (no dispatch to a task past the plan).
+              { guard: and(["checkpointPassed", "atLastTask", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["commitCheckpoint", "resetRetryBudget", "keepLearnings"] },
+              { guard: and(["checkpointPassed", "atLastTask"]), target: "#autopilot.VERIFY.running", actions: ["commitCheckpoint", "resetRetryBudget", "keepLearnings"] },
               { guard: "checkpointPassed", target: "running", reenter: true, actions: ["commitCheckpoint", "keepLearnings"] },
               { guard: "checkpointNeedsHuman", target: "checkpoint", actions: ["holdCheckpoint", "keepLearnings"] },
               // The plan is wrong (not the code): back to the planner with the defect, within the retry budget.

@@ -167,6 +167,24 @@ describe("engine", () => {
     expect(commits.filter((c) => c.label === "Checkpoint 1: types")).toHaveLength(1);
   });
 
+  it("a commit point at the plan's last task commits it and goes to VERIFY: no executor dispatch past the plan", async () => {
+    const engine = new Engine(repo.dir, { now });
+    const runner = new ScriptedRunner({ phases: { 0: { tasks: 2, checkpoints: { 2: "passed" } } } });
+    let step = (await engine.start(SPEC_PATH)).step;
+    const executorBriefs: string[] = [];
+    while (step.state !== "VERIFY" && step.state !== "DONE") {
+      if (step.next.kind !== "dispatch") throw new Error(JSON.stringify(step.next));
+      if (step.state === "EXECUTE") executorBriefs.push(await readFile(path.join(repo.dir, step.next.expects.artifacts.brief!), "utf8"));
+      const out = await runner.run({ ...step.next, projectRoot: repo.dir, session: SLUG, phaseIndex: 0, phaseName: "Core Scanner" });
+      step = await engine.report(SLUG, step.stepId, out.result);
+    }
+    expect(step.state).toBe("VERIFY");
+    // One executor dispatch: the one that did both tasks. None told to "Start at: Task 3".
+    expect(executorBriefs).toHaveLength(1);
+    expect(executorBriefs.join("\n")).not.toMatch(/Start at: Task 3/);
+    expect((await subjects())[0]).toBe("[autopilot] Checkpoint 2: Core Scanner step 2");
+  });
+
   it("waits for an interactive plan on a high phase and finds it on resume", async () => {
     const engine = new Engine(repo.dir, { now });
     const runner = new ScriptedRunner();

@@ -79,6 +79,8 @@ function eventsFor(s: Snap): AutopilotEvent[] {
   out.push(
     { type: "EXECUTED", outcome: "complete", now },
     { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "passed", label: "cp" }, now },
+    // A commit point at the last task of a 3-task plan: its commit ends the execution.
+    { type: "EXECUTED", outcome: "checkpoint", task: { number: 3, name: "t" }, checkpoint: { type: "passed", label: "cp" }, now },
     { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "human-verify", label: "look" }, now },
     { type: "EXECUTED", outcome: "failed", task: { number: 1, name: "t" }, error: "e", now },
     { type: "EXECUTED", outcome: "plan_defect", task: { number: 2, name: "t" }, defect: "the plan names a file that does not exist", now },
