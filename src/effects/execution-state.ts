@@ -17,13 +17,17 @@ export function executionStatePath(ws: SessionPaths): string {
 /**
  * A new phase starts: `progress` empties, `position.task` goes, and `autopilotPhase` names the phase
  * the progress belongs to; the earlier progress is kept in `earlierPhases` under its phase's name.
- * A missing file stays missing; a file that is not a JSON object is left as it is (it is not
- * autopilot's to repair).
+ * A missing file is made with the phase's name and empty progress, so the executor, which keeps
+ * the fields it does not know, writes its progress under the right phase; a file that is not a
+ * JSON object is left as it is (it is not autopilot's to repair).
  */
 export async function resetExecutionState(ws: SessionPaths, phase: string): Promise<{ written: boolean }> {
   const file = executionStatePath(ws);
   const text = await readTextOrNull(file);
-  if (text === null) return { written: false };
+  if (text === null) {
+    await writeTextAtomic(file, JSON.stringify({ autopilotPhase: phase, progress: {} }, null, 2) + "\n");
+    return { written: true };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ""));

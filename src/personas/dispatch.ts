@@ -275,7 +275,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
   }
   if (files.handoff && state.currentState === "PLAN") out.push(`- Handoff: ${files.handoff} (write it)`);
   if (files.state) {
-    out.push(`- Execution state: ${files.state} (keep it updated)`);
+    out.push(`- Execution state: ${files.state} (keep it updated${phase ? `; its "autopilotPhase" is ${JSON.stringify(phase.name)}` : ""})`);
     if (job === "execute" && !state.phaseRun.fix) out.push(startAt(state, files.state));
   }
   if (state.currentState === "FINAL_REVIEW") {
