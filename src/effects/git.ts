@@ -8,6 +8,7 @@ import path from "node:path";
 import { acquireLock, LockBusyError, type HeldLock } from "../session/lock.js";
 import { simpleGit } from "simple-git";
 import { AutopilotError } from "../protocol/errors.js";
+import { HARNESS_SHARED_FILES_REL } from "../session/paths.js";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import {
@@ -574,7 +575,7 @@ export async function prTitleAndBody(
 export async function harnessFilesStatus(root: string, slug: string): Promise<{ commit: string[]; sessionsIgnored: boolean }> {
   const g = plainGit(root);
   const commit: string[] = [];
-  for (const rel of [".harness/learnings.md", ".harness/failures.md"]) {
+  for (const rel of HARNESS_SHARED_FILES_REL) {
     const out = await raw(g, ["status", "--porcelain=v1", "--untracked-files=all", "--", rel]).catch(() => "");
     if (out.trim()) commit.push(rel);
   }

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
-import { projectPaths, SESSIONS_DIR_REL, STATE_FILE, type SessionPaths } from "../session/paths.js";
+import { HARNESS_SHARED_FILES_REL, projectPaths, SESSIONS_DIR_REL, STATE_FILE, type SessionPaths } from "../session/paths.js";
 import { LEFT_OUT_SHOWN, type NoticeOf } from "../session/notices.js";
 
 export interface BaselineEntry {
@@ -85,10 +85,16 @@ export async function hashPath(root: string, rel: string): Promise<string | null
   }
 }
 
+/**
+ * What the working tree holds that is not autopilot's: every change but the files autopilot's own
+ * sessions append to (.harness/learnings.md and failures.md, left uncommitted at DONE), which are
+ * never the user's changes and are committed with the session's work like any file it writes.
+ */
 export async function takeBaseline(root: string, git: GitRunner, now: string): Promise<Baseline> {
   const head = (await git(["rev-parse", "HEAD"])).trim();
   const entries: BaselineEntry[] = [];
-  for (const p of await listChanges(git)) entries.push({ path: p, hash: await hashPath(root, p) });
+  const own = new Set<string>(HARNESS_SHARED_FILES_REL);
+  for (const p of await listChanges(git)) if (!own.has(p)) entries.push({ path: p, hash: await hashPath(root, p) });
   return { head, takenAt: now, entries };
 }
 

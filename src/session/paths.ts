@@ -16,6 +16,8 @@ export const LAST_GOOD_FILE = "autopilot-state.last-good.json";
 export const LOCK_FILE = "autopilot.lock";
 /** In a session folder: the worktree the session runs in, when it runs in one. */
 export const WORKTREE_POINTER_FILE = "worktree.json";
+/** The files under .harness/ that every session appends to (learnings, failures): autopilot's own. */
+export const HARNESS_SHARED_FILES_REL = [".harness/learnings.md", ".harness/failures.md"] as const;
 /** The roadmap autopilot keeps in step with the session (harness-roadmap's file). */
 export const ROADMAP_FILE_REL = "docs/roadmap.md";
 

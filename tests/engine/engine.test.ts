@@ -287,8 +287,13 @@ describe("engine", () => {
     await writeFile(path.join(repo.dir, SPEC_PATH), "# S\n\n## Implementation Order\n\n### Phase 1: Only\n<!-- complexity: low -->\n");
     await git(repo.dir, "commit", "-qam", "one phase");
     await drive(engine, (await engine.start(SPEC_PATH)).step, new ScriptedRunner(), new PolicyGate());
+    // DONE wrote .harness/learnings.md and left it for the user to commit: autopilot's own file, so
+    // the next run does not ask about it as a change autopilot did not make.
+    expect(await git(repo.dir, "status", "--porcelain", "--", ".harness/learnings.md")).not.toBe("");
     const again = await engine.start(SPEC_PATH, "--thorough");
     expect(again.resumed).toBe(false);
+    expect(again.step.next.kind).toBe("dispatch");
+    expect(JSON.stringify(again.step)).not.toContain("learnings.md");
     expect(again.step.rigor).toBe("thorough");
     const files = await readdir(path.join(repo.dir, ".harness/sessions", SLUG));
     expect(files.some((f) => /^autopilot-state\.done-.*\.json$/.test(f))).toBe(true);
