@@ -93,7 +93,8 @@ export async function sessionDetail(engine: Engine, slug: string) {
       name: p.name,
       complexity: p.complexity,
       complexityOverride: p.complexityOverride,
-      status: p.status,
+      // The state file keeps upstream's pending/complete/skipped; the phase under way reads as such.
+      status: p.status === "pending" && i === state.currentPhase && !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) ? "in_progress" : p.status,
       planPath: p.planPath,
     })),
     decisions: state.decisions.length,
