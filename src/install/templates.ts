@@ -141,7 +141,7 @@ export function claudeCommandBody(toolPrefix = "mcp__autopilot__"): string {
     "",
     `Run autopilot: call ${toolPrefix}autopilot_start with \`spec\` = the first word of the arguments (the spec path) and \`flags\` = the other words, as one string.` +
       " No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
-    "Every result is a Step: show the user its `report`, then do exactly what its `todo` says. Never plan, execute or review yourself. To pick a session up again (a new conversation, a context reset): autopilot_start with its spec path resumes it; autopilot_status lists the sessions.",
+    "Every result is a Step: show the user its `report`, then do exactly what its `todo` says. Never plan, execute or review yourself. To pick a session up again (a new conversation, a context reset): autopilot_start with its spec path resumes it (autopilot_next with its session continues it too); autopilot_status lists the sessions.",
     "",
   ].join("\n");
 }

@@ -29,7 +29,7 @@ export function autopilotPromptText(spec: string, flags: string[] = []): string 
     "   - wait: tell the user the reason and stop; they resume with autopilot_start later.",
     "   - done: show the whole report (the final review's findings, the .harness/ files to commit or ignore) and stop.",
     "3. Show the user every Step's `report`. Never plan, execute, verify or review yourself: the personas do.",
-    `4. To pick the session up again (a new conversation, a context reset): autopilot_start with ${JSON.stringify({ spec })} resumes it.`,
+    `4. To pick the session up again (a new conversation, a context reset): autopilot_start with ${JSON.stringify({ spec })} resumes it (autopilot_next with its session continues it too).`,
   ].join("\n");
 }
 

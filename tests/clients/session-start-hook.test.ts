@@ -1,7 +1,8 @@
 // The SessionStart hook install writes, run by the real clients: a project has a session waiting at
 // its plan approval, the user starts the client fresh and says only "continue". The scripted model
 // knows nothing of the session but what the client shows it; with the hook's line ("autopilot
-// session <slug> is at APPROVE_PLAN (step N); call autopilot_next to continue") it calls
+// session <slug> is at APPROVE_PLAN (step N); call autopilot_start with spec ... to resume it
+// (autopilot_next with session "<slug>" continues it too)") it calls
 // autopilot_next and puts the question to the user; without it, it can only ask for a spec.
 // Claude Code in print mode (the hook's "startup" source; /clear and /compact are in the TUI
 // suite), Codex `exec` (whose hooks run only once trusted) and Gemini CLI `-p`.

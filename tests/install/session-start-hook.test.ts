@@ -119,13 +119,13 @@ describe("autopilot install claude: the SessionStart hook", () => {
     const env = { CLAUDE_PROJECT_DIR: dir };
     // From a subfolder too: Claude Code names the project root.
     const r = runHook(group, join(dir, "docs"), env);
-    expect(r).toEqual({ status: 0, stdout: `autopilot session ${slug} is at PLAN (step ${stepId}); call autopilot_next to continue.\n`, stderr: "" });
+    expect(r).toEqual({ status: 0, stdout: `autopilot session ${slug} is at PLAN (step ${stepId}); call autopilot_start with spec "docs/spec.md" to resume it (autopilot_next with session "${slug}" continues it too).\n`, stderr: "" });
 
     // A second session, saved later, is the one named; the other is counted.
     const stateFile = join(dir, ".harness/sessions", slug, "autopilot-state.json");
     const state = JSON.parse(readFileSync(stateFile, "utf8"));
     write(join(dir, ".harness/sessions/other/autopilot-state.json"), JSON.stringify({ ...state, currentState: "EXECUTE", stepId: 9, updatedAt: "2999-01-01T00:00:00.000Z" }));
-    expect(runHook(group, dir, env).stdout).toBe("autopilot session other is at EXECUTE (step 9); call autopilot_next to continue (1 more in progress: autopilot_status lists them).\n");
+    expect(runHook(group, dir, env).stdout).toBe('autopilot session other is at EXECUTE (step 9); call autopilot_start with spec "docs/spec.md" to resume it (autopilot_next with session "other" continues it too). 1 more in progress: autopilot_status lists them.\n');
 
     // Finished, stopped, unreadable: nothing to continue.
     write(join(dir, ".harness/sessions/other/autopilot-state.json"), "{ not json");
@@ -171,7 +171,7 @@ describe("the same hook for Codex and Gemini CLI", () => {
     const out = runHook(group, dir, { GEMINI_PROJECT_DIR: dir });
     expect(out.status).toBe(0);
     expect(JSON.parse(out.stdout)).toEqual({
-      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: expect.stringMatching(new RegExp(`^autopilot session ${slug} is at PLAN \\(step \\d+\\); call autopilot_next to continue\\.$`)) },
+      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: expect.stringMatching(new RegExp(`^autopilot session ${slug} is at PLAN \\(step \\d+\\); call autopilot_start with spec "docs/spec\\.md" to resume it \\(autopilot_next with session "${slug}" continues it too\\)\\.$`)) },
     });
     expect(install(["gemini"], { cwd: dir, home }).stdout).toContain("Nothing to change");
   });

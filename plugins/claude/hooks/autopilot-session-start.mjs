@@ -45,8 +45,14 @@ function sessionLine(root) {
   }
   if (!best) return "";
   const step = Number.isInteger(best.state.stepId) ? best.state.stepId : 0;
-  const more = open > 1 ? ` (${open - 1} more in progress: autopilot_status lists them)` : "";
-  return `autopilot session ${best.slug} is at ${best.state.currentState} (step ${step}); call autopilot_next to continue${more}.`;
+  const more = open > 1 ? `. ${open - 1} more in progress: autopilot_status lists them` : "";
+  // The same way first as the /autopilot command: autopilot_start with the spec (its report says what
+  // was done and decided), autopilot_next with the session also continues.
+  const spec = typeof best.state.specPath === "string" && best.state.specPath ? best.state.specPath : null;
+  const how = spec
+    ? `call autopilot_start with spec ${JSON.stringify(spec)} to resume it (autopilot_next with session ${JSON.stringify(best.slug)} continues it too)`
+    : "call autopilot_next to continue";
+  return `autopilot session ${best.slug} is at ${best.state.currentState} (step ${step}); ${how}${more}.`;
 }
 
 /** The project: as the client names it, else the folder above the current one that holds .harness (up to the repository's root). */

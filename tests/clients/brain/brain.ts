@@ -192,8 +192,9 @@ export function startArgs(text: string): { spec: string; flags?: string } | null
 
 /**
  * The session a line in the model's context says is in progress: the SessionStart hook's
- * "autopilot session <slug> is at <state> (step N); call autopilot_next to continue", wherever the
- * client put it (system prompt, a reminder, a system turn). The last one wins.
+ * "autopilot session <slug> is at <state> (step N); call autopilot_start with spec "<spec>" to resume
+ * it (autopilot_next with session "<slug>" continues it too)", wherever the client put it (system
+ * prompt, a reminder, a system turn); the scripted model takes the second way. The last one wins.
  */
 export function resumeHint(conv: Conversation): string | null {
   const texts = [conv.system, ...conv.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])))];
