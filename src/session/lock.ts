@@ -101,7 +101,17 @@ export async function lockOwnerIsDead(files: LockFiles): Promise<boolean> {
     process.kill(owner.pid, 0);
     return false;
   } catch (e) {
-    return errCode(e) === "ESRCH";
+    if (errCode(e) !== "ESRCH") return false;
+  }
+  // The holder may have released and exited between the read and the check, and a new holder's
+  // directory may reuse the inode. A holder removes its record before it releases, so the same
+  // record still there (and the same directory) means it died holding the lock.
+  const again = await readLockOwner(files);
+  if (!again || again.pid !== owner.pid || again.ino !== owner.ino) return false;
+  try {
+    return owner.ino === undefined || owner.ino === (await stat(files.dir)).ino;
+  } catch {
+    return false;
   }
 }
 
