@@ -337,7 +337,7 @@ export function renderNotice(n: Notice): string {
           ? [
               n.finalReviewStatus === "overridden"
                 ? "These findings were not fixed (the blocking ones were overridden by a decision): fix them or record them as known issues before you ship."
-                : "These findings were not fixed: decide for each whether to fix it now or record it as a known issue.",
+                : "These findings were not fixed, and the session is over: fix each yourself (or in a follow-up spec) or record it as a known issue.",
             ]
           : []),
         ...(n.overriddenReviews ? [`Overridden reviews: ${n.overriddenReviews}`] : []),

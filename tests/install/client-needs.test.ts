@@ -3,10 +3,11 @@
 // Codex reads a project's .codex/config.toml only once the project is trusted, and `codex exec`
 // does not expand custom prompts (it does expand the `$autopilot` skill); Gemini CLI loads MCP servers only in a trusted folder and
 // registers project agents only after an interactive acknowledgement.
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { build, install, tempDir } from "./helpers.js";
+import { build, install, MAIN, tempDir } from "./helpers.js";
 
 beforeAll(() => build(), 120_000);
 
@@ -54,5 +55,23 @@ describe("install prints what the client needs", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("GEMINI_CLI_TRUST_WORKSPACE=true");
     expect(r.stdout).not.toContain("acknowledge");
+  });
+});
+
+describe("install says what a spec needs", () => {
+  it("every client's install ends with the spec format, and a spec written from that line is one autopilot reads", () => {
+    for (const client of ["claude", "codex", "gemini", "cursor", "vscode"]) {
+      const home = tempDir("home");
+      const project = tempDir("project");
+      const r = install([client], { cwd: project, home });
+      expect(r.status, `${client}: ${r.stderr}`).toBe(0);
+      expect(r.stdout, client).toContain("`## Implementation Order` section and one `### Phase 1: Name` heading per phase");
+    }
+    // Follow the line word for word: the spec it describes has phases `autopilot spec` reads.
+    const project = tempDir("spec");
+    writeFileSync(join(project, "spec.md"), "# Counter\n\n## Implementation Order\n\n### Phase 1: Core\nCount words.\n\n### Phase 2: CLI\nPrint them.\n");
+    const r = spawnSync(process.execPath, [MAIN, "spec", join(project, "spec.md"), "--json"], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).phases.map((p: { name: string }) => p.name)).toEqual(["Core", "CLI"]);
   });
 });

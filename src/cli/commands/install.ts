@@ -28,6 +28,10 @@ const USAGE = `usage: autopilot install ${CLIENTS.join("|")} [--global] [--allow
                 on PATH is this package; "npx -y autopilot-mcp@<version> serve" when run through npx or
                 installed as a dependency; else node <this checkout>/dist/src/cli/main.js serve, with a warning)`;
 
+/** What a spec needs, said once after every install: the first thing a newcomer's own spec can lack. */
+export const SPEC_HINT =
+  "The spec: a Markdown file with an `## Implementation Order` section and one `### Phase 1: Name` heading per phase (docs/spec-format.md); `autopilot spec FILE` shows the phases autopilot reads.";
+
 export async function run(argv: string[]): Promise<number> {
   let parsed;
   parsed = parseCliArgs({
@@ -81,7 +85,10 @@ export async function run(argv: string[]): Promise<number> {
     out.write(`Wrote ${written.length} file(s).\n`);
     for (const b of backups) out.write(`  kept your previous copy: ${displayPath(b, plan)}\n`);
   }
-  if (!dryRun) for (const n of plan.notes) out.write(`${n}\n`);
+  if (!dryRun) {
+    for (const n of plan.notes) out.write(`${n}\n`);
+    out.write(`${SPEC_HINT}\n`);
+  }
   for (const w of plan.warnings) process.stderr.write(`warning: ${w}\n`);
   return 0;
 }
