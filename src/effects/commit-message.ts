@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { readProjectConfig } from "../session/config.js";
+import { readProjectConfig, type ProjectConfig } from "../session/config.js";
 import { checkpointMessage, sanitizeLabel } from "./git.js";
 
 /** The template used with a commitlint config and no `commitMessage`. */
@@ -89,9 +89,12 @@ export interface SubjectFor {
   userWork?: boolean;
 }
 
-/** The subject of the commit `what`, in the repository's convention (see the top of this file). */
-export async function commitSubject(root: string, what: SubjectFor): Promise<string> {
-  const template = (await readProjectConfig(root)).config.commitMessage;
+/**
+ * The subject of the commit `what`, in the repository's convention (see the top of this file).
+ * `config`: the project config the caller already read for this call (else it is read here).
+ */
+export async function commitSubject(root: string, what: SubjectFor, config?: ProjectConfig): Promise<string> {
+  const template = (config ?? (await readProjectConfig(root)).config).commitMessage;
   if (template) return sanitizeLabel(fill(template, what.label));
   if (await commitlintConfig(root)) return bounded(fill(CONVENTIONAL_TEMPLATE, what.label), CONVENTIONAL_HEADER_MAX);
   return what.userWork ? sanitizeLabel(what.label) : checkpointMessage(what.label, what.recovery === true);

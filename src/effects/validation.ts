@@ -18,7 +18,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { readTextOrNull } from "./fsutil.js";
-import { readProjectConfig } from "../session/config.js";
+import { readProjectConfig, type ProjectConfig } from "../session/config.js";
 import { CONFIG_FILE_REL } from "../session/paths.js";
 
 export const PACKAGE_SCRIPTS = ["typecheck", "lint", "test"] as const;
@@ -30,8 +30,9 @@ export interface ResolvedValidation {
   source: ValidationSource;
 }
 
-export async function resolveValidation(root: string): Promise<ResolvedValidation> {
-  const { validation } = (await readProjectConfig(root)).config;
+/** `config`: the project config the caller already read for this call (else it is read here). */
+export async function resolveValidation(root: string, config?: ProjectConfig): Promise<ResolvedValidation> {
+  const { validation } = config ?? (await readProjectConfig(root)).config;
   if (validation !== undefined) return { commands: validation, source: "harness-config" };
   const pkgText = await readTextOrNull(path.join(root, "package.json"));
   if (pkgText !== null) {
@@ -74,6 +75,8 @@ export interface RunValidationOptions {
   signal?: AbortSignal;
   /** Run these instead of the resolved ones (tests, callers that already resolved). */
   commands?: string[];
+  /** The project config the caller already read for this call. */
+  config?: ProjectConfig;
 }
 
 class TailBuffer {
@@ -185,7 +188,7 @@ function summarize(results: CommandResult[], notRun: string[]): string {
 export async function runValidation(root: string, opts: RunValidationOptions = {}): Promise<ValidationResult> {
   const timeoutMs = opts.timeoutMs ?? 300_000;
   const maxOutputBytes = opts.maxOutputBytes ?? 16_000;
-  const resolved: ResolvedValidation = opts.commands ? { commands: opts.commands, source: "harness-config" } : await resolveValidation(root);
+  const resolved: ResolvedValidation = opts.commands ? { commands: opts.commands, source: "harness-config" } : await resolveValidation(root, opts.config);
   if (!resolved.commands.length) {
     return {
       passed: true,

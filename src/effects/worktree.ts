@@ -12,7 +12,7 @@ import { lstat, mkdir, readFile, stat, symlink } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 import { shellWord } from "../session/slug.js";
-import { projectPaths, sessionDirRel, sessionPaths, WORKTREE_POINTER_FILE, WORKTREES_DIR_REL } from "../session/paths.js";
+import { projectPaths, sessionDirRel, sessionPaths, WORKTREE_POINTER_FILE, WORKTREES_DIR_REL, type SessionPaths } from "../session/paths.js";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import { assertGitReady, gitRunner, withRepoLock } from "./git.js";
 
@@ -32,8 +32,10 @@ export function branchFor(slug: string): string {
   return `autopilot/${slug.replace(/[\s~^:?*[\\\u0000-\u001f\u007f]+|@\{/g, "-")}`;
 }
 
-export async function readPointer(root: string, slug: string): Promise<WorktreePointer | null> {
-  const file = sessionPaths(root, slug).worktreePointer;
+/** The session's worktree record (null: the session runs in the checkout). */
+export async function readPointer(ws: SessionPaths): Promise<WorktreePointer | null> {
+  const { projectRoot: root, slug } = ws;
+  const file = ws.worktreePointer;
   const text = await readTextOrNull(file);
   if (text === null) return null;
   try {
@@ -56,7 +58,7 @@ export async function createWorktree(root: string, slug: string, now: string): P
   const { branch: baseBranch } = await assertGitReady(root);
   const git = gitRunner(root);
   return withRepoLock(root, async () => {
-    const existing = await readPointer(root, slug);
+    const existing = await readPointer(sessionPaths(root, slug));
     if (existing) return existing;
     const branch = branchFor(slug);
     const rel = `${WORKTREES_DIR_REL}/${slug}`;
@@ -167,7 +169,7 @@ export interface MergeResult {
  * (the checkout is left as it was) and reported with its files.
  */
 export async function mergeBack(root: string, slug: string): Promise<MergeResult> {
-  const pointer = await readPointer(root, slug);
+  const pointer = await readPointer(sessionPaths(root, slug));
   if (!pointer)
     throw new AutopilotError("unknown_session", `Session "${slug}" does not run in a worktree (no ${sessionDirRel(slug)}/${WORKTREE_POINTER_FILE}); its commits are already on your branch.`);
   const { branch } = await assertGitReady(root);

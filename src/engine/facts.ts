@@ -10,12 +10,13 @@ import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js
 import { readLearnings } from "../effects/learnings.js";
 import { stageMetaAt } from "../machine/stages.js";
 import type { DispatchFact } from "../machine/autopilot.machine.js";
-import { sessionPaths } from "../session/paths.js";
+import type { SessionPaths } from "../session/paths.js";
 
 const MAX_DIFFSTAT = 6000;
 
 /** The facts the dispatching stage asks for (its state node's `meta.dispatch.facts`); none elsewhere. */
-export async function gatherDispatchFacts(root: string, slug: string, state: AutopilotState): Promise<DispatchFacts> {
+export async function gatherDispatchFacts(ws: SessionPaths, state: AutopilotState): Promise<DispatchFacts> {
+  const root = ws.projectRoot;
   const facts: DispatchFacts = {};
   const wanted = new Set<DispatchFact>(stageMetaAt(state.currentState, state.stage)?.dispatch?.facts ?? []);
   if (wanted.has("phaseDescription")) {
@@ -39,11 +40,11 @@ export async function gatherDispatchFacts(root: string, slug: string, state: Aut
     }
   }
   if (wanted.has("phaseFindings")) {
-    const reviews = await readPhaseReviews(sessionPaths(root, slug), { phaseCount: state.phases.length }).catch(() => []);
+    const reviews = await readPhaseReviews(ws, { phaseCount: state.phases.length }).catch(() => []);
     facts.phaseFindings = formatFindingsForPrompt(reviews, { phaseNames: state.phases.map((p) => p.name) });
   }
   if (wanted.has("learnings")) {
-    const l = await readLearnings(sessionPaths(root, slug), { max: 10, maxChars: 3000 }).catch(() => null);
+    const l = await readLearnings(ws, { max: 10, maxChars: 3000 }).catch(() => null);
     if (l && l.entries.length) facts.learnings = l.entries.map((e) => `- (${e.source}) ${e.text}`).join("\n");
   }
   return facts;

@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Notice } from "../session/schema.js";
 import type { SessionPaths } from "../session/paths.js";
+import type { ProjectConfig } from "../session/config.js";
 import { commitCheckpoint, gitRunner, harnessFilesStatus, leftOutNotice, prTitleAndBody, withRepoLock } from "../effects/git.js";
 import { commitSubject } from "../effects/commit-message.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
@@ -59,13 +60,16 @@ function notify(state: AutopilotState, ...notices: (Notice | null)[]): Autopilot
  */
 const SHARED_FILE_EFFECTS = new Set<Effect["type"]>(["appendFailure", "appendLearnings", "syncRoadmap", "roadmapDone"]);
 
-/** Performs one effect; every path it touches comes from `ws`, the session's paths. */
-export async function performEffect(ws: SessionPaths, state: AutopilotState, effect: Effect, now: string): Promise<AutopilotState> {
-  if (SHARED_FILE_EFFECTS.has(effect.type)) return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now));
-  return performUnlocked(ws, state, effect, now);
+/**
+ * Performs one effect; every path it touches comes from `ws`, the session's paths. `config`: the
+ * project config of this call (the engine reads it at most once per call; else read here).
+ */
+export async function performEffect(ws: SessionPaths, state: AutopilotState, effect: Effect, now: string, config?: () => Promise<ProjectConfig>): Promise<AutopilotState> {
+  if (SHARED_FILE_EFFECTS.has(effect.type)) return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now, config));
+  return performUnlocked(ws, state, effect, now, config);
 }
 
-async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: Effect, now: string): Promise<AutopilotState> {
+async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: Effect, now: string, config?: () => Promise<ProjectConfig>): Promise<AutopilotState> {
   const root = ws.projectRoot;
   const slug = ws.slug;
   switch (effect.type) {
@@ -74,7 +78,7 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       const r = await commitCheckpoint(root, {
         label: a.label,
         recovery: a.recovery,
-        subject: await commitSubject(root, { label: a.label, recovery: a.recovery }),
+        subject: await commitSubject(root, { label: a.label, recovery: a.recovery }, await config?.()),
         effectId: sharedEffectId(slug, state, effect),
         phase: a.phase,
         since: state.startingCommit,
@@ -110,7 +114,7 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       const paths = (baseline?.entries ?? []).map((e) => e.path);
       const r = await commitCheckpoint(root, {
         label: "changes made before autopilot",
-        subject: await commitSubject(root, { label: `Work in progress before autopilot (${slug})`, userWork: true }),
+        subject: await commitSubject(root, { label: `Work in progress before autopilot (${slug})`, userWork: true }, await config?.()),
         effectId: sharedEffectId(slug, state, effect),
         since: state.startingCommit,
         paths,

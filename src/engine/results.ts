@@ -10,7 +10,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import { countPlan, planProblems } from "../markdown/plan.js";
 import { findPlanForPhase } from "../markdown/plans-folder.js";
 import { readHandoff } from "../effects/handoff.js";
-import { sessionPathsAt } from "../session/paths.js";
+import type { SessionPaths } from "../session/paths.js";
 import { checkPath, confine } from "../session/confine.js";
 import { assertParseableMarkdown } from "./limits.js";
 
@@ -70,13 +70,14 @@ export async function readPlanFacts(
  * phase name, then the path the dispatch asked for.
  */
 export async function locatePlan(
-  root: string,
+  ws: SessionPaths,
   state: AutopilotState,
   reported: string | undefined,
   expected: string | undefined,
 ): Promise<{ facts: PlanFacts | null; tried: string[] }> {
   const phase = state.phases[state.currentPhase];
-  const handoff = await readHandoff(sessionPathsAt(root, state.sessionDir)).catch(() => null);
+  const root = ws.projectRoot;
+  const handoff = await readHandoff(ws).catch(() => null);
   const tried: string[] = [];
   // A handoff left by an earlier phase's planner must not pass for this phase's plan.
   const otherPlans = new Set(state.phases.filter((_, i) => i !== state.currentPhase).map((p) => p.planPath));
@@ -113,19 +114,20 @@ function normalizeFindings(findings: { severity: string; title: string; file?: s
 }
 
 export async function resultToEvent(
-  root: string,
+  ws: SessionPaths,
   state: AutopilotState,
   result: PersonaResult,
   expectedPlan: string | undefined,
   now: string,
 ): Promise<AutopilotEvent> {
+  const root = ws.projectRoot;
   const hasOutcome = result.kind === "executed" && result.outcome !== undefined;
   // An error of only whitespace says nothing: it is read as no error, not as a persona failure.
   const error = result.error?.trim() || undefined;
   if (error && !hasOutcome) return { type: "PERSONA_FAILED", error, now };
   switch (result.kind) {
     case "planned": {
-      const { facts, tried } = await locatePlan(root, state, result.planPath, expectedPlan);
+      const { facts, tried } = await locatePlan(ws, state, result.planPath, expectedPlan);
       if (!facts)
         throw new AutopilotError(
           "bad_result",

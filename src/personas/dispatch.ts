@@ -6,7 +6,6 @@ import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
 import type { DispatchNext, ResultKind } from "../protocol/step.js";
 import { stageMetaAt } from "../machine/stages.js";
-import { sessionDirRel } from "../session/paths.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
 import { FINAL_REVIEW_FIX_BUDGET, RIGOR, TASK_SIZE, escalationBrief, scratchpadRule as scratchpadRuleFor, sendBacksAllowed } from "../machine/policy.js";
@@ -25,8 +24,9 @@ export interface DispatchFacts {
 
 const posix = path.posix;
 
-export function briefPath(slug: string, stepId: number): string {
-  return posix.join(sessionDirRel(slug), "briefs", `step-${stepId}.md`);
+/** The brief of step `stepId`, in the session's folder (the state's `sessionDir`, which the store sets to where the file is). */
+export function briefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number): string {
+  return posix.join(state.sessionDir, "briefs", `step-${stepId}.md`);
 }
 
 export function plannedPlanPath(state: AutopilotState): string {
@@ -36,8 +36,8 @@ export function plannedPlanPath(state: AutopilotState): string {
   return posix.join(plansDirFor(state.specPath), planFileName(date, phase.name));
 }
 
-function scratchpadRule(state: AutopilotState, slug: string): string {
-  const dir = posix.join(sessionDirRel(slug), "scratchpad", phaseSlug(state.phases[state.currentPhase]?.name ?? "final"));
+function scratchpadRule(state: AutopilotState): string {
+  const dir = posix.join(state.sessionDir, "scratchpad", phaseSlug(state.phases[state.currentPhase]?.name ?? "final"));
   return scratchpadRuleFor(state.rigorLevel, dir);
 }
 
@@ -72,10 +72,10 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   const phase = state.phases[state.currentPhase];
   const n = state.currentPhase + 1;
   const of = `${n}/${state.phases.length}`;
-  const sessionDir = sessionDirRel(slug);
+  const sessionDir = state.sessionDir;
   const handoff = posix.join(sessionDir, "handoff.json");
   const execState = posix.join(sessionDir, "state.json");
-  const brief = briefPath(slug, state.stepId);
+  const brief = briefPath(state, state.stepId);
   const { persona, result } = job;
   const sendBacks = sendBacksAllowed(state.retryBudget.maxAttempts);
   const blockingRule = `A blocking finding needs a file, a line and a scenario (the input or sequence that triggers it); a review with one that lacks them comes back to you (at most ${sendBacks} time${sendBacks === 1 ? "" : "s"}).`;
@@ -107,7 +107,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
         `Write the plan to ${plan}: "**Tasks:** N", then per task a "### Task N: Name" heading, a "**Files:**" line, numbered steps and a "**Verify:**" line; [checkpoint:human-verify], [checkpoint:decision] or [checkpoint:human-action] in the heading of a task where a person acts, [checkpoint:commit] in the heading of a task after which the work so far is committed.`,
         `Before the plan runs the server checks it: a task with no files, no verification step, a placeholder (TBD, "as needed", "etc.") or more than ${TASK_SIZE.maxFiles} files or ${TASK_SIZE.maxSteps} steps comes back to you with the list (at most ${sendBacks} time${sendBacks === 1 ? "" : "s"}; then a person judges the plan).`,
         RIGOR[state.rigorLevel].planning,
-        scratchpadRule(state, slug),
+        scratchpadRule(state),
         `Write ${handoff} (replace the file) with {"fromSkill":"harness-planning","phase":"${phase.name}","summary":"...","planPath":"${plan}","taskCount":N,"checkpointCount":N,"concerns":[...],"assumptions":[...],"deferred":[...]}.`,
         reply(
           "planned",
@@ -141,7 +141,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
         level > 0 && cur && !fix ? `${escalationBrief(level)} Earlier attempts are listed below.` : "",
         `Keep ${execState} updated after each task; its progress is this phase's only (the server empties it when a phase starts).`,
         `Do not commit: the server commits. Stop and reply at the first of: a task with [checkpoint:commit] done and green (checkpoint "passed"), a task with [checkpoint:human-verify|decision|human-action] (that type), every task done (complete), a task you cannot make pass (failed), a step that is wrong or unclear in the plan (plan_defect: the plan goes back to the planner, not to a retry).`,
-        scratchpadRule(state, slug),
+        scratchpadRule(state),
         reply(
           "executed",
           `{"kind":"executed","outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...]} or {"kind":"executed","outcome":"checkpoint","task":{"number":N,"name":"..."},"checkpoint":{"type":"passed|human-verify|decision|human-action","label":"...","details":"...","options":[...]},"evidence":[...]} or {"kind":"executed","outcome":"failed","task":{"number":N,"name":"..."},"error":"...","fixAttempted":"..."} or {"kind":"executed","outcome":"plan_defect","task":{"number":N,"name":"..."},"defect":"<what is wrong in the plan, with the evidence>"}`,
@@ -267,7 +267,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
   // The files this step reads or writes, one per line: the prompt names only this brief.
   const files = planned?.next.expects.artifacts ?? {};
   const out: string[] = [`# Brief for step ${state.stepId} (${state.currentState})`, ""];
-  out.push(`- Spec: ${state.specPath}`, `- Session: ${slug} (${sessionDirRel(slug)})`, `- Rigor: ${state.rigorLevel}`);
+  out.push(`- Spec: ${state.specPath}`, `- Session: ${slug} (${state.sessionDir})`, `- Rigor: ${state.rigorLevel}`);
   if (state.currentState !== "FINAL_REVIEW" && phase) {
     out.push(`- Phase ${state.currentPhase + 1} of ${state.phases.length}: ${phase.name} (complexity ${phase.complexity}${phase.complexityOverride ? `, reviewed as ${phase.complexityOverride}` : ""})`);
     const plan = files.plan ?? phase.planPath;

@@ -26,6 +26,31 @@ export function sessionDirRel(slug: string): string {
   return `${SESSIONS_DIR_REL}/${slug}`;
 }
 
+declare const checked: unique symbol;
+/** A session name `assertSafeSlug` passed: only `sessionRef` makes one. */
+export type SessionSlug = string & { readonly [checked]: true };
+
+/**
+ * A session handle: its name, checked once, and its files. The engine's router makes one per call
+ * (`sessionRef`); the session engine and the store take it instead of a raw name, so the name is
+ * not checked again nor its paths rebuilt on the way down.
+ */
+export interface SessionRef {
+  readonly slug: SessionSlug;
+  readonly paths: SessionPaths;
+}
+
+/** Check a session name given by a client (`unknown_session`, `outside_project`) and make its handle. */
+export function sessionRef(projectRoot: string, slug: unknown): SessionRef {
+  assertSafeSlug(slug);
+  return { slug: slug as SessionSlug, paths: buildSessionPaths(projectRoot, slug) };
+}
+
+/** The same session's handle under another root (its git worktree): the name is not checked again. */
+export function sessionRefAt(projectRoot: string, ref: SessionRef): SessionRef {
+  return { slug: ref.slug, paths: buildSessionPaths(projectRoot, ref.slug) };
+}
+
 /** The files every session of a project shares. */
 export interface ProjectPaths {
   projectRoot: string;
@@ -99,12 +124,17 @@ export function projectPaths(projectRoot: string): ProjectPaths {
 
 export function sessionPaths(projectRoot: string, slug: string): SessionPaths {
   assertSafeSlug(slug);
+  return buildSessionPaths(projectRoot, slug);
+}
+
+/** A checked name's paths. */
+function buildSessionPaths(projectRoot: string, slug: string): SessionPaths {
   const project = projectPaths(projectRoot);
   const sessionDir = path.join(project.sessionsDir, slug);
   return {
     ...project,
     slug,
-    sessionDirRel: sessionDirRel(slug),
+    sessionDirRel: `${SESSIONS_DIR_REL}/${slug}`,
     sessionDir,
     state: path.join(sessionDir, STATE_FILE),
     lastGood: path.join(sessionDir, LAST_GOOD_FILE),

@@ -12,7 +12,7 @@ import writeFileAtomic from "write-file-atomic";
 import { AutopilotError } from "../protocol/errors.js";
 import { migrateState, type MigrateResult } from "./migrate.js";
 import { acquireLock, LockBusyError, type HeldLock } from "./lock.js";
-import { projectPaths, sessionPaths, STATE_FILE, type SessionPaths } from "./paths.js";
+import { projectPaths, sessionPaths, sessionRefAt, STATE_FILE, type SessionPaths, type SessionRef } from "./paths.js";
 import { AutopilotState } from "./schema.js";
 
 export interface LockOptions {
@@ -59,6 +59,12 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * A session: its handle (checked once by the engine's router, its paths built) or, from callers
+ * outside the engine, its name, which the store checks.
+ */
+export type SessionKey = SessionRef | string;
+
 export class SessionStore {
   readonly projectRoot: string;
   /**
@@ -72,16 +78,17 @@ export class SessionStore {
     this.projectRoot = path.resolve(projectRoot);
   }
 
-  paths(slug: string): SessionPaths {
-    return sessionPaths(this.projectRoot, slug);
+  paths(key: SessionKey): SessionPaths {
+    if (typeof key === "string") return sessionPaths(this.projectRoot, key);
+    return key.paths.projectRoot === this.projectRoot ? key.paths : sessionRefAt(this.projectRoot, key).paths;
   }
 
   private rel(p: string): string {
     return path.relative(this.projectRoot, p).split(path.sep).join("/");
   }
 
-  async exists(slug: string): Promise<boolean> {
-    return fileExists(this.paths(slug).state);
+  async exists(key: SessionKey): Promise<boolean> {
+    return fileExists(this.paths(key).state);
   }
 
   /** Slugs of every session folder that holds a state file, sorted. */
@@ -102,8 +109,7 @@ export class SessionStore {
     return slugs.sort();
   }
 
-  private async corruptError(slug: string, reason: string): Promise<AutopilotError> {
-    const p = this.paths(slug);
+  private async corruptError(p: SessionPaths, reason: string): Promise<AutopilotError> {
     const hasLastGood = await fileExists(p.lastGood);
     const where = hasLastGood
       ? `The last good copy is ${this.rel(p.lastGood)}: check it and copy it over the state file to resume from there.`
@@ -115,51 +121,52 @@ export class SessionStore {
     );
   }
 
-  private async readText(slug: string): Promise<string> {
-    const p = this.paths(slug);
+  private async readText(p: SessionPaths): Promise<string> {
     try {
       return await readFile(p.state, "utf8");
     } catch (e) {
       if (errCode(e) === "ENOENT") {
         throw new AutopilotError(
           "unknown_session",
-          `No session "${slug}": ${this.rel(p.state)} does not exist. Call autopilot_status to list sessions, or autopilot_start with the spec to begin one.`,
+          `No session "${p.slug}": ${this.rel(p.state)} does not exist. Call autopilot_status to list sessions, or autopilot_start with the spec to begin one.`,
         );
       }
-      throw await this.corruptError(slug, (e as Error).message);
+      throw await this.corruptError(p, (e as Error).message);
     }
   }
 
-  private async parse(slug: string, text: string): Promise<unknown> {
+  private async parse(p: SessionPaths, text: string): Promise<unknown> {
     try {
       return JSON.parse(text);
     } catch (e) {
-      throw await this.corruptError(slug, text.trim() === "" ? "the file is empty" : `invalid JSON (${(e as Error).message})`);
+      throw await this.corruptError(p, text.trim() === "" ? "the file is empty" : `invalid JSON (${(e as Error).message})`);
     }
   }
 
   /** The file's JSON exactly as stored, not migrated. */
-  async readRaw(slug: string): Promise<unknown> {
-    return this.parse(slug, await this.readText(slug));
+  async readRaw(key: SessionKey): Promise<unknown> {
+    const p = this.paths(key);
+    return this.parse(p, await this.readText(p));
   }
 
   /** Read and migrate to schemaVersion 5 in memory; the file itself changes only on `write`. */
-  async read(slug: string, opts: { head?: string | null } = {}): Promise<MigrateResult> {
-    const text = await this.readText(slug);
-    const raw = await this.parse(slug, text);
+  async read(key: SessionKey, opts: { head?: string | null } = {}): Promise<MigrateResult> {
+    const p = this.paths(key);
+    const text = await this.readText(p);
+    const raw = await this.parse(p, text);
     try {
-      const result = migrateState(raw, { head: opts.head, sessionDir: this.paths(slug).sessionDirRel });
-      this.known.set(slug, text);
+      const result = migrateState(raw, { head: opts.head, sessionDir: p.sessionDirRel });
+      this.known.set(p.slug, text);
       return result;
     } catch (e) {
-      if (e instanceof AutopilotError) throw await this.corruptError(slug, e.message);
+      if (e instanceof AutopilotError) throw await this.corruptError(p, e.message);
       throw e;
     }
   }
 
-  private reads(slug: string, text: string): boolean {
+  private reads(p: SessionPaths, text: string): boolean {
     try {
-      migrateState(JSON.parse(text), { sessionDir: this.paths(slug).sessionDirRel });
+      migrateState(JSON.parse(text), { sessionDir: p.sessionDirRel });
       return true;
     } catch {
       return false;
@@ -170,14 +177,14 @@ export class SessionStore {
    * Validate, keep the current file as the last good copy, then replace it atomically. Callers
    * hold `withLock` around read-modify-write; `write` alone does not lock.
    */
-  async write(slug: string, state: AutopilotState): Promise<void> {
-    const p = this.paths(slug);
+  async write(key: SessionKey, state: AutopilotState): Promise<void> {
+    const p = this.paths(key);
     const check = AutopilotState.safeParse(state);
     if (!check.success) {
       const issue = check.error.issues[0];
       throw new AutopilotError(
         "internal",
-        `Refusing to save an invalid state for session "${slug}" (${issue.path.join(".") || "(root)"}: ${issue.message}); the file on disk is unchanged.`,
+        `Refusing to save an invalid state for session "${p.slug}" (${issue.path.join(".") || "(root)"}: ${issue.message}); the file on disk is unchanged.`,
       );
     }
     await mkdir(p.sessionDir, { recursive: true });
@@ -185,19 +192,19 @@ export class SessionStore {
     try {
       current = await readFile(p.state, "utf8");
     } catch (e) {
-      if (errCode(e) !== "ENOENT") throw await this.corruptError(slug, (e as Error).message);
+      if (errCode(e) !== "ENOENT") throw await this.corruptError(p, (e as Error).message);
     }
     if (current !== null) {
       // Someone may have broken the file by hand since we read it: replacing it would destroy
       // the only copy of whatever they were fixing.
-      if (current !== this.known.get(slug) && !this.reads(slug, current)) {
-        throw await this.corruptError(slug, "it no longer reads as a state file, so it was not replaced");
+      if (current !== this.known.get(p.slug) && !this.reads(p, current)) {
+        throw await this.corruptError(p, "it no longer reads as a state file, so it was not replaced");
       }
       await writeFileAtomic(p.lastGood, current, { fsync: true });
     }
     const text = serializeState(state);
     await writeFileAtomic(p.state, text, { fsync: true });
-    this.known.set(slug, text);
+    this.known.set(p.slug, text);
     await fsyncDir(p.sessionDir);
   }
 
@@ -205,8 +212,8 @@ export class SessionStore {
    * Run `fn` holding the session's cross-process lock. Not re-entrant: a nested call for the same
    * session waits and then fails with `busy`.
    */
-  async withLock<T>(slug: string, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
-    const p = this.paths(slug);
+  async withLock<T>(key: SessionKey, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
+    const p = this.paths(key);
     const stale = opts.staleMs ?? DEFAULT_LOCK_STALE_MS;
     let held: HeldLock;
     try {
@@ -216,8 +223,8 @@ export class SessionStore {
         { staleMs: stale, updateMs: opts.updateMs, waitMs: opts.waitMs ?? DEFAULT_LOCK_WAIT_MS, pollMs: 50 },
       );
     } catch (e) {
-      if (e instanceof LockBusyError) throw await this.busyError(slug, stale);
-      throw new AutopilotError("internal", `Could not lock session "${slug}" (${this.rel(p.lock)}): ${(e as Error).message}`);
+      if (e instanceof LockBusyError) throw await this.busyError(p, stale);
+      throw new AutopilotError("internal", `Could not lock session "${p.slug}" (${this.rel(p.lock)}): ${(e as Error).message}`);
     }
     try {
       const result = await fn();
@@ -225,7 +232,7 @@ export class SessionStore {
       if (compromised) {
         throw new AutopilotError(
           "busy",
-          `Lost the lock on session "${slug}" while working (${compromised.message}); another autopilot process may have taken it over. Call autopilot_next to see the session's saved state.`,
+          `Lost the lock on session "${p.slug}" while working (${compromised.message}); another autopilot process may have taken it over. Call autopilot_next to see the session's saved state.`,
         );
       }
       return result;
@@ -234,8 +241,7 @@ export class SessionStore {
     }
   }
 
-  private async busyError(slug: string, staleMs: number): Promise<AutopilotError> {
-    const p = this.paths(slug);
+  private async busyError(p: SessionPaths, staleMs: number): Promise<AutopilotError> {
     let since = "";
     try {
       since = `, last refreshed ${(await stat(p.lock)).mtime.toISOString()}`;
@@ -244,7 +250,7 @@ export class SessionStore {
     }
     return new AutopilotError(
       "busy",
-      `Another autopilot process holds session "${slug}" (lock ${this.rel(p.lock)}${since}). Wait for it to finish and try again. If no other autopilot is running, the lock is left from a crashed process and is cleared automatically ${Math.round(staleMs / 1000)} s after its last refresh.`,
+      `Another autopilot process holds session "${p.slug}" (lock ${this.rel(p.lock)}${since}). Wait for it to finish and try again. If no other autopilot is running, the lock is left from a crashed process and is cleared automatically ${Math.round(staleMs / 1000)} s after its last refresh.`,
       { lock: p.lock },
     );
   }

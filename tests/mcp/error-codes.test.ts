@@ -46,6 +46,27 @@ describe("error codes", () => {
     }
   });
 
+  it("a session name with a path in it: one error, the same words and next step from every session tool, nothing written", async () => {
+    const before = await s.state();
+    for (const bad of ["../x", "a/b"]) {
+      const seen = new Set<string>();
+      for (const [tool, extra] of [
+        ["autopilot_next", {}],
+        ["autopilot_report", { stepId: first.stepId, result: { kind: "planned" } }],
+        ["autopilot_decide", { stepId: first.stepId, answer: "yes" }],
+        ["autopilot_status", {}],
+        ["autopilot_decisions", {}],
+        ["gather_context", {}],
+        ["write_scratchpad", { phase: 0, filename: "a.md", content: "x" }],
+      ] as const) {
+        const r = await expectError(tool, { session: bad, ...extra }, "outside_project", /call autopilot_status to list them/);
+        seen.add(JSON.stringify(r.error));
+      }
+      expect(seen.size, bad).toBe(1);
+    }
+    expect(await s.state()).toEqual(before);
+  });
+
   it("bad_result: a result of the wrong kind, or one that does not fit the protocol", async () => {
     const wrong = await expectError(
       "autopilot_report",

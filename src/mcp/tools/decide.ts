@@ -6,7 +6,7 @@ import { Progress } from "../progress.js";
 import { clientCanElicit } from "../elicitation.js";
 import type { ToolKit } from "./kit.js";
 
-export function registerDecide({ server, ctx, stepTool, assertNotDriven, askUser }: ToolKit): void {
+export function registerDecide({ server, ctx, stepTool, askUser }: ToolKit): void {
   server.registerTool(
     "autopilot_decide",
     {
@@ -18,7 +18,6 @@ export function registerDecide({ server, ctx, stepTool, assertNotDriven, askUser
       stepTool(
         "autopilot_decide",
         async (engine) => {
-          await assertNotDriven(args.session);
           try {
             // A host that quotes the user's reply says it relays their words: recorded as that claim
             // ("relayed"), never as a person's answer (human gates still refuse it).

@@ -10,6 +10,7 @@ import { packageRoot } from "../../install/paths.js";
 import type { Engine } from "../../engine/engine.js";
 import { AutopilotError } from "../../protocol/errors.js";
 import type { Step } from "../../protocol/step.js";
+import type { SessionRef } from "../../session/paths.js";
 import { errorResult, stepResult } from "../render.js";
 import { Progress, type Extra } from "../progress.js";
 import { askInBand, clientCanElicit } from "../elicitation.js";
@@ -51,8 +52,6 @@ export interface ToolKit {
   engineFor: (progress?: Progress) => Promise<Engine>;
   /** A Step tool: progress while it runs, in-band questions afterwards if enabled, errors as results. */
   stepTool: (name: string, run: (engine: Engine) => Promise<StepWork>, opts: { elicit: boolean }) => (extra: Extra) => Promise<CallToolResult>;
-  /** Refuses (busy) while a headless `autopilot run` of another process drives the session. */
-  assertNotDriven: (slug: string) => Promise<void>;
   /** A tool that answers JSON: errors become coded results. */
   safe: (fn: () => Promise<CallToolResult>) => Promise<CallToolResult>;
   /** Put an ask Step to the user in the client's form; null when they do not answer. */
@@ -75,8 +74,20 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
     personasDir: dir === null ? (dir = personasDir()) : dir,
     ...(ctx.agentPrefix ? { agentPrefix: ctx.agentPrefix } : {}),
   });
+  // A headless `autopilot run` drives its session for as long as it lives; a chat client moving
+  // the same session underneath it would only make the run stop with busy half-way. The engine
+  // runs this check once for every call that changes a session (start, report, decide, in-band
+  // answers), with the session's handle.
+  const assertNotDriven = async (ref: SessionRef) => {
+    const driver = await readDriver(ctx.root, ref.slug).catch(() => null);
+    if (driver && driver.pid !== process.pid)
+      throw new AutopilotError(
+        "busy",
+        `\`autopilot run\` (pid ${driver.pid} on ${driver.hostname}, since ${driver.startedAt}) is driving session "${ref.slug}". Wait for it to finish or stop it (Ctrl-C), then call autopilot_next.`,
+      );
+  };
   const engineFor = async (progress?: Progress) =>
-    new (await loadEngine()).Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now });
+    new (await loadEngine()).Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now, beforeChange: assertNotDriven });
 
   const stepTool: ToolKit["stepTool"] = (name, run, opts) =>
     async (extra: Extra): Promise<CallToolResult> => {
@@ -127,17 +138,6 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
     return step;
   };
 
-  // A headless `autopilot run` drives its session for as long as it lives; a chat client moving
-  // the same session underneath it would only make the run stop with busy half-way.
-  const assertNotDriven = async (slug: string) => {
-    const driver = await readDriver(ctx.root, slug).catch(() => null);
-    if (driver && driver.pid !== process.pid)
-      throw new AutopilotError(
-        "busy",
-        `\`autopilot run\` (pid ${driver.pid} on ${driver.hostname}, since ${driver.startedAt}) is driving session "${slug}". Wait for it to finish or stop it (Ctrl-C), then call autopilot_next.`,
-      );
-  };
-
   const safe = async (fn: () => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
       return await fn();
@@ -146,5 +146,5 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
     }
   };
 
-  return { server, ctx, view, engineFor, stepTool, assertNotDriven, safe, askUser };
+  return { server, ctx, view, engineFor, stepTool, safe, askUser };
 }

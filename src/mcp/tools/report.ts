@@ -1,9 +1,10 @@
 // autopilot_report: a persona's result; returns the next Step. The engine checks the result and
-// the usage (Engine.report), once, for every caller.
+// the usage (SessionEngine.report), once, for every caller; and, for every call that changes a
+// session, that no headless run drives it (the kit's beforeChange).
 import { ReportInput, StepOutput } from "../schemas.js";
 import type { ToolKit } from "./kit.js";
 
-export function registerReport({ server, stepTool, assertNotDriven }: ToolKit): void {
+export function registerReport({ server, stepTool }: ToolKit): void {
   server.registerTool(
     "autopilot_report",
     {
@@ -14,10 +15,7 @@ export function registerReport({ server, stepTool, assertNotDriven }: ToolKit): 
     (args, extra) =>
       stepTool(
         "autopilot_report",
-        async (engine) => {
-          await assertNotDriven(args.session);
-          return { step: await engine.report(args.session, args.stepId, args.result, args.usage) };
-        },
+        async (engine) => ({ step: await engine.report(args.session, args.stepId, args.result, args.usage) }),
         { elicit: true },
       )(extra),
   );

@@ -1,0 +1,604 @@
+// The session engine: the one flow every call on a session takes, given the session's handle (its
+// name checked once and its paths, src/session/paths.ts `SessionRef`) by the router (engine.ts):
+// lock the session → read and migrate → rebuild the machine state → apply the event → save the
+// new state with the effects it owes (the outbox) → perform them → clear them → gather facts the
+// machine waits for (probes) → render the Step from the saved state. A crash anywhere leaves the
+// old state, or the new state plus an outbox the next call finishes. One instance serves one call
+// (the project config it reads is read once for it).
+import { readFile, rename, mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { AutopilotEvent } from "../machine/autopilot.machine.js";
+import type { AutopilotState, DecisionChannel, Notice } from "../session/schema.js";
+import { initState } from "../session/schema.js";
+import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
+import { AutopilotError } from "../protocol/errors.js";
+import { SessionStore, type LockOptions } from "../session/store.js";
+import { shellWord } from "../session/slug.js";
+import type { SessionRef } from "../session/paths.js";
+import { parseSpec } from "../markdown/spec.js";
+import { assertGitReady, CommitRejected, gitRunner, headCommit } from "../effects/git.js";
+import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
+import type { WorktreePointer } from "../effects/worktree.js";
+import { readHandoff } from "../effects/handoff.js";
+import { runValidation } from "../effects/validation.js";
+import { writeTextAtomic } from "../effects/fsutil.js";
+import { writeScratchpad } from "../effects/scratchpad.js";
+import { accepts, apply, probeFor } from "./machine-state.js";
+import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
+import { isHumanChannel } from "../session/schema.js";
+import { addUsage, formatBudget, formatCost, parseUsage, raisedBudget } from "../session/usage.js";
+import type { ProjectConfig } from "../session/config.js";
+import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
+import { performEffect } from "./perform.js";
+import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.js";
+import { gatherDispatchFacts } from "./facts.js";
+// Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
+import { faultPoint } from "./faults.js";
+import { assertParseableMarkdown } from "./limits.js";
+import type { startArgs } from "./flags.js";
+import { RIGOR } from "../machine/policy.js";
+
+export interface SessionEngineOptions {
+  /** The clock; tests pass a fixed one. */
+  now?: () => Date;
+  /** Long work in progress (validation commands, effects): MCP progress notifications. */
+  onProgress?: (message: string) => void;
+  /** Diagnostics for the client's log. */
+  log?: (level: "info" | "warning" | "error", message: string) => void;
+  validationTimeoutMs?: number;
+  /** Session lock timing (wait before `busy`, stale takeover); the store's defaults otherwise. */
+  lock?: LockOptions;
+  /** Set on the engine that works inside a session's own git worktree (docs/cli.md, --worktree). */
+  workspace?: { projectRoot: string; pointer: WorktreePointer };
+}
+
+export interface StartResult {
+  step: Step;
+  resumed: boolean;
+  /** Flags given on a resume are ignored (the session keeps its own); this says so. */
+  ignoredFlags: string[];
+  notes: string[];
+}
+
+/** What the router made of autopilot_start's arguments: the words, and the spec's project-relative path. */
+export interface StartRequest {
+  parsed: ReturnType<typeof startArgs>;
+  rel: string;
+}
+
+export class SessionEngine {
+  readonly root: string;
+  readonly store: SessionStore;
+  private readonly opts: SessionEngineOptions;
+  /** `.harness/config.json`, read at most once for this call (the router's). */
+  private readonly config: () => Promise<ProjectConfig>;
+
+  constructor(root: string, opts: SessionEngineOptions, config: () => Promise<ProjectConfig>, store?: SessionStore) {
+    this.root = path.resolve(root);
+    this.store = store ?? new SessionStore(this.root);
+    this.opts = opts;
+    this.config = config;
+  }
+
+  private now(): string {
+    return (this.opts.now?.() ?? new Date()).toISOString();
+  }
+
+  // ---- calls (the router's, each with the session's handle) ----------------------------------
+
+  async start(ref: SessionRef, { parsed, rel }: StartRequest): Promise<StartResult> {
+    const config = await this.config();
+    return this.store.withLock(ref, async () => {
+      if (await this.store.exists(ref)) {
+        const { state, notes } = await this.load(ref);
+        if (state.currentState !== "DONE") {
+          let s = await this.finishPending(ref, state);
+          // A budget given on a resume replaces the session's (the way to raise it from outside).
+          const budget = parsed.budget ?? (state.budget ? null : (config.budget ?? null));
+          if (budget) s = { ...s, budget: { ...budget, continueOnceAt: null } };
+          const baselineNote = await this.ensureBaseline(ref);
+          s = await this.advance(ref, s, { type: "RESUME", now: this.now() });
+          const looked = await this.lookForInteractivePlan(ref, s);
+          s = looked.state;
+          return {
+            step: await this.render(ref, s),
+            resumed: true,
+            ignoredFlags: parsed.given,
+            notes: [
+              // "Resuming autopilot from state …" is the machine's (the RESUME report); saying it
+              // here too printed it twice.
+              ...(baselineNote ? [baselineNote] : []),
+              ...(looked.note ? [looked.note] : []),
+              ...(parsed.budget ? [`Budget set to ${formatBudget(parsed.budget)}.`] : []),
+              ...(parsed.given.length
+                ? [`Flags ${parsed.given.join(" ")} ignored: a resumed session keeps the flags it started with (rigor ${s.rigorLevel}${s.reviewPlans ? ", --review-plans" : ""}).`]
+                : []),
+              ...notes,
+            ],
+          };
+        }
+        await this.archiveDone(ref);
+      }
+      const specText = await readFile(path.join(this.root, rel), "utf8").catch((e: NodeJS.ErrnoException) => {
+        throw new AutopilotError("spec_not_found", `Cannot read the spec ${rel}: ${e.code ?? e.message}.`);
+      });
+      assertParseableMarkdown(specText, `The spec ${rel}`);
+      const { phases } = parseSpec(specText);
+      await assertGitReady(this.root);
+      const startingCommit = await headCommit(this.root);
+      const now = this.now();
+      // What the working tree held before autopilot did anything: never autopilot's to commit.
+      const baseline = await takeBaseline(this.root, gitRunner(this.root), now);
+      await writeBaseline(ref.paths, baseline);
+      const maxAttempts = config.retryBudget;
+      const initial = initState({ sessionDir: ref.paths.sessionDirRel, specPath: rel, startingCommit, now, maxAttempts });
+      const budget = parsed.budget ?? config.budget ?? null;
+      if (budget) initial.budget = { ...budget, continueOnceAt: null };
+      // --human-gates: the flag, else the config's `humanGates`, else on with --thorough.
+      if (parsed.humanGates || (config.humanGates ?? RIGOR[parsed.rigorLevel].humanGates)) initial.humanOnlyGates = true;
+      const s = await this.advance(ref, initial, {
+        type: "START",
+        phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),
+        specPath: rel,
+        sessionDir: ref.paths.sessionDirRel,
+        startingCommit,
+        rigorLevel: parsed.rigorLevel,
+        reviewPlans: parsed.reviewPlans,
+        userChanges: baseline.entries.map((e) => e.path),
+        now,
+      });
+      const step = await this.render(ref, s);
+      return { step, resumed: false, ignoredFlags: [], notes: [] };
+    }, this.opts.lock);
+  }
+
+  /** The current Step again. Finishes work a crash left half-done; otherwise changes nothing. */
+  async next(ref: SessionRef): Promise<Step> {
+    return this.withSession(ref, async (state) => {
+      const s = await this.finishPending(ref, state);
+      return this.render(ref, s);
+    });
+  }
+
+  /**
+   * `usage`: what the persona run cost, as far as the host knows (null: it does not say). Added to
+   * the session's ledger in the same write as the transition, so a stale or refused report adds
+   * nothing.
+   */
+  async report(ref: SessionRef, stepId: number, raw: unknown, rawUsage: unknown = null): Promise<Step> {
+    const usage = parseUsage(rawUsage);
+    // The one check of a persona result, for every caller (the MCP tool, headless hosts, scripts):
+    // a result with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
+    const parsed = PersonaResultSchema.safeParse(raw);
+    if (!parsed.success) {
+      // An unknown session is the more useful error; otherwise show where the session is.
+      const step = await this.peek(ref);
+      const issue = parsed.error.issues[0];
+      const kind = step.next.kind === "dispatch" ? `"${step.next.expects.result}"` : "<the kind the prompt asks for>";
+      throw new AutopilotError(
+        "bad_result",
+        `The result does not fit the protocol (${["result", ...(issue?.path ?? [])].join(".")}: ${issue?.message}). Send {"kind": ${kind}, ...} as described in docs/mcp.md.`,
+        { step },
+      );
+    }
+    const result: PersonaResult = parsed.data;
+    return this.withSession(ref, async (state) => {
+      let s = await this.finishPending(ref, state);
+      await this.assertStep(ref, s, stepId);
+      const step = renderStep(s, ref.slug);
+      if (step.next.kind !== "dispatch")
+        throw new AutopilotError(
+          "bad_result",
+          `Step ${s.stepId} is not waiting for a persona (it is a "${step.next.kind}" step). Follow the current Step instead.`,
+          { step },
+        );
+      if (result.kind !== step.next.expects.result)
+        throw new AutopilotError(
+          "bad_result",
+          `Step ${s.stepId} expects a "${step.next.expects.result}" result from ${step.next.persona}, not "${result.kind}". Report the persona's result with kind "${step.next.expects.result}".`,
+          { step },
+        );
+      const event = await resultToEvent(ref.paths, s, result, step.next.expects.artifacts.plan, this.now());
+      const final = step.state === "FINAL_REVIEW";
+      s = {
+        ...s,
+        usage: addUsage(s.usage, {
+          persona: step.next.persona,
+          phaseIndex: final ? null : (step.phase?.index ?? null),
+          phaseName: final ? null : (step.phase?.name ?? null),
+          usage,
+        }),
+      };
+      s = await this.advance(ref, s, event);
+      return this.render(ref, s);
+    });
+  }
+
+  /**
+   * Apply an answer to the ask Step `stepId`. `by` is the channel it came through: a caller that
+   * cannot vouch for a person answering (the MCP tool autopilot_decide) says `host`.
+   */
+  async decide(
+    ref: SessionRef,
+    stepId: number,
+    answer: string,
+    rationale?: string,
+    by: DecisionChannel = "host",
+    /** by "relayed": the user's reply as the host quoted it. */
+    userWords?: string,
+  ): Promise<Step> {
+    return this.withSession(ref, async (state) => {
+      let s = await this.finishPending(ref, state);
+      await this.assertStep(ref, s, stepId);
+      const budgetAsk = askFor(s) ? null : budgetAskFor(s, ref.slug);
+      const ask = askFor(s) ?? budgetAsk;
+      if (!ask)
+        throw new AutopilotError(
+          "bad_answer",
+          `Step ${s.stepId} is not asking the user anything (it is a "${renderStep(s, ref.slug).next.kind}" step). Follow the current Step instead.`,
+          { step: renderStep(s, ref.slug) },
+        );
+      const chosen = matchAnswer(answer, ask.options);
+      if (!chosen)
+        throw new AutopilotError(
+          "bad_answer",
+          `"${answer}" is not one of the options: ${ask.options.map((o) => `"${o}"`).join(", ")}. Ask the user again and pass one of them.`,
+          { step: renderStep(s, ref.slug) },
+        );
+      if (humanOnlyAnswers(s).includes(chosen) && !isHumanChannel(by)) {
+        // --human-gates: nothing is written; the Step stays as it is.
+        const step = renderStep(s, ref.slug);
+        throw new AutopilotError(
+          "human_required",
+          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : by === "relayed" ? "the host model relaying what it says are the user's words (a person's answer must reach autopilot directly)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(ref.slug)}\` in their own terminal; then call autopilot_next. ${step.next.kind === "ask" ? `Answers the host may pass on here: ${step.next.options.filter((o) => !humanOnlyAnswers(s).includes(o)).map((o) => `"${o}"`).join(", ")}.` : ""}`,
+          { step },
+        );
+      }
+      if (budgetAsk) {
+        s = await this.answerBudget(ref, s, chosen, by, rationale, userWords);
+        return this.render(ref, s);
+      }
+      s = await this.advance(ref, s, {
+        type: "DECIDE",
+        answer: chosen,
+        by,
+        ...(rationale ? { rationale: rationale.slice(0, 2000) } : {}),
+        ...(by === "relayed" && userWords ? { userWords: userWords.slice(0, 2000) } : {}),
+        now: this.now(),
+      });
+      return this.render(ref, s);
+    });
+  }
+
+  /** The saved state, read-only (no lock: a reader never blocks a writer). */
+  async read(ref: SessionRef): Promise<AutopilotState> {
+    if (!(await this.store.exists(ref)))
+      throw new AutopilotError("unknown_session", unknownSessionMessage(ref.slug, await this.store.list()));
+    return (await this.store.read(ref)).state;
+  }
+
+  /**
+   * Save research to the session's scratchpad (write_scratchpad). The session's rules: nothing is
+   * written under --fast; a phase index names that phase's folder, so that PHASE_COMPLETE (which
+   * clears the folder by the phase's name) finds it. Returns the file's absolute path.
+   */
+  async writeScratchpad(ref: SessionRef, phase: string | number, filename: string, content: string): Promise<string> {
+    const state = await this.read(ref);
+    if (RIGOR[state.rigorLevel].scratchpad === "none")
+      throw new AutopilotError("bad_input", "This session runs with --fast: the scratchpad is skipped. Keep the research in the conversation.");
+    const name = typeof phase === "number" && state.phases[phase] ? state.phases[phase].name : phase;
+    return writeScratchpad(ref.paths, name, filename, content);
+  }
+
+  /** The Step as saved, without finishing anything (for status and resources). */
+  async peek(ref: SessionRef): Promise<Step> {
+    const state = await this.read(ref);
+    return this.inWorkspace(renderStep(state, ref.slug), state);
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  /**
+   * The budget gate's answer. The gate is the engine's, not the machine's: the machine state does
+   * not change, the step moves on by one and the answer is recorded as a decision.
+   */
+  private async answerBudget(ref: SessionRef, state: AutopilotState, answer: string, by: DecisionChannel, rationale?: string, userWords?: string): Promise<AutopilotState> {
+    const now = this.now();
+    const budget = state.budget!;
+    const stepId = state.stepId + 1;
+    const spent = formatCost(state.usage?.total);
+    let next: AutopilotState;
+    let decision: string;
+    let notice: Notice;
+    if (answer === "raise budget") {
+      const raised = raisedBudget(budget, rationale);
+      decision = "raised_budget";
+      notice = { kind: "budgetAnswered", answer: "raised", budget: formatBudget(budget), raised: formatBudget(raised), spent };
+      next = { ...state, budget: raised };
+    } else if (answer === "continue once") {
+      decision = "budget_continue_once";
+      notice = { kind: "budgetAnswered", answer: "continueOnce", budget: formatBudget(budget), spent };
+      next = { ...state, budget: { ...budget, continueOnceAt: stepId } };
+    } else {
+      decision = "stopped_budget";
+      notice = { kind: "budgetAnswered", answer: "stopped", budget: formatBudget(budget), spent };
+      next = { ...state, stopped: true };
+    }
+    next = {
+      ...next,
+      stepId,
+      notices: [notice],
+      updatedAt: now,
+      decisions: [
+        ...state.decisions,
+        {
+          phase: state.currentState === "FINAL_REVIEW" ? null : state.currentPhase,
+          decision,
+          timestamp: now,
+          state: state.currentState,
+          answer,
+          by,
+          ...(rationale ? { rationale: String(rationale).slice(0, 2000) } : {}),
+          ...(by === "relayed" && userWords ? { userWords: userWords.slice(0, 2000) } : {}),
+        },
+      ],
+    };
+    await this.store.write(ref, next);
+    return next;
+  }
+
+  /** A dispatch in a worktree session names the folder the persona works in; DONE says how to merge. */
+  private inWorkspace(step: Step, state?: AutopilotState): Step {
+    const ws = this.opts.workspace;
+    if (!ws) return step;
+    const { pointer } = ws;
+    const where = path.join(ws.projectRoot, pointer.path);
+    if (step.next.kind === "dispatch")
+      return {
+        ...step,
+        next: {
+          ...step.next,
+          prompt: `Work in ${where} (this session's git worktree, branch ${pointer.branch}): every path below is relative to it.\n${step.next.prompt}`,
+        },
+      };
+    if (step.next.kind === "done") {
+      const pr = state?.pullRequest;
+      const merge = [
+        `This session's commits are on branch ${pointer.branch} (worktree ${pointer.path}), not on ${pointer.baseBranch}.`,
+        `To merge them into ${pointer.baseBranch}: \`autopilot merge ${shellWord(step.session)}\` in the project (a plain merge: never forced, never rewrites history; a conflict stops it with nothing changed). Or open a pull request from ${pointer.branch}${pr?.title ? ":" : "."}`,
+        ...(pr?.title ? ["", `Title: ${pr.title}`, "", String(pr.body ?? "").trimEnd()] : []),
+      ].join("\n");
+      return { ...step, report: [step.report, merge].filter(Boolean).join("\n\n") };
+    }
+    return step;
+  }
+
+  private async withSession<T>(ref: SessionRef, fn: (state: AutopilotState) => Promise<T>): Promise<T> {
+    if (!(await this.store.exists(ref)))
+      throw new AutopilotError("unknown_session", unknownSessionMessage(ref.slug, await this.store.list()));
+    return this.store.withLock(ref, async () => fn((await this.load(ref)).state), this.opts.lock);
+  }
+
+  private async load(ref: SessionRef) {
+    const loaded = await this.store.read(ref);
+    // The skill's migration: a pre-v3 file whose history names no commit starts from HEAD.
+    if (loaded.state.startingCommit === null)
+      loaded.state.startingCommit = await headCommit(this.root).catch(() => null);
+    return loaded;
+  }
+
+  private async assertStep(ref: SessionRef, state: AutopilotState, stepId: number): Promise<void> {
+    if (stepId !== state.stepId) {
+      const step = await this.render(ref, state);
+      throw new AutopilotError(
+        "stale_step",
+        `Step ${stepId} is stale: the session is at step ${state.stepId}. Nothing was changed; follow the current Step.`,
+        { step },
+      );
+    }
+  }
+
+  /** Apply an event, save it with its outbox, perform the effects, then gather any facts owed. */
+  private async advance(
+    ref: SessionRef,
+    state: AutopilotState,
+    event: AutopilotEvent,
+    opts: { keepReport?: boolean } = {},
+  ): Promise<AutopilotState> {
+    // The report is what happened since the host last saw a Step: a host event starts it afresh,
+    // and the automatic steps that follow (probes, effects, a plan found on resume) add to it.
+    let s = apply(opts.keepReport ? state : { ...state, notices: [] }, event);
+    faultPoint("before-save");
+    await this.store.write(ref, s);
+    faultPoint("after-save");
+    s = await this.performOutbox(ref, s);
+    return this.runProbes(ref, s);
+  }
+
+  /** Anything a crash left: an outbox not yet cleared, facts not yet gathered; a plan edited since its approval. */
+  private async finishPending(ref: SessionRef, state: AutopilotState): Promise<AutopilotState> {
+    let s = state;
+    if (s.outbox.length) {
+      this.opts.log?.("info", `Finishing ${s.outbox.length} effect(s) left by an interrupted call.`);
+      s = await this.performOutbox(ref, s);
+    }
+    s = await this.runProbes(ref, s);
+    return this.checkPlanUnchanged(ref, s);
+  }
+
+  /**
+   * An approval belongs to one plan: while the phase runs (and while the approval question is
+   * open), the plan file must still hash to what was approved (or shown). If it changed, the
+   * session goes back through the plan gate and the Step says so.
+   */
+  private async checkPlanUnchanged(ref: SessionRef, state: AutopilotState): Promise<AutopilotState> {
+    if (state.stopped) return state;
+    const phase = state.phases[state.currentPhase];
+    if (!phase?.planPath) return state;
+    const run = state.phaseRun;
+    const expected =
+      ["EXECUTE", "VERIFY", "REVIEW"].includes(state.currentState)
+        ? run.approvedPlanSha256
+        : state.currentState === "APPROVE_PLAN" && state.stage === "review"
+          ? run.planSha256
+          : null;
+    // Files written before plan hashes were kept have none: nothing to compare.
+    if (!expected) return state;
+    const now = await planFileSha256(this.root, phase.planPath);
+    if (now === expected) return state;
+    this.opts.log?.("warning", `The plan ${phase.planPath} changed after approval; asking again.`);
+    return this.advance(ref, state, { type: "PLAN_CHANGED", from: expected, to: now, now: this.now() });
+  }
+
+  private async performOutbox(ref: SessionRef, state: AutopilotState): Promise<AutopilotState> {
+    if (!state.outbox.length) return state;
+    let s = state;
+    let performed = 0;
+    // A commit the repository's pre-commit or commit-msg hook refused becomes the machine's event,
+    // saved in the same write that clears the outbox: a crash before it leaves the outbox, whose
+    // commit the next call tries again (and the hook refuses again, or not).
+    let rejected = null as CommitRejectedEvent | null;
+    for (const effect of state.outbox) {
+      this.opts.onProgress?.(`effect ${effect.type}`);
+      try {
+        s = await performEffect(ref.paths, s, effect, this.now(), this.config);
+      } catch (e) {
+        if (!(e instanceof CommitRejected)) throw e;
+        faultPoint("commit-rejected");
+        const event: CommitRejectedEvent | null =
+          e.kind === "hook" && effect.type === "commit" && !rejected
+            ? { type: "COMMIT_REJECTED", commit: effect, hook: e.hook ?? "pre-commit", output: e.output, paths: e.paths, now: this.now() }
+            : null;
+        // Signing, or a commit no state can route (the user's own changes): a coded error, the
+        // commit still owed by the saved outbox.
+        if (!event || !accepts(s, event)) throw commitRejectedError(e, effect);
+        rejected = event;
+      }
+      if (++performed === 1) faultPoint("mid-effects");
+    }
+    faultPoint("after-effects");
+    s = { ...s, outbox: [] };
+    if (rejected) {
+      this.opts.log?.("warning", `The ${rejected.hook} hook rejected the commit "${rejected.commit.args.label}".`);
+      s = apply(s, rejected);
+    }
+    await this.store.write(ref, s);
+    return s;
+  }
+
+  private async runProbes(ref: SessionRef, state: AutopilotState): Promise<AutopilotState> {
+    let s = state;
+    // Each probe moves the machine to a resting state or to another probe; the bound only guards
+    // against a defect turning into an endless loop.
+    for (let i = 0; i < 20; i++) {
+      const probe = probeFor(s);
+      if (!probe) return s;
+      const event = await this.probe(ref, s, probe);
+      s = apply(s, event);
+      faultPoint("before-save");
+      await this.store.write(ref, s);
+      faultPoint("after-probe-save");
+      s = await this.performOutbox(ref, s);
+    }
+    throw new AutopilotError("internal", "The session did not come to rest after 20 automatic steps. Please report this.");
+  }
+
+  private async probe(ref: SessionRef, state: AutopilotState, probe: "assess" | "planFacts" | "validate"): Promise<AutopilotEvent> {
+    const now = this.now();
+    const phase = state.phases[state.currentPhase];
+    if (probe === "assess") {
+      // The skill: "If planPath is set and the file exists, skip to APPROVE_PLAN."
+      const planPath = phase?.planPath ?? null;
+      const exists = planPath ? (await readPlanFacts(this.root, planPath, [])) !== null : false;
+      // The phase starts here: its review's range begins at this commit.
+      const head = await headCommit(this.root).catch(() => null);
+      return { type: "ASSESSED", planPath: exists ? planPath : null, head, now };
+    }
+    if (probe === "planFacts") {
+      const concerns = state.phaseRun.concerns.length
+        ? state.phaseRun.concerns
+        : ((await readHandoff(ref.paths).catch(() => null))?.concerns ?? []);
+      const found = phase.planPath
+        ? await readPlanFacts(this.root, phase.planPath, concerns)
+        : (await locatePlan(ref.paths, state, undefined, undefined)).facts;
+      if (!found)
+        throw new AutopilotError(
+          "plan_not_found",
+          `The plan for phase ${state.currentPhase + 1} (${phase.planPath ?? "no path recorded"}) is missing. Restore the file (git checkout) and call autopilot_next again.`,
+        );
+      return { type: "PLAN_FACTS", plan: { ...found, concerns }, now };
+    }
+    this.opts.onProgress?.("running the project's validation commands");
+    const v = await runValidation(this.root, { timeoutMs: this.opts.validationTimeoutMs, config: await this.config() });
+    return { type: "VALIDATED", passed: v.passed, summary: v.summary, now };
+  }
+
+  /** Resuming a phase that waits for an interactive plan: has the human written it yet? */
+  private async lookForInteractivePlan(ref: SessionRef, state: AutopilotState): Promise<{ state: AutopilotState; note?: string }> {
+    if (state.currentState !== "PLAN" || state.stage !== "awaitingInteractivePlan" || state.stopped) return { state };
+    const { facts, tried } = await locatePlan(ref.paths, state, undefined, plannedPlanPath(state));
+    if (!facts)
+      return {
+        state,
+        note: `No plan for phase ${state.currentPhase + 1} yet: checked ${tried.join(", ") || "nothing"}; ${planSearchText(state)}.`,
+      };
+    return { state: await this.advance(ref, state, { type: "PLANNED", plan: facts, now: this.now() }, { keepReport: true }) };
+  }
+
+  /**
+   * A session started by upstream's skill or an older autopilot has no baseline: take it now, so
+   * what the working tree holds at the hand-over stays out of autopilot's commits.
+   */
+  private async ensureBaseline(ref: SessionRef): Promise<string | null> {
+    const ws = ref.paths;
+    if (await readBaseline(ws)) return null;
+    const baseline = await takeBaseline(this.root, gitRunner(this.root), this.now()).catch(() => null);
+    if (!baseline) return null;
+    await writeBaseline(ws, baseline);
+    const n = baseline.entries.length;
+    return n
+      ? `This session had no record of what was uncommitted when it started; autopilot took it now: ${n} changed path${n === 1 ? "" : "s"} (e.g. ${baseline.entries[0].path}) stay out of its commits. Commit them yourself if they belong to this work.`
+      : null;
+  }
+
+  private async render(ref: SessionRef, state: AutopilotState): Promise<Step> {
+    const step = this.inWorkspace(renderStep(state, ref.slug), state);
+    if (step.next.kind === "dispatch") {
+      // The brief is a pure function of the saved state and the files on disk; writing it again
+      // after a crash or on autopilot_next produces the same file.
+      const facts = await gatherDispatchFacts(ref.paths, state);
+      const file = path.join(this.root, briefPath(state, state.stepId));
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeTextAtomic(file, briefContent(state, ref.slug, facts));
+    }
+    return step;
+  }
+
+  private async archiveDone(ref: SessionRef): Promise<void> {
+    const p = ref.paths;
+    const stamp = this.now().replace(/[:.]/g, "-");
+    await rename(p.state, path.join(path.dirname(p.state), `autopilot-state.done-${stamp}.json`));
+  }
+}
+
+type CommitRejectedEvent = Extract<AutopilotEvent, { type: "COMMIT_REJECTED" }>;
+
+/** A refused commit the session cannot route to the executor or a question: what happened, and what to do. */
+function commitRejectedError(e: CommitRejected, effect: AutopilotState["outbox"][number]): AutopilotError {
+  const what = effect.type === "commit" ? `autopilot's commit "${effect.args.label}"` : "the commit of your changes made before autopilot";
+  const output = e.output ? `:\n${e.output}\n` : ". ";
+  const then = "then continue the session (autopilot_next, or the same `autopilot run` command): the commit is still owed, and is made once.";
+  if (e.kind === "signing")
+    return new AutopilotError(
+      "commit_rejected",
+      `Git could not sign ${what} (the repository asks for signed commits)${output}Nothing was committed. Make signing work (start gpg-agent or unlock the key, e.g. \`echo test | gpg --clearsign\`; for SSH signing, \`ssh-add\` the key), or turn signing off for this repository (\`git config commit.gpgsign false\`); ${then}`,
+    );
+  return new AutopilotError(
+    "commit_rejected",
+    `The ${e.hook ?? "commit"} hook rejected ${what}${output}Nothing was committed. Fix what it reports${effect.type === "commit" ? "" : " in your files (or commit them yourself)"}; ${then}`,
+  );
+}
+
+export function unknownSessionMessage(slug: string, known: string[]): string {
+  return `No autopilot session "${slug}" in this project.${known.length ? ` Known sessions: ${known.join(", ")}.` : ""} Start one with autopilot_start {"spec": "<path to spec>"}.`;
+}
