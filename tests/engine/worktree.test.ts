@@ -113,6 +113,26 @@ describe("--worktree", () => {
     expect((await engine.sessions())).toContain(A.slug);
   });
 
+  it("reads the project's .harness/config.json as the checkout has it, not the worktree's copy of the starting commit", async () => {
+    // Not committed: the worktree made from HEAD has no config at all. Its validation command
+    // leaves a mark in the folder it runs in, and its template names the commits.
+    await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
+    await writeFile(
+      path.join(repo.dir, ".harness/config.json"),
+      JSON.stringify({ validation: { commands: ["node -e \"require('fs').writeFileSync('validated.mark', '')\""] }, commitMessage: "chore(autopilot): {summary}" }),
+    );
+    const engine = new Engine(repo.dir, { now });
+    const start = head();
+    // --fast: VERIFY runs the validation commands itself.
+    const first = await engine.start(A.path, "--worktree --fast");
+    const { final } = await drive(engine, first.step, new ScriptedRunner(), new PolicyGate());
+    expect(final.next.kind).toBe("done");
+    const subjects = (await commitsOn(`autopilot/${A.slug}`, await start)).map((c) => c.subject);
+    expect(subjects.length).toBeGreaterThan(0);
+    for (const s of subjects) expect(s).toMatch(/^chore\(autopilot\): /);
+    expect(existsSync(path.join(repo.dir, ".harness/worktrees", A.slug, "validated.mark"))).toBe(true);
+  });
+
   it("a worktree removed by hand is reported with what to do, and the session continues once it is back", async () => {
     const engine = new Engine(repo.dir, { now });
     const first = await engine.start(A.path, "--worktree");
