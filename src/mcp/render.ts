@@ -3,13 +3,22 @@
 // (Claude Code and Codex: structuredContent; Gemini CLI: the text), so each carries everything.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AutopilotError, type ErrorCode } from "../protocol/errors.js";
-import type { Step } from "../protocol/step.js";
+import type { DispatchNext, Next, Step } from "../protocol/step.js";
 import { renderStepText, todoFor, type HostView } from "../protocol/host-view.js";
 
 const DEFAULT_VIEW: HostView = { host: "other" };
 
+/**
+ * A Step as a host's model reads it: the whole Step, or Claude Code's lean one (leanStep), which
+ * leaves out `phase`, `rigor`, `reviewPlans`, a dispatch's `description` and `expects`, and most of
+ * done's `summary`. A whole Step is one too.
+ */
+export type LeanStep = Omit<Step, "phase" | "rigor" | "reviewPlans" | "next"> & {
+  next: Exclude<Next, DispatchNext> | Pick<DispatchNext, "kind" | "persona" | "prompt">;
+};
+
 /** The Step with this host's `todo`, and lines to show first (e.g. an answer given in a form) in its report. */
-export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): Step {
+export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): LeanStep {
   const report = [...preface, ...(step.report ? [step.report] : [])].join("\n\n");
   const full = { ...step, ...(report ? { report } : {}), todo: todoFor(step, view) };
   return view.host === "claude-code" ? leanStep(full) : full;
@@ -23,15 +32,15 @@ export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: str
  * whatever result the persona replies). done's `summary` keeps `commits` and `decisions`: the
  * report states the other totals.
  */
-export function leanStep(step: Step): Step {
+export function leanStep(step: Step): LeanStep {
   const { phase: _phase, rigor: _rigor, reviewPlans: _reviewPlans, ...rest } = step;
   const n = step.next;
-  if (n.kind === "dispatch") return { ...rest, next: { kind: n.kind, persona: n.persona, prompt: n.prompt } } as unknown as Step;
+  if (n.kind === "dispatch") return { ...rest, next: { kind: n.kind, persona: n.persona, prompt: n.prompt } };
   if (n.kind === "done" && step.report) {
     const { commits, decisions } = n.summary;
-    return { ...rest, next: { kind: "done", summary: { commits, decisions } } } as unknown as Step;
+    return { ...rest, next: { kind: "done", summary: { commits, decisions } } };
   }
-  return rest as Step;
+  return rest;
 }
 
 export function stepResult(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): CallToolResult {
@@ -57,7 +66,7 @@ export interface ErrorPayload {
   message: string;
   /** What to do next: clients that show only structuredContent show no error marker either. */
   todo: string;
-  step?: Step;
+  step?: LeanStep;
 }
 
 /** What to do after each error, in one line. With a current Step the call changed nothing. */
@@ -109,7 +118,7 @@ export function errorResult(e: unknown, view: HostView = DEFAULT_VIEW): CallTool
   const lines = [`Error [${error.code}]: ${error.message}`, `Next: ${error.todo}`];
   // The text shows the whole Step (the structured error.step may be Claude Code's lean one).
   const raw = e instanceof AutopilotError ? e.details?.step : undefined;
-  const shown = error.step && raw ? { ...raw, ...(error.step.report ? { report: error.step.report } : {}), todo: error.step.todo } : error.step;
+  const shown = error.step && raw ? { ...raw, ...(error.step.report ? { report: error.step.report } : {}), todo: error.step.todo } : undefined;
   if (shown) lines.push("", "The current Step:", "", renderStepText(shown, view));
   return {
     isError: true,

@@ -3,7 +3,6 @@
 import path from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { errorResult } from "./render.js";
 import { registerTools } from "./tools/index.js";
@@ -11,6 +10,7 @@ import { registerPrompts } from "./prompts.js";
 import { registerResources } from "./resources.js";
 import { hostOf } from "../protocol/host-view.js";
 import { ownVersion } from "../install/paths.js";
+import { rewordToolErrors, wrapToolList } from "./sdk-seam.js";
 
 /**
  * Tools a Claude Code host never needs to call (its subagents have no MCP tools), left out of its
@@ -19,23 +19,17 @@ import { ownVersion } from "../install/paths.js";
  */
 export const HOST_OPTIONAL_TOOLS = new Set(["autopilot_decisions", "gather_context", "write_scratchpad"]);
 
-type Handler = (request: unknown, extra: unknown) => Promise<{ tools: Array<Record<string, unknown>> }>;
-
 /**
  * tools/list without the `$schema` line the SDK puts in every JSON schema (clients forward it to
  * the model verbatim), and, for Claude Code, without HOST_OPTIONAL_TOOLS.
  */
 function leanToolList(server: McpServer, allTools: boolean): void {
-  const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
-  const list = handlers.get("tools/list");
-  if (!list) return;
-  const strip = (schema: unknown) => {
+  const strip = <T>(schema: T): T => {
     if (!schema || typeof schema !== "object") return schema;
     const { $schema: _drop, ...rest } = schema as Record<string, unknown>;
-    return rest;
+    return rest as T;
   };
-  handlers.set("tools/list", async (request, extra) => {
-    const r = await list(request, extra);
+  wrapToolList(server, (r) => {
     const claude = hostOf(server.server.getClientVersion()?.name) === "claude-code";
     return {
       ...r,
@@ -94,21 +88,19 @@ export function createServer(opts: ServerOptions): McpServer {
  * answers a misfit with an isError result that carries no code. This gives it the contract's shape
  * (docs/mcp.md, Errors): `bad_result` when the persona result is what does not fit, `bad_input`
  * otherwise. Plain JSON can carry values such as {"toString": 1}; they are refused this way
- * (issue 17). tests/mcp/error-codes.test.ts fails if an SDK update moves the hook.
+ * (issue 17). The hook is the SDK seam's (sdk-seam.ts); tests/mcp/error-codes.test.ts and
+ * sdk-seam.test.ts fail if an SDK update moves it.
  */
 function codeArgumentErrors(server: McpServer): void {
-  const sdk = server as unknown as { createToolError?: (message: string) => CallToolResult };
-  const plain = sdk.createToolError?.bind(server);
-  if (!plain) return;
-  sdk.createToolError = (message: string) => {
+  rewordToolErrors(server, (message) => {
     const m = /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(message);
-    if (!m) return plain(message);
+    if (!m) return null;
     const [, tool, issues] = m;
     const code = tool === "autopilot_report" && /\bat result\b/.test(issues) && !/\bat (session|stepId)\b/.test(issues) ? "bad_result" : "bad_input";
     return errorResult(
       new AutopilotError(code, `The arguments of ${tool} do not fit its input schema: ${issues.split("\n").join("; ")}. Nothing was changed; see docs/mcp.md for the tool's arguments.`),
     );
-  };
+  });
 }
 
 /** Serve on stdin/stdout until the client closes stdin. stdout carries protocol only. */

@@ -111,7 +111,8 @@ export interface CallOutcome {
   result: CallToolResult;
   text: string;
   step?: Step;
-  error?: ErrorPayload;
+  /** The test clients are not Claude Code: an error's Step is the whole one, as `step` is. */
+  error?: Omit<ErrorPayload, "step"> & { step?: Step };
 }
 
 export async function call(client: Client, name: string, args: Record<string, unknown>, opts: { timeout?: number; onprogress?: (p: { progress: number; message?: string }) => void } = {}): Promise<CallOutcome> {
