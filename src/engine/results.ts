@@ -120,7 +120,6 @@ export async function resultToEvent(
   expectedPlan: string | undefined,
   now: string,
 ): Promise<AutopilotEvent> {
-  const root = ws.projectRoot;
   const hasOutcome = result.kind === "executed" && result.outcome !== undefined;
   // An error of only whitespace says nothing: it is read as no error, not as a persona failure.
   const error = result.error?.trim() || undefined;
