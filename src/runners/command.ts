@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { AutopilotError } from "../protocol/errors.js";
 import type { PersonaResult } from "../protocol/step.js";
 import { checkResult, RESULT_FIELDS, taskPrompt } from "./persona-prompts.js";
-import { killGroup, TailBuffer } from "./tools.js";
+import { killGroup, TailBuffer } from "./shell.js";
 import type { PersonaRunner, PersonaTask, RunnerOutcome } from "./types.js";
 import { parseUsage, type UsageReport } from "../session/usage.js";
 

@@ -3,12 +3,13 @@
 // the project, checks that edits rest on a fresh full read of the file, runs the action and hands
 // back a bounded result. Refusals are results the model can act on, never exceptions, so one bad
 // proposal costs a turn instead of the run.
-import { spawn, execFile } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { promises as fs, realpathSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { checkPath } from "../session/confine.js";
+import { runShell } from "./shell.js";
 
 export interface ToolDefinition {
   name: string;
@@ -595,98 +596,4 @@ export function globToRegExp(glob: string): RegExp {
     } else re += c.replace(/[.+^$()|[\]\\]/g, "\\$&");
   }
   return new RegExp(glob.includes("/") ? `^${re}$` : `(?:^|/)${re}$`);
-}
-
-export interface ShellResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  output: string;
-  droppedChars: number;
-}
-
-/**
- * Runs a shell command in its own process group so a time limit or an abort kills everything it
- * started, keeping only the last `maxChars` characters of its combined output.
- */
-export function runShell(
-  command: string,
-  o: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number; maxChars: number; signal?: AbortSignal; stdin?: string },
-): Promise<ShellResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], {
-      cwd: o.cwd,
-      env: o.env ?? process.env,
-      detached: true,
-      stdio: [o.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
-    const tail = new TailBuffer(o.maxChars);
-    // setEncoding keeps a multi-byte character split across chunks intact.
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => tail.push(d));
-    child.stderr!.setEncoding("utf8").on("data", (d: string) => tail.push(d));
-    if (o.stdin !== undefined) {
-      child.stdin!.on("error", () => {});
-      child.stdin!.end(o.stdin);
-    }
-    let timedOut = false;
-    const kill = () => killGroup(child.pid);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, o.timeoutMs);
-    const onAbort = () => kill();
-    o.signal?.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      o.signal?.removeEventListener("abort", onAbort);
-      reject(e);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      o.signal?.removeEventListener("abort", onAbort);
-      if (o.signal?.aborted) return reject(o.signal.reason ?? new Error("aborted"));
-      resolvePromise({ code, signal, timedOut, output: tail.text(), droppedChars: tail.dropped });
-    });
-  });
-}
-
-export function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  // A process that ignores SIGTERM still goes; the timer must not keep the event loop alive.
-  setTimeout(() => {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      /* already gone */
-    }
-  }, 2000).unref();
-}
-
-/** Keeps the last `max` characters pushed into it. */
-export class TailBuffer {
-  private chunks: string[] = [];
-  private len = 0;
-  dropped = 0;
-  constructor(private readonly max: number) {}
-  push(s: string) {
-    this.chunks.push(s);
-    this.len += s.length;
-    if (this.len > this.max * 2) this.compact();
-  }
-  private compact() {
-    const all = this.chunks.join("");
-    const cut = Math.max(0, all.length - this.max);
-    this.dropped += cut;
-    this.chunks = [all.slice(cut)];
-    this.len = this.chunks[0].length;
-  }
-  text(): string {
-    this.compact();
-    return this.chunks.join("");
-  }
 }
