@@ -8,7 +8,7 @@
 import { readFile, rename, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent } from "../machine/autopilot.machine.js";
-import type { AutopilotState, DecisionChannel, Notice } from "../session/schema.js";
+import type { AutopilotState, DecisionChannel } from "../session/schema.js";
 import { initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
@@ -24,9 +24,9 @@ import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
 import { writeScratchpad } from "../effects/scratchpad.js";
 import { accepts, apply, probeFor } from "./machine-state.js";
-import { askFor, budgetAskFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
+import { askFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
 import { isHumanChannel } from "../session/schema.js";
-import { addUsage, formatBudget, formatCost, parseUsage, raisedBudget } from "../session/usage.js";
+import { addUsage, formatBudget, parseUsage } from "../session/usage.js";
 import type { ProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
@@ -230,8 +230,7 @@ export class SessionEngine {
     return this.withSession(ref, async (state) => {
       let s = await this.finishPending(ref, state);
       await this.assertStep(ref, s, stepId);
-      const budgetAsk = askFor(s) ? null : budgetAskFor(s, ref.slug);
-      const ask = askFor(s) ?? budgetAsk;
+      const ask = askFor(s);
       if (!ask)
         throw new AutopilotError(
           "bad_answer",
@@ -253,10 +252,6 @@ export class SessionEngine {
           `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : by === "relayed" ? "the host model relaying what it says are the user's words (a person's answer must reach autopilot directly)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(ref.slug)}\` in their own terminal; then call autopilot_next. ${step.next.kind === "ask" ? `Answers the host may pass on here: ${step.next.options.filter((o) => !humanOnlyAnswers(s).includes(o)).map((o) => `"${o}"`).join(", ")}.` : ""}`,
           { step },
         );
-      }
-      if (budgetAsk) {
-        s = await this.answerBudget(ref, s, chosen, by, rationale, userWords);
-        return this.render(ref, s);
       }
       s = await this.advance(ref, s, {
         type: "DECIDE",
@@ -297,55 +292,6 @@ export class SessionEngine {
   }
 
   // ---- internals -----------------------------------------------------------------------------
-
-  /**
-   * The budget gate's answer. The gate is the engine's, not the machine's: the machine state does
-   * not change, the step moves on by one and the answer is recorded as a decision.
-   */
-  private async answerBudget(ref: SessionRef, state: AutopilotState, answer: string, by: DecisionChannel, rationale?: string, userWords?: string): Promise<AutopilotState> {
-    const now = this.now();
-    const budget = state.budget!;
-    const stepId = state.stepId + 1;
-    const spent = formatCost(state.usage?.total);
-    let next: AutopilotState;
-    let decision: string;
-    let notice: Notice;
-    if (answer === "raise budget") {
-      const raised = raisedBudget(budget, rationale);
-      decision = "raised_budget";
-      notice = { kind: "budgetAnswered", answer: "raised", budget: formatBudget(budget), raised: formatBudget(raised), spent };
-      next = { ...state, budget: raised };
-    } else if (answer === "continue once") {
-      decision = "budget_continue_once";
-      notice = { kind: "budgetAnswered", answer: "continueOnce", budget: formatBudget(budget), spent };
-      next = { ...state, budget: { ...budget, continueOnceAt: stepId } };
-    } else {
-      decision = "stopped_budget";
-      notice = { kind: "budgetAnswered", answer: "stopped", budget: formatBudget(budget), spent };
-      next = { ...state, stopped: true };
-    }
-    next = {
-      ...next,
-      stepId,
-      notices: [notice],
-      updatedAt: now,
-      decisions: [
-        ...state.decisions,
-        {
-          phase: state.currentState === "FINAL_REVIEW" ? null : state.currentPhase,
-          decision,
-          timestamp: now,
-          state: state.currentState,
-          answer,
-          by,
-          ...(rationale ? { rationale: String(rationale).slice(0, 2000) } : {}),
-          ...(by === "relayed" && userWords ? { userWords: userWords.slice(0, 2000) } : {}),
-        },
-      ],
-    };
-    await this.store.write(ref, next);
-    return next;
-  }
 
   /** A dispatch in a worktree session names the folder the persona works in; DONE says how to merge. */
   private inWorkspace(step: Step, state?: AutopilotState): Step {

@@ -2,7 +2,8 @@
 // therefore gives the same answer as the call that saved the state.
 import type { AutopilotState, Finding } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
-import { ANSWERS, checkpointOptions, effectiveComplexity, findingLine, type AskName } from "../machine/autopilot.machine.js";
+import { effectiveComplexity, findingLine } from "../machine/autopilot.machine.js";
+import { humanOnlyOf, optionsOf, type QuestionName } from "../machine/questions.js";
 import { doneTotals } from "../machine/reports.js";
 import { SIGNAL_DEFS, firedSignals, signalsFor } from "../machine/signals.js";
 import { renderNotices } from "../session/notices.js";
@@ -12,34 +13,16 @@ import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
 import { todoFor } from "../protocol/host-view.js";
 
-export const BUDGET_ANSWERS = ["raise budget", "continue once", "stop"] as const;
-
-/**
- * The budget gate: the session has spent its budget and its next step is a dispatch, so it asks
- * first (raise the budget, continue once, or stop). Not a machine state: the engine answers it.
- */
-export function budgetAskFor(state: AutopilotState, slug: string): AskNext | null {
-  if (state.stopped || state.currentState === "DONE" || !state.budget) return null;
-  const spent = budgetSpent(state.budget, state.usage);
-  if (!spent || state.budget.continueOnceAt === state.stepId) return null;
-  if (askFor(state) || !dispatchFor(state, slug)) return null;
-  return {
-    kind: "ask",
-    question: `The session's budget is spent (${spent}). Raise the budget, continue once, or stop?`,
-    options: [...BUDGET_ANSWERS],
-    context: `Spent so far: ${formatCost(state.usage?.total)}; budget ${formatBudget(state.budget)}. "raise budget" takes the amount in your reason ("to $10", "500k"), else doubles it; "continue once" lets one more persona run through, then asks again.`,
-  };
-}
-
 /**
  * `--human-gates`: the answers only a person may give at the current question — approving (or
  * skipping) a plan that paused, overriding a blocking review, skipping a failed verification,
- * overriding the final review (each declared as `meta.humanOnly` on its state node). Empty when
- * the session runs without human gates.
+ * overriding the final review, committing without hooks (each question's `humanOnly` in
+ * src/machine/questions.ts). Empty when the session runs without human gates.
  */
 export function humanOnlyAnswers(state: AutopilotState): string[] {
   if (!state.humanOnlyGates || state.stopped) return [];
-  return [...(restingMeta(state)?.humanOnly ?? [])];
+  const name = restingMeta(state)?.ask;
+  return name ? [...humanOnlyOf(name)] : [];
 }
 
 /** The question the session waits on, or null; with human gates, the answers only a person may give. */
@@ -49,8 +32,11 @@ export function askFor(state: AutopilotState): AskNext | null {
   return ask && humanOnly.length ? { ...ask, humanOnly } : ask;
 }
 
-function ask(question: string, options: readonly string[], context?: string): AskNext {
-  return { kind: "ask", question, options: [...options], ...(context ? { context } : {}) };
+/** A question's text and context; its name and options come from the table (src/machine/questions.ts). */
+type Words = { question: string; context?: string };
+
+function words(question: string, context?: string): Words {
+  return { question, ...(context ? { context } : {}) };
 }
 
 /** The blocking findings as the user decides on them: title, place, why and the triggering scenario. */
@@ -76,35 +62,31 @@ function planGateContext(state: AutopilotState): string {
 }
 
 /**
- * The wording of each question a stage can ask (the stage names its question as `meta.ask`; the
- * options are ANSWERS[ask]). Null: the question does not apply to this state after all.
+ * The wording of each question (src/machine/questions.ts names them; a stage names its question as
+ * `meta.ask`). Null: the question does not apply to this state after all.
  */
-const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
+export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | null> = {
   personaFailed: (state) =>
-    ask(
+    words(
       "The persona could not finish this step. Retry the step or stop?",
-      ANSWERS.personaFailed,
       state.phaseRun.personaError ?? undefined,
     ),
   userChanges: (state) => {
     const uc = state.userChanges ?? { count: 0, paths: [] };
     const more = uc.count > uc.paths.length ? [`… and ${uc.count - uc.paths.length} more`] : [];
-    return ask(
+    return words(
       "The working tree has changes autopilot did not make. Commit them first, continue with them left out of autopilot's commits, or stop?",
-      ANSWERS.userChanges,
       [...uc.paths.map((p) => `- ${p}`), ...more].join("\n") || undefined,
     );
   },
   approvePlan: (state) =>
-    ask(
+    words(
       "Approve this plan and begin execution?",
-      ANSWERS.approvePlan,
       `${planGateContext(state)}\n"revise" with your notes as the reason: the planner revises the plan with them. "revise" without notes: you edit the plan file yourself, then answer "done".`,
     ),
   revised: (state) =>
-    ask(
+    words(
       `Edit the plan file ${state.phases[state.currentPhase].planPath ?? ""} directly, then answer "done" to re-present it (or "stop").`,
-      ANSWERS.revised,
     ),
   checkpoint: (state) => {
     const cp = state.phaseRun.checkpoint;
@@ -115,44 +97,39 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
         : cp.type === "human-action"
           ? `Checkpoint "${cp.label}" needs you to act. Answer "done" when it is done, or "stop".`
           : `Checkpoint "${cp.label}": a decision is needed.`;
-    return ask(q, checkpointOptions(cp), cp.details);
+    return words(q, cp.details);
   },
   exhausted: (state) => {
     const spec =
       state.consecutiveExhausted >= 2
         ? " Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing."
         : "";
-    return ask(
+    return words(
       "How should we proceed?",
-      ANSWERS.exhausted,
       `The retry budget (${state.retryBudget.maxAttempts} attempts) is exhausted.${spec}`,
     );
   },
   verifyFailed: (state) =>
-    ask(
+    words(
       "Fix these issues before review?",
-      ANSWERS.verifyFailed,
       state.phaseRun.verificationFindings.map((f) => `- ${f}`).join("\n") || undefined,
     ),
   reviewBlocked: (state) =>
-    ask(
+    words(
       "Address blocking findings before completing this phase?",
-      ANSWERS.reviewBlocked,
       blockingList(state.phaseRun.reviewFindings),
     ),
   continuePhase: (state) => {
     const n = state.currentPhase + 1;
     const next = state.phases[state.currentPhase + 1];
     if (!next) return null;
-    return ask(
+    return words(
       `Phase ${n} complete. Next: Phase ${n + 1}: ${next.name} (complexity: ${effectiveComplexity(next)}). Continue?`,
-      ANSWERS.continuePhase,
     );
   },
   finalBlocked: (state) =>
-    ask(
+    words(
       "Address blocking findings before completing?",
-      ANSWERS.finalBlocked,
       blockingList(state.finalReview.findings),
     ),
   commitRejected: (state) => {
@@ -163,9 +140,8 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
       held.hook === "pre-commit"
         ? `${times === 1 ? "once" : `${times} times`}; the retry budget (${state.retryBudget.maxAttempts} attempts) is spent`
         : "(it checks the commit message, which the executor cannot change)";
-    return ask(
+    return words(
       `The ${held.hook} hook rejected autopilot's commit "${held.label}" ${why}. Fix it yourself and continue, commit without hooks this once, or stop? (fix it yourself and continue / commit without hooks this once / stop)`,
-      ANSWERS.commitRejected,
       [
         `What the hook printed:`,
         held.output,
@@ -174,10 +150,17 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
       ].join("\n"),
     );
   },
+  budget: (state) => {
+    const spent = budgetSpent(state.budget, state.usage);
+    if (!spent || !state.budget) return null;
+    return words(
+      `The session's budget is spent (${spent}). Raise the budget, continue once, or stop?`,
+      `Spent so far: ${formatCost(state.usage?.total)}; budget ${formatBudget(state.budget)}. "raise budget" takes the amount in your reason ("to $10", "500k"), else doubles it; "continue once" lets one more persona run through, then asks again.`,
+    );
+  },
   finalExhausted: (state) =>
-    ask(
+    words(
       "How should we proceed?",
-      ANSWERS.finalExhausted,
       `Blocking findings remain after ${state.finalReview.retryCount - 1} fix rounds.`,
     ),
 };
@@ -185,7 +168,8 @@ const QUESTIONS: Record<AskName, (state: AutopilotState) => AskNext | null> = {
 function questionFor(state: AutopilotState): AskNext | null {
   if (state.stopped) return null;
   const name = restingMeta(state)?.ask;
-  return name ? QUESTIONS[name](state) : null;
+  const w = name ? WORDING[name](state) : null;
+  return name && w ? { kind: "ask", name, question: w.question, options: optionsOf(name, state), ...(w.context ? { context: w.context } : {}) } : null;
 }
 
 export function nextFor(state: AutopilotState, slug: string): Next {
@@ -218,7 +202,7 @@ export function nextFor(state: AutopilotState, slug: string): Next {
   const ask = askFor(state);
   if (ask) return ask;
   const dispatch = dispatchFor(state, slug);
-  if (dispatch) return budgetAskFor(state, slug) ?? dispatch;
+  if (dispatch) return dispatch;
   // A state that needs facts the engine gathers (ASSESS, reading a plan, validation) is never
   // saved as the last word of a call; if a crash left one, the next call finishes it.
   return {

@@ -7,7 +7,7 @@ import type { PersonaRunner } from "../runners/types.js";
 import type { UsageReport } from "../session/usage.js";
 import type { Decision } from "../session/schema.js";
 import { NoAnswer, type Gate, type GateAnswer } from "./gate.js";
-import { ANSWERS } from "../machine/autopilot.machine.js";
+import { QUESTIONS, isQuestionName, type YesPolicy } from "../machine/questions.js";
 
 export type { Gate, GateAnswer } from "./gate.js";
 
@@ -72,8 +72,8 @@ function dispatchTask(root: string, step: Step, next: DispatchNext) {
 /**
  * `--yes`: approve plans, continue between phases, confirm checkpoints, fix (a bounded number of
  * times) but never override a blocking finding, and stop when a retry budget is exhausted or the
- * session's spending budget is spent. Every answer
- * is recorded as a policy decision with the rule that made it.
+ * session's spending budget is spent: each question's `yes` rule in src/machine/questions.ts.
+ * Every answer is recorded as a policy decision with the rule that made it.
  */
 export class PolicyGate implements Gate {
   private fixes = new Map<string, number>();
@@ -102,36 +102,23 @@ export class PolicyGate implements Gate {
   }
 
   async answer(step: Step, ask: AskNext): Promise<GateAnswer> {
-    const has = (o: string) => ask.options.includes(o);
     const by = "policy" as const;
-    const key = `${step.state}:${step.phase?.index ?? "final"}`;
-    if (has("retry")) {
-      const n = await this.count(this.retries, key, step, "retry");
-      return n <= 1
-        ? { answer: "retry", by, rationale: "--yes policy: retry a failed persona step once" }
-        : { answer: "stop", by, rationale: "--yes policy: the persona failed twice; a human should look" };
-    }
-    // Never commit the user's own work on a policy's say-so.
-    if (has("leave them out")) return { answer: "leave them out", by, rationale: "--yes policy: keep changes autopilot did not make out of its commits" };
-    // The budget gate: --yes never spends more than it was given.
-    if (has("continue once") && has("raise budget"))
-      return { answer: "stop", by, rationale: "--yes policy: the budget is spent; a human decides whether to spend more" };
-    // A commit the repository's hooks keep refusing: only a person can fix it or waive the hooks,
-    // so the question stays open (the run ends waiting for a human) rather than answered.
-    if (ANSWERS.commitRejected.every(has)) throw new NoAnswer(step);
-    if (step.state === "APPROVE_PLAN" && has("yes")) return { answer: "yes", by, rationale: "--yes policy: approve plans" };
-    if (step.state === "APPROVE_PLAN" && has("done")) return { answer: "done", by, rationale: "--yes policy: re-present the plan" };
-    if (step.state === "PHASE_COMPLETE") return { answer: "yes", by, rationale: "--yes policy: continue to the next phase" };
-    if (has("fix manually and continue")) return { answer: "stop", by, rationale: "--yes policy: an exhausted budget needs a human" };
-    if (has("confirm")) return { answer: "confirm", by, rationale: "--yes policy: confirm human-verify checkpoints" };
-    if (has("done") && step.state === "EXECUTE") return { answer: "done", by, rationale: "--yes policy: human-action checkpoints are assumed done" };
-    if (has("fix")) {
-      const n = await this.count(this.fixes, key, step, "fix");
-      return n <= this.maxFixRounds
-        ? { answer: "fix", by, rationale: `--yes policy: fix (round ${n} of ${this.maxFixRounds}); never override a blocking finding` }
-        : { answer: "stop", by, rationale: "--yes policy: fixes did not resolve the findings; a human should decide" };
-    }
     const first = ask.options.find((o) => o !== "stop") ?? "stop";
-    return { answer: first, by, rationale: `--yes policy: take the first option ("${first}")` };
+    const fallback = { answer: first, by, rationale: `--yes policy: take the first option ("${first}")` };
+    // Each question's rule is its `yes` entry in src/machine/questions.ts.
+    if (!isQuestionName(ask.name)) return fallback;
+    const rule: YesPolicy = QUESTIONS[ask.name].yes;
+    if ("open" in rule) throw new NoAnswer(step);
+    if ("prefer" in rule) {
+      const pick = rule.prefer.find((p) => ask.options.includes(p.take));
+      return pick ? { answer: pick.take, by, rationale: `--yes policy: ${pick.why}` } : fallback;
+    }
+    if (!("atMost" in rule)) return { answer: rule.take, by, rationale: `--yes policy: ${rule.why}` };
+    const max = rule.atMost === "fixRounds" ? this.maxFixRounds : rule.atMost;
+    const map = rule.atMost === "fixRounds" ? this.fixes : this.retries;
+    const n = await this.count(map, `${step.state}:${step.phase?.index ?? "final"}`, step, rule.take);
+    return n <= max
+      ? { answer: rule.take, by, rationale: `--yes policy: ${rule.why.replace("{n}", String(n)).replace("{max}", String(max))}` }
+      : { answer: "stop", by, rationale: `--yes policy: ${rule.thenWhy}` };
   }
 }

@@ -5,7 +5,7 @@
 // Top-level states are the skill's ten states (persisted as `currentState`); children are the
 // places a state can rest in (persisted as `stage`). Guard and action names follow the skill's
 // wording so a reviewer can match them line by line.
-import { and, assertEvent, assign, setup } from "xstate";
+import { and, assertEvent, assign, not, setup } from "xstate";
 import type {
   AutopilotState,
   Complexity,
@@ -29,6 +29,8 @@ import { countBySeverity, doneNotice, phaseSummaryNotice, sessionSoFar } from ".
 import { SPEC_PHASES_SHOWN, type Notice } from "../session/notices.js";
 import { firedSignals, signalsFor } from "./signals.js";
 import { FINAL_REVIEW_FIX_BUDGET, RIGOR, sendBacksAllowed } from "./policy.js";
+import { answer, checkpointOptions, type AnswerOf, type QuestionName } from "./questions.js";
+import { budgetSpent, formatBudget, formatCost, raisedBudget } from "../session/usage.js";
 
 /** The hook whose refusal is the executor's to fix (it checks the change); other hooks check the message. */
 export const FIXABLE_HOOK = "pre-commit";
@@ -115,46 +117,22 @@ export type AutopilotEvent =
 export type EventType = AutopilotEvent["type"];
 
 // ---------------------------------------------------------------------------------------------
-// The options every `ask` offers. Guards compare answers against these exact strings; the engine
-// maps what the user typed onto one of them before the event reaches the machine.
-export const ANSWERS = {
-  userChanges: ["commit them first", "leave them out", "stop"],
-  approvePlan: ["yes", "revise", "skip phase", "stop"],
-  revised: ["done", "stop"],
-  personaFailed: ["retry", "stop"],
-  humanVerify: ["confirm", "reject", "stop"],
-  humanAction: ["done", "stop"],
-  exhausted: ["fix manually and continue", "revise plan", "stop"],
-  verifyFailed: ["fix", "skip verification", "stop"],
-  reviewBlocked: ["fix", "override", "stop"],
-  continuePhase: ["yes", "stop"],
-  finalBlocked: ["fix", "override", "stop"],
-  finalExhausted: ["fix manually and continue", "stop"],
-  commitRejected: ["fix it yourself and continue", "commit without hooks this once", "stop"],
-} as const;
-
-// ---------------------------------------------------------------------------------------------
 // What a resting stage means. Declared once, as `meta` on the state node the session rests in;
 // the stage list, the asks, the dispatches, the probes and the brief's facts are read from it
 // (src/machine/stages.ts).
 
 /** A fact the engine reads from disk before the session can rest (the machine waits for its event). */
 export type Probe = "assess" | "planFacts" | "validate";
-/**
- * The question a stage asks: a key of ANSWERS (its options), or "checkpoint" (the checkpoint's own
- * options: checkpointOptions, which uses ANSWERS.humanVerify / humanAction).
- */
-export type AskName = Exclude<keyof typeof ANSWERS, "humanVerify" | "humanAction"> | "checkpoint";
+/** The question a stage asks: an entry of QUESTIONS (src/machine/questions.ts: its options, human-only answers, --yes policy). */
+export type AskName = QuestionName;
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
 export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings";
 /** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
 export type DispatchJob = "plan" | "execute" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
 
 export type StageMeta = {
-  /** The session asks the user (or the host) this question. */
+  /** The session asks the user (or the host) this question (its options and human-only answers: QUESTIONS). */
   ask?: AskName;
-  /** With --human-gates: the answers here only a person may give. */
-  humanOnly?: readonly string[];
   /** The session hands this job to a persona and waits for its result. */
   dispatch?: { job: DispatchJob; persona: PersonaName; result: ResultKind; facts: readonly DispatchFact[] };
   /** The engine reads this fact and answers with its event; the session never rests here for long. */
@@ -222,13 +200,7 @@ export function findingLine(f: Finding): string {
   return `${f.title}${f.file ? ` (${f.file}${f.line ? `:${f.line}` : ""})` : ""}${f.rationale ? ` — ${f.rationale}` : ""}${f.scenario ? ` Scenario: ${f.scenario}` : ""}`;
 }
 
-export function checkpointOptions(cp: PendingCheckpoint): string[] {
-  if (cp.type === "human-verify") return [...ANSWERS.humanVerify];
-  if (cp.type === "human-action") return [...ANSWERS.humanAction];
-  const offered = (cp.options ?? []).filter((o) => o.trim().length > 0);
-  const base = offered.length ? offered : ["continue"];
-  return base.includes("stop") ? base : [...base, "stop"];
-}
+export { checkpointOptions };
 
 function phaseLabel(state: AutopilotState): string {
   const phase = state.phases[state.currentPhase];
@@ -263,7 +235,7 @@ function decision(
 
 type Ctx = AutopilotState;
 
-/** "stop" at any question: the session is saved where it is (every asking stage offers it). */
+/** "stop" at any question: the session is saved where it is (every question offers it: tests/machine/questions.test.ts). */
 const STOP = { guard: { type: "answered", params: { answer: "stop" } }, actions: "markStopped" } as const;
 
 /** The plan file changed after its approval (the engine compares hashes on every call). */
@@ -284,7 +256,7 @@ function personaFailedStage(retryTarget: string) {
     on: {
       DECIDE: [
         {
-          guard: { type: "answered", params: { answer: "retry" } },
+          guard: answer("personaFailed", "retry"),
           target: retryTarget,
           actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"],
         },
@@ -321,8 +293,11 @@ function onCommitRejected(recovery: boolean) {
   ] as const;
 }
 
-const ANSWER_FIXED_BY_HAND = { type: "answered", params: { answer: "fix it yourself and continue" } } as const;
-const ANSWER_WITHOUT_HOOKS = { type: "answered", params: { answer: "commit without hooks this once" } } as const;
+/** The plan gate's "revise" (reviseWithNotes compares with it). */
+const REVISE: AnswerOf<"approvePlan"> = "revise";
+
+const ANSWER_FIXED_BY_HAND = answer("commitRejected", "fix it yourself and continue");
+const ANSWER_WITHOUT_HOOKS = answer("commitRejected", "commit without hooks this once");
 const FIXED_BY_HAND = [
   { type: "recordDecision", params: { decision: "fixed_commit_manually" } },
   "clearPersonaError",
@@ -357,16 +332,43 @@ function commitRejectedStages<T extends string>(target: T, viaValidation = false
   return {
     commitFix: {
       meta: { dispatch: { job: "commitFix", persona: "harness-task-executor", result: "fixed", facts: [] } },
+      always: [budgetCheck("budgetCommitFix")],
       on: {
         FIXED: fixed,
         PERSONA_FAILED: { target: "commitBlocked", actions: "personaFailed" },
       },
     },
     commitBlocked: {
-      meta: { ask: "commitRejected", humanOnly: ["commit without hooks this once"] },
+      meta: { ask: "commitRejected" },
       on: { DECIDE: [...answered, STOP] },
     },
   } as const;
+}
+
+/**
+ * The budget gate before a dispatching stage: a session whose spending budget is spent rests here
+ * and asks (raise the budget, continue once, or stop) instead of handing `stage`'s work to a
+ * persona; answered, or once the budget is no longer spent (a resume with a larger --budget), it
+ * goes on to `stage`. Each dispatching stage has its own (`budgetRunning` before `running`, ...), so
+ * where the session goes on is in the state tree, not in the state file.
+ */
+function budgetStage<S extends string>(stage: S) {
+  return {
+    meta: { ask: "budget" },
+    always: [{ guard: not("budgetSpent"), target: stage }],
+    on: {
+      DECIDE: [
+        { guard: answer("budget", "raise budget"), target: stage, actions: [{ type: "recordDecision", params: { decision: "raised_budget" } }, "raiseBudget"] },
+        { guard: answer("budget", "continue once"), target: stage, actions: [{ type: "recordDecision", params: { decision: "budget_continue_once" } }, "continueOnce"] },
+        { guard: answer("budget", "stop"), actions: [{ type: "recordDecision", params: { decision: "stopped_budget" } }, "stopForBudget"] },
+      ],
+    },
+  } as const;
+}
+
+/** A dispatching stage's check before it dispatches: a spent budget asks first (budgetStage). */
+function budgetCheck<S extends string>(budgetStageName: S) {
+  return { guard: "budgetSpent", target: budgetStageName } as const;
 }
 
 export const autopilotMachine = setup({
@@ -468,12 +470,14 @@ export const autopilotMachine = setup({
     finalFixBudgetLeft: ({ context }) => context.finalReview.retryCount < MAX_FINAL_REVIEW_FIXES,
     // PHASE_COMPLETE
     noMorePhases: ({ context }) => context.currentPhase >= context.phases.length - 1,
+    // The budget gate: spent, and this step is not the one "continue once" let through
+    budgetSpent: ({ context }) => !!context.budget && !!budgetSpent(context.budget, context.usage) && context.budget.continueOnceAt !== context.stepId,
     // answers
     answered: ({ event }, params: { answer: string }) =>
       event.type === "DECIDE" && event.answer === params.answer,
     answeredOtherThanStop: ({ event }) => event.type === "DECIDE" && event.answer !== "stop",
     /** "revise" with the reviewer's notes in the reason: the planner revises with them. */
-    reviseWithNotes: ({ event }) => event.type === "DECIDE" && event.answer === "revise" && !!event.rationale?.trim(),
+    reviseWithNotes: ({ event }) => event.type === "DECIDE" && event.answer === REVISE && !!event.rationale?.trim(),
   },
   actions: {
     // Keeps the upstream `currentState` field in step with the machine's top-level state.
@@ -1294,6 +1298,25 @@ export const autopilotMachine = setup({
         notices: [...context.notices, { kind: "personaFailed", error: event.error }],
       };
     }),
+    // The budget gate ---------------------------------------------------------------------------
+    raiseBudget: assign(({ context, event }) => {
+      assertEvent(event, "DECIDE");
+      const budget = context.budget!;
+      const raised = raisedBudget(budget, event.rationale);
+      return {
+        budget: raised,
+        notices: [...context.notices, { kind: "budgetAnswered", answer: "raised", budget: formatBudget(budget), raised: formatBudget(raised), spent: formatCost(context.usage?.total) }],
+      };
+    }),
+    /** The one dispatch let through is this step's (the engine moved the step counter before the event). */
+    continueOnce: assign(({ context }) => ({
+      budget: { ...context.budget!, continueOnceAt: context.stepId },
+      notices: [...context.notices, { kind: "budgetAnswered", answer: "continueOnce", budget: formatBudget(context.budget!), spent: formatCost(context.usage?.total) }],
+    })),
+    stopForBudget: assign(({ context }) => ({
+      stopped: true,
+      notices: [...context.notices, { kind: "budgetAnswered", answer: "stopped", budget: formatBudget(context.budget!), spent: formatCost(context.usage?.total) }],
+    })),
     clearPersonaError: assign(({ context }) => ({
       phaseRun: { ...context.phaseRun, personaError: null },
     })),
@@ -1327,8 +1350,8 @@ export const autopilotMachine = setup({
           meta: { ask: "userChanges" },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "commit them first" } }, target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "committed_user_changes" } }, "commitUserChanges", "markPhaseStarted"] },
-              { guard: { type: "answered", params: { answer: "leave them out" } }, target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "left_out_user_changes" } }, "markPhaseStarted"] },
+              { guard: answer("userChanges", "commit them first"), target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "committed_user_changes" } }, "commitUserChanges", "markPhaseStarted"] },
+              { guard: answer("userChanges", "leave them out"), target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "left_out_user_changes" } }, "markPhaseStarted"] },
               STOP,
             ],
           },
@@ -1355,6 +1378,7 @@ export const autopilotMachine = setup({
       states: {
         planning: {
           meta: { dispatch: { job: "plan", persona: "harness-planner", result: "planned", facts: ["phaseDescription", "learnings"] } },
+          always: [budgetCheck("budgetPlanning")],
           on: {
             PLANNED: [
               // The plan check (src/markdown/plan.ts): vague, unverifiable or oversized tasks go back
@@ -1373,6 +1397,7 @@ export const autopilotMachine = setup({
           },
         },
         personaFailed: personaFailedStage("planning"),
+        budgetPlanning: budgetStage("planning"),
       },
     },
     APPROVE_PLAN: {
@@ -1398,14 +1423,14 @@ export const autopilotMachine = setup({
           ],
         },
         review: {
-          meta: { ask: "approvePlan", humanOnly: ["yes", "skip phase"] },
+          meta: { ask: "approvePlan" },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "yes" } }, target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "approvePlanHash", "clearReport"] },
+              { guard: answer("approvePlan", "yes"), target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "approvePlanHash", "clearReport"] },
               // "revise" with notes in the reason: the planner revises with them; without: the user edits the file.
               { guard: "reviseWithNotes", target: "#autopilot.PLAN.planning", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport", "setReviewNotes"] },
-              { guard: { type: "answered", params: { answer: "revise" } }, target: "revising", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport"] },
-              { guard: { type: "answered", params: { answer: "skip phase" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordPlanDecision", params: { decision: "skipped_phase" } }, "skipPhase", "clearReport"] },
+              { guard: answer("approvePlan", "revise"), target: "revising", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport"] },
+              { guard: answer("approvePlan", "skip phase"), target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordPlanDecision", params: { decision: "skipped_phase" } }, "skipPhase", "clearReport"] },
               STOP,
             ],
             PLAN_CHANGED: { target: "gather", actions: "notePlanChanged" },
@@ -1415,7 +1440,7 @@ export const autopilotMachine = setup({
           meta: { ask: "revised" },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "done" } }, target: "gather", actions: [{ type: "recordDecision", params: { decision: "plan_revised" } }] },
+              { guard: answer("revised", "done"), target: "gather", actions: [{ type: "recordDecision", params: { decision: "plan_revised" } }] },
               STOP,
             ],
           },
@@ -1430,7 +1455,7 @@ export const autopilotMachine = setup({
         running: {
           meta: { dispatch: { job: "execute", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
           // A fix round still pending (a plan approved again while fixing) goes on as the fix.
-          always: [{ guard: "fixPending", target: "fixing" }],
+          always: [{ guard: "fixPending", target: "fixing" }, budgetCheck("budgetRunning")],
           on: {
             EXECUTED: [
               { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["commitExecutionComplete", "keepLearnings"] },
@@ -1454,6 +1479,7 @@ export const autopilotMachine = setup({
         // phase is verified and reviewed again.
         fixing: {
           meta: { dispatch: { job: "fix", persona: "harness-task-executor", result: "fixed", facts: ["learnings"] } },
+          always: [budgetCheck("budgetFixing")],
           on: {
             FIXED: [
               { guard: "verifiesByValidation", target: "#autopilot.VERIFY.validating", actions: ["commitFix", "keepLearnings"] },
@@ -1475,8 +1501,8 @@ export const autopilotMachine = setup({
           meta: { ask: "exhausted" },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "fix manually and continue" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }, "resetRetryBudget"] },
-              { guard: { type: "answered", params: { answer: "revise plan" } }, target: "#autopilot.PLAN.planning", actions: [{ type: "recordDecision", params: { decision: "revise_plan_after_failure" } }, "setRevision", "resetRetryBudget"] },
+              { guard: answer("exhausted", "fix manually and continue"), target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }, "resetRetryBudget"] },
+              { guard: answer("exhausted", "revise plan"), target: "#autopilot.PLAN.planning", actions: [{ type: "recordDecision", params: { decision: "revise_plan_after_failure" } }, "setRevision", "resetRetryBudget"] },
               STOP,
             ],
           },
@@ -1486,14 +1512,17 @@ export const autopilotMachine = setup({
           meta: { ask: "personaFailed" },
           on: {
             DECIDE: [
-              { guard: and([{ type: "answered", params: { answer: "retry" } }, "fixPending"]), target: "fixing", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
-              { guard: { type: "answered", params: { answer: "retry" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              { guard: and([answer("personaFailed", "retry"), "fixPending"]), target: "fixing", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              { guard: answer("personaFailed", "retry"), target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
               STOP,
             ],
           },
         },
         // A checkpoint's commit the pre-commit hook refused: fixed, then made, then the plan goes on.
         ...commitRejectedStages("running"),
+        budgetRunning: budgetStage("running"),
+        budgetFixing: budgetStage("fixing"),
+        budgetCommitFix: budgetStage("commitFix"),
       },
     },
     VERIFY: {
@@ -1504,6 +1533,7 @@ export const autopilotMachine = setup({
         // Standard and thorough: the harness-verifier persona.
         running: {
           meta: { dispatch: { job: "verify", persona: "harness-verifier", result: "verified", facts: [] } },
+          always: [budgetCheck("budgetRunning")],
           on: {
             VERIFIED: [
               { guard: "verificationPassed", target: "#autopilot.REVIEW", actions: "verificationPass" },
@@ -1523,11 +1553,11 @@ export const autopilotMachine = setup({
           },
         },
         failed: {
-          meta: { ask: "verifyFailed", humanOnly: ["skip verification"] },
+          meta: { ask: "verifyFailed" },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.fixing", actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"] },
-              { guard: { type: "answered", params: { answer: "skip verification" } }, target: "#autopilot.REVIEW", actions: [{ type: "recordDecision", params: { decision: "skipped_verification" } }, "skipVerification"] },
+              { guard: answer("verifyFailed", "fix"), target: "#autopilot.EXECUTE.fixing", actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"] },
+              { guard: answer("verifyFailed", "skip verification"), target: "#autopilot.REVIEW", actions: [{ type: "recordDecision", params: { decision: "skipped_verification" } }, "skipVerification"] },
               STOP,
             ],
           },
@@ -1536,6 +1566,8 @@ export const autopilotMachine = setup({
         // The phase's commit (execution complete, or its fixes) the hook refused: fixed and made
         // before the phase is verified.
         ...commitRejectedStages("running", true),
+        budgetRunning: budgetStage("running"),
+        budgetCommitFix: budgetStage("commitFix"),
       },
     },
     REVIEW: {
@@ -1545,6 +1577,7 @@ export const autopilotMachine = setup({
       states: {
         running: {
           meta: { dispatch: { job: "review", persona: "harness-code-reviewer", result: "reviewed", facts: ["diffStat"] } },
+          always: [budgetCheck("budgetRunning")],
           on: {
             REVIEWED: [
               { guard: "noBlockingFindings", target: "#autopilot.PHASE_COMPLETE", actions: "storeReview" },
@@ -1555,16 +1588,17 @@ export const autopilotMachine = setup({
           },
         },
         blocked: {
-          meta: { ask: "reviewBlocked", humanOnly: ["override"] },
+          meta: { ask: "reviewBlocked" },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "fix" } }, target: "#autopilot.EXECUTE.fixing", actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"] },
-              { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordDecision", params: { decision: "overrode_review" } }, "overrideReview"] },
+              { guard: answer("reviewBlocked", "fix"), target: "#autopilot.EXECUTE.fixing", actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"] },
+              { guard: answer("reviewBlocked", "override"), target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordDecision", params: { decision: "overrode_review" } }, "overrideReview"] },
               STOP,
             ],
           },
         },
         personaFailed: personaFailedStage("running"),
+        budgetRunning: budgetStage("running"),
       },
     },
     PHASE_COMPLETE: {
@@ -1573,7 +1607,7 @@ export const autopilotMachine = setup({
       always: [{ guard: "noMorePhases", target: "FINAL_REVIEW" }],
       on: {
         DECIDE: [
-          { guard: { type: "answered", params: { answer: "yes" } }, target: "ASSESS", actions: [{ type: "recordDecision", params: { decision: "continued" } }, "advancePhase"] },
+          { guard: answer("continuePhase", "yes"), target: "ASSESS", actions: [{ type: "recordDecision", params: { decision: "continued" } }, "advancePhase"] },
           STOP,
         ],
       },
@@ -1585,6 +1619,7 @@ export const autopilotMachine = setup({
       states: {
         running: {
           meta: { dispatch: { job: "finalReview", persona: "harness-code-reviewer", result: "reviewed", facts: ["diffStat", "phaseFindings"] } },
+          always: [budgetCheck("budgetRunning")],
           on: {
             REVIEWED: [
               { guard: "noBlockingFindings", target: "#autopilot.DONE", actions: ["storeFinalFindings", "finalReviewPassed"] },
@@ -1595,11 +1630,11 @@ export const autopilotMachine = setup({
           },
         },
         blocked: {
-          meta: { ask: "finalBlocked", humanOnly: ["override"] },
+          meta: { ask: "finalBlocked" },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "fix" } }, target: "fixBudgetCheck", actions: [{ type: "recordDecision", params: { decision: "fix_final_review" } }, { type: "resolveFinalRound", params: { resolution: "fix" } }] },
-              { guard: { type: "answered", params: { answer: "override" } }, target: "#autopilot.DONE", actions: [{ type: "recordDecision", params: { decision: "overrode_final_review" } }, { type: "resolveFinalRound", params: { resolution: "override" } }, "overrideFinalReview"] },
+              { guard: answer("finalBlocked", "fix"), target: "fixBudgetCheck", actions: [{ type: "recordDecision", params: { decision: "fix_final_review" } }, { type: "resolveFinalRound", params: { resolution: "fix" } }] },
+              { guard: answer("finalBlocked", "override"), target: "#autopilot.DONE", actions: [{ type: "recordDecision", params: { decision: "overrode_final_review" } }, { type: "resolveFinalRound", params: { resolution: "override" } }, "overrideFinalReview"] },
               STOP,
             ],
           },
@@ -1613,6 +1648,7 @@ export const autopilotMachine = setup({
         },
         fixing: {
           meta: { dispatch: { job: "finalFix", persona: "harness-task-executor", result: "fixed", facts: ["diffStat", "phaseFindings"] } },
+          always: [budgetCheck("budgetFixing")],
           on: {
             FIXED: { target: "validating", actions: ["clearReport", "commitFinalFix", "keepLearnings"] },
             PERSONA_FAILED: ASK_RETRY,
@@ -1630,7 +1666,7 @@ export const autopilotMachine = setup({
           meta: { ask: "finalExhausted" },
           on: {
             DECIDE: [
-              { guard: { type: "answered", params: { answer: "fix manually and continue" } }, target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }] },
+              { guard: answer("finalExhausted", "fix manually and continue"), target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }] },
               STOP,
             ],
           },
@@ -1638,6 +1674,9 @@ export const autopilotMachine = setup({
         personaFailed: personaFailedStage("running"),
         // A fix round's commit the hook refused: fixed and made, then validated as usual.
         ...commitRejectedStages("validating"),
+        budgetRunning: budgetStage("running"),
+        budgetFixing: budgetStage("fixing"),
+        budgetCommitFix: budgetStage("commitFix"),
       },
     },
     DONE: {

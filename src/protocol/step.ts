@@ -31,6 +31,11 @@ export const DispatchNext = z.object({
 });
 export const AskNext = z.object({
   kind: z.literal("ask"),
+  /**
+   * Which question this is (an entry of src/machine/questions.ts: "approvePlan", "budget", ...): the
+   * same name whatever the wording, so a client or script can tell the questions apart.
+   */
+  name: z.string(),
   question: z.string(),
   options: z.array(z.string()),
   context: z.string().optional(),

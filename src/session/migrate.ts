@@ -23,7 +23,8 @@ import {
 } from "./schema.js";
 import { sessionDirRel } from "./paths.js";
 import { slugFromSpecPath } from "./slug.js";
-import { Budget, UsageLedger } from "./usage.js";
+import { Budget, UsageLedger, budgetSpent } from "./usage.js";
+import { RESTING_STAGES, stageMetaAt } from "../machine/stages.js";
 import {
   type Rec,
   corrupt,
@@ -302,6 +303,22 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   if (state === "EXECUTE" && engine.stage === "running" && isRec(engine.phaseRun) && isRec((engine.phaseRun as Rec).fix)) {
     engine.stage = "fixing";
     notes.add(`stage: the fix round in progress moved to EXECUTE.fixing (its persona replies "fixed")`);
+  }
+  // A spent budget's question was the engine's before it was the machine's: a file that saved it
+  // rests in the dispatching stage it held. The question has its own stage before each one now.
+  const budget = Budget.safeParse(s.budget);
+  const usage = UsageLedger.safeParse(s.usage);
+  const budgetStage = typeof engine.stage === "string" ? `budget${cap(engine.stage)}` : null;
+  if (
+    budgetStage &&
+    budget.success &&
+    budget.data.continueOnceAt !== engine.stepId &&
+    budgetSpent(budget.data, usage.success ? usage.data : undefined) &&
+    stageMetaAt(state, engine.stage as string)?.dispatch &&
+    RESTING_STAGES[state]?.includes(budgetStage)
+  ) {
+    notes.add(`stage: the spent budget's question before ${state}.${engine.stage} is now its own stage, ${state}.${budgetStage}`);
+    engine.stage = budgetStage;
   }
   if (added.length > 0 && added.length < ENGINE_KEYS.length) notes.add(`engine fields added with defaults: ${added.join(", ")}`);
   else if (added.length > 0) notes.add(`engine fields added with defaults (an upstream file)`);

@@ -149,9 +149,9 @@ describe("PolicyGate with recorded decisions", () => {
     phase: phase === null ? null : { index: phase, number: phase + 1, name: "P", complexity: "low", complexityOverride: null, total: 3 },
     rigor: "standard",
     reviewPlans: false,
-    next: { kind: "ask", question: "q", options: ["fix", "override", "stop"] },
+    next: { kind: "ask", name: "reviewBlocked", question: "q", options: ["fix", "override", "stop"] },
   });
-  const ask = { kind: "ask", question: "q", options: ["fix", "override", "stop"] } as AskNext;
+  const ask = { kind: "ask", name: "reviewBlocked", question: "q", options: ["fix", "override", "stop"] } as AskNext;
 
   it("counts fix rounds from the session, so a new process answers like the old one", async () => {
     const decisions: Decision[] = [];

@@ -4,7 +4,8 @@
 // else carries a meaning, and the derived list is the one the engine has always restored from.
 import { describe, expect, it } from "vitest";
 import type { AnyStateNode } from "xstate";
-import { ANSWERS, autopilotMachine, type StageMeta } from "../../src/machine/autopilot.machine.js";
+import { autopilotMachine, type StageMeta } from "../../src/machine/autopilot.machine.js";
+import { QUESTIONS, humanOnlyOf } from "../../src/machine/questions.js";
 import { RESTING_STAGES, defaultStage, isTransient, restingNodes, stageMetaAt } from "../../src/machine/stages.js";
 import { PERSONAS } from "../../src/protocol/step.js";
 import { stateValueOf } from "../../src/engine/machine-state.js";
@@ -43,13 +44,13 @@ describe("what a resting stage means, declared on the state node", () => {
     expect(RESTING_STAGES).toEqual({
       INIT: ["fresh", "userChanges"],
       ASSESS: [],
-      PLAN: ["planning", "awaitingInteractivePlan", "personaFailed"],
+      PLAN: ["planning", "awaitingInteractivePlan", "personaFailed", "budgetPlanning"],
       APPROVE_PLAN: ["gather", "review", "revising"],
-      EXECUTE: ["running", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked"],
-      VERIFY: ["running", "validating", "failed", "personaFailed", "commitFix", "commitBlocked"],
-      REVIEW: ["running", "blocked", "personaFailed"],
+      EXECUTE: ["running", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix"],
+      VERIFY: ["running", "validating", "failed", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetCommitFix"],
+      REVIEW: ["running", "blocked", "personaFailed", "budgetRunning"],
       PHASE_COMPLETE: [],
-      FINAL_REVIEW: ["running", "blocked", "fixing", "validating", "exhausted", "personaFailed", "commitFix", "commitBlocked"],
+      FINAL_REVIEW: ["running", "blocked", "fixing", "validating", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix"],
       DONE: [],
     });
     const fromTree = restingNodes().map((n) => (n.parent === autopilotMachine.root ? n.key : `${n.parent!.key}.${n.key}`));
@@ -60,14 +61,11 @@ describe("what a resting stage means, declared on the state node", () => {
   it("every ask names options the machine offers, and its human-only answers are among them", () => {
     for (const node of restingNodes()) {
       const meta = node.meta as StageMeta;
-      if (!meta.ask) {
-        expect(meta.humanOnly, node.id).toBeUndefined();
-        continue;
-      }
+      if (!meta.ask) continue;
       if (meta.ask === "checkpoint") continue; // a checkpoint offers its own options
-      const options: readonly string[] = ANSWERS[meta.ask];
+      const options = QUESTIONS[meta.ask].options as readonly string[];
       expect(options, node.id).toContain("stop");
-      for (const a of meta.humanOnly ?? []) expect(options, `${node.id} ${a}`).toContain(a);
+      for (const a of humanOnlyOf(meta.ask)) expect(options, `${node.id} ${a}`).toContain(a);
     }
   });
 
