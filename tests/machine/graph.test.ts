@@ -4,7 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { getAdjacencyMap, getShortestPaths, getStateNodes } from "@xstate/graph";
 import type { AnyStateNode } from "xstate";
-import { ANSWERS, autopilotMachine, type AutopilotEvent } from "../../src/machine/autopilot.machine.js";
+import { autopilotMachine, type AutopilotEvent } from "../../src/machine/autopilot.machine.js";
+import { QUESTIONS } from "../../src/machine/questions.js";
+import { budgetSpent, emptyLedger } from "../../src/session/usage.js";
 import { askFor } from "../../src/engine/step.js";
 import { probeFor, restingMeta } from "../../src/engine/machine-state.js";
 import { dispatchFor } from "../../src/personas/dispatch.js";
@@ -44,11 +46,18 @@ function ctxOf(s: Snap): AutopilotState {
   return s.context as AutopilotState;
 }
 
-/** The events worth trying from a state: the answers it offers plus each kind of persona result. */
-function eventsFor(s: Snap): AutopilotEvent[] {
+/**
+ * The events worth trying from a state: the answers it offers plus each kind of persona result.
+ * `oneStart`: only the standard start without --review-plans (the budget walk's corner).
+ */
+function eventsFor(s: Snap, oneStart = false): AutopilotEvent[] {
   const c = ctxOf(s);
   const now = NOW;
   const out: AutopilotEvent[] = [];
+  if (s.matches({ INIT: "fresh" }) && oneStart) {
+    const all = eventsFor(s);
+    return [all[2]].filter((e) => s.can(e));
+  }
   if (s.matches({ INIT: "fresh" })) {
     for (const rigorLevel of ["fast", "standard", "thorough"] as const)
       for (const reviewPlans of [false, true])
@@ -162,12 +171,34 @@ function justOwedCommit(c: AutopilotState) {
 }
 
 
-const paths = getShortestPaths(autopilotMachine, {
+const mainPaths = getShortestPaths(autopilotMachine, {
   input: initState(),
-  events: eventsFor,
+  events: (s) => eventsFor(s),
   serializeState: serialize,
   limit: 200_000,
 });
+
+// The budget gate: a session whose spending budget is spent asks before every dispatch. A second,
+// smaller walk (one start: standard, without --review-plans) from a session far past a 1k-token
+// budget ("raise budget" doubles it: still spent, asked again). "continue once" lets through the
+// dispatch of the step it answers: this walk moves the step counter before each event as the
+// engine does (apply), so the next dispatch asks again. Its states are told apart by whether the
+// budget would stop a dispatch.
+const budgetInput: AutopilotState = {
+  ...initState(),
+  budget: { tokens: 1000, usd: null, continueOnceAt: null },
+  usage: { ...emptyLedger(), total: { ...emptyLedger().total, dispatches: 5, reported: 5, tokens: 1e12 } },
+};
+const stepped = Object.assign(Object.create(autopilotMachine) as typeof autopilotMachine, {
+  transition: (snap: Snap, event: AutopilotEvent, scope: never) => {
+    const c = ctxOf(snap);
+    return autopilotMachine.transition(autopilotMachine.resolveState({ value: snap.value, context: { ...c, stepId: c.stepId + 1 } }), event, scope);
+  },
+});
+const budgetBlocks = (c: AutopilotState) => !!c.budget && !!budgetSpent(c.budget, c.usage) && c.budget.continueOnceAt !== c.stepId;
+const budgetWalk = { input: budgetInput, events: (s: Snap) => eventsFor(s, true), serializeState: (s: Snap) => serialize(s) + (budgetBlocks(ctxOf(s)) ? "$" : ""), limit: 200_000 };
+const budgetPaths = getShortestPaths(stepped, budgetWalk);
+const paths = [...mainPaths, ...budgetPaths];
 
 // The walk is exhaustive and CPU-bound (about 43,000 states with the refused commits and the
 // send-back counters; 14-30 s for the largest test alone on 2 cores): the default 60 s timed out
@@ -192,11 +223,12 @@ describe("the machine, walked by @xstate/graph", { timeout: 180_000 }, () => {
     const taken = new Set<unknown>();
     const adjacency = getAdjacencyMap(autopilotMachine, {
       input: initState(),
-      events: eventsFor,
+      events: (s) => eventsFor(s),
       serializeState: serialize,
       limit: 200_000,
     });
-    for (const { state, transitions } of Object.values(adjacency))
+    const budgetAdjacency = getAdjacencyMap(stepped, budgetWalk);
+    for (const { state, transitions } of [...Object.values(adjacency), ...Object.values(budgetAdjacency)])
       for (const { event } of Object.values(transitions) as { event: unknown }[])
         for (const t of autopilotMachine.getTransitionData(state as never, event as never)) taken.add(t);
     const untaken: string[] = [];
@@ -216,6 +248,12 @@ describe("the machine, walked by @xstate/graph", { timeout: 180_000 }, () => {
       ),
     );
     expect([...everyEdge].sort()).toEqual(expect.arrayContaining(EVERY_DECISION));
+    const budgetEdges = new Set(
+      Object.values(budgetAdjacency).flatMap(({ transitions }) =>
+        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) => ctxOf(state as Snap).decisions.map((d) => d.decision)),
+      ),
+    );
+    expect([...budgetEdges]).toEqual(expect.arrayContaining(["raised_budget", "budget_continue_once", "stopped_budget"]));
     for (const d of ["auto_approved_plan", "auto_approved_plan_fast", "approved_plan", "revised_plan", "skipped_phase", "stopped"])
       expect(decisions.has(d), d).toBe(true);
     const values = new Set(paths.map((p) => JSON.stringify(p.state.value)));
@@ -294,10 +332,10 @@ describe("the machine, walked by @xstate/graph", { timeout: 180_000 }, () => {
   });
 
   it("offers exactly the skill's options at each gate", () => {
-    expect(ANSWERS.approvePlan).toEqual(["yes", "revise", "skip phase", "stop"]);
-    expect(ANSWERS.exhausted).toEqual(["fix manually and continue", "revise plan", "stop"]);
-    expect(ANSWERS.verifyFailed).toEqual(["fix", "skip verification", "stop"]);
-    expect(ANSWERS.reviewBlocked).toEqual(["fix", "override", "stop"]);
-    expect(ANSWERS.continuePhase).toEqual(["yes", "stop"]);
+    expect(QUESTIONS.approvePlan.options).toEqual(["yes", "revise", "skip phase", "stop"]);
+    expect(QUESTIONS.exhausted.options).toEqual(["fix manually and continue", "revise plan", "stop"]);
+    expect(QUESTIONS.verifyFailed.options).toEqual(["fix", "skip verification", "stop"]);
+    expect(QUESTIONS.reviewBlocked.options).toEqual(["fix", "override", "stop"]);
+    expect(QUESTIONS.continuePhase.options).toEqual(["yes", "stop"]);
   });
 });
