@@ -1,0 +1,272 @@
+// The actions of VERIFY, REVIEW, PHASE_COMPLETE, FINAL_REVIEW and DONE: verification rounds, review
+// rounds and their fixes, the phase's records, the final review, the session's close.
+// Pure, as the machine: each only changes context or appends an effect to the outbox.
+import { assertEvent } from "xstate";
+import type { AutopilotState, Effect, EffectBody, Phase } from "../../session/schema.js";
+import { emptyPhaseRun } from "../../session/schema.js";
+import { channelCounts } from "../../vocabulary.js";
+import { countBySeverity, doneNotice, phaseSummaryNotice } from "../reports.js";
+import { RIGOR } from "../policy.js";
+import { incompleteBlocking, findingLine, effect, decision, gatesAnswered, verificationRound, resolveLastRound, writeReviewEffect, phaseRecord, MAX_FINAL_REVIEW_FIXES } from "../helpers.js";
+import { act } from "./act.js";
+
+export const reviewActions = {
+  // VERIFY --------------------------------------------------------------------------------
+  verificationPass: act(({ context, event }) => ({
+    phaseRun: {
+      ...context.phaseRun,
+      verification: "pass" as const,
+      verificationFindings: [],
+      verificationRounds: [...(context.phaseRun.verificationRounds ?? []), verificationRound(event, "pass")],
+      disputed: [],
+    },
+    notices: [...context.notices, { kind: "verificationPassed" }],
+  })),
+  verificationFail: act(({ context, event }) => {
+    const findings =
+      event.type === "VERIFIED" ? event.findings : event.type === "VALIDATED" ? [event.summary] : [];
+    return {
+      phaseRun: {
+        ...context.phaseRun,
+        verification: "fail" as const,
+        verificationFindings: findings,
+        // The first result is kept: a re-check adds a round, it never replaces one.
+        verificationRounds: [...(context.phaseRun.verificationRounds ?? []), verificationRound(event, "fail")],
+        disputed: [],
+      },
+      notices: [...context.notices, { kind: "verificationFailed", findings: [...findings] }],
+    };
+  }),
+  storeValidation: act(({ context, event }) => {
+    assertEvent(event, "VALIDATED");
+    return { phaseRun: { ...context.phaseRun, lastValidation: { passed: event.passed, summary: event.summary } } };
+  }),
+  fixVerification: act(({ context }) => ({
+    phaseRun: {
+      ...context.phaseRun,
+      fix: { source: "verification" as const, findings: [...context.phaseRun.verificationFindings], round: (context.phaseRun.fixRounds ?? 0) + 1 },
+      fixRounds: (context.phaseRun.fixRounds ?? 0) + 1,
+    },
+    retryBudget: { ...context.retryBudget, currentTask: null },
+  })),
+  skipVerification: act(({ context }) => ({
+    phaseRun: { ...context.phaseRun, verification: "skipped" as const },
+  })),
+  // REVIEW --------------------------------------------------------------------------------
+  storeReview: act(({ context, event }) => {
+    assertEvent(event, "REVIEWED");
+    const rounds = [...(context.phaseRun.reviewRounds ?? []), { findings: event.findings, resolution: null }];
+    return {
+      phaseRun: { ...context.phaseRun, reviewFindings: event.findings, reviewRounds: rounds, reviewProblems: [], disputed: [] },
+      outbox: [...context.outbox, writeReviewEffect(context, rounds)],
+      notices: [...context.notices, { kind: "review", counts: countBySeverity(event.findings), ...(rounds.length > 1 ? { round: rounds.length } : {}) }],
+    };
+  }),
+  /** The review check: blocking findings without a file, a line or a scenario go back to the reviewer. */
+  sendReviewBack: act(({ context, event }) => {
+    assertEvent(event, "REVIEWED");
+    const problems = incompleteBlocking(event.findings);
+    return {
+      phaseRun: { ...context.phaseRun, reviewChecks: (context.phaseRun.reviewChecks ?? 0) + 1, reviewProblems: problems },
+      notices: [...context.notices, { kind: "reviewSentBack", problems, final: false }],
+    };
+  }),
+  fixReview: act(({ context }) => {
+    const rounds = resolveLastRound(context.phaseRun.reviewRounds, "fix");
+    return {
+      phaseRun: {
+        ...context.phaseRun,
+        fix: {
+          source: "review" as const,
+          findings: context.phaseRun.reviewFindings.filter((f) => f.severity === "blocking").map(findingLine),
+          round: (context.phaseRun.fixRounds ?? 0) + 1,
+        },
+        fixRounds: (context.phaseRun.fixRounds ?? 0) + 1,
+        reviewRounds: rounds,
+      },
+      outbox: rounds.length ? [...context.outbox, writeReviewEffect(context, rounds)] : context.outbox,
+      retryBudget: { ...context.retryBudget, currentTask: null },
+    };
+  }),
+  overrideReview: act(({ context }) => {
+    const rounds = resolveLastRound(context.phaseRun.reviewRounds, "override");
+    return {
+      phaseRun: { ...context.phaseRun, reviewOverridden: true, reviewRounds: rounds },
+      outbox: rounds.length ? [...context.outbox, writeReviewEffect(context, rounds)] : context.outbox,
+    };
+  }),
+  // PHASE_COMPLETE --------------------------------------------------------------------------
+  completePhase: act(({ context, event }) => {
+    const now = event.now;
+    const i = context.currentPhase;
+    const phase = context.phases[i];
+    const skipped = phase.status === "skipped";
+    const run = context.phaseRun;
+    // What the reviewer found is the first round; re-reviews after a fix are counted beside it.
+    const reviewRounds = run.reviewRounds ?? [];
+    const counts = countBySeverity(reviewRounds[0]?.findings ?? run.reviewFindings);
+    const verificationFailures = (run.verificationRounds ?? []).filter((r) => r.verdict === "fail").length;
+    const phases = context.phases.map((p, j) =>
+      j === i ? { ...p, status: skipped ? ("skipped" as const) : ("complete" as const), completedAt: now } : p,
+    );
+    const next: AutopilotState = { ...context, phases };
+    const entry = {
+      phase: i,
+      name: phase.name,
+      ...(run.startedAt ? { startedAt: run.startedAt } : {}),
+      completedAt: now,
+      tasksCompleted: skipped ? 0 : (run.taskCount ?? 0),
+      retriesUsed: run.retriesUsed,
+      verificationPassed: run.verification === "pass",
+      verification: skipped ? "skipped" : (run.verification ?? "not run"),
+      reviewFindings: counts,
+      ...(verificationFailures ? { verificationFailures } : {}),
+      ...(run.fixRounds ? { fixRounds: run.fixRounds } : {}),
+      ...(reviewRounds.length > 1 ? { reviewRounds: reviewRounds.map((r) => countBySeverity(r.findings)) } : {}),
+      ...(skipped ? { skipped: true } : {}),
+      ...(run.reviewOverridden ? { reviewOverridden: true } : {}),
+    };
+    const effects: Effect[] = [];
+    const withOutbox = (e: Effect) => {
+      effects.push(e);
+      next.outbox = [...context.outbox, ...effects];
+    };
+    next.outbox = context.outbox;
+    if (RIGOR[context.rigorLevel].scratchpad !== "none")
+      withOutbox(effect(next, { type: "clearScratchpad", args: { phase: phase.name } }));
+    withOutbox(effect(next, { type: "syncRoadmap", args: {} }));
+    const nextPhase = context.phases[i + 1];
+    withOutbox(
+      effect(next, {
+        type: "writeSummary",
+        args: {
+          lastActive: now,
+          phase: `${i + 1} of ${context.phases.length}`,
+          status: skipped
+            ? `Phase ${i + 1} skipped.`
+            : `Phase ${i + 1} complete. ${run.taskCount ?? 0}/${run.taskCount ?? 0} tasks.`,
+          plan: phase.planPath,
+          keyContext: `${phase.name}: ${skipped ? "skipped by decision" : phaseRecord(run)}.${gatesAnswered(context.decisions.filter((d) => d.phase === i))}`,
+          nextStep: nextPhase ? `Continue to Phase ${i + 2}: ${nextPhase.name}` : "Final review, then DONE",
+        },
+      }),
+    );
+    const summaryState: AutopilotState = { ...next, history: [...context.history, entry] };
+    return {
+      phases,
+      history: summaryState.history,
+      outbox: next.outbox,
+      consecutiveExhausted: run.exhausted ? context.consecutiveExhausted : 0,
+      notices: [...context.notices, phaseSummaryNotice(summaryState, i)],
+    };
+  }),
+  advancePhase: act(({ context, event }) => ({
+    currentPhase: context.currentPhase + 1,
+    retryBudget: { ...context.retryBudget, currentTask: null },
+    phaseRun: emptyPhaseRun(event.now),
+    awaitingInteractivePlan: false,
+  })),
+  // FINAL_REVIEW -----------------------------------------------------------------------------
+  startFinalReview: act(({ context }) => ({
+    finalReview: { ...context.finalReview, status: "in_progress" as const },
+  })),
+  storeFinalFindings: act(({ context, event }) => {
+    assertEvent(event, "REVIEWED");
+    const rounds = [...(context.finalReview.rounds ?? []), { findings: event.findings, resolution: null }];
+    return {
+      finalReview: { ...context.finalReview, findings: event.findings, rounds, problems: [], disputed: [] },
+      notices: [...context.notices, { kind: "finalReview", counts: countBySeverity(event.findings), ...(rounds.length > 1 ? { round: rounds.length } : {}) }],
+    };
+  }),
+  sendFinalReviewBack: act(({ context, event }) => {
+    assertEvent(event, "REVIEWED");
+    const problems = incompleteBlocking(event.findings);
+    return {
+      finalReview: { ...context.finalReview, checks: (context.finalReview.checks ?? 0) + 1, problems },
+      notices: [...context.notices, { kind: "reviewSentBack", problems, final: true }],
+    };
+  }),
+  resolveFinalRound: act(({ context }, params: { resolution: "fix" | "override" }) => ({
+    finalReview: { ...context.finalReview, rounds: resolveLastRound(context.finalReview.rounds, params.resolution) },
+  })),
+  finalReviewPassed: act(({ context }) => ({
+    finalReview: { ...context.finalReview, status: "passed" as const },
+  })),
+  countFinalFix: act(({ context }) => ({
+    finalReview: { ...context.finalReview, retryCount: context.finalReview.retryCount + 1 },
+  })),
+  finalFixesExhausted: act(({ context, event }) => {
+    const now = event.now;
+    const blocking = context.finalReview.findings.filter((f) => f.severity === "blocking");
+    return {
+      finalReview: { ...context.finalReview, retryCount: context.finalReview.retryCount + 1 },
+      outbox: [
+        ...context.outbox,
+        effect(context, {
+          type: "appendFailure",
+          args: {
+            date: now.slice(0, 10),
+            skill: "harness-autopilot",
+            type: "final-review",
+            text: `Final review still has ${blocking.length} blocking finding(s) after ${MAX_FINAL_REVIEW_FIXES} fix rounds: ${blocking.map((f) => f.title).join("; ")}`,
+          },
+        }),
+      ],
+      notices: [...context.notices, { kind: "finalFixesExhausted", rounds: MAX_FINAL_REVIEW_FIXES }],
+    };
+  }),
+  commitFinalFix: act(({ context, event }) => ({
+    finalReview: { ...context.finalReview, disputed: event.type === "FIXED" ? [...(event.disputed ?? [])] : [] },
+    notices:
+      event.type === "FIXED" && event.disputed?.length
+        ? [...context.notices, { kind: "fixDisputed" as const, disputed: [...event.disputed] }]
+        : context.notices,
+    outbox: [
+      ...context.outbox,
+      effect(context, {
+        type: "commit",
+        args: {
+          label: `Final review fixes (round ${context.finalReview.retryCount})`,
+          recovery: false,
+          phase: null,
+        },
+      }),
+    ],
+  })),
+  overrideFinalReview: act(({ context }) => ({
+    finalReview: { ...context.finalReview, status: "overridden" as const },
+  })),
+  // DONE ----------------------------------------------------------------------------------------
+  finish: act(({ context, event }) => {
+    const next: AutopilotState = { ...context, outbox: context.outbox };
+    const add = (body: EffectBody) => {
+      next.outbox = [...next.outbox, effect(next, body)];
+    };
+    add({ type: "writeFinalHandoff", args: {} });
+    add({ type: "appendLearnings", args: {} });
+    add({ type: "roadmapDone", args: {} });
+    const fr = context.finalReview;
+    const open = fr.findings.filter((f) => f.severity !== "blocking" || fr.status === "overridden");
+    const record = context.history
+      .map((h) => {
+        const extra = [
+          h.verificationFailures ? `${h.verificationFailures} failed verification(s) fixed` : "",
+          h.reviewRounds && h.reviewRounds.length > 1 ? `${h.reviewRounds[0].blocking ?? 0} blocking review finding(s) fixed after ${h.reviewRounds.length - 1} re-review(s)` : "",
+          (h as Record<string, unknown>).reviewOverridden ? "review overridden" : "",
+        ].filter(Boolean);
+        return extra.length ? ` Phase ${(h.phase ?? 0) + 1}: ${extra.join(", ")}.` : "";
+      })
+      .join("");
+    add({
+      type: "writeSummary",
+      args: {
+        lastActive: event.now,
+        status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
+        keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${fr.status} (${countBySeverity(fr.findings).blocking} blocking, ${countBySeverity(fr.findings).warning} warning, ${countBySeverity(fr.findings).note} note${(fr.rounds ?? []).length > 1 ? ` in its last of ${fr.rounds!.length} rounds` : ""})${open.length ? `; not fixed: ${open.map((f) => `${f.severity} ${f.title}${f.file ? ` (${f.file})` : ""}`).join("; ")}` : ""}.${record} Decisions: ${channelCounts(context.decisions)}.`,
+        nextStep: "All phases complete. Create a PR or close the session. Commit .harness/learnings.md (and .harness/failures.md, if any) if your team keeps them; keep .harness/sessions/ out of git (add it to .gitignore).",
+      },
+    });
+    add({ type: "reportHarnessFiles", args: {} });
+    return { outbox: next.outbox, notices: [...context.notices, doneNotice(context)] };
+  }),
+};

@@ -1,0 +1,84 @@
+// The machine's events: everything it learns arrives in one (time, and every fact read from disk).
+import type { Complexity, DecisionChannel, Disputed, EffectOf, Finding, PendingCheckpoint, RigorLevel } from "../session/schema.js";
+
+/** The hook whose refusal is the executor's to fix (it checks the change); other hooks check the message. */
+export const FIXABLE_HOOK = "pre-commit";
+
+/** What the engine learned about a plan file: it exists, and what it contains. */
+export interface PlanFacts {
+  path: string;
+  taskCount: number;
+  checkpointCount: number;
+  concerns: string[];
+  /** sha256 of the plan file's content, as read (absent: not computed). */
+  sha256?: string | null;
+  /** What the plan check found (src/markdown/plan.ts planProblems); absent or empty: nothing. */
+  problems?: string[];
+  /** The planner's assumptions and deferred unknowns: recorded and shown, they do not pause. */
+  assumptions?: string[];
+  deferred?: string[];
+}
+
+export interface SpecPhaseInput {
+  name: string;
+  complexity: Complexity;
+}
+
+type Now = { now: string };
+export type AutopilotEvent =
+  | ({
+      type: "START";
+      phases: SpecPhaseInput[];
+      specPath: string;
+      sessionDir: string;
+      startingCommit: string | null;
+      rigorLevel: RigorLevel;
+      reviewPlans: boolean;
+      /**
+       * Paths that already differed from HEAD (modified, staged, deleted, untracked) when the
+       * session started, session files aside. Non-empty: ask the user before anything else.
+       */
+      userChanges?: string[];
+    } & Now)
+  | ({ type: "RESUME" } & Now)
+  | ({ type: "ASSESSED"; planPath: string | null; /** HEAD as the phase starts. */ head?: string | null } & Now)
+  | ({ type: "PLAN_FACTS"; plan: PlanFacts } & Now)
+  | ({ type: "PLANNED"; plan: PlanFacts; summary?: string } & Now)
+  | ({
+      type: "EXECUTED";
+      /** `plan_defect`: the plan is wrong at `task`; it goes back to the planner, not to a retry. */
+      outcome: "complete" | "checkpoint" | "failed" | "plan_defect";
+      checkpoint?: PendingCheckpoint;
+      task?: { number: number | null; name: string };
+      error?: string;
+      fixAttempted?: string;
+      summary?: string;
+      /** plan_defect: what is wrong in the plan, with the evidence. */
+      defect?: string;
+      /** What the executor ran and saw (commands and their outcome). */
+      evidence?: string[];
+      /** What it says later phases should know (kept in the session's learnings). */
+      learnings?: string[];
+    } & Now)
+  | ({ type: "VALIDATED"; passed: boolean; summary: string } & Now)
+  | ({ type: "VERIFIED"; verdict: "pass" | "fail"; findings: string[]; evidence?: string[] } & Now)
+  | ({ type: "REVIEWED"; findings: Finding[] } & Now)
+  | ({
+      type: "FIXED";
+      summary: string;
+      /** Findings the fixer disputes, with its evidence (the next check judges them). */
+      disputed?: Disputed[];
+      evidence?: string[];
+      learnings?: string[];
+    } & Now)
+  | ({ type: "PERSONA_FAILED"; error: string } & Now)
+  | ({ type: "PLAN_CHANGED"; from: string | null; to: string | null } & Now)
+  /**
+   * The repository's hooks refused a commit the outbox owed (the effect performer saw it; the commit
+   * stays owed, held in `phaseRun.rejectedCommit`). `output` is what the hook printed, trimmed.
+   */
+  | ({ type: "COMMIT_REJECTED"; commit: EffectOf<"commit">; hook: string; output: string; paths: string[] } & Now)
+  | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionChannel; /** by "relayed": the user's words as the host quoted them. */ userWords?: string } & Now);
+
+export type EventType = AutopilotEvent["type"];
+
