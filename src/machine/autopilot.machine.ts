@@ -184,6 +184,7 @@ function budgetStage<S extends string>(stage: S) {
 function budgetCheck<S extends string>(budgetStageName: S) {
   return { guard: "budgetSpent", target: budgetStageName } as const;
 }
+
 export const autopilotMachine = setup({
   types: {
     meta: {} as StageMeta,
