@@ -11,7 +11,7 @@ import type { RigorLevel } from "../session/schema.js";
 import { parseBudget } from "../session/usage.js";
 import { editDistance, splitWords, type Word } from "../protocol/words.js";
 
-export const FLAGS = ["--fast", "--thorough", "--review-plans", "--human-gates", "--worktree"] as const;
+export const FLAGS = ["--fast", "--thorough", "--review-plans", "--human-gates", "--worktree", "--parallel"] as const;
 /** The one flag that takes a value: `--budget 200k`, `--budget $5`, `--budget=5usd`. */
 export const BUDGET_FLAG = "--budget";
 const FLAG_LIST = [...FLAGS, `${BUDGET_FLAG} <tokens or $>`].join(", ");
@@ -25,6 +25,8 @@ export interface Flags {
   budget: { tokens: number | null; usd: number | null } | null;
   /** Run a fresh session in its own git worktree on `autopilot/<slug>` (docs/cli.md). */
   worktree: boolean;
+  /** Run independent plan tasks at the same time, each in its own worktree (issue 27). */
+  parallel: boolean;
 }
 
 type Token = Word;
@@ -115,6 +117,7 @@ function checkFlags(all: string[]): Flags & { given: string[] } {
     humanGates: given.includes("--human-gates"),
     budget,
     worktree: given.includes("--worktree"),
+    parallel: given.includes("--parallel"),
     given,
   };
 }

@@ -8,6 +8,9 @@ import { normalizeSeverity } from "../session/schema.js";
 import type { PersonaResult } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { countPlan, planProblems } from "../markdown/plan.js";
+import { dependencyProblems, planHeaders } from "../markdown/plan-header.js";
+import { computeWaves } from "../markdown/waves.js";
+import type { ParallelSettings } from "../session/schema.js";
 import { findPlanForPhase } from "../markdown/plans-folder.js";
 import { readHandoff } from "../effects/handoff.js";
 import type { SessionPaths } from "../session/paths.js";
@@ -32,6 +35,7 @@ export async function readPlanFacts(
   root: string,
   planPath: string,
   concerns: string[],
+  parallel?: ParallelSettings,
 ): Promise<PlanFacts | null> {
   const abs = confine(root, planPath);
   let text: string;
@@ -62,7 +66,18 @@ export async function readPlanFacts(
     concerns,
     sha256: sha256Of(text),
     problems: planProblems(text),
+    ...(parallel ? planWaves(text, parallel) : {}),
   };
+}
+
+/**
+ * A parallel session reads the plan's dependency lines: their problems join the plan check's (the
+ * plan goes back to the planner, never dispatched), and a sound plan gets its waves.
+ */
+function planWaves(text: string, parallel: ParallelSettings): Pick<PlanFacts, "problems" | "waves"> {
+  const headers = planHeaders(text);
+  const problems = [...planProblems(text), ...dependencyProblems(headers)];
+  return { problems, waves: problems.length ? null : computeWaves(headers, parallel.minIndependent) };
 }
 
 /**
@@ -94,7 +109,7 @@ export async function locatePlan(
   for (const c of candidates) {
     if (!c || tried.includes(c)) continue;
     tried.push(c);
-    const facts = await readPlanFacts(root, c, concerns);
+    const facts = await readPlanFacts(root, c, concerns, state.parallel);
     if (facts) return { facts, tried };
   }
   return { facts: null, tried };

@@ -36,7 +36,7 @@ import { gatherDispatchFacts } from "./facts.js";
 import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
 import type { startArgs } from "./flags.js";
-import { RIGOR } from "../machine/policy.js";
+import { PARALLEL_MIN_TASKS, RIGOR } from "../machine/policy.js";
 
 export interface SessionEngineOptions {
   /** The clock; tests pass a fixed one. */
@@ -136,6 +136,7 @@ export class SessionEngine {
       if (budget) initial.budget = { ...budget, continueOnceAt: null };
       // --human-gates: the flag, else the config's `humanGates`, else on with --thorough.
       if (parsed.humanGates || (config.humanGates ?? RIGOR[parsed.rigorLevel].humanGates)) initial.humanOnlyGates = true;
+      if (parsed.parallel || config.parallel === true) initial.parallel = { minIndependent: config.parallelMinTasks ?? PARALLEL_MIN_TASKS };
       const s = await this.advance(ref, initial, {
         type: "START",
         phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),
@@ -465,7 +466,7 @@ export class SessionEngine {
         ? state.phaseRun.concerns
         : ((await readHandoff(ref.paths).catch(() => null))?.concerns ?? []);
       const found = phase.planPath
-        ? await readPlanFacts(this.root, phase.planPath, concerns)
+        ? await readPlanFacts(this.root, phase.planPath, concerns, state.parallel)
         : (await locatePlan(ref.paths, state, undefined, undefined)).facts;
       if (!found)
         throw new AutopilotError(

@@ -1,5 +1,5 @@
 // The machine's events: everything it learns arrives in one (time, and every fact read from disk).
-import type { Complexity, DecisionChannel, Disputed, EffectOf, Finding, PendingCheckpoint, RigorLevel } from "../session/schema.js";
+import type { Complexity, DecisionChannel, Disputed, EffectOf, Finding, PendingCheckpoint, RigorLevel, WavePlan } from "../session/schema.js";
 
 /** The hook whose refusal is the executor's to fix (it checks the change); other hooks check the message. */
 export const FIXABLE_HOOK = "pre-commit";
@@ -17,6 +17,8 @@ export interface PlanFacts {
   /** The planner's assumptions and deferred unknowns: recorded and shown, they do not pause. */
   assumptions?: string[];
   deferred?: string[];
+  /** A parallel session's waves (src/markdown/waves.ts); null: the dependencies have problems. Absent: serial session. */
+  waves?: WavePlan | null;
 }
 
 export interface SpecPhaseInput {

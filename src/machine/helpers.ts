@@ -126,6 +126,7 @@ export function gateNotice(context: AutopilotState, mode: "fast" | "auto" | "pau
     checkpointCount: context.phaseRun.checkpointCount ?? 0,
     ...(context.phaseRun.assumptions?.length ? { assumptions: [...context.phaseRun.assumptions] } : {}),
     ...(context.phaseRun.deferred?.length ? { deferred: [...context.phaseRun.deferred] } : {}),
+    ...(context.phaseRun.waves ? { waves: context.phaseRun.waves } : {}),
   };
 }
 

@@ -30,6 +30,14 @@ export function sendBacksAllowed(maxAttempts: number): number {
 }
 
 /**
+ * Parallel sessions (`--parallel`, issue 27): a plan runs its tasks in waves only when at least this
+ * many could run at once; fewer, and it runs serially (upstream's 3). `"parallelMinTasks"` in
+ * `.harness/config.json` sets it per project, within PARALLEL_MIN_TASKS_RANGE.
+ */
+export const PARALLEL_MIN_TASKS = 3;
+export const PARALLEL_MIN_TASKS_RANGE = { min: 2, max: 20 } as const;
+
+/**
  * The plan check's size rule: a task that names more files than this, or more numbered steps, is
  * too big for one executor pass and must be split (src/markdown/plan.ts planProblems).
  */

@@ -204,6 +204,8 @@ export function planGateReport(opts: {
   /** The planner's assumptions and deferred unknowns: shown whatever the mode, never a pause. */
   assumptions?: readonly string[];
   deferred?: readonly string[];
+  /** A parallel session's waves (src/markdown/waves.ts). */
+  waves?: { parallel: boolean; waves: readonly (readonly string[])[]; reason: string; serialized: readonly string[] };
 }): string {
   const { signals, fired } = opts;
   const has = (s: string) => (fired as readonly string[]).includes(s);
@@ -227,7 +229,17 @@ export function planGateReport(opts: {
     for (const c of signals.plannerConcerns) lines.push(`  - concern: ${c}`);
     for (const p of signals.planProblems ?? []) lines.push(`  - plan check: ${p}`);
   }
+  if (opts.waves) lines.push(...waveLines(opts.waves));
   for (const a of opts.assumptions ?? []) lines.push(`  - assumption: ${a}`);
   for (const d of opts.deferred ?? []) lines.push(`  - deferred: ${d}`);
   return lines.join("\n");
+}
+
+/** A parallel session's waves, as the plan gate's report shows them. */
+function waveLines(w: { parallel: boolean; waves: readonly (readonly string[])[]; reason: string; serialized: readonly string[] }): string[] {
+  const tasks = (wave: readonly string[]) => wave.map((n) => `Task ${n}`).join(", ");
+  const lines = [`  Waves: ${w.reason}`];
+  if (w.parallel) w.waves.forEach((wave, i) => lines.push(`    wave ${i + 1}: ${tasks(wave)}`));
+  for (const s of w.serialized) lines.push(`    serial: ${s}`);
+  return lines;
 }

@@ -35,9 +35,9 @@ const TASK_RE = /^(?:Task\s+(\d+(?:\.\d+)?[a-z]?)|T(\d+))(?=$|[\s:—–.)-])\s*
 const MARKER_RE = /\[checkpoint:(human-verify|decision|human-action)\b[^\]\n]*\]/i;
 const MARKER_STRIP_RE = /`?\[checkpoint:(?:human-verify|decision|human-action)\b[^\]\n]*\]`?/gi;
 
-type TaskSpan = { heading: Heading; number: string; name: string; body: RootContent[] };
+export type TaskSpan = { heading: Heading; number: string; name: string; body: RootContent[] };
 
-function taskSpans(text: string, children: RootContent[]): TaskSpan[] {
+export function taskSpans(text: string, children: RootContent[]): TaskSpan[] {
   const heads: { index: number; heading: Heading; number: string }[] = [];
   children.forEach((c, i) => {
     if (c.type !== "heading") return;
@@ -83,7 +83,7 @@ function markerIn(text: string): CheckpointKind | null {
 }
 
 /** First checkpoint marker in visible text of these nodes; fenced and indented code is skipped. */
-function firstMarker(nodes: Nodes[]): CheckpointKind | null {
+export function firstMarker(nodes: Nodes[]): CheckpointKind | null {
   for (const n of nodes) {
     if (n.type === "code" || n.type === "html" || n.type === "yaml") continue;
     if (n.type === "heading" || n.type === "paragraph") {
@@ -135,7 +135,7 @@ function tasksHeader(nodes: Nodes[]): number | null {
   return null;
 }
 
-function isCommitPoint(heading: Heading): boolean {
+export function isCommitPoint(heading: Heading): boolean {
   return COMMIT_RE.test(plainText(heading));
 }
 
@@ -193,7 +193,7 @@ function prose(nodes: Nodes[]): string {
 }
 
 /** Every paragraph (and heading) inside these nodes, lists and quotes included; code skipped. */
-function paragraphs(nodes: Nodes[]): (Paragraph | Heading)[] {
+export function paragraphs(nodes: Nodes[]): (Paragraph | Heading)[] {
   const out: (Paragraph | Heading)[] = [];
   for (const n of nodes) {
     if (n.type === "code" || n.type === "html") continue;
@@ -206,7 +206,7 @@ function paragraphs(nodes: Nodes[]): (Paragraph | Heading)[] {
 const FILES_LABEL = /^\s*(?:[-*]\s*)?files?(?:\s*\([^)]*\))?\s*:\s*(.*)$/i;
 
 /** The files a task names on its `Files:` line (or in the list right under an empty one); null: no such line. */
-function taskFiles(body: RootContent[]): string[] | null {
+export function taskFiles(body: RootContent[]): string[] | null {
   for (let i = 0; i < body.length; i++) {
     for (const p of paragraphs([body[i]])) {
       for (const line of plainText(p).split("\n"))

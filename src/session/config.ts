@@ -3,14 +3,14 @@
 //  - A file that cannot be read, or is not JSON: the error `bad_input`, naming the file and the fix.
 //  - A file that is a JSON array: the validation commands (an older form), nothing else.
 //  - A key whose value does not fit: the error `bad_input` naming the key, what it must be and what it
-//    is; except the keys that only switch a convenience (`elicit`, `humanGates`, `worktree`), which
+//    is; except the keys that only switch a convenience (`elicit`, `humanGates`, `worktree`, `parallel`), which
 //    are ignored with a warning the caller shows, so the MCP server starts whatever the file holds.
 // Unknown keys are left alone (other tools keep settings in the same file). The keys are
 // documented in docs/cli.md (".harness/config.json").
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
-import { RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../machine/policy.js";
+import { PARALLEL_MIN_TASKS, PARALLEL_MIN_TASKS_RANGE, RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../machine/policy.js";
 import { CONFIG_FILE_REL, projectPaths } from "./paths.js";
 import { parseBudget } from "./usage.js";
 
@@ -94,6 +94,11 @@ const KEYS = {
   elicit: { schema: z.boolean(), must: "true or false", warn: true },
   humanGates: { schema: z.boolean(), must: "true or false", warn: true },
   worktree: { schema: z.boolean(), must: "true or false", warn: true },
+  parallel: { schema: z.boolean(), must: "true or false", warn: true },
+  parallelMinTasks: {
+    schema: z.number().int().min(PARALLEL_MIN_TASKS_RANGE.min).max(PARALLEL_MIN_TASKS_RANGE.max),
+    must: `a whole number of tasks from ${PARALLEL_MIN_TASKS_RANGE.min} to ${PARALLEL_MIN_TASKS_RANGE.max} (default ${PARALLEL_MIN_TASKS})`,
+  },
 } satisfies Record<string, { schema: z.ZodType; must: string; warn?: boolean }>;
 
 type Keys = typeof KEYS;

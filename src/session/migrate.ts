@@ -15,6 +15,8 @@ import {
   AutopilotState,
   CURRENT_SCHEMA_VERSION,
   PullRequest,
+  ParallelSettings,
+  WavePlan,
   PhaseRun,
   STATE_NAMES,
   emptyPhaseRun,
@@ -258,6 +260,7 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   fit(s, "usage", UsageLedger, notes, "state");
   fit(s, "budget", Budget, notes, "state");
   fit(s, "pullRequest", PullRequest, notes, "state");
+  fit(s, "parallel", ParallelSettings, notes, "state");
 
   // Before notices (structured, rendered when a Step is made), the engine saved the Step's text as
   // prose in `report`: it becomes one plain-text notice, so nothing the user was to see is lost.
@@ -288,7 +291,11 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
     }
     let value = s[k];
     // A partial phaseRun (older engine builds) keeps what it has and gains the rest.
-    if (k === "phaseRun" && isRec(value)) value = { ...emptyPhaseRun(), ...value };
+    if (k === "phaseRun" && isRec(value)) {
+      value = { ...emptyPhaseRun(), ...value };
+      // A parallel session's waves that do not read move aside; the rest of the phase's data stays.
+      fit(value as Rec, "waves", WavePlan.nullable(), notes, "phaseRun");
+    }
     const ok = (k === "phaseRun" ? PhaseRun : AutopilotState.shape[k]).safeParse(value).success;
     if (ok) {
       put(engine, k, value);

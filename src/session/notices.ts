@@ -14,6 +14,7 @@ import { z } from "zod";
 import { RigorLevel, SeverityCounts } from "../vocabulary.js";
 import { planGateReport, Signals } from "../machine/signals.js";
 import { escalationStep } from "../machine/policy.js";
+import { WavePlan } from "./wave-plan.js";
 
 function notice<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
   return z.looseObject({ kind: z.literal(kind), ...shape });
@@ -63,6 +64,8 @@ export const Notice = z.discriminatedUnion("kind", [
     checkpointCount: z.number().int(),
     assumptions: z.array(z.string()).optional(),
     deferred: z.array(z.string()).optional(),
+    /** A parallel session's waves for this plan (absent in serial sessions). */
+    waves: WavePlan.optional(),
   }),
   notice("planChanged", {
     planPath: z.string().nullable(),

@@ -6,6 +6,8 @@
 //  - our own engine fields (stepId, stage, outbox, phaseRun, ...), all optional on read and defaulted
 //    by the normaliser, so an upstream file resumes without them.
 // Every object is loose: unknown fields written by people or other tools are carried through.
+import { ParallelSettings, WavePlan } from "./wave-plan.js";
+export { ParallelSettings, WavePlan };
 import { z } from "zod";
 import { Budget, UsageLedger } from "./usage.js";
 import { RETRY_BUDGET } from "../machine/policy.js";
@@ -255,6 +257,8 @@ export const PhaseRun = z.looseObject({
   disputed: z.array(Disputed).optional(),
   /** What the executor reported as evidence when it last completed, for the verifier to check. */
   evidence: z.array(z.string()).optional(),
+  /** A parallel session's waves for the current plan (src/markdown/waves.ts); absent in serial sessions. */
+  waves: WavePlan.nullable().optional(),
 });
 export type PhaseRun = z.infer<typeof PhaseRun>;
 
@@ -303,6 +307,8 @@ export const AutopilotState = z.looseObject({
    * human channel (elicited, terminal). Optional: absent means off.
    */
   humanOnlyGates: z.boolean().optional(),
+  /** `--parallel`: independent tasks run in waves, each in its own worktree (docs/state-file.md). */
+  parallel: ParallelSettings.optional(),
   /** Set by a "stop" answer: the Step waits until the session is resumed with autopilot_start. */
   stopped: z.boolean(),
   /** ASSESS found a high-complexity phase: the human plans interactively; we wait for the plan. */

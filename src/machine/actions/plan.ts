@@ -72,6 +72,7 @@ export const planActions = {
         revision: null,
         planSha256: event.plan.sha256 ?? null,
         nextTask: context.phaseRun.nextTask ?? 1,
+        ...(event.plan.waves !== undefined ? { waves: event.plan.waves } : {}),
       },
       notices: note ? [...context.notices, note] : context.notices,
     };
