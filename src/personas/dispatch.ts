@@ -105,6 +105,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       [
         state.phaseRun.revision ? `This is a revision of the plan ${plan}: see "Why the plan goes back to you" below.` : "",
         `Write the plan to ${plan}: "**Tasks:** N", then per task a "### Task N: Name" heading, a "**Files:**" line, numbered steps and a "**Verify:**" line; [checkpoint:human-verify], [checkpoint:decision] or [checkpoint:human-action] in the heading of a task where a person acts, [checkpoint:commit] in the heading of a task after which the work so far is committed.`,
+        state.parallel
+          ? `This session runs independent tasks at the same time: under each task heading write "**Depends on:** Task N, Task M | **Files:** <path>, <path> | **Owns:** <glob>" ("**Depends on:** none" for a task that needs no other; **Owns** optional, for folders the task alone may change). Tasks that share a file never run together; a task without a Depends on line waits for the one before it; a dependency on a task the plan does not have, or a circle, sends the plan back.`
+          : "",
         `Before the plan runs the server checks it: a task with no files, no verification step, a placeholder (TBD, "as needed", "etc.") or more than ${TASK_SIZE.maxFiles} files or ${TASK_SIZE.maxSteps} steps comes back to you with the list (at most ${sendBacks} time${sendBacks === 1 ? "" : "s"}; then a person judges the plan).`,
         RIGOR[state.rigorLevel].planning,
         scratchpadRule(state),

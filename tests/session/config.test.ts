@@ -71,6 +71,16 @@ describe(".harness/config.json", () => {
     await expect(readProjectConfig(nested)).rejects.toThrow(/"scripted" must be .*"scripted\.phases\.1\.tasks"/);
   });
 
+  it("refuses a parallelMinTasks outside 2 to 20 by name, and ignores a parallel switch that is not true or false", async () => {
+    await expect(readProjectConfig(await project(JSON.stringify({ parallelMinTasks: 1 })))).rejects.toMatchObject({
+      code: "bad_input",
+      message: '.harness/config.json: "parallelMinTasks" must be a whole number of tasks from 2 to 20 (default 3); it is 1. Fix it in .harness/config.json.',
+    });
+    const { config, warnings } = await readProjectConfig(await project(JSON.stringify({ parallel: "on", parallelMinTasks: 4 })));
+    expect(config).toEqual({ parallelMinTasks: 4 });
+    expect(warnings).toEqual(['.harness/config.json: "parallel" must be true or false, not "on"; ignored.']);
+  });
+
   it("ignores a convenience switch that is not true or false, with a warning", async () => {
     const dir = await project(JSON.stringify({ worktree: "yes", elicit: 0, retryBudget: 2 }));
     const { config, warnings } = await readProjectConfig(dir);

@@ -12,7 +12,7 @@ import { AutopilotError } from "../../protocol/errors.js";
 import { shellWord } from "../../session/slug.js";
 
 export const USAGE =
-  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
+  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--parallel] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
 
 function parse(argv: string[]) {
   return parseCliArgs(
@@ -26,6 +26,7 @@ function parse(argv: string[]) {
         "review-plans": { type: "boolean" },
         "human-gates": { type: "boolean" },
         worktree: { type: "boolean" },
+        parallel: { type: "boolean" },
         runner: { type: "string" },
         budget: { type: "string" },
         yes: { type: "boolean", short: "y" },
@@ -82,7 +83,7 @@ async function runCommand(v: ReturnType<typeof parse>["values"], positionals: st
   const runnerName = chooseRunnerName(v.runner, config);
   const runner = createRunner(runnerName, config);
 
-  const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans", v["human-gates"] && "--human-gates", v.worktree && "--worktree"].filter(Boolean) as string[];
+  const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans", v["human-gates"] && "--human-gates", v.worktree && "--worktree", v.parallel && "--parallel"].filter(Boolean) as string[];
   if (v.budget !== undefined) {
     try {
       parseBudget(v.budget);
