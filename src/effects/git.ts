@@ -220,6 +220,12 @@ export interface CommitCheckpointResult {
 
 export { leftOutNotice };
 
+/** A git runner with an identity for commits git makes itself (a rebase), in `root`. */
+export async function committingRunner(root: string): Promise<GitRunner> {
+  const g = await committingGit(root);
+  return (args) => raw(g, args);
+}
+
 /** A git runner for the ownership checks, in the project root. */
 export function gitRunner(root: string): GitRunner {
   const g = plainGit(root);

@@ -139,7 +139,7 @@ export async function checkWorktree(root: string, slug: string, pointer: Worktre
  * `a` is on `b`'s history. By output, not exit status: simple-git resolves on a non-zero exit that
  * printed nothing, which is exactly what `merge-base --is-ancestor` does.
  */
-async function isAncestor(git: (args: string[]) => Promise<string>, a: string, b: string): Promise<boolean> {
+export async function isAncestor(git: (args: string[]) => Promise<string>, a: string, b: string): Promise<boolean> {
   const full = (await git(["rev-parse", "--verify", "-q", `${a}^{commit}`]).catch(() => "")).trim();
   if (!full) return false;
   const base = (await git(["merge-base", full, b]).catch(() => "")).trim();

@@ -1,0 +1,183 @@
+// The merge queue of a parallel session (issue 27): each task of a wave works in its own git
+// worktree, made by autopilot from the recorded base commit on its own branch; when the task is
+// done its work is committed there (autopilot's checkpoint commit: hooks, identity and ownership as
+// everywhere), checked (the branch grew from the recorded base; its diff stays inside the task's
+// `Files`/`Owns`), and brought onto the session's branch without force: a fast-forward, after
+// rebasing the task's own commits onto the session's head when other tasks merged first. A conflict
+// aborts the rebase and leaves everything as it was. A task's worktree and branch are removed only
+// once its work is on the session's branch, or when the user discards it; nothing here removes
+// unmerged work. Every step finds its own earlier result (a crash between any two is resumed by
+// running the same step again): the state is git's, read back each time.
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { minimatch } from "minimatch";
+import { projectPaths, WORKTREES_DIR_REL } from "../session/paths.js";
+import { writeTextAtomic } from "./fsutil.js";
+import { commitCheckpoint, committingRunner, gitRunner, withRepoLock, type CommitCheckpointResult } from "./git.js";
+import { ensureSessionLink, isAncestor } from "./worktree.js";
+
+export interface TaskWorktree {
+  task: string;
+  /** 1 for the first run of the task; a task sent back runs again as attempt 2, 3, ... */
+  attempt: number;
+  /** Relative to the session's checkout, POSIX. */
+  path: string;
+  branch: string;
+  /** The commit the worktree was made from (the session's head when the task was dispatched). */
+  base: string;
+}
+
+/** What a task may change: its `Files` and `Owns` (paths, folders or minimatch globs). */
+export interface TaskScope {
+  files: readonly string[];
+  owns: readonly string[];
+}
+
+const SAFE = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "-");
+
+/** `autopilot-task/<slug>/<task>` (`-r<attempt>` from the second attempt): never the session's own branch. */
+export function taskBranch(slug: string, task: string, attempt: number): string {
+  return `autopilot-task/${SAFE(slug)}/${SAFE(task)}${attempt > 1 ? `-r${attempt}` : ""}`;
+}
+
+export function taskWorktreePath(slug: string, task: string, attempt: number): string {
+  return `${WORKTREES_DIR_REL}/${SAFE(slug)}--task-${SAFE(task)}${attempt > 1 ? `-r${attempt}` : ""}`;
+}
+
+/**
+ * The task's worktree: made from `base` on its own branch, or found again when a crash came after
+ * it was made (an existing branch is never moved or reset: its work is kept). The session's folder
+ * is linked into it, so the executor's brief and execution state are where it looks.
+ */
+export async function openTaskWorktree(root: string, slug: string, task: string, attempt: number, base: string): Promise<TaskWorktree> {
+  const tw: TaskWorktree = { task, attempt, path: taskWorktreePath(slug, task, attempt), branch: taskBranch(slug, task, attempt), base };
+  const abs = path.join(root, tw.path);
+  const git = gitRunner(root);
+  await withRepoLock(root, async () => {
+    const worktrees = projectPaths(root).worktreesDir;
+    await mkdir(worktrees, { recursive: true });
+    const ignore = path.join(worktrees, ".gitignore");
+    if (!existsSync(ignore)) await writeTextAtomic(ignore, "# autopilot's worktrees (see docs/cli.md)\n*\n");
+    const has = (await git(["rev-parse", "--verify", "-q", `refs/heads/${tw.branch}`]).catch(() => "")).trim();
+    if (existsSync(path.join(abs, ".git"))) return;
+    await git(["worktree", "prune"]);
+    if (has) await git(["worktree", "add", "-q", abs, tw.branch]);
+    else await git(["worktree", "add", "-q", "-b", tw.branch, abs, base]);
+  });
+  await ensureSessionLink(root, slug, { path: tw.path, branch: tw.branch, baseBranch: "", startingCommit: base, createdAt: "" });
+  return tw;
+}
+
+/** Commit what the executor left in the task's worktree (once per effect id, like every checkpoint). */
+export async function commitTaskWork(root: string, slug: string, tw: TaskWorktree, label: string, effectId: string): Promise<CommitCheckpointResult> {
+  return commitCheckpoint(path.join(root, tw.path), { label, effectId, since: tw.base, slug, baseline: null });
+}
+
+/** Whether a changed path is one the task may change. */
+export function inScope(file: string, scope: TaskScope): boolean {
+  const f = file.replace(/\\/g, "/");
+  return [...scope.files, ...scope.owns].some((raw) => {
+    const p = raw.replace(/\\/g, "/").replace(/^\.\//, "").replace(/\/+$/, "");
+    return f === p || f.startsWith(`${p}/`) || minimatch(f, p, { dot: true });
+  });
+}
+
+export type TaskCheck =
+  | { ok: true; changed: string[] }
+  | { ok: false; why: "base"; message: string }
+  | { ok: false; why: "outside"; changed: string[]; outside: string[] };
+
+/** The task's branch grew from its recorded base, and changes only what the task may change. */
+export async function checkTask(root: string, tw: TaskWorktree, scope: TaskScope): Promise<TaskCheck> {
+  const wt = gitRunner(path.join(root, tw.path));
+  const on = (await wt(["symbolic-ref", "-q", "--short", "HEAD"]).catch(() => "")).trim();
+  if (on !== tw.branch)
+    return { ok: false, why: "base", message: `The worktree ${tw.path} is on ${on || "a detached HEAD"}, not on its branch ${tw.branch}.` };
+  if (!(await isAncestor(wt, tw.base, tw.branch)))
+    return { ok: false, why: "base", message: `Branch ${tw.branch} did not grow from the recorded base ${tw.base.slice(0, 7)}.` };
+  const changed = (await wt(["diff", "--name-only", "--no-renames", `${tw.base}..${tw.branch}`])).split("\n").map((s) => s.trim()).filter(Boolean);
+  const outside = changed.filter((f) => !inScope(f, scope));
+  return outside.length ? { ok: false, why: "outside", changed, outside } : { ok: true, changed };
+}
+
+export type MergeOutcome =
+  | { kind: "merged"; sha: string; already: boolean }
+  | { kind: "conflict"; files: string[] }
+  | { kind: "refused"; message: string };
+
+/**
+ * Bring the task's commits onto the session's branch (checked out in `root`): nothing to do when
+ * they are there already; a fast-forward when the session's head is still the task's base; else
+ * the task's commits rebased onto the session's head in the task's worktree, then a fast-forward.
+ * Never a force, a reset of the session's branch, or a merge commit. A conflict aborts the rebase.
+ */
+export async function mergeTask(root: string, tw: TaskWorktree): Promise<MergeOutcome> {
+  const git = gitRunner(root);
+  const wtAbs = path.join(root, tw.path);
+  return withRepoLock(root, async () => {
+    if (await isAncestor(git, tw.branch, "HEAD")) return { kind: "merged", sha: (await git(["rev-parse", "HEAD"])).trim(), already: true };
+    const wt = await committingRunner(wtAbs);
+    // A rebase a crash interrupted: start it again from the task's own commits.
+    if (await rebaseInProgress(wt, wtAbs)) await wt(["rebase", "--abort"]).catch(() => "");
+    const head = (await git(["rev-parse", "HEAD"])).trim();
+    if (!(await isAncestor(wt, head, tw.branch))) {
+      let failure: unknown = null;
+      try {
+        await wt(["rebase", "-q", head]);
+      } catch (e) {
+        failure = e;
+      }
+      const conflicts = (await wt(["diff", "--name-only", "--diff-filter=U"]).catch(() => "")).split("\n").map((s) => s.trim()).filter(Boolean);
+      if (conflicts.length || (await rebaseInProgress(wt, wtAbs))) {
+        await wt(["rebase", "--abort"]).catch(() => "");
+        return { kind: "conflict", files: conflicts };
+      }
+      if (failure || !(await isAncestor(wt, head, tw.branch)))
+        return { kind: "refused", message: `git could not rebase ${tw.branch} onto ${head.slice(0, 7)}: ${firstLine(failure)}` };
+    }
+    try {
+      await git(["merge", "-q", "--ff-only", tw.branch]);
+    } catch (e) {
+      return { kind: "refused", message: `git could not fast-forward to ${tw.branch}: ${firstLine(e)}. Nothing was forced.` };
+    }
+    if (!(await isAncestor(git, tw.branch, "HEAD"))) return { kind: "refused", message: `${tw.branch} is not on the session's branch after the fast-forward.` };
+    return { kind: "merged", sha: (await git(["rev-parse", "HEAD"])).trim(), already: false };
+  });
+}
+
+/**
+ * Remove the task's worktree and branch, only when its work is on the session's branch (or the
+ * user discarded it: `discard`). Returns false, removing nothing, when the work is not merged, or
+ * when git refuses (the worktree holds changes that were never committed).
+ */
+export async function removeTaskWorktree(root: string, tw: TaskWorktree, opts: { discard?: boolean } = {}): Promise<boolean> {
+  const git = gitRunner(root);
+  return withRepoLock(root, async () => {
+    const branchThere = (await git(["rev-parse", "--verify", "-q", `refs/heads/${tw.branch}`]).catch(() => "")).trim() !== "";
+    const merged = branchThere && (await isAncestor(git, tw.branch, "HEAD"));
+    if (!merged && !opts.discard && branchThere) return false;
+    const abs = path.join(root, tw.path);
+    if (existsSync(abs)) {
+      try {
+        await git(["worktree", "remove", ...(opts.discard ? ["--force"] : []), abs]);
+      } catch {
+        return false;
+      }
+    }
+    if (branchThere) await git(["branch", opts.discard ? "-D" : "-d", tw.branch]).catch(() => "");
+    return true;
+  });
+}
+
+async function rebaseInProgress(wt: (args: string[]) => Promise<string>, wtAbs: string): Promise<boolean> {
+  for (const d of ["rebase-merge", "rebase-apply"]) {
+    const p = (await wt(["rev-parse", "--git-path", d]).catch(() => "")).trim();
+    if (p && existsSync(path.resolve(wtAbs, p))) return true;
+  }
+  return false;
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).trim().split("\n")[0] ?? "";
+}
