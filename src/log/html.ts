@@ -227,6 +227,7 @@ function gates(log: DecisionLog): string {
 ${rows}
         </tbody>
       </table>
+      ${p.waves ? `<p class="why"><strong>Waves:</strong> ${esc(p.waves)}</p>` : ""}
       ${d.rationale ? `<p class="why"><strong>Why:</strong> ${esc(d.rationale)}</p>` : ""}
       ${d.note ? `<p class="why"><strong>Note:</strong> ${esc(d.note)}</p>` : ""}
       <p class="meta">Decision #${d.n} · ${esc(d.decision)} · ${whoChip(d)} · ${when(d.timestamp)}</p>

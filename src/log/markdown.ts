@@ -125,6 +125,12 @@ export function renderMarkdown(log: DecisionLog): string {
       ),
       "",
     );
+    const waved = gates.filter((d) => d.plan!.waves);
+    if (waved.length) {
+      out.push("Waves (parallel session):", "");
+      for (const d of waved) out.push(`- #${d.n} ${phaseLabel(d)}: ${d.plan!.waves}`);
+      out.push("");
+    }
   }
 
   out.push("## Phases", "");

@@ -73,6 +73,8 @@ export interface PlanGate {
   signals: SignalRow[];
   /** Names of the signals that fired (the recorded list, else computed from the values). */
   fired: string[];
+  /** A parallel session's waves for the plan, in words ("Tasks 1, 2, 3 → 4"); null: a serial session. */
+  waves: string | null;
 }
 
 export interface LoggedDecision {
@@ -356,7 +358,14 @@ function planGate(d: Decision, who: Who): PlanGate | null {
     evaluated,
     signals,
     fired: evaluated ? signals.filter((s) => s.fired).map((s) => s.name) : [],
+    waves: d.waves ? wavesText(d.waves) : null,
   };
+}
+
+/** The waves in one line: each wave's tasks, waves in order; a serial plan says why. */
+function wavesText(w: NonNullable<Decision["waves"]>): string {
+  if (!w.parallel) return `serial: ${w.reason}`;
+  return `${w.waves.map((wave) => wave.join(", ")).join(" → ")} (tasks per wave, in order)${w.serialized.length ? `; ${w.serialized.join("; ")}` : ""}`;
 }
 
 // ---- decisions -----------------------------------------------------------------------------

@@ -106,6 +106,11 @@ export function higherComplexity(a: Complexity | null, b: Complexity | null): Co
   return RANK[a] >= RANK[b] ? a : b;
 }
 
+/** A parallel session's waves, recorded with the plan decision. */
+export function planWaves(context: AutopilotState): Pick<Decision, "waves"> {
+  return context.phaseRun.waves ? { waves: context.phaseRun.waves } : {};
+}
+
 export function planHash(context: AutopilotState): Pick<Decision, "planSha256"> {
   const h = context.phaseRun.planSha256;
   return h ? { planSha256: h } : {};

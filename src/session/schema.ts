@@ -63,6 +63,8 @@ export const Decision = z.looseObject({
   rationale: z.string().optional(),
   /** Plan decisions: sha256 of the plan file the decision was about. */
   planSha256: z.string().optional(),
+  /** Plan decisions of a parallel session: the plan's waves as the gate saw them. */
+  waves: WavePlan.optional(),
   /** Text of a legacy decision that was a plain string, or a `{what, why}` note. */
   note: z.string().optional(),
   /** `by: "relayed"`: the user's words as the host model quoted them (its claim, not verified). */

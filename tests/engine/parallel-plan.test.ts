@@ -7,6 +7,7 @@ import path from "node:path";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { Engine } from "../../src/engine/engine.js";
 import type { Step } from "../../src/protocol/step.js";
+import { readDecisionLog, renderHtml, renderMarkdown } from "../../src/log/index.js";
 
 const SPEC_PATH = "docs/changes/api/proposal.md";
 const SLUG = "changes--api--proposal";
@@ -69,6 +70,13 @@ describe("a parallel session's plan", () => {
       reason: "2 waves, at most 3 tasks at once",
       serialized: [],
     });
+    // The decision log (JSON model, Markdown, HTML) shows the waves the plan was approved with.
+    const log = (await readDecisionLog(repo.dir, SLUG))!;
+    const gate = log.decisions.find((d) => d.plan)!;
+    expect(gate.decision).toBe("auto_approved_plan");
+    expect(gate.plan!.waves).toBe("1, 2, 3 → 4 (tasks per wave, in order)");
+    expect(renderMarkdown(log)).toContain(`- #${gate.n} 1. Endpoints: 1, 2, 3 → 4 (tasks per wave, in order)`);
+    expect(renderHtml(log)).toContain("<strong>Waves:</strong> 1, 2, 3 → 4 (tasks per wave, in order)");
   });
 
   it("takes the minimum of independent tasks from .harness/config.json and runs below it serially", async () => {

@@ -322,6 +322,24 @@ describe("the usage ledger and budget (declared optional fields)", () => {
     expect(r.notes).toEqual(expect.arrayContaining([expect.stringMatching(/"usage" had an unexpected value/)]));
   });
 
+  it("a parallel session's settings and waves round-trip; hand-broken ones move aside, the rest of the phase's data kept", () => {
+    const first = migrated("v4-no-rigor.json").state;
+    const waves = { parallel: true, waves: [["1", "2", "3"], ["4"]], reason: "2 waves, at most 3 tasks at once", serialized: [] };
+    const ok = { ...first, parallel: { minIndependent: 3 }, phaseRun: { ...first.phaseRun, taskCount: 4, waves } };
+    const kept = migrateState(JSON.parse(JSON.stringify(ok)), { sessionDir: first.sessionDir });
+    expect(kept.notes).toEqual([]);
+    expect(kept.state.parallel).toEqual({ minIndependent: 3 });
+    expect(kept.state.phaseRun.waves).toEqual(waves);
+    const broken = { ...first, parallel: true, phaseRun: { ...first.phaseRun, taskCount: 4, waves: [["1"]] } };
+    const r = migrateState(JSON.parse(JSON.stringify(broken)), { sessionDir: first.sessionDir });
+    expect(AutopilotState.safeParse(r.state).success).toBe(true);
+    expect(r.state.parallel).toBeUndefined();
+    expect((r.state as Rec).originalParallel).toBe(true);
+    expect(r.state.phaseRun.taskCount).toBe(4);
+    expect(r.state.phaseRun.waves).toBeUndefined();
+    expect((r.state.phaseRun as Rec).originalWaves).toEqual([["1"]]);
+  });
+
   it("the suggested pull request is kept when it fits and moves aside when hand-broken", () => {
     const first = migrated("v4-no-rigor.json").state;
     const pr = { title: "Security scanner", body: "## Phases\n" };

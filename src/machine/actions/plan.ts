@@ -6,7 +6,7 @@ import type { Notice } from "../../session/schema.js";
 import { channelPhrase } from "../../vocabulary.js";
 import { signalsFor } from "../signals.js";
 import { RIGOR, sendBacksAllowed } from "../policy.js";
-import { effectiveComplexity, complexityOverrideFor, effect, decision, higherComplexity, planHash, gateNotice, phaseNamed, planSignals } from "../helpers.js";
+import { effectiveComplexity, complexityOverrideFor, effect, decision, higherComplexity, planHash, planWaves, gateNotice, phaseNamed, planSignals } from "../helpers.js";
 import { act } from "./act.js";
 
 export const planActions = {
@@ -112,6 +112,7 @@ export const planActions = {
           decision: params.mode === "fast" ? "auto_approved_plan_fast" : "auto_approved_plan",
           by: "auto",
           ...planHash(context),
+          ...planWaves(context),
           signals,
           fired: [],
         }),
@@ -132,6 +133,7 @@ export const planActions = {
           ...(event.rationale ? { rationale: event.rationale } : {}),
           ...planSignals(context),
           ...planHash(context),
+          ...planWaves(context),
         }),
       ],
     };
