@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { makeProject, specWith } from "./repo.js";
 import { newStats, play, spawnServer, startSession, stateFile, type SessionStats } from "./host.js";
 import { bytes, kb, median, ms, percentile, ratio, sum, table } from "./stats.js";
+import { mergeQueueBench } from "./waves.js";
 import { CLAUDE_CODE_VERSION, bytesOf, composeClaudeView, installedClaude, resultParts, tokensOf } from "./claude-view.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -399,6 +400,7 @@ async function main() {
     `plain JSON read+parse+stringify+write of the ${kb(sc.size)} file: ${ms(sc.rw.plain)} (with fsync ${ms(sc.rw.synced)}); ` +
       `report growth from 0 to ${sc.decisions} decisions (p50, no commit): ${ms(growth)} = ${(growth / sc.rw.synced).toFixed(1)} fsynced plain read+writes`,
   );
+  await mergeQueueBench(QUICK ? 1 : 3);
   console.log(`\nbench took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
