@@ -168,6 +168,8 @@ export class ScriptedRunner implements PersonaRunner {
     m.plans = { ...(m.plans ?? {}), [key]: (m.plans?.[key] ?? 0) + 1 };
     // The scripted slip: the first plan forgets task 1's verification step (the plan check catches it).
     const slip = ps.planMissingVerifyOnce && m.plans[key] === 1;
+    // A parallel session's brief asks for a header line per task; each scripted task has its own file.
+    const headers = /runs independent tasks at the same time/.test(brief);
     const lines = [
       `# Plan: ${name}`,
       "",
@@ -188,7 +190,8 @@ export class ScriptedRunner implements PersonaRunner {
       const cp = ps.checkpoints?.[t];
       // The one syntax for both kinds: a human checkpoint marker, or [checkpoint:commit].
       const marker = cp === "passed" ? " [checkpoint:commit]" : cp ? ` [checkpoint:${cp}]` : "";
-      lines.push(`### Task ${t}: ${taskName(name, t)}${marker}`, "", `**Files:** ${taskFile(name, t)}`, "");
+      const files = `**Files:** ${taskFile(name, t)}`;
+      lines.push(`### Task ${t}: ${taskName(name, t)}${marker}`, "", headers ? `**Depends on:** none | ${files}` : files, "");
       lines.push(`1. Write \`${taskFile(name, t)}\` exporting \`task${t}\`.`, `2. Run the project's checks.`, "");
       if (!(slip && t === 1)) lines.push(`**Verify:** \`node -e "import('./${taskFile(name, t)}')"\` → exits 0`, "");
     }

@@ -42,6 +42,11 @@ async function plan(engine: Engine, step: Step, deps: string[]): Promise<Step> {
   return engine.report(SLUG, step.stepId, { kind: "planned", planPath, summary: "three endpoints" });
 }
 
+async function brief(step: Step): Promise<string> {
+  if (step.next.kind !== "dispatch") throw new Error("expected a dispatch");
+  return readFile(path.join(repo.dir, step.next.expects.artifacts.brief!), "utf8");
+}
+
 async function state(): Promise<Record<string, any>> {
   return JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"));
 }
@@ -51,6 +56,8 @@ describe("a parallel session's plan", () => {
     const engine = new Engine(repo.dir, { now });
     const { step } = await engine.start(SPEC_PATH, "--parallel");
     expect((await state()).parallel).toEqual({ minIndependent: 3 });
+    // The planner's brief asks for the header line (a serial session's does not: see below).
+    expect(await brief(step)).toContain(`under each task heading write "**Depends on:** Task N, Task M | **Files:** <path>, <path> | **Owns:** <glob>"`);
 
     const back = await plan(engine, step, ["Task 2", "Task 1", "none", "Task 7"]);
     expect(back.state).toBe("PLAN");
@@ -94,6 +101,7 @@ describe("a parallel session's plan", () => {
   it("leaves a serial session's plan as it was: dependency lines are not checked and no waves are kept", async () => {
     const engine = new Engine(repo.dir, { now });
     const { step } = await engine.start(SPEC_PATH);
+    expect(await brief(step)).not.toContain("Depends on");
     const ok = await plan(engine, step, ["Task 2", "Task 1", "none", "Task 7"]);
     expect(ok.state).toBe("EXECUTE");
     expect(ok.report).not.toContain("Waves");
