@@ -88,7 +88,10 @@ export type TaskCheck =
   | { ok: false; why: "base"; message: string }
   | { ok: false; why: "outside"; changed: string[]; outside: string[] };
 
-/** The task's branch grew from its recorded base, and changes only what the task may change. */
+/**
+ * The task's branch grew from its recorded base, and its own commits (those not yet on the
+ * session's branch checked out in `root`) change only what the task may change.
+ */
 export async function checkTask(root: string, tw: TaskWorktree, scope: TaskScope): Promise<TaskCheck> {
   const wt = gitRunner(path.join(root, tw.path));
   const on = (await wt(["symbolic-ref", "-q", "--short", "HEAD"]).catch(() => "")).trim();
@@ -96,7 +99,8 @@ export async function checkTask(root: string, tw: TaskWorktree, scope: TaskScope
     return { ok: false, why: "base", message: `The worktree ${tw.path} is on ${on || "a detached HEAD"}, not on its branch ${tw.branch}.` };
   if (!(await isAncestor(wt, tw.base, tw.branch)))
     return { ok: false, why: "base", message: `Branch ${tw.branch} did not grow from the recorded base ${tw.base.slice(0, 7)}.` };
-  const changed = (await wt(["diff", "--name-only", "--no-renames", `${tw.base}..${tw.branch}`])).split("\n").map((s) => s.trim()).filter(Boolean);
+  const from = (await gitRunner(root)(["merge-base", "HEAD", tw.branch]).catch(() => "")).trim() || tw.base;
+  const changed = (await wt(["diff", "--name-only", "--no-renames", `${from}..${tw.branch}`])).split("\n").map((s) => s.trim()).filter(Boolean);
   const outside = changed.filter((f) => !inScope(f, scope));
   return outside.length ? { ok: false, why: "outside", changed, outside } : { ok: true, changed };
 }

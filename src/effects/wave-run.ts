@@ -1,0 +1,171 @@
+// One wave of a parallel session, run through the merge queue (issue 27): every task of the wave
+// gets its worktree from the same base; a task reported done is committed in its worktree, and the
+// queue then merges done tasks strictly in task order (a later task that finishes first waits),
+// running the validation commands after each merge. What goes wrong stays with that task alone:
+// - a failure: the executor goes again in the same worktree (its partial work kept), within the
+//   retry budget, counted per task;
+// - a conflict: the task runs again from the session's head (the merged result) in a new worktree;
+// - the validation failing after its merge: its work stays merged and the task runs again from
+//   the merged result to repair it;
+// - files outside its `Files`/`Owns`: a question for a person, never a merge.
+// Tasks already merged stay merged. Only merged work's worktrees are removed. The ledger
+// (`WaveRun`) is data the caller saves; every step here can run again after a crash (git is read
+// back, commits are found by their effect id), so a resumed wave ends as an uninterrupted one.
+// Not wired into EXECUTE yet: the dispatch of a wave's executors is not built (docs/cli.md).
+import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, type TaskScope, type TaskWorktree } from "./merge-queue.js";
+import { gitRunner } from "./git.js";
+
+export type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted";
+
+export interface TaskRun {
+  task: string;
+  name: string;
+  scope: TaskScope;
+  /** Attempts started (1 = the first run); the retry budget counts them per task. */
+  attempt: number;
+  worktree: TaskWorktree;
+  status: TaskStatus;
+  /** The last thing that went wrong, for the executor's next brief or the question. */
+  error?: string;
+  /** Files written outside the task's scope (status `outside`). */
+  outside?: string[];
+  /** Worktrees of earlier attempts that were never merged: kept until the user discards them. */
+  unmerged?: TaskWorktree[];
+}
+
+export interface WaveRun {
+  wave: number;
+  /** In task (plan) order: the order of merges. */
+  tasks: TaskRun[];
+}
+
+/** What happened, in order, for the Step's report and the decision log. */
+export type WaveEvent =
+  | { kind: "merged"; task: string; sha: string; validation: string }
+  | { kind: "retry"; task: string; attempt: number; why: "failed" | "conflict" | "validation"; error: string }
+  | { kind: "outside"; task: string; files: string[] }
+  | { kind: "exhausted"; task: string; error: string };
+
+export interface WaveOptions {
+  slug: string;
+  maxAttempts: number;
+  /** The project's validation commands, run in the session's checkout after each merge. */
+  validate: (root: string) => Promise<{ passed: boolean; summary: string }>;
+  /** Unique per session and phase, so a commit's effect id is found again on replay. */
+  effectPrefix: string;
+}
+
+/** Open every task's worktree from the session's head. Running it again opens nothing twice. */
+export async function startWave(
+  root: string,
+  slug: string,
+  wave: number,
+  tasks: readonly { number: string; name: string; scope: TaskScope }[],
+): Promise<WaveRun> {
+  const base = (await gitRunner(root)(["rev-parse", "HEAD"])).trim();
+  const runs: TaskRun[] = [];
+  for (const t of tasks)
+    runs.push({ task: t.number, name: t.name, scope: t.scope, attempt: 1, worktree: await openTaskWorktree(root, slug, t.number, 1, base), status: "running" });
+  return { wave, tasks: runs };
+}
+
+export function waveDone(run: WaveRun): boolean {
+  return run.tasks.every((t) => t.status === "merged");
+}
+
+/** The tasks an executor should be working on now. */
+export function runningTasks(run: WaveRun): TaskRun[] {
+  return run.tasks.filter((t) => t.status === "running");
+}
+
+/**
+ * An executor's report for one task. Reports for other tasks are not needed for this one to be
+ * recorded (and, in task order, merged).
+ */
+export async function taskReported(
+  root: string,
+  run: WaveRun,
+  task: string,
+  outcome: { done: true } | { done: false; error: string },
+  opts: WaveOptions,
+): Promise<{ run: WaveRun; events: WaveEvent[] }> {
+  const tasks = run.tasks.map((t) => ({ ...t }));
+  const t = tasks.find((x) => x.task === task);
+  if (!t || t.status !== "running") return { run, events: [] };
+  const events: WaveEvent[] = [];
+  if (!outcome.done) {
+    if (t.attempt >= opts.maxAttempts) {
+      t.status = "exhausted";
+      t.error = outcome.error;
+      events.push({ kind: "exhausted", task, error: outcome.error });
+    } else {
+      t.attempt += 1;
+      t.error = outcome.error;
+      events.push({ kind: "retry", task, attempt: t.attempt, why: "failed", error: outcome.error });
+    }
+    return { run: { ...run, tasks }, events };
+  }
+  await commitTaskWork(root, opts.slug, t.worktree, `Task ${t.task}: ${t.name}`, `${opts.effectPrefix}-task-${t.task}-a${t.attempt}`);
+  t.status = "done";
+  const drained = await drain(root, { ...run, tasks }, opts);
+  return { run: drained.run, events: [...events, ...drained.events] };
+}
+
+/**
+ * Merge the done tasks in task order until one is not done (it is still running, or went wrong).
+ * Also what a resume calls to finish a merge a crash cut short.
+ */
+export async function drain(root: string, run: WaveRun, opts: WaveOptions): Promise<{ run: WaveRun; events: WaveEvent[] }> {
+  const tasks = run.tasks.map((t) => ({ ...t }));
+  const events: WaveEvent[] = [];
+  for (const t of tasks) {
+    if (t.status === "merged") continue;
+    if (t.status !== "done") break;
+    const check = await checkTask(root, t.worktree, t.scope);
+    if (!check.ok) {
+      t.status = check.why === "outside" ? "outside" : "exhausted";
+      if (check.why === "outside") {
+        t.outside = check.outside;
+        events.push({ kind: "outside", task: t.task, files: check.outside });
+      } else {
+        t.error = check.message;
+        events.push({ kind: "exhausted", task: t.task, error: check.message });
+      }
+      break;
+    }
+    const merged = await mergeTask(root, t.worktree);
+    if (merged.kind !== "merged") {
+      const error = merged.kind === "conflict" ? `merging it conflicts in ${merged.files.join(", ")}` : merged.message;
+      await again(root, t, "conflict", error, opts, events);
+      break;
+    }
+    const validation = await opts.validate(root);
+    if (!validation.passed) {
+      await again(root, t, "validation", `the validation failed after its merge: ${validation.summary}`, opts, events);
+      break;
+    }
+    t.status = "merged";
+    events.push({ kind: "merged", task: t.task, sha: merged.sha, validation: validation.summary });
+    await removeTaskWorktree(root, t.worktree);
+  }
+  return { run: { ...run, tasks }, events };
+}
+
+/** The task runs again from the session's head in a new worktree, within its retry budget; its earlier worktree is kept. */
+async function again(root: string, t: TaskRun, why: "conflict" | "validation", error: string, opts: WaveOptions, events: WaveEvent[]): Promise<void> {
+  t.error = error;
+  if (t.attempt >= opts.maxAttempts) {
+    t.status = "exhausted";
+    events.push({ kind: "exhausted", task: t.task, error });
+    return;
+  }
+  const head = (await gitRunner(root)(["rev-parse", "HEAD"])).trim();
+  // A validation failure leaves the task's work merged: that worktree's branch is on the session's
+  // branch and may go; a conflicting attempt's work was never merged and stays for the user.
+  if (why === "validation") await removeTaskWorktree(root, t.worktree);
+  else t.unmerged = [...(t.unmerged ?? []), t.worktree];
+  t.attempt += 1;
+  t.worktree = await openTaskWorktree(root, opts.slug, t.task, t.attempt, head);
+  t.status = "running";
+  events.push({ kind: "retry", task: t.task, attempt: t.attempt, why, error });
+}
