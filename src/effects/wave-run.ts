@@ -13,7 +13,7 @@
 // back, commits are found by their effect id), so a resumed wave ends as an uninterrupted one.
 // Not wired into EXECUTE yet: the dispatch of a wave's executors is not built (docs/cli.md).
 import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, type TaskScope, type TaskWorktree } from "./merge-queue.js";
-import { gitRunner } from "./git.js";
+import { findEffectCommit, gitRunner } from "./git.js";
 
 export type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted";
 
@@ -105,7 +105,7 @@ export async function taskReported(
     }
     return { run: { ...run, tasks }, events };
   }
-  await commitTaskWork(root, opts.slug, t.worktree, `Task ${t.task}: ${t.name}`, `${opts.effectPrefix}-task-${t.task}-a${t.attempt}`);
+  await commitTaskWork(root, opts.slug, t.worktree, `Task ${t.task}: ${t.name}`, effectIdOf(t, opts));
   t.status = "done";
   const drained = await drain(root, { ...run, tasks }, opts);
   return { run: drained.run, events: [...events, ...drained.events] };
@@ -121,8 +121,10 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
   for (const t of tasks) {
     if (t.status === "merged") continue;
     if (t.status !== "done") break;
-    const check = await checkTask(root, t.worktree, t.scope);
-    if (!check.ok) {
+    // Merged before a crash (its worktree and branch may be gone since): only its validation is owed.
+    const already = await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base);
+    const check = already ? null : await checkTask(root, t.worktree, t.scope);
+    if (check && !check.ok) {
       t.status = check.why === "outside" ? "outside" : "exhausted";
       if (check.why === "outside") {
         t.outside = check.outside;
@@ -133,7 +135,7 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
       }
       break;
     }
-    const merged = await mergeTask(root, t.worktree);
+    const merged = already ? { kind: "merged" as const, sha: (await gitRunner(root)(["rev-parse", "HEAD"])).trim() } : await mergeTask(root, t.worktree);
     if (merged.kind !== "merged") {
       const error = merged.kind === "conflict" ? `merging it conflicts in ${merged.files.join(", ")}` : merged.message;
       await again(root, t, "conflict", error, opts, events);
@@ -149,6 +151,27 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
     await removeTaskWorktree(root, t.worktree);
   }
   return { run: { ...run, tasks }, events };
+}
+
+/**
+ * After a crash: what git says wins over the saved ledger. A task whose branch is already on the
+ * session's branch (merged before the ledger was saved) is done, so the queue validates it and
+ * records it; a running task whose worktree is gone gets it back from its branch, work kept. Then
+ * the queue drains as it would have.
+ */
+export async function resumeWave(root: string, run: WaveRun, opts: WaveOptions): Promise<{ run: WaveRun; events: WaveEvent[] }> {
+  const tasks = run.tasks.map((t) => ({ ...t }));
+  for (const t of tasks) {
+    if (t.status !== "running" && t.status !== "done") continue;
+    // The task's commit (found by its effect id, rebased or not) is on the session's branch.
+    if (await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base)) t.status = "done";
+    else t.worktree = await openTaskWorktree(root, opts.slug, t.task, t.attempt, t.worktree.base);
+  }
+  return drain(root, { ...run, tasks }, opts);
+}
+
+function effectIdOf(t: TaskRun, opts: WaveOptions): string {
+  return `${opts.effectPrefix}-task-${t.task}-a${t.attempt}`;
 }
 
 /** The task runs again from the session's head in a new worktree, within its retry budget; its earlier worktree is kept. */
