@@ -37,17 +37,32 @@ function values(raw: string): string[] {
     .filter((v) => v.length > 0);
 }
 
-/** `Task 1, Task 2` / `Tasks 1 and 2` / `T1` / `none`; checkpoint markers upstream writes there are skipped. */
+const RANGE = /^(?:tasks?\s*|t)?(\d+)\s*[-–—]\s*(?:tasks?\s*|t)?(\d+)$/i;
+/** "Phase 0 Task 3": a task of an earlier phase, done before this phase started. */
+const OTHER_PHASE = /^phase\s+\d+\b/i;
+
+/**
+ * `Task 1, Task 2` / `Tasks 1 and 2` / `1-5` / `T1` / `none`, as upstream's plans write them: a
+ * reason in parentheses, checkpoint markers and earlier phases' tasks are not dependencies here.
+ */
 function dependencies(raw: string): { refs: string[]; unreadable: string[] } {
   const refs: string[] = [];
   const unreadable: string[] = [];
-  const cleaned = raw.replace(/`?\[checkpoint:[^\]\n]*\]`?/gi, " ").replace(/`/g, "");
+  const cleaned = raw
+    .replace(/`?\[checkpoint:[^\]\n]*\]`?/gi, " ")
+    .replace(/`/g, "")
+    .replace(/\([^)]*\)?/g, " ");
+  if (OTHER_PHASE.test(cleaned.trim())) return { refs, unreadable };
   // "Tasks 1, 2 and 3": the word "Tasks" names every number after it.
   for (const part of values(cleaned.replace(/^\s*tasks\s+/i, ""))) {
     if (NONE.test(part)) continue;
-    const m = TASK_REF.exec(part.replace(/\s+/g, " ").trim());
-    if (m) refs.push(m[1]);
-    else unreadable.push(part);
+    const one = part.replace(/\s+/g, " ").trim();
+    const range = RANGE.exec(one);
+    const m = TASK_REF.exec(one);
+    if (range && Number(range[2]) >= Number(range[1]) && Number(range[2]) - Number(range[1]) < 100)
+      for (let n = Number(range[1]); n <= Number(range[2]); n++) refs.push(String(n));
+    else if (m) refs.push(m[1]);
+    else if (!OTHER_PHASE.test(one)) unreadable.push(part);
   }
   return { refs: [...new Set(refs)], unreadable };
 }
@@ -63,7 +78,7 @@ export function planHeaders(text: string): TaskHeader[] {
     for (const p of paragraphs(t.body as Nodes[])) {
       const source = text.slice(startOffset(p), endOffset(p));
       for (const line of source.split("\n"))
-        for (const clause of line.split(/\s\|\s/)) {
+        for (const clause of line.split(/\s[|·]\s/)) {
           const m = CLAUSE.exec(clause);
           if (!m) continue;
           const label = m[1].toLowerCase();

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { dependencyProblems, planHeaders } from "../../src/markdown/plan-header.js";
 import { computeWaves, patternsOverlap } from "../../src/markdown/waves.js";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { corpus, corpusPresent, warnIfCorpusMissing } from "./helpers.js";
+
+warnIfCorpusMissing("plan header corpus test");
 
 /** A plan in the planner's shape: one `### Task N` heading per task with its header line. */
 function plan(tasks: { header?: string; files?: string; marker?: string }[]): string {
@@ -29,6 +34,37 @@ describe("the plan header: Depends on, Files, Owns", () => {
       ["3", ["1", "2"], ["src/c.ts"], []],
     ]);
     expect(h[2].checkpoint).toBeNull();
+  });
+
+  it("reads the forms upstream's planners write: ranges, a reason in parentheses, a middle dot between clauses, earlier phases' tasks", () => {
+    const h = planHeaders(
+      plan([
+        { header: "**Depends on:** none · **Files:** src/a.ts · **Category:** implementation" },
+        { header: "**Depends on:** Task 1 (it needs the types, and the config) | **Files:** src/b.ts" },
+        { header: "**Depends on:** Phase 0 Tasks 1, 4 (the lookup) | **Files:** src/c.ts" },
+        { header: "**Depends on:** 1–3 | **Files:** src/d.ts" },
+        { header: "**Depends on:** Tasks 1-2, Task 4 | **Files:** src/e.ts" },
+      ]),
+    );
+    expect(h.map((t) => [t.dependsOn, t.files])).toEqual([
+      [[], ["src/a.ts"]],
+      [["1"], ["src/b.ts"]],
+      [[], ["src/c.ts"]],
+      [["1", "2", "3"], ["src/d.ts"]],
+      [["1", "2", "4"], ["src/e.ts"]],
+    ]);
+    expect(dependencyProblems(h)).toEqual([]);
+  });
+
+  it.skipIf(!corpusPresent)("finds no dependency problem in the upstream plans that have Depends on lines", () => {
+    const dir = path.join(corpus, "upstream/plans");
+    const withHeaders = readdirSync(dir)
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => [f, readFileSync(path.join(dir, f), "utf8")] as const)
+      .filter(([, text]) => /\*\*Depends on:?\*\*/i.test(text));
+    expect(withHeaders.length).toBeGreaterThan(20);
+    const problems = withHeaders.flatMap(([f, text]) => dependencyProblems(planHeaders(text)).map((p) => `${f}: ${p}`));
+    expect(problems).toEqual([]);
   });
 
   it("does not read a header inside fenced code", () => {
