@@ -1,13 +1,14 @@
 import { defineConfig } from "vitest/config";
+import { EXTERNAL } from "./vitest.external.config.js";
 
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
     // The real-client, package, real-repository and reliability suites are slow and have their own
-    // configs: npm run test:clients, test:repos, test:reliability (.ci/run runs all of them). The
+    // configs: npm run test:clients, test:repos, test:reliability, test:external (.ci/run runs all of them). The
     // exhaustive walk of the machine (tests/machine/graph.test.ts, ~43,000 states, CPU-bound) runs
     // with the reliability suites.
-    exclude: ["tests/clients/**", "tests/package/**", "tests/repos/**", "tests/reliability/**", "tests/machine/graph.test.ts", "**/node_modules/**"],
+    exclude: ["tests/clients/**", "tests/package/**", "tests/repos/**", "tests/reliability/**", "tests/machine/graph.test.ts", ...EXTERNAL, "**/node_modules/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
