@@ -64,6 +64,16 @@ export function effect(state: AutopilotState, body: EffectBody): Effect {
   return { id: `s${state.stepId}-${body.type}${n ? `-${n}` : ""}`, ...body };
 }
 
+/** The decision a person's (or a policy's) answer makes: the answer, its channel and rationale, then `extra`. */
+export function answered(
+  state: AutopilotState,
+  ev: Extract<AutopilotEvent, { type: "DECIDE" }>,
+  name: string,
+  extra: Partial<Decision> = {},
+): Decision {
+  return decision(state, ev, { decision: name, answer: ev.answer, by: ev.by, ...(ev.rationale ? { rationale: ev.rationale } : {}), ...extra });
+}
+
 export function decision(
   state: AutopilotState,
   ev: { now: string; userWords?: string },

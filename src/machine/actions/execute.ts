@@ -3,7 +3,7 @@
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
 import type { Effect, Notice } from "../../session/schema.js";
-import { phaseLabel, effect, decision, refusalsOf, goesToExecutor, sameTaskAs, firstLine } from "../helpers.js";
+import { phaseLabel, effect, decision, answered, refusalsOf, goesToExecutor, sameTaskAs, firstLine } from "../helpers.js";
 import { FIXABLE_HOOK } from "../events.js";
 import { act } from "./act.js";
 
@@ -214,12 +214,7 @@ export const executeActions = {
     return {
       decisions: [
         ...context.decisions,
-        decision(context, event, {
-          decision: params.decision,
-          answer: event.answer,
-          by: event.by,
-          ...(event.rationale ? { rationale: event.rationale } : {}),
-        }),
+        answered(context, event, params.decision),
       ],
     };
   }),

@@ -6,7 +6,7 @@ import type { Notice } from "../../session/schema.js";
 import { channelPhrase } from "../../vocabulary.js";
 import { signalsFor } from "../signals.js";
 import { RIGOR, sendBacksAllowed } from "../policy.js";
-import { effectiveComplexity, complexityOverrideFor, effect, decision, higherComplexity, planHash, planWaves, gateNotice, phaseNamed, planSignals } from "../helpers.js";
+import { effectiveComplexity, complexityOverrideFor, effect, decision, answered, higherComplexity, planHash, planWaves, gateNotice, phaseNamed, planSignals } from "../helpers.js";
 import { act } from "./act.js";
 
 export const planActions = {
@@ -126,11 +126,7 @@ export const planActions = {
     return {
       decisions: [
         ...context.decisions,
-        decision(context, event, {
-          decision: params.decision,
-          answer: event.answer,
-          by: event.by,
-          ...(event.rationale ? { rationale: event.rationale } : {}),
+        answered(context, event, params.decision, {
           ...planSignals(context),
           ...planHash(context),
           ...planWaves(context),

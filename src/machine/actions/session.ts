@@ -7,7 +7,7 @@ import { emptyPhaseRun } from "../../session/schema.js";
 import { sessionSoFar } from "../reports.js";
 import { SPEC_PHASES_SHOWN } from "../../session/notices.js";
 import { formatBudget, formatCost, raisedBudget } from "../../session/usage.js";
-import { effect, decision, gateNotice, planSignals } from "../helpers.js";
+import { effect, answered, gateNotice, planSignals } from "../helpers.js";
 import { act } from "./act.js";
 
 export const sessionActions = {
@@ -61,13 +61,7 @@ export const sessionActions = {
     return {
       decisions: [
         ...context.decisions,
-        decision(context, event, {
-          decision: params.decision,
-          answer: event.answer,
-          by: event.by,
-          ...(event.rationale ? { rationale: event.rationale } : {}),
-          ...(uc ? { paths: uc.paths, pathCount: uc.count } : {}),
-        }),
+        answered(context, event, params.decision, uc ? { paths: uc.paths, pathCount: uc.count } : {}),
       ],
       notices: [],
     };
@@ -102,13 +96,7 @@ export const sessionActions = {
       notices: [...context.notices, { kind: "stopped", state: context.currentState }],
       decisions: [
         ...context.decisions,
-        decision(context, event, {
-          decision: "stopped",
-          answer: event.answer,
-          by: event.by,
-          ...(event.rationale ? { rationale: event.rationale } : {}),
-          ...(context.currentState === "APPROVE_PLAN" ? planSignals(context) : {}),
-        }),
+        answered(context, event, "stopped", context.currentState === "APPROVE_PLAN" ? planSignals(context) : {}),
       ],
     };
   }),
