@@ -105,7 +105,8 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     scratchpad: "long",
     humanGates: false,
     planning: "",
-    verifying: "Run the project's validation commands and check the phase's acceptance criteria.",
+    verifying:
+      "Run the project's validation commands, then each task's **Verify:** step yourself; for each acceptance criterion and each edge case the spec or the plan names (an empty input, a missing file, a bad flag), find the code that handles it (file:line) and a test or a command you ran that shows it: one no test exercises, run by hand.",
   },
   thorough: {
     planGate: "always",
@@ -114,7 +115,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     humanGates: true,
     planning: "Rigor thorough: start the plan with a short skeleton section (goals, task outline) for the human to approve.",
     verifying:
-      "Rigor thorough: full verification with expanded checks (every acceptance criterion, edge cases, the project's whole validation suite).",
+      "Rigor thorough: full verification with expanded checks: the project's whole validation suite, each task's **Verify:** step run yourself, every acceptance criterion and edge case the spec or the plan names traced to its code (file:line) and a test or a command you ran, then edge cases neither names (boundaries, bad input, errors) tried by hand.",
   },
 };
 

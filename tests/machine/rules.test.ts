@@ -229,6 +229,9 @@ describe("rigor table", () => {
       const d = dispatchFor(s, slug)!;
       expect(d.persona).toBe("harness-verifier");
       if (rigor === "thorough") expect(told(s)).toMatch(/expanded checks/);
+      // Both compare the code with what the plan and the spec promise, edge inputs included, not only the tests' word.
+      expect(told(s)).toMatch(/each task's \*\*Verify:\*\* step (run )?yourself/);
+      expect(told(s)).toMatch(/edge case the spec or the plan names[^.]*\(file:line\)/);
     }
   });
   it("PHASE_COMPLETE fast: no scratchpad clear; standard: the phase's scratchpad is cleared", () => {
