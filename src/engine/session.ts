@@ -37,6 +37,7 @@ import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
 import type { startArgs } from "./flags.js";
 import { PARALLEL_MIN_TASKS, RIGOR } from "../machine/policy.js";
+import { resumedNotice } from "../machine/actions/session.js";
 
 export interface SessionEngineOptions {
   /** The clock; tests pass a fixed one. */
@@ -157,7 +158,11 @@ export class SessionEngine {
   async next(ref: SessionRef): Promise<Step> {
     return this.withSession(ref, async (state) => {
       const s = await this.finishPending(ref, state);
-      return this.render(ref, s);
+      // A host calls autopilot_next when it lost the thread (a context reset, a new conversation):
+      // the Step starts with where the session stands and what was done and decided, as a resume's
+      // does. Shown, not saved: the state file stays as it was.
+      if (s.currentState === "DONE" || s.notices.some((n) => n.kind === "resumed")) return this.render(ref, s);
+      return this.render(ref, { ...s, notices: [resumedNotice(s), ...s.notices] });
     });
   }
 

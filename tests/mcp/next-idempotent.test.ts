@@ -53,3 +53,23 @@ describe("autopilot_next changes nothing", () => {
     await assertStill(s, done);
   });
 });
+
+describe("autopilot_next after a context reset", () => {
+  it("starts with where the session stands and what was done, as a resume does, and saves none of it", async () => {
+    s = await openSession();
+    const runner = new ScriptedRunner({});
+    const dispatch = await s.start();
+    const wait = await playHost(s.srv.client, s.root, dispatch, runner, agreeable, { until: (x) => x.next.kind === "wait" });
+    expect(wait.report).not.toMatch(/Done: Phase 1/);
+    const file = path.join(s.root, ".harness/sessions", SCANNER_SLUG, "autopilot-state.json");
+    const before = await readFile(file);
+    // A host that lost its context has only the session's name (the SessionStart hook gives it).
+    const again = await stepCall(s.srv.client, "autopilot_next", { session: SCANNER_SLUG });
+    expect(again.report).toMatch(/Resuming autopilot from state PLAN, phase 2/);
+    expect(again.report).toMatch(/Done: Phase 1: .* tasks, verification pass/);
+    expect(again.report).toMatch(/Commits so far: \d+/);
+    // The Step's own report follows the summary.
+    expect(again.report).toContain(wait.report.split("\n")[0]);
+    expect((await readFile(file)).equals(before)).toBe(true);
+  });
+});

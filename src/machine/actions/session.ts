@@ -10,6 +10,17 @@ import { formatBudget, formatCost, raisedBudget } from "../../session/usage.js";
 import { effect, answered, gateNotice, planSignals } from "../helpers.js";
 import { act } from "./act.js";
 
+/** Where the session stands and what was done and decided so far: what a host that lost its context needs first. */
+export function resumedNotice(context: AutopilotState): Notice {
+  return {
+    kind: "resumed",
+    state: context.currentState,
+    phaseNumber: context.currentPhase + 1,
+    phaseName: context.phases[context.currentPhase]?.name ?? null,
+    soFar: sessionSoFar(context),
+  };
+}
+
 export const sessionActions = {
   // Keeps the upstream `currentState` field in step with the machine's top-level state.
   enterState: act((_, params: { state: AutopilotState["currentState"] }) => ({ currentState: params.state })),
@@ -70,16 +81,7 @@ export const sessionActions = {
     outbox: [...context.outbox, effect(context, { type: "commitUserChanges", args: {} })],
   })),
   resumeReport: act(({ context }) => {
-    const notices: Notice[] = [
-      ...context.notices,
-      {
-        kind: "resumed",
-        state: context.currentState,
-        phaseNumber: context.currentPhase + 1,
-        phaseName: context.phases[context.currentPhase]?.name ?? null,
-        soFar: sessionSoFar(context),
-      },
-    ];
+    const notices: Notice[] = [...context.notices, resumedNotice(context)];
     // A plan paused for review: the question alone ("Approve this plan?") says nothing of why
     // it paused; show the concern and signal lines again, as autopilot_next does.
     if (context.currentState === "APPROVE_PLAN" && context.stage === "review" && context.phases[context.currentPhase]) {
