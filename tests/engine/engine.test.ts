@@ -85,7 +85,7 @@ describe("engine", () => {
     // The same Step each time; its report starts with where the session stands (for a host that lost its context).
     const first = await engine.next(SLUG);
     expect({ ...first, report: undefined }).toEqual({ ...step, report: undefined });
-    expect(first.report.endsWith(step.report)).toBe(true);
+    expect(first.report!.endsWith(step.report!)).toBe(true);
     for (let i = 0; i < 3; i++) expect(await engine.next(SLUG)).toEqual(first);
     expect(await readFile(file, "utf8")).toBe(before);
   });

@@ -69,7 +69,7 @@ describe("autopilot_next after a context reset", () => {
     expect(again.report).toMatch(/Done: Phase 1: .* tasks, verification pass/);
     expect(again.report).toMatch(/Commits so far: \d+/);
     // The Step's own report follows the summary.
-    expect(again.report).toContain(wait.report.split("\n")[0]);
+    expect(again.report).toContain(wait.report!.split("\n")[0]);
     expect((await readFile(file)).equals(before)).toBe(true);
   });
 });
