@@ -107,6 +107,8 @@ export const RunEvent = z.discriminatedUnion("event", [
       ...base,
       stepId,
       state,
+      /** Which question (the Step's `next.name`: "approvePlan", "budget", ...), whatever its wording. */
+      name: z.string(),
       question: z.string(),
       answer: z.string(),
       by: DecisionBy,

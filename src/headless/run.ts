@@ -121,7 +121,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
           onAnswer: (s, a) => {
             progress.answer(a);
             if (ev && s.next.kind === "ask")
-              ev.emit({ event: "decision", stepId: s.stepId, state: s.state, question: s.next.question, answer: a.answer, by: a.by, ...(a.rationale ? { rationale: a.rationale } : {}) });
+              ev.emit({ event: "decision", stepId: s.stepId, state: s.state, name: s.next.name, question: s.next.question, answer: a.answer, by: a.by, ...(a.rationale ? { rationale: a.rationale } : {}) });
           },
         },
         { signal: o.signal },

@@ -115,6 +115,7 @@ describe("autopilot run --json: the events", () => {
     // Three dispatches of 10k spend the 25k; the fourth is asked about and the policy stops.
     expect(ev.filter((e) => e.event === "dispatch")).toHaveLength(3);
     expect(ev.filter((e) => e.event === "decision").at(-1)).toMatchObject({
+      name: "budget",
       question: expect.stringContaining("budget is spent (30k tokens spent of a 25k-token budget)"),
       answer: "stop",
       by: "policy",

@@ -170,3 +170,34 @@ describe("PolicyGate with recorded decisions", () => {
     expect(decisions.some((d) => d.answer === "override")).toBe(false);
   });
 });
+
+describe("PolicyGate at a decision checkpoint (--yes)", () => {
+  const at = (options: string[]): [Step, AskNext] => {
+    const ask = { kind: "ask", name: "checkpoint", question: "Which storage?", options } as AskNext;
+    const step: Step = {
+      session: "s",
+      stepId: 1,
+      state: "EXECUTE",
+      phase: { index: 0, number: 1, name: "P", complexity: "low", complexityOverride: null, total: 1 },
+      rigor: "standard",
+      reviewPlans: false,
+      next: ask,
+    };
+    return [step, ask];
+  };
+
+  it("takes the plan's first option that is not stop, every time (an option named fix is not a fix round)", async () => {
+    const gate = new PolicyGate(2);
+    for (let i = 0; i < 4; i++) {
+      const a = await gate.answer(...at(["fix", "postpone", "stop"]));
+      expect(a).toEqual({ answer: "fix", by: "policy", rationale: '--yes policy: take the first option ("fix")' });
+    }
+    expect((await gate.answer(...at(["stop", "sqlite", "postgres"]))).answer).toBe("sqlite");
+  });
+
+  it("confirms a human-verify checkpoint and takes a human-action one as done", async () => {
+    const gate = new PolicyGate(2);
+    expect((await gate.answer(...at(["confirm", "reject", "stop"]))).answer).toBe("confirm");
+    expect((await gate.answer(...at(["done", "stop"]))).answer).toBe("done");
+  });
+});
