@@ -1,7 +1,6 @@
 // Which runner does a headless run's persona work: `--runner`, else `.harness/config.json`'s
 // "runner", else the user must choose (there is no silent default: one costs money, one runs an
 // arbitrary command, one only simulates).
-import { AnthropicRunner } from "../runners/anthropic.js";
 import { CommandRunner } from "../runners/command.js";
 import { ScriptedRunner } from "../runners/scripted.js";
 import type { PersonaRunner } from "../runners/types.js";
@@ -24,16 +23,22 @@ export function chooseRunnerName(flag: string | undefined, config: HeadlessConfi
   );
 }
 
-export function createRunner(name: RunnerName, config: HeadlessConfig, env: NodeJS.ProcessEnv = process.env): PersonaRunner {
+/**
+ * The runner. The Anthropic SDK is loaded only when that runner is chosen: importing it costs about
+ * half a second, which every other `autopilot run` (scripted, command, a usage error) paid before.
+ */
+export async function createRunner(name: RunnerName, config: HeadlessConfig, env: NodeJS.ProcessEnv = process.env): Promise<PersonaRunner> {
   switch (name) {
     case "scripted":
       return new ScriptedRunner(config.scripted ?? {});
-    case "anthropic":
+    case "anthropic": {
+      const { AnthropicRunner } = await import("../runners/anthropic.js");
       return new AnthropicRunner({
         env,
         ...(config.model ? { model: config.model } : {}),
         ...(config.maxTurns ? { maxTurns: config.maxTurns } : {}),
       });
+    }
     case "command":
       return new CommandRunner({
         env,

@@ -81,7 +81,7 @@ async function runCommand(v: ReturnType<typeof parse>["values"], positionals: st
 
   const config = await readHeadlessConfig(root);
   const runnerName = chooseRunnerName(v.runner, config);
-  const runner = createRunner(runnerName, config);
+  const runner = await createRunner(runnerName, config);
 
   const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans", v["human-gates"] && "--human-gates", v.worktree && "--worktree", v.parallel && "--parallel"].filter(Boolean) as string[];
   if (v.budget !== undefined) {
