@@ -27,7 +27,11 @@ export interface ListedTool {
   name: string;
   description?: string;
   inputSchema: unknown;
+  _meta?: Record<string, unknown>;
 }
+
+/** A tool the server marks `_meta["anthropic/alwaysLoad"]`: Claude Code sends it from the start, not deferred. */
+export const alwaysLoaded = (t: ListedTool) => t._meta?.["anthropic/alwaysLoad"] === true;
 
 export interface InstalledClaude {
   /** `.claude/agents/<name>.md`: name, description, tools from front matter. */
@@ -75,18 +79,22 @@ export function installedClaudeIn(project: string): InstalledClaude {
   return { agents, command: { description: String(m.data.description ?? ""), body: m.content.replace(/^\n/, "") } };
 }
 
-/** The tool definition as Claude Code sends it once loaded (input schema kept, output schema dropped). */
+/**
+ * The tool definition as Claude Code sends it once loaded (input schema kept, output schema
+ * dropped); `defer_loading` unless the server marks the tool always-loaded.
+ */
 export function toolDefinition(t: ListedTool): string {
   return JSON.stringify({
     name: `mcp__${SERVER}__${t.name}`,
     description: t.description ?? "",
     input_schema: t.inputSchema,
-    defer_loading: true,
+    ...(alwaysLoaded(t) ? {} : { defer_loading: true }),
   });
 }
 
+/** The deferred-tool lines: the resource tools and every tool not always-loaded. */
 export function deferredLines(tools: ListedTool[], resources: boolean): string {
-  return [...(resources ? RESOURCE_TOOLS : []), ...tools.map((t) => `mcp__${SERVER}__${t.name}`)].map((l) => `${l}\n`).join("");
+  return [...(resources ? RESOURCE_TOOLS : []), ...tools.filter((t) => !alwaysLoaded(t)).map((t) => `mcp__${SERVER}__${t.name}`)].map((l) => `${l}\n`).join("");
 }
 
 export function agentLine(a: InstalledClaude["agents"][number]): string {
@@ -131,8 +139,14 @@ export interface ClaudeView {
   writes: string[];
 }
 
+/**
+ * `used`: the tools the session called. The always-loaded ones are sent from the start; the model
+ * loads the deferred ones it calls with one ToolSearch round (none when it calls only always-loaded
+ * tools).
+ */
 export function composeClaudeView(o: {
   tools: ListedTool[];
+  used: string[];
   instructions: string;
   resources: boolean;
   installed: InstalledClaude;
@@ -141,14 +155,20 @@ export function composeClaudeView(o: {
   writes: unknown[];
 }): ClaudeView {
   const turn = commandTurn(o.installed.command, o.args);
+  const searched = o.tools.filter((t) => !alwaysLoaded(t) && o.used.includes(t.name));
+  const sent = o.tools.filter((t) => alwaysLoaded(t) || searched.includes(t));
   return {
     parts: [
-      { part: `${o.tools.length} autopilot tool definitions (loaded via ToolSearch)`, text: o.tools.map(toolDefinition).join(""), resident: true },
+      {
+        part: `${sent.length} autopilot tool definitions (${sent.length - searched.length} always loaded, ${searched.length} via ToolSearch)`,
+        text: sent.map(toolDefinition).join(""),
+        resident: true,
+      },
       { part: "deferred-tool name lines (autopilot tools + resource tools)", text: deferredLines(o.tools, o.resources), resident: true },
       { part: `agent-type lines of the ${o.installed.agents.length} personas`, text: o.installed.agents.map(agentLine).join(""), resident: true },
       { part: "skill-list line (the /autopilot command)", text: skillLine(o.installed.command), resident: true },
       { part: "server instructions", text: instructionsBlock(o.instructions), resident: true },
-      { part: "ToolSearch round loading the tools", text: toolSearchRound(o.tools), resident: true },
+      { part: "ToolSearch round loading the deferred tools it calls", text: searched.length ? toolSearchRound(searched) : "", resident: true },
       { part: "/autopilot command text (once)", text: turn.block + turn.body, resident: true },
     ],
     results: o.results.map((r) => JSON.stringify(r)),

@@ -19,7 +19,7 @@ export interface Spawned {
   /** ms from spawn to the first tools/list answer (initialize included, as a host sees it). */
   coldMs: number;
   toolsJson: string;
-  tools: Array<{ name: string; description?: string; inputSchema: unknown }>;
+  tools: Array<{ name: string; description?: string; inputSchema: unknown; _meta?: Record<string, unknown> }>;
   instructions: string;
   /** The server declares resources (Claude Code then adds its resource tools). */
   resources: boolean;
@@ -79,6 +79,8 @@ export interface SessionStats {
   /** Each result's structuredContent and each call's arguments, in order (for the Claude Code view). */
   structured: unknown[];
   args: unknown[];
+  /** The tool each call named, in order. */
+  names: string[];
   /** Σ over transitions of the state file's size right after it: what a skill-driven host re-reads. */
   stateReadsBytes: number;
   stateSizes: number[];
@@ -104,6 +106,7 @@ export function newStats(): SessionStats {
     dispatchPromptBytes: 0,
     structured: [],
     args: [],
+    names: [],
     stateReadsBytes: 0,
     stateSizes: [],
     upstreamReadsBytes: 0,
@@ -121,6 +124,7 @@ export function stateFile(root: string, slug: string): string {
 async function timedCall(client: Client, st: SessionStats, name: string, args: Record<string, unknown>) {
   st.write += bytes(JSON.stringify(args));
   st.args.push(args);
+  st.names.push(name);
   const t0 = performance.now();
   const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
   const dt = performance.now() - t0;
@@ -130,7 +134,13 @@ async function timedCall(client: Client, st: SessionStats, name: string, args: R
   st.readStructured += b.structured;
   st.structured.push(r.structuredContent);
   if (r.isError) throw new Error(`${name} failed: ${r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")}`);
-  return { step: r.structuredContent as unknown as Step, ms: dt };
+  // Claude Code's Step after a report or a decision leaves out the session the call named (or the
+  // connection's, when the call left it out): the host knows it (st.structured keeps what the
+  // model was shown).
+  const sc = r.structuredContent as Record<string, unknown>;
+  const session = typeof args.session === "string" ? args.session : st.slug;
+  const step = (typeof sc.session === "string" || !session ? sc : { session, ...sc }) as unknown as Step;
+  return { step, ms: dt };
 }
 
 async function afterTransition(root: string, st: SessionStats, step: Step): Promise<number> {
@@ -175,6 +185,11 @@ export async function play(
   st: SessionStats,
   runner = new ScriptedRunner(),
   until?: (s: Step) => boolean,
+  /**
+   * As Claude Code's todo says: report only the step (the persona wrote its result file), and
+   * leave the session to the connection in autopilot_report and autopilot_decide.
+   */
+  lean = false,
 ): Promise<Step> {
   let step = first;
   for (let i = 0; i < 10_000; i++) {
@@ -184,14 +199,14 @@ export async function play(
       st.dispatchPromptBytes += bytes(task.prompt) + bytes(task.description);
       const { result } = await runner.run(task);
       const before = (await git(root, "rev-parse", "HEAD")).trim();
-      const out = await timedCall(client, st, "autopilot_report", { session: step.session, stepId: step.stepId, result });
+      const out = await timedCall(client, st, "autopilot_report", { ...(lean ? {} : { session: step.session }), stepId: step.stepId, ...(lean ? {} : { result }) });
       const after = (await git(root, "rev-parse", "HEAD")).trim();
       const size = await afterTransition(root, st, out.step);
       st.reports.push({ ms: out.ms, kind: result.kind, committed: before !== after, stateBytes: size });
       step = out.step;
     } else {
       const answer = agreeable(step.next.options);
-      const out = await timedCall(client, st, "autopilot_decide", { session: step.session, stepId: step.stepId, answer });
+      const out = await timedCall(client, st, "autopilot_decide", { ...(lean ? {} : { session: step.session }), stepId: step.stepId, answer });
       await afterTransition(root, st, out.step);
       st.decides.push(out.ms);
       step = out.step;

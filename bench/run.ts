@@ -15,7 +15,8 @@ import { CLAUDE_CODE_VERSION, bytesOf, composeClaudeView, installedClaude, resul
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = path.resolve(here, "../.."); // dist/bench → the package root
-const MAIN_JS = path.join(REPO_ROOT, "dist/src/cli/main.js");
+// BENCH_SERVER: another build's dist/src/cli/main.js, to measure it with this bench (before/after).
+const MAIN_JS = process.env.BENCH_SERVER ? path.resolve(process.env.BENCH_SERVER) : path.join(REPO_ROOT, "dist/src/cli/main.js");
 const ECHO_JS = path.join(here, "echo-server.js");
 const SKILL = path.resolve(REPO_ROOT, "../shared/seeds/002_001e486e8664ef6a.txt");
 /** Size of the upstream SKILL text (harness-autopilot) as measured on 2026-05 when it is absent. */
@@ -23,6 +24,8 @@ const SKILL_FALLBACK_BYTES = 46_814;
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
+/** Only the Codex and Gemini CLI figures (e.g. with BENCH_SERVER for a before column). */
+const CLIENTS_ONLY = args.has("--clients-only");
 const COLD_N = QUICK ? 3 : 11;
 const ECHO_N = QUICK ? 50 : 200;
 const SMALL_SESSIONS = QUICK ? 1 : 5;
@@ -102,6 +105,42 @@ async function smallSession(first: boolean) {
   }
 }
 
+// ---- Codex and Gemini CLI ----------------------------------------------------------------------
+/**
+ * One 3-phase session played as another client (its initialize clientInfo.name), counted as that
+ * client shows it: tools/list, instructions, the MCP prompt, each result (Codex: structuredContent
+ * JSON; Gemini CLI: the text content) and the arguments the host writes.
+ */
+async function otherClient(clientName: string, shows: "structured" | "text", flags: string) {
+  const proj = await makeProject(specWith(3, (i) => (i === 1 ? "medium" : "low")));
+  try {
+    const srv = await spawnServer([MAIN_JS, "serve"], proj.dir, {}, clientName);
+    const st = newStats();
+    const prompt = await promptText(srv.client, proj.specPath);
+    const step = await startSession(srv.client, proj.dir, proj.specPath, st, flags || undefined);
+    const end = await play(srv.client, proj.dir, step, st);
+    if (end.next.kind !== "done") throw new Error(`the ${clientName} session stopped at ${end.state} (${end.next.kind})`);
+    await srv.close();
+    return bytes(srv.toolsJson) + bytes(srv.instructions) + bytes(prompt) + (shows === "structured" ? st.readStructured : st.readText) + st.write;
+  } finally {
+    await proj.cleanup();
+  }
+}
+
+async function otherClients() {
+  const rows: string[][] = [];
+  for (const [label, name, shows] of [
+    ["Codex (structuredContent)", "codex-mcp-client", "structured"],
+    ["Gemini CLI (text)", "gemini-cli-mcp-client", "text"],
+  ] as const) {
+    const xs: string[] = [];
+    for (const flags of ["--fast", "", "--thorough"]) xs.push(String(await otherClient(name, shows, flags)));
+    rows.push([label, ...xs]);
+  }
+  console.log("\nOther clients, one 3-phase session: tools/list + instructions + MCP prompt + results as the client shows them + inputs (bytes)");
+  console.log(table(["client", "fast", "standard", "thorough"], rows));
+}
+
 // ---- the Claude Code view ----------------------------------------------------------------------
 /** One 3-phase session played as Claude Code (clientInfo "claude-code"), composed as Claude Code shows it. */
 async function claudeSession(flags: string, skillSize: number) {
@@ -112,11 +151,13 @@ async function claudeSession(flags: string, skillSize: number) {
     st.stateReadsTokens = 0;
     st.upstreamReadsTokens = 0;
     const step = await startSession(srv.client, proj.dir, proj.specPath, st, flags || undefined);
-    const end = await play(srv.client, proj.dir, step, st);
+    // As Claude Code's todo says: report only the step (the persona wrote its result file).
+    const end = await play(srv.client, proj.dir, step, st, undefined, undefined, true);
     if (end.next.kind !== "done") throw new Error(`the 3-phase session (${flags || "standard"}) stopped at ${end.state} (${end.next.kind})`);
     await srv.close();
     const view = composeClaudeView({
       tools: srv.tools,
+      used: st.names,
       instructions: srv.instructions,
       resources: srv.resources,
       installed: installedClaude(proj.dir),
@@ -229,13 +270,13 @@ async function scale(templates: unknown[]) {
     const before = newStats();
     const first = await startSession(srv.client, proj.dir, proj.specPath, before);
     // Phase 1 with the 200-phase file and no decisions yet.
-    // Claude Code's Steps carry no phase field: count the phases completed instead.
+    // Claude Code's Steps carry no phase or state field: count the phases the reports say complete.
     const completed = new Set<number>();
-    const phaseOf = (n: number) => (s: { state: string; stepId: number }) => {
-      if (s.state === "PHASE_COMPLETE") completed.add(s.stepId);
+    const phaseOf = (n: number) => (s: { report?: string; stepId: number }) => {
+      if (/^Phase \d+: .* — COMPLETE$/m.test(s.report ?? "")) completed.add(s.stepId);
       return completed.size >= n;
     };
-    let step = await play(srv.client, proj.dir, first, before, undefined, phaseOf(SCALE_PLAY_PHASES));
+    let step = await play(srv.client, proj.dir, first, before, undefined, phaseOf(SCALE_PLAY_PHASES), true);
     // Inject the history. The server keeps nothing between calls (each call locks the session and
     // re-reads the file), so editing the JSON between two calls is what a very long session looks like.
     const file = stateFile(proj.dir, before.slug);
@@ -251,7 +292,7 @@ async function scale(templates: unknown[]) {
     await writeFile(file, JSON.stringify(state, null, 2) + "\n");
     const after = newStats();
     after.slug = before.slug;
-    step = await play(srv.client, proj.dir, step, after, undefined, phaseOf(2 * SCALE_PLAY_PHASES));
+    step = await play(srv.client, proj.dir, step, after, undefined, phaseOf(2 * SCALE_PLAY_PHASES), true);
     const rw = await plainJsonRW(file, 10);
     const size = statSync(file).size;
     await srv.close();
@@ -271,6 +312,7 @@ async function main() {
   const t0 = performance.now();
   if (!existsSync(MAIN_JS) || !existsSync(ECHO_JS)) throw new Error("build first: npm run bench builds and runs");
   console.log(`machine: ${machine()}`);
+  if (CLIENTS_ONLY) return otherClients();
   const skill = await skillBytes();
 
   const coldProj = await makeProject(specWith(3));
@@ -329,6 +371,7 @@ async function main() {
     nocommit: lat(all, (r) => !r.committed),
   };
   await claudeView(await skillText());
+  await otherClients();
 
   const sc = await scale(s0.decisions.length ? s0.decisions : [{ phase: 0, decision: "approved", timestamp: null, by: "auto" }]);
   const Sb = { all: lat([sc.before], () => true), commit: lat([sc.before], (r) => r.committed), nocommit: lat([sc.before], (r) => !r.committed) };

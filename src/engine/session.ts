@@ -5,7 +5,7 @@
 // machine waits for (probes) → render the Step from the saved state. A crash anywhere leaves the
 // old state, or the new state plus an outbox the next call finishes. One instance serves one call
 // (the project config it reads is read once for it).
-import { readFile, rename, mkdir } from "node:fs/promises";
+import { readFile, rename, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent } from "../machine/autopilot.machine.js";
 import type { AutopilotState, DecisionChannel } from "../session/schema.js";
@@ -30,7 +30,7 @@ import { addUsage, formatBudget, parseUsage } from "../session/usage.js";
 import type { ProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
-import { briefContent, briefPath, plannedPlanPath } from "../personas/dispatch.js";
+import { briefContent, briefPath, plannedPlanPath, resultPath } from "../personas/dispatch.js";
 import { gatherDispatchFacts } from "./facts.js";
 // Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
 import { faultPoint } from "./faults.js";
@@ -131,6 +131,8 @@ export class SessionEngine {
       // What the working tree held before autopilot did anything: never autopilot's to commit.
       const baseline = await takeBaseline(this.root, gitRunner(this.root), now);
       await writeBaseline(ref.paths, baseline);
+      // Step ids start again at a fresh session: an earlier session's result files must not answer its steps.
+      await rm(path.join(this.root, path.dirname(resultPath({ sessionDir: ref.paths.sessionDirRel }, 1))), { recursive: true, force: true });
       const maxAttempts = config.retryBudget;
       const initial = initState({ sessionDir: ref.paths.sessionDirRel, specPath: rel, startingCommit, now, maxAttempts });
       const budget = parsed.budget ?? config.budget ?? null;
@@ -154,6 +156,24 @@ export class SessionEngine {
     }, this.opts.lock);
   }
 
+  /** The result a persona wrote to its result file; bad_result (with the current Step) when there is none that parses. */
+  private async resultFile(ref: SessionRef, stepId: number): Promise<object> {
+    const rel = resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
+    const text = await readFile(path.join(this.root, rel), "utf8").catch(() => null);
+    let why = text === null ? `the persona wrote no ${rel}` : "";
+    if (text !== null) {
+      try {
+        const value = JSON.parse(text) as unknown;
+        if (value && typeof value === "object" && !Array.isArray(value)) return value;
+        why = `${rel} holds no JSON object`;
+      } catch (e) {
+        why = `${rel} is not JSON (${(e as Error).message})`;
+      }
+    }
+    const step = await this.peek(ref).catch(() => undefined);
+    throw new AutopilotError("bad_result", `No result: ${why}. Call autopilot_report again with result: the persona's JSON reply.`, step ? { step } : undefined);
+  }
+
   /** The current Step again. Finishes work a crash left half-done; otherwise changes nothing. */
   async next(ref: SessionRef): Promise<Step> {
     return this.withSession(ref, async (state) => {
@@ -169,10 +189,12 @@ export class SessionEngine {
   /**
    * `usage`: what the persona run cost, as far as the host knows (null: it does not say). Added to
    * the session's ledger in the same write as the transition, so a stale or refused report adds
-   * nothing.
+   * nothing. `raw` undefined or null: the persona's result file (the brief's "- Result:" line), as
+   * the persona wrote it; a host then reports only the step (docs/mcp.md, autopilot_report).
    */
   async report(ref: SessionRef, stepId: number, raw: unknown, rawUsage: unknown = null): Promise<Step> {
     const usage = parseUsage(rawUsage);
+    if (raw === undefined || raw === null) raw = await this.resultFile(ref, stepId);
     // The one check of a persona result, for every caller (the MCP tool, headless hosts, scripts):
     // a result with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
     const parsed = PersonaResultSchema.safeParse(raw);

@@ -99,7 +99,7 @@ export function vscodeAgent(p: Persona): string {
 }
 
 export const ARGUMENT_HINT = "<spec.md> [--fast|--thorough] [--review-plans]";
-export const COMMAND_DESCRIPTION = "Run a multi-phase spec with autopilot: plan, execute, verify, review, commit.";
+export const COMMAND_DESCRIPTION = "Run a spec with autopilot: plan, execute, verify, review, commit.";
 
 export interface CommandOptions {
   /** How this client writes the user's arguments into the prompt. */
@@ -139,9 +139,8 @@ export function claudeCommandBody(toolPrefix = "mcp__autopilot__"): string {
   return [
     "Arguments: $ARGUMENTS",
     "",
-    `Run autopilot: call ${toolPrefix}autopilot_start with \`spec\` = the first word of the arguments (the spec path) and \`flags\` = the other words, as one string.` +
-      " No arguments: call autopilot_status and ask the user which session to resume or which spec to run.",
-    "Every result is a Step: show the user its `report`, then do exactly what its `todo` says. Never plan, execute or review yourself. To pick a session up again (a new conversation, a context reset): autopilot_start with its spec path resumes it (autopilot_next with its session continues it too); autopilot_status lists the sessions.",
+    `Call ${toolPrefix}autopilot_start with \`spec\` = the first word of the arguments (the spec path) and \`flags\` = the other words (none: call autopilot_status, ask the user which session or spec).`,
+    "Each result is a Step: show the user its `report`, then do what its `todo` says (no todo: as the last Step of that kind said). Never plan, execute or review yourself. Later (a new conversation, a context reset): autopilot_start with its spec path resumes it (autopilot_next with its session too).",
     "",
   ].join("\n");
 }

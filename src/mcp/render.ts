@@ -4,49 +4,96 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AutopilotError, type ErrorCode } from "../protocol/errors.js";
 import type { DispatchNext, Next, Step } from "../protocol/step.js";
+
+type DoneNext = Extract<Next, { kind: "done" }>;
 import { renderStepText, todoFor, type HostView } from "../protocol/host-view.js";
 
 const DEFAULT_VIEW: HostView = { host: "other" };
 
 /**
  * A Step as a host's model reads it: the whole Step, or Claude Code's lean one (leanStep), which
- * leaves out `phase`, `rigor`, `reviewPlans`, a dispatch's `description` and `expects`, and most of
- * done's `summary`. A whole Step is one too.
+ * leaves out `phase`, `rigor`, `reviewPlans`, `state`, a dispatch's `description` and `expects`,
+ * done's `summary`, and, as the connection allows, `session` and `todo`. A whole Step is one too.
  */
-export type LeanStep = Omit<Step, "phase" | "rigor" | "reviewPlans" | "next"> & {
-  next: Exclude<Next, DispatchNext> | Pick<DispatchNext, "kind" | "persona" | "prompt">;
-};
+export type LeanStep = Omit<Step, "phase" | "rigor" | "reviewPlans" | "state" | "session" | "todo" | "next"> &
+  Partial<Pick<Step, "state" | "session" | "todo">> & {
+    next: Exclude<Next, DispatchNext | DoneNext> | Pick<DispatchNext, "kind" | "persona" | "prompt"> | DoneNext | Pick<DoneNext, "kind">;
+  };
 
-/** The Step with this host's `todo`, and lines to show first (e.g. an answer given in a form) in its report. */
-export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): LeanStep {
+/**
+ * What this connection's model has already been told: Claude Code keeps every earlier result of
+ * the conversation in every request, so a todo it has read once need not come again. Reset by
+ * autopilot_start and autopilot_next (the first call of a conversation, and what the SessionStart
+ * hook asks for after a /clear or a compaction).
+ */
+export interface Told {
+  todos: Set<string>;
+}
+
+/**
+ * The Step with this host's `todo`, and lines to show first (e.g. an answer given in a form) in its
+ * report. `answered` is the kind of the Step the call answered (autopilot_report: a dispatch,
+ * autopilot_decide: an ask): Claude Code's lean Step then leaves out the session the call named.
+ * `told`: Claude Code's lean Step leaves out a dispatch or ask todo this connection has shown.
+ */
+export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = [], answered?: Step["next"]["kind"], told?: Told): LeanStep {
   const report = [...preface, ...(step.report ? [step.report] : [])].join("\n\n");
   const full = { ...step, ...(report ? { report } : {}), todo: todoFor(step, view) };
-  return view.host === "claude-code" ? leanStep(full) : full;
+  if (view.host !== "claude-code") return full;
+  const untold = !!told && repeatable(step) && told.todos.has(full.todo);
+  if (told && repeatable(step)) told.todos.add(full.todo);
+  return leanStep(full, { untold, answered: !!answered });
+}
+
+/**
+ * The todos a lean Step may leave out once shown: a dispatch's and a plain ask's (the same text
+ * every time; with an agent prefix, one per agent). A human gate, a wait and done always carry
+ * theirs.
+ */
+export function repeatable(step: Step): boolean {
+  const n = step.next;
+  return n.kind === "dispatch" || (n.kind === "ask" && !n.humanOnly?.length);
 }
 
 /**
  * The Step as Claude Code's model reads it (structuredContent JSON, on every later request of the
- * conversation): only what the next action needs. `phase`, `rigor` and `reviewPlans` are in the
- * report and the prompt already. A dispatch keeps `persona` and `prompt`: its `description` is the
- * prompt's first sentence, and `expects` is in the brief the prompt names (the host passes on
- * whatever result the persona replies). done's `summary` keeps `commits` and `decisions`: the
- * report states the other totals.
+ * conversation): only what the next action needs. `phase`, `rigor`, `reviewPlans` and `state` are
+ * in the report, the prompt and the brief already. A dispatch keeps `persona` and `prompt`: its
+ * `description` is the prompt's first sentence, and `expects` is in the brief the prompt names (the
+ * persona writes its result file; the host reports only the step). done has no `summary`: its
+ * report states the totals, findings and what to commit. An ask's report leaves out the lines its
+ * question or context says word for word. `answered` (the Step comes from autopilot_report or
+ * autopilot_decide): no `session`, which the model has just named in that call (or left to the
+ * connection). `untold`: no todo (this connection has shown the same one).
  */
-export function leanStep(step: Step): LeanStep {
-  const { phase: _phase, rigor: _rigor, reviewPlans: _reviewPlans, ...rest } = step;
+export function leanStep(step: Step, o: { untold?: boolean; answered?: boolean } = {}): LeanStep {
+  const { phase: _phase, rigor: _rigor, reviewPlans: _reviewPlans, state: _state, ...all } = step;
+  const { todo: _todo, ...withoutTodo } = all;
+  const told: Omit<typeof all, "todo"> & { todo?: string } = o.untold ? withoutTodo : all;
+  const { session: _session, ...withoutSession } = told;
+  const rest: Omit<typeof told, "session"> & { session?: string } = o.answered ? withoutSession : told;
   const n = step.next;
   if (n.kind === "dispatch") return { ...rest, next: { kind: n.kind, persona: n.persona, prompt: n.prompt } };
-  if (n.kind === "done" && step.report) {
-    const { commits, decisions } = n.summary;
-    return { ...rest, next: { kind: "done", summary: { commits, decisions } } };
+  // done: the report states what was built and what to do; the counts are in autopilot_status.
+  if (n.kind === "done" && step.report) return { ...rest, next: { kind: "done" } };
+  if (n.kind === "ask" && rest.report) {
+    const said = [n.question, n.context ?? ""].join("\n");
+    const report = rest.report
+      .split("\n")
+      .filter((l) => l.trim().length < 20 || !said.includes(l.trim()))
+      .join("\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim();
+    const { report: _report, ...noReport } = rest;
+    return report ? { ...rest, report } : noReport;
   }
   return rest;
 }
 
-export function stepResult(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = []): CallToolResult {
-  const s = hostStep(step, view, preface);
+export function stepResult(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = [], answered?: Step["next"]["kind"], told?: Told): CallToolResult {
+  const s = hostStep(step, view, preface, answered, told);
   // The text keeps the whole Step (clients that show it read no JSON); only the JSON is lean.
-  const full: Step = { ...step, ...(s.report ? { report: s.report } : {}), todo: s.todo };
+  const full: Step = { ...step, ...(s.report ? { report: s.report } : {}), todo: todoFor(step, view) };
   return {
     content: [{ type: "text", text: renderStepText(full, view) }],
     structuredContent: s as unknown as Record<string, unknown>,

@@ -10,24 +10,26 @@ const stepId = z.number(); // .int() would add 70 bytes of min/max; a fraction i
 
 export const StartInput = {
   spec: z.string().describe("Spec path from the project root"),
-  flags: z.string().optional().describe("--fast | --thorough, --review-plans"),
+  // The flags are in docs/mcp.md and the command text; the server also reads them out of `spec`.
+  flags: z.string().optional(),
 };
 export const NextInput = { session };
+// A report's or a decision's session may be left out: the connection's one session (kit.sessionOf).
 export const ReportInput = {
-  session,
+  session: session.optional(),
   stepId,
-  // Checked against PersonaResult in the handler so a wrong result gets `bad_result` with a
-  // message, not a bare JSON-schema failure.
-  result: z
-    .looseObject({ kind: z.string() })
-    .describe("The persona's JSON reply"),
-  // Any shape (object or the <usage> text): parsed by the handler; `{}` keeps tools/list small.
-  usage: z.unknown().optional().describe("Its usage block, if any"),
+  // Any shape here: the engine checks it against PersonaResult (bad_result with the field and the
+  // kind expected), and `{}` keeps tools/list small. Optional: without it the server reads the
+  // result file the persona wrote (its brief names it). The todo says what goes in each.
+  result: z.unknown().optional(),
+  // Any shape (object or the <usage> text): parsed by the engine.
+  usage: z.unknown().optional(),
 };
 export const DecideInput = {
-  session,
+  session: session.optional(),
   stepId,
-  answer: z.string().describe("One of the Step's options"),
+  // The ask's todo says it is one of next.options; bad_answer lists them otherwise.
+  answer: z.string(),
   // The ask's todo says what goes here ("rationale: their reason"); no description keeps tools/list small.
   rationale: z.string().optional(),
   // Explained by the ask's todo ("userWords: their reply, quoted"); no description keeps tools/list small.

@@ -20,8 +20,17 @@ import { rewordToolErrors, wrapToolList } from "./sdk-seam.js";
 export const HOST_OPTIONAL_TOOLS = new Set(["autopilot_decisions", "gather_context", "write_scratchpad"]);
 
 /**
+ * The tools a Claude Code session calls at every step, marked `_meta["anthropic/alwaysLoad"]`:
+ * Claude Code then sends their definitions from the first request instead of deferring them
+ * behind a ToolSearch round (docs/performance.md). autopilot_next and autopilot_status stay
+ * deferred: a session that needs them loads them by name.
+ */
+export const ALWAYS_LOADED_TOOLS = new Set(["autopilot_start", "autopilot_report", "autopilot_decide"]);
+
+/**
  * tools/list without the `$schema` line the SDK puts in every JSON schema (clients forward it to
- * the model verbatim), and, for Claude Code, without HOST_OPTIONAL_TOOLS.
+ * the model verbatim), and, for Claude Code, without HOST_OPTIONAL_TOOLS and with
+ * ALWAYS_LOADED_TOOLS marked.
  */
 function leanToolList(server: McpServer, allTools: boolean): void {
   const strip = <T>(schema: T): T => {
@@ -35,7 +44,12 @@ function leanToolList(server: McpServer, allTools: boolean): void {
       ...r,
       tools: r.tools
         .filter((t) => allTools || !claude || !HOST_OPTIONAL_TOOLS.has(String(t.name)))
-        .map((t) => ({ ...t, inputSchema: strip(t.inputSchema), ...(t.outputSchema ? { outputSchema: strip(t.outputSchema) } : {}) })),
+        .map((t) => ({
+          ...t,
+          inputSchema: strip(t.inputSchema),
+          ...(t.outputSchema ? { outputSchema: strip(t.outputSchema) } : {}),
+          ...(claude && ALWAYS_LOADED_TOOLS.has(String(t.name)) ? { _meta: { ...(t._meta as object | undefined), "anthropic/alwaysLoad": true } } : {}),
+        })),
     };
   });
 }
@@ -55,7 +69,7 @@ export interface ServerOptions {
 }
 
 export const INSTRUCTIONS =
-  "Runs a multi-phase spec through plan, execute, verify, review. Start with autopilot_start; do what each result's `todo` says.";
+  "Runs a spec's phases: autopilot_start, then do each result's `todo`.";
 
 export function createServer(opts: ServerOptions): McpServer {
   const server = new McpServer(

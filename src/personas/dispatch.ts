@@ -29,6 +29,14 @@ export function briefPath(state: Pick<AutopilotState, "sessionDir">, stepId: num
   return posix.join(state.sessionDir, "briefs", `step-${stepId}.md`);
 }
 
+/**
+ * Where the persona of a dispatch writes its JSON result (the brief names it): autopilot_report
+ * without a `result` reads it from here, so a host need not copy the result into its call.
+ */
+export function resultPath(state: Pick<AutopilotState, "sessionDir">, stepId: number): string {
+  return posix.join(state.sessionDir, "results", `step-${stepId}.json`);
+}
+
 export function plannedPlanPath(state: AutopilotState): string {
   const phase = state.phases[state.currentPhase];
   if (phase.planPath) return phase.planPath;
@@ -89,8 +97,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       kind: "dispatch",
       persona,
       description,
-      // One line: the job, and the brief with the paths, the rules and the result to reply with.
-      prompt: `${prompt} Read your brief ${brief} first.`,
+      // One line: the job, and the brief with the paths, the rules and the result to reply with (the
+      // persona's own file says to read it first).
+      prompt: `${prompt} Brief: ${brief}`,
       expects: { result, artifacts: { ...artifacts, brief } },
     },
     rules: rules.filter(Boolean),
@@ -287,6 +296,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
     const start = phaseStartCommit(state);
     if (start) out.push(`- Phase start commit: ${start} (this phase's changes: git diff ${start}..HEAD)`);
   }
+  if (planned) out.push(`- Result: ${resultPath(state, state.stepId)} (write your JSON result there too)`);
   out.push("");
   if (planned) out.push("## How to do this step", "", ...planned.rules.map((r) => `- ${r}`), "");
   if (state.currentState === "PLAN") {

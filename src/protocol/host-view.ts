@@ -65,15 +65,18 @@ function decideCall(step: Pick<Step, "session" | "stepId">): string {
 
 /**
  * Claude Code's todo: its model reads the todo inside the Step's JSON (structuredContent), next to
- * `session` and `stepId`, in every later request of the conversation; so the call after names
- * those fields instead of repeating their values (the tool's input schema describes the rest).
+ * `stepId` and `next`, in every later request of the conversation; so the call after names those
+ * fields instead of repeating their values (the tool's input schema describes the rest), and the
+ * session is the connection's (autopilot_report and autopilot_decide default to it). The same text
+ * for every persona, so it is shown once a conversation (src/mcp/render.ts hostStep).
  */
 function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
   const next = step.next;
   if (next.kind === "dispatch")
-    return `Agent tool: subagent_type "${agentName(view, next.persona)}", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its <usage> block}. Launched in the background anyway: end your turn, and report when its task notification brings that reply.`;
+    return `Agent tool: subagent_type ${view.agentPrefix ? `"${agentName(view, next.persona)}"` : "next.persona"}, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it writes its result file). If it runs in the background anyway, end your turn and report on its task notification.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
-    return "Ask the user next.question (options: next.options); then autopilot_decide {session, stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
+    return "Ask the user next.question (options: next.options); then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
+  if (next.kind === "done") return "Show the user the whole report, findings and .harness/ advice included; the session is done.";
   return null;
 }
 

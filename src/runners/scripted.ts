@@ -5,6 +5,7 @@
 //
 // Its memory (which task it is on, how often a task has failed) lives in the session folder, so a
 // run killed and resumed behaves exactly like one that never stopped.
+import { readFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
@@ -118,6 +119,9 @@ export class ScriptedRunner implements PersonaRunner {
         break;
     }
     await this.save(task, m);
+    // As the brief asks: the result goes to its result file too (the host may report only the step).
+    const resultFile = briefFile(await readBrief(task), "Result");
+    if (resultFile) await writeProjectFile(task.projectRoot, resultFile, JSON.stringify(result) + "\n");
     return {
       result,
       log: log.map((l) => `[simulated ${task.persona}] ${l}`),
@@ -365,23 +369,33 @@ async function readBrief(task: PersonaTask): Promise<string> {
   return readFile(path.resolve(task.projectRoot, rel), "utf8").catch(() => "");
 }
 
+/** The brief at `rel` (from the project root), or "" when there is none. */
+function readBriefSync(root: string, rel: string | undefined): string {
+  if (!rel) return "";
+  try {
+    return readFileSync(path.resolve(root, rel), "utf8");
+  } catch {
+    return "";
+  }
+}
+
 /** A file the brief's header names: "- Plan: <path>", "- Handoff: <path> (write it)". */
-export function briefFile(brief: string, label: "Plan" | "Handoff" | "Execution state"): string | undefined {
+export function briefFile(brief: string, label: "Plan" | "Handoff" | "Execution state" | "Result"): string | undefined {
   return new RegExp(`^- ${label}: (\\S+)`, "m").exec(brief)?.[1];
 }
 
 /**
  * A dispatch's job in a few words, from its prompt (a lean Step carries no `description`): the
- * sentence before "Read your brief", e.g. `Plan phase 1/3 "Core"`.
+ * sentence before "Brief:", e.g. `Plan phase 1/3 "Core"`.
  */
 export function descriptionFromPrompt(prompt: string): string {
   const line = prompt.trim().split("\n").at(-1) ?? "";
-  return line.replace(/\s*Read your brief \S+ first\.?\s*$/, "").replace(/\.$/, "");
+  return line.replace(/\s*Brief: \S+\s*$/, "").replace(/\.$/, "");
 }
 
-/** The brief a dispatch prompt names ("Read your brief <path> first"). */
+/** The brief a dispatch prompt names ("Brief: <path>"). */
 export function briefFromPrompt(prompt: string): string | undefined {
-  return /Read your brief (\S+) first/.exec(prompt)?.[1];
+  return /\bBrief: (\S+)/.exec(prompt)?.[1];
 }
 
 /**
@@ -415,9 +429,14 @@ export function resultOf(state: Step["state"], persona: PersonaName, prompt = ""
 export function taskOfStep(root: string, step: Step): PersonaTask {
   if (step.next.kind !== "dispatch") throw new Error(`not a dispatch step: ${step.next.kind}`);
   const next = step.next as Omit<DispatchNext, "expects" | "description"> & Partial<Pick<DispatchNext, "expects" | "description">>;
-  const final = step.state === "FINAL_REVIEW";
-  const result = next.expects?.result ?? resultOf(step.state, next.persona, next.prompt);
-  if (!result) throw new Error(`a dispatch in state ${step.state} expects no result kind`);
+  // A lean Step carries no `state` or `expects`: the brief the prompt names says the result kind,
+  // as the persona reads it there; a final review's prompt says so.
+  const brief = next.expects ? "" : readBriefSync(root, briefFromPrompt(next.prompt));
+  const final = step.state ? step.state === "FINAL_REVIEW" : /^\s*(?:Work in [^\n]*\n)?Final review/.test(next.prompt);
+  const result =
+    next.expects?.result ??
+    (step.state ? resultOf(step.state, next.persona, next.prompt) : (/Finish with one JSON object[^{]*\{"kind":"(\w+)"/.exec(brief)?.[1] as ResultKind | undefined));
+  if (!result) throw new Error(`a dispatch (${step.state ?? "lean Step"}) names no result kind in its brief`);
   return {
     persona: next.persona,
     description: next.description ?? descriptionFromPrompt(next.prompt),

@@ -371,7 +371,7 @@ export function renderNotice(n: Notice): string {
       return `Suggested PR title: ${n.title}`;
     case "learningsPromoted":
       return n.summaryTo
-        ? `Learnings: added this run's entry to ${n.summaryTo}; ${n.promoted ? `moved ${plural(n.promoted, "learning")} of this session there` : "this session recorded no learning to move there"}${n.kept ? ` (${n.kept} session-specific kept in the session)` : ""}.`
+        ? `Learnings: added this run's entry to ${n.summaryTo}${n.promoted ? `; moved ${plural(n.promoted, "learning")} of this session there` : ""}${n.kept ? ` (${n.kept} session-specific kept in the session)` : ""}.`
         : `Promoted ${n.promoted} learnings to global, ${n.kept} session-specific entries kept in session.`;
     case "learningsKept":
       return `Kept ${plural(n.count, "learning")} for later phases in ${n.file}.`;
@@ -408,10 +408,23 @@ const LINE_KINDS: ReadonlySet<NoticeKind> = new Set<NoticeKind>([
   "learningsPrune",
 ]);
 
+/**
+ * A review's line that a later summary of the same report says again: the phase summary's
+ * "Review: <counts>" (as upstream's PHASE_COMPLETE shows it, without a line before) and the done
+ * report's "Final review: <status> (<counts>)".
+ */
+function restated(n: Notice, later: readonly Notice[]): boolean {
+  const same = (a: SeverityCounts, b: SeverityCounts) => a.blocking === b.blocking && a.warning === b.warning && a.note === b.note;
+  if (n.kind === "review" && !n.round) return later.some((m) => m.kind === "phaseSummary" && !m.skipped && same(m.counts, n.counts));
+  if (n.kind === "finalReview" && !n.round) return later.some((m) => m.kind === "done" && same(m.finalFindings, n.counts));
+  return false;
+}
+
 /** The report a Step shows: the notices in the order they were recorded, or null when there are none. */
 export function renderNotices(notices: readonly Notice[]): string | null {
   let out: string | null = null;
-  for (const n of notices) {
+  for (const [i, n] of notices.entries()) {
+    if (restated(n, notices.slice(i + 1))) continue;
     const text = renderNotice(n);
     out = out === null ? text : `${out}${LINE_KINDS.has(n.kind) ? "\n" : "\n\n"}${text}`;
   }

@@ -487,7 +487,8 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     expect(plan.question).toBe("Approve this plan and begin execution?");
     expect(plan.shown.slice(0, 2)).toEqual([expect.stringMatching(/^Plan: docs\/plans\/\S+-core-greeting-plan\.md \(2 tasks\)$/), "Paused by: Review mode: manual (--review-plans flag set)"]);
     expect(cont.question).toBe("Phase 1 complete. Next: Phase 2: Farewells (complexity: low). Continue?");
-    expect(cont.shown.slice(0, 2)).toEqual(["Review: 0 blocking, 0 warning, 1 note", "Phase 1: Core Greeting — COMPLETE"]);
+    // (The review's own line is left out: the summary's Review field says the same.)
+    expect(cont.shown.slice(0, 2)).toEqual(["Phase 1: Core Greeting — COMPLETE", "Tasks: 2/2 | Retries: 0 | Verification: pass | Review: 0 blocking, 0 warning, 1 note"]);
 
     // Without --allow, in auto mode behind a non-Anthropic endpoint: the notice once, then a
     // question for every autopilot tool call and every subagent launch.

@@ -16,6 +16,7 @@ import { commitSubjects, installInto, makeProject, readSession } from "./project
 import { startServer } from "../helpers/mcp-client.js";
 import {
   agentLine,
+  alwaysLoaded,
   commandTurn,
   deferredLines,
   installedClaudeIn,
@@ -36,6 +37,8 @@ function strings(v: unknown, out: string[] = []): string[] {
  * bench/claude-view.ts models what Claude Code sends the model of autopilot; each modelled part
  * must be in a real request, byte for byte: the tool definitions, the deferred-tool lines, the
  * agent-type lines, the skill line, the server instructions, the command turn, the tool results.
+ * The tools the server marks always-loaded are in the first request already, and the host model
+ * never needed a ToolSearch round for them.
  */
 async function checkClaudeViewModel(dir: string, p: Played, args: string): Promise<void> {
   const host = p.model.requests.filter((r) => r.kind === "host" && (r.body?.tools ?? []).some((t: any) => String(t.name).startsWith("mcp__autopilot__")));
@@ -45,7 +48,15 @@ async function checkClaudeViewModel(dir: string, p: Played, args: string): Promi
   try {
     const { tools } = await srv.client.listTools();
     const sent = body.tools.filter((t: any) => String(t.name).startsWith("mcp__autopilot__"));
-    expect(sent.map((t: any) => JSON.stringify(t)).sort()).toEqual(tools.map(toolDefinition).sort());
+    const defs = new Map(tools.map((t) => [`mcp__autopilot__${t.name}`, toolDefinition(t)]));
+    for (const t of sent) expect(JSON.stringify(t)).toBe(defs.get(t.name));
+    const always = tools.filter(alwaysLoaded).map((t) => `mcp__autopilot__${t.name}`);
+    expect(always.length).toBeGreaterThan(0);
+    const first = p.model.requests.find((r) => r.kind === "host")!.body;
+    expect(first.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(always));
+    expect(sent.map((t: any) => t.name)).toEqual(expect.arrayContaining(always));
+    const searched = p.model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "ToolSearch") : []));
+    expect(searched).toEqual([]);
     const all = strings(body);
     const has = (part: string) => all.some((s) => s.includes(part));
     const installed = installedClaudeIn(dir);

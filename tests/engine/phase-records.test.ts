@@ -50,7 +50,7 @@ class Recording implements PersonaRunner {
   private told = false;
   constructor(private readonly inner: PersonaRunner) {}
   async run(task: PersonaTask): Promise<RunnerOutcome> {
-    const briefRel = task.expects.artifacts?.brief ?? /Read your brief (\S+) first/.exec(task.prompt)![1];
+    const briefRel = task.expects.artifacts?.brief ?? /\bBrief: (\S+)/.exec(task.prompt)![1];
     const stateFile = path.join(task.projectRoot, ".harness/sessions", task.session, "state.json");
     this.seen.push({
       persona: task.persona,

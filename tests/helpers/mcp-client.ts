@@ -123,7 +123,10 @@ export async function call(client: Client, name: string, args: Record<string, un
   const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
   const sc = result.structuredContent as Record<string, unknown> | undefined;
   if (result.isError) return { result, text, error: sc?.error as CallOutcome["error"] };
-  return { result, text, step: sc as unknown as Step };
+  // Claude Code's Step after a report or a decision leaves out the session the call named; the
+  // caller knows it, as the model does (result.structuredContent stays as sent).
+  const step = sc && typeof sc.session !== "string" && typeof args.session === "string" ? { session: args.session, ...sc } : sc;
+  return { result, text, step: step as unknown as Step };
 }
 
 /** A Step tool call that must succeed. */

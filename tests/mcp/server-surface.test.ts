@@ -2,11 +2,11 @@
 // descriptions (tools/list stays small: it sits in every conversation), output schemas on the Step
 // tools, the start prompt, the resources, log messages and progress notifications.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
-import { call, openSession, REPO_ROOT, SCANNER_PATH, SCANNER_SLUG, taskFor, type Session } from "../helpers/mcp-client.js";
+import { call, makeProject, openSession, REPO_ROOT, SCANNER_PATH, SCANNER_SLUG, specWith, startServer, taskFor, type Session } from "../helpers/mcp-client.js";
 
 const TOOLS = [
   "autopilot_start",
@@ -145,9 +145,12 @@ describe("what Claude Code gets", () => {
     await c.dispose();
   });
 
-  it("five tools, one-line descriptions, no $schema lines, within 1.5 KB (measured 1.48 KB)", async () => {
+  it("five tools, one-line descriptions, no $schema lines, within 1.5 KB; the three a session calls at every step always loaded", async () => {
     const { tools } = await c.srv.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["autopilot_decide", "autopilot_next", "autopilot_report", "autopilot_start", "autopilot_status"]);
+    // Claude Code sends these from the first request instead of deferring them behind ToolSearch.
+    const loaded = tools.filter((t) => (t._meta as Record<string, unknown> | undefined)?.["anthropic/alwaysLoad"] === true).map((t) => t.name);
+    expect(loaded.sort()).toEqual(["autopilot_decide", "autopilot_report", "autopilot_start"]);
     const json = JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })));
     expect(json).not.toContain("$schema");
     for (const t of tools) expect(t.description!.length, t.name).toBeLessThanOrEqual(60);
@@ -160,28 +163,118 @@ describe("what Claude Code gets", () => {
     expect((log.result.structuredContent as { error: { code: string } }).error.code).toBe("unknown_session");
   });
 
-  it("a Step carries what the next action needs, and no phase, rigor, reviewPlans, description, expects or nulls", async () => {
+  it("a Step carries what the next action needs, and no phase, rigor, reviewPlans, state, description, expects or nulls", async () => {
     const out = await call(c.srv.client, "autopilot_start", { spec: SCANNER_PATH });
     const json = JSON.stringify(out.result.structuredContent);
     const step = JSON.parse(json);
-    expect(Object.keys(step).sort()).toEqual(["next", "report", "session", "state", "stepId", "todo"]);
+    expect(Object.keys(step).sort()).toEqual(["next", "report", "session", "stepId", "todo"]);
     expect(Object.keys(step.next).sort()).toEqual(["kind", "persona", "prompt"]);
     expect(step.next).toMatchObject({ kind: "dispatch", persona: "harness-planner" });
     expect(json).not.toContain("null");
     // The prompt: the job and the brief, one line; the brief names the plan and handoff to write
     // and the result kind.
-    const brief = /^Plan phase 1\/\d+ "[^"]+"\. Read your brief (\S+) first\.$/.exec(step.next.prompt)?.[1];
+    const brief = /^Plan phase 1\/\d+ "[^"]+"\. Brief: (\S+)$/.exec(step.next.prompt)?.[1];
     expect(brief, step.next.prompt).toMatch(new RegExp(`^\\.harness/sessions/${SCANNER_SLUG}/briefs/step-${step.stepId}\\.md$`));
     const text = readFileSync(path.join(c.root, brief!), "utf8");
     expect(text).toMatch(/^- Plan: docs\/changes\/security-scanner\/plans\/\S+-plan\.md \(write it\)$/m);
     expect(text).toMatch(new RegExp(`^- Handoff: \\.harness/sessions/${SCANNER_SLUG}/handoff\\.json \\(write it\\)$`, "m"));
     expect(text).toContain('{"kind":"planned"');
-    // The call after names the Step's own session and stepId, not copies of them.
+    // The call after names the Step's own stepId and fields, not copies of them; the session is the
+    // connection's. The persona writes its result where the brief says; the host reports only the step.
+    expect(text).toMatch(new RegExp(`^- Result: \\.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}\\.json \\(write your JSON result there too\\)$`, "m"));
     expect(step.todo).toBe(
-      'Agent tool: subagent_type "harness-planner", prompt next.prompt, run_in_background false; then autopilot_report {session, stepId, result: its JSON reply, usage: its <usage> block}. Launched in the background anyway: end your turn, and report when its task notification brings that reply.',
+      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it writes its result file). If it runs in the background anyway, end your turn and report on its task notification.",
     );
     // The text a content-only client shows keeps the whole Step.
     expect(out.text).toMatch(/phase 1\/\d+/);
     expect(out.text).toContain(`"session":"${SCANNER_SLUG}","stepId":${step.stepId}`);
+  });
+
+  it("autopilot_report without a result reads the persona's result file; none there: bad_result naming it, nothing changed", async () => {
+    const out = await call(c.srv.client, "autopilot_next", { session: SCANNER_SLUG });
+    const step = out.step!;
+    expect(step.next.kind).toBe("dispatch");
+    const rel = `.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}.json`;
+    // Not written yet: the host is told where it was looked for and what to send instead.
+    const missing = await call(c.srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: step.stepId });
+    const err = (missing.result.structuredContent as { error: { code: string; message: string; step: { stepId: number } } }).error;
+    expect(err.code).toBe("bad_result");
+    expect(err.message).toContain(`the persona wrote no ${rel}`);
+    expect(err.message).toContain("result: the persona's JSON reply");
+    expect(err.step.stepId).toBe(step.stepId);
+    // The scripted planner, as a persona reading its brief, writes its plan, handoff and result file.
+    await new ScriptedRunner({}).run(taskFor(c.root, step));
+    expect(JSON.parse(readFileSync(path.join(c.root, rel), "utf8")).kind).toBe("planned");
+    const next = await call(c.srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: step.stepId });
+    expect(next.error, next.text).toBeUndefined();
+    expect(next.step!.stepId).toBeGreaterThan(step.stepId);
+    // The Step after a dispatch is a dispatch (the executor): its todo is the one just followed, so left out.
+    expect(next.step!.next.kind).toBe("dispatch");
+    expect((next.result.structuredContent as { todo?: string }).todo).toBeUndefined();
+  });
+
+  it("a report or a decision without a session is the connection's one session's, else the project's one in progress (or the one at that step); otherwise bad_input naming them, nothing changed", async () => {
+    const repo = await makeProject({ files: { "docs/changes/two/proposal.md": specWith([{ name: "Other", complexity: "low" }]) } });
+    const srv = await startServer({ cwd: repo.dir, name: "claude-code" });
+    try {
+      // No Step yet on this connection: it cannot guess.
+      const none = await call(srv.client, "autopilot_report", { stepId: 2 });
+      expect(none.error?.code, none.text).toBe("bad_input");
+      expect(none.error?.message).toContain("pass `session`");
+      const first = await call(srv.client, "autopilot_start", { spec: SCANNER_PATH });
+      const step = first.step!;
+      await new ScriptedRunner({}).run(taskFor(repo.dir, step));
+      // As the todo shows the call: the step only.
+      const next = await call(srv.client, "autopilot_report", { stepId: step.stepId });
+      expect(next.error, next.text).toBeUndefined();
+      expect(next.step!.stepId).toBeGreaterThan(step.stepId);
+      expect(next.result.structuredContent).not.toHaveProperty("session");
+      // A second session in the same conversation: a step alone no longer says which.
+      const other = await call(srv.client, "autopilot_start", { spec: "docs/changes/two/proposal.md" });
+      expect(other.error, other.text).toBeUndefined();
+      const before = readFileSync(path.join(repo.dir, `.harness/sessions/${SCANNER_SLUG}/autopilot-state.json`), "utf8");
+      const two = await call(srv.client, "autopilot_report", { stepId: next.step!.stepId });
+      expect(two.error?.code, two.text).toBe("bad_input");
+      expect(two.error?.message).toContain(`"${SCANNER_SLUG}"`);
+      expect(two.error?.message).toContain(`"${other.step!.session}"`);
+      expect(readFileSync(path.join(repo.dir, `.harness/sessions/${SCANNER_SLUG}/autopilot-state.json`), "utf8")).toBe(before);
+      // A new server process (print mode's next turn, a reconnect) has shown no Step: the project's
+      // sessions in progress decide. Two are, at different steps: the step names one of them.
+      const fresh = await startServer({ cwd: repo.dir, name: "claude-code" });
+      try {
+        const nowhere = await fresh.client.callTool({ name: "autopilot_report", arguments: { stepId: 999 } });
+        const e = (nowhere.structuredContent as { error: { code: string; message: string } }).error;
+        expect(e.code).toBe("bad_input");
+        expect(e.message).toContain(`"${SCANNER_SLUG}"`);
+        const at = await call(fresh.client, "autopilot_report", { stepId: next.step!.stepId });
+        // Resolved to the scanner session (its executor has written no result file yet).
+        expect(at.error?.code, at.text).toBe("bad_result");
+        expect(at.error?.message).toContain(`.harness/sessions/${SCANNER_SLUG}/results/step-${next.step!.stepId}.json`);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await srv.close();
+      await repo.cleanup();
+    }
+  });
+
+  it("a fresh session never reads a result file an earlier session of the same spec left behind", async () => {
+    const repo = await makeProject();
+    const srv = await startServer({ cwd: repo.dir, name: "claude-code" });
+    try {
+      // A finished earlier session of this spec left results/ (its step ids start at 1 again).
+      const dir = path.join(repo.dir, `.harness/sessions/${SCANNER_SLUG}/results`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, "step-2.json"), JSON.stringify({ kind: "planned", planPath: "docs/old-plan.md", concerns: [] }));
+      const first = await call(srv.client, "autopilot_start", { spec: SCANNER_PATH });
+      expect(first.step!.stepId).toBe(2);
+      const out = await call(srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: 2 });
+      expect(out.error?.code, out.text).toBe("bad_result");
+      expect(out.error?.message).toContain("the persona wrote no");
+    } finally {
+      await srv.close();
+      await repo.cleanup();
+    }
   });
 });

@@ -6,11 +6,11 @@ import { Progress } from "../progress.js";
 import { clientCanElicit } from "../elicitation.js";
 import type { ToolKit } from "./kit.js";
 
-export function registerDecide({ server, ctx, stepTool, askUser }: ToolKit): void {
+export function registerDecide({ server, ctx, stepTool, askUser, sessionOf }: ToolKit): void {
   server.registerTool(
     "autopilot_decide",
     {
-      description: "Record the user's answer; returns the next Step.",
+      description: "Record the user's answer.",
       inputSchema: DecideInput,
       outputSchema: StepOutput,
     },
@@ -18,11 +18,13 @@ export function registerDecide({ server, ctx, stepTool, askUser }: ToolKit): voi
       stepTool(
         "autopilot_decide",
         async (engine) => {
+          // No session: the connection's (kit.sessionOf).
+          const session = await sessionOf(args.session, engine, args.stepId);
           try {
             // A host that quotes the user's reply says it relays their words: recorded as that claim
             // ("relayed"), never as a person's answer (human gates still refuse it).
             const words = args.userWords?.trim();
-            return { step: await engine.decide(args.session, args.stepId, args.answer, args.rationale, words ? "relayed" : "host", words) };
+            return { step: await engine.decide(session, args.stepId, args.answer, args.rationale, words ? "relayed" : "host", words) };
           } catch (e) {
             // --human-gates refused the host's answer: where the client has a form, the question
             // goes to the user there (their answer, not the host's, is applied).

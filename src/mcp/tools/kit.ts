@@ -11,7 +11,7 @@ import type { Engine } from "../../engine/engine.js";
 import { AutopilotError } from "../../protocol/errors.js";
 import type { Step } from "../../protocol/step.js";
 import type { SessionRef } from "../../session/paths.js";
-import { errorResult, stepResult } from "../render.js";
+import { errorResult, stepResult, type Told } from "../render.js";
 import { Progress, type Extra } from "../progress.js";
 import { askInBand, clientCanElicit } from "../elicitation.js";
 
@@ -56,7 +56,17 @@ export interface ToolKit {
   safe: (fn: () => Promise<CallToolResult>) => Promise<CallToolResult>;
   /** Put an ask Step to the user in the client's form; null when they do not answer. */
   askUser: (step: Step, extra: Extra, progress: Progress) => ReturnType<typeof askInBand>;
+  /**
+   * The session a report or a decision names; left out, the one session this connection's Steps
+   * have been about, else (a new server process: print mode's next turn, a reconnect) the
+   * project's one session in progress, or the one of them at `stepId`. bad_input naming them
+   * otherwise.
+   */
+  sessionOf: (named: string | undefined, engine: Engine, stepId: number) => Promise<string>;
 }
+
+/** The kind of Step each tool answers (Claude Code's lean Step then leaves out the session the call named). */
+const ANSWERS: Record<string, Step["next"]["kind"]> = { autopilot_report: "dispatch", autopilot_decide: "ask" };
 
 /** The package's persona files, named in the instructions of hosts that read them. */
 function personasDir(): string | undefined {
@@ -86,6 +96,31 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
         `\`autopilot run\` (pid ${driver.pid} on ${driver.hostname}, since ${driver.startedAt}) is driving session "${ref.slug}". Wait for it to finish or stop it (Ctrl-C), then call autopilot_next.`,
       );
   };
+  // What this connection has shown its model (one client conversation per stdio server): the todos
+  // (reset by autopilot_start and autopilot_next) and the sessions its Steps were about.
+  const told: Told = { todos: new Set() };
+  const sessions = new Set<string>();
+  const sessionOf = async (named: string | undefined, engine: Engine, stepId: number): Promise<string> => {
+    if (named !== undefined) return named;
+    if (sessions.size === 1) return [...sessions][0]!;
+    const name = (xs: string[]) => xs.map((x) => `"${x}"`).join(", ");
+    if (sessions.size) throw new AutopilotError("bad_input", `Which session? This conversation has had Steps of ${name([...sessions])}: name one in \`session\`.`);
+    // This process has shown no Step yet: the project's sessions in progress.
+    const open: Array<{ slug: string; stepId: number }> = [];
+    for (const slug of await engine.sessions()) {
+      const state = await engine.read(slug).catch(() => null);
+      if (state && state.currentState !== "DONE") open.push({ slug, stepId: state.stepId });
+    }
+    const at = open.filter((x) => x.stepId === stepId);
+    if (open.length === 1) return open[0]!.slug;
+    if (at.length === 1) return at[0]!.slug;
+    throw new AutopilotError(
+      "bad_input",
+      open.length
+        ? `Which session? ${name(open.map((x) => x.slug))} are in progress${at.length ? ` (${name(at.map((x) => x.slug))} at step ${stepId})` : ""}: name one in \`session\`.`
+        : "Which session? No session is in progress in this project: pass `session` (autopilot_status lists them).",
+    );
+  };
   const engineFor = async (progress?: Progress) =>
     new (await loadEngine()).Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now, beforeChange: assertNotDriven });
 
@@ -99,8 +134,10 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
         if (out.report?.length) step = { ...step, report: [...out.report, ...(step.report ? [step.report] : [])].join("\n\n") };
         const preface = [...(out.preface ?? [])];
         if (opts.elicit) step = await answerInBand(engine, step, extra, progress, preface);
+        if (name === "autopilot_start" || name === "autopilot_next") told.todos.clear();
+        sessions.add(step.session);
         ctx.log("info", `${name} ${step.session}: step ${step.stepId} ${step.state} → ${step.next.kind}${step.next.kind === "dispatch" ? ` ${step.next.persona}` : ""}`);
-        return stepResult(step, view(), preface);
+        return stepResult(step, view(), preface, ANSWERS[name], told);
       } catch (e) {
         const r = errorResult(e, view());
         ctx.log("warning", `${name}: ${(r.structuredContent as { error: { code: string } }).error.code}`);
@@ -146,5 +183,5 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
     }
   };
 
-  return { server, ctx, view, engineFor, stepTool, safe, askUser };
+  return { server, ctx, view, engineFor, stepTool, safe, askUser, sessionOf };
 }

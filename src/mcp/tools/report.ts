@@ -4,18 +4,19 @@
 import { ReportInput, StepOutput } from "../schemas.js";
 import type { ToolKit } from "./kit.js";
 
-export function registerReport({ server, stepTool }: ToolKit): void {
+export function registerReport({ server, stepTool, sessionOf }: ToolKit): void {
   server.registerTool(
     "autopilot_report",
     {
-      description: "Report a persona's result; returns the next Step.",
+      description: "Report a persona's result.",
       inputSchema: ReportInput,
       outputSchema: StepOutput,
     },
     (args, extra) =>
       stepTool(
         "autopilot_report",
-        async (engine) => ({ step: await engine.report(args.session, args.stepId, args.result, args.usage) }),
+        // No session: the connection's (kit.sessionOf). No result: the engine reads the result file.
+        async (engine) => ({ step: await engine.report(await sessionOf(args.session, engine, args.stepId), args.stepId, args.result, args.usage) }),
         { elicit: true },
       )(extra),
   );

@@ -6,7 +6,7 @@ export function registerStart({ server, stepTool }: ToolKit): void {
   server.registerTool(
     "autopilot_start",
     {
-      description: "Start or resume a session on a spec; returns a Step.",
+      description: "Start or resume a session on a spec.",
       inputSchema: StartInput,
       outputSchema: StepOutput,
     },

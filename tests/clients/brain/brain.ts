@@ -40,7 +40,8 @@ export interface BrainOptions {
 export interface SeenStep {
   session: string;
   stepId: number;
-  state: string;
+  /** Left out of Claude Code's lean Step. */
+  state?: string;
   rigor?: string;
   reviewPlans?: boolean;
   report?: string;
@@ -49,7 +50,7 @@ export interface SeenStep {
     | { kind: "dispatch"; persona: string; description?: string; prompt: string; expects?: { result: string } }
     | { kind: "ask"; question: string; options: string[]; context?: string }
     | { kind: "wait"; reason: string; resumeWith: string }
-    | { kind: "done"; summary: unknown };
+    | { kind: "done"; summary?: unknown };
 }
 
 const AUTOPILOT_TOOLS = [
@@ -256,6 +257,17 @@ export class Brain {
     return stepOf(result);
   }
 
+  /** The todo of the last Step of this kind that carried one (a model reads it back in its context). */
+  private todoOf(_conv: Conversation, evs: Event[], kind: SeenStep["next"]["kind"]): string | undefined {
+    let todo: string | undefined;
+    for (const e of evs) {
+      if (e.kind !== "result" || !e.call || !this.dialect.autopilotToolOf(e.call.name) || !e.result) continue;
+      const s = this.stepOf(e.result);
+      if (s?.todo && s.next.kind === kind) todo = s.todo;
+    }
+    return todo;
+  }
+
   private lastStep(evs: Event[]): SeenStep | null {
     return this.lastStepShown(evs)?.step ?? null;
   }
@@ -266,10 +278,28 @@ export class Brain {
       const e = evs[i];
       if (e.kind === "result" && e.call && this.dialect.autopilotToolOf(e.call.name) && e.result) {
         const s = this.stepOf(e.result);
-        if (s) return { step: s, shown: `${e.result.text}\n${e.result.structured ? JSON.stringify(e.result.structured) : ""}` };
+        if (s) {
+          // Claude Code's Step after a report or a decision leaves out the session: the call named
+          // it, or left it to the connection (then the last Step that showed one named it).
+          const session = typeof s.session === "string" ? s.session : typeof e.call.args.session === "string" ? e.call.args.session : this.sessionShown(evs.slice(0, i));
+          const step = session === s.session || session === undefined ? s : { ...s, session };
+          return { step, shown: `${e.result.text}\n${e.result.structured ? JSON.stringify(e.result.structured) : ""}` };
+        }
       }
     }
     return null;
+  }
+
+  /** The session the last autopilot result that showed one named. */
+  private sessionShown(evs: Event[]): string | undefined {
+    for (let i = evs.length - 1; i >= 0; i--) {
+      const e = evs[i];
+      if (e.kind !== "result" || !e.call || !this.dialect.autopilotToolOf(e.call.name) || !e.result) continue;
+      const s = this.stepOf(e.result);
+      if (typeof s?.session === "string") return s.session;
+      if (typeof e.call.args.session === "string") return e.call.args.session;
+    }
+    return undefined;
   }
 
   /** A compaction's summary: what the user asked, and where the last Step left the session. */
@@ -277,7 +307,7 @@ export class Brain {
     const evs = events({ ...conv, messages: conv.messages.slice(0, -1) }, this.dialect);
     const asked = evs.filter((e) => e.kind === "user").map((e) => `   - ${e.text!.split("\n")[0]}`);
     const step = this.lastStep(evs);
-    const where = step ? `autopilot session ${step.session}, step ${step.stepId} at ${step.state}; next: ${step.next.kind}` : "no autopilot session started yet";
+    const where = step ? `autopilot session ${step.session}, step ${step.stepId}${step.state ? ` at ${step.state}` : ""}; next: ${step.next.kind}` : "no autopilot session started yet";
     return {
       kind: "reply",
       text: ["<analysis>", "The user runs the autopilot on a spec.", "</analysis>", "<summary>", "1. Primary Request and Intent:", ...asked, "8. Current Work:", `   ${where}`, "</summary>"].join("\n"),
@@ -296,10 +326,12 @@ export class Brain {
       if (step?.next.kind === "ask") {
         const answer = pickOption(last.text!, step.next.options);
         if (!answer) return { kind: "reply", text: `Please answer with one of: ${step.next.options.join(" / ")}.` };
-        // Where the Step asks for the user's reply, quoted, the host passes it on as userWords.
+        // Where the Step asks for the user's reply, quoted, the host passes it on as userWords; the
+        // session as the ask's todo shows the call (Claude Code's leaves it to the connection).
         const relay = /userWords/.test(this.lastStepShown(evs)?.shown ?? "");
+        const askTodo = this.todoOf(conv, evs, "ask");
         return this.callAutopilot(conv, "autopilot_decide", {
-          session: step.session,
+          ...(!askTodo || /session/.test(askTodo) ? { session: step.session } : {}),
           stepId: step.stepId,
           answer,
           rationale: `user said: ${last.text!.slice(0, 200)}`,
@@ -341,10 +373,17 @@ export class Brain {
       return this.reportResult(conv, step, this.dialect.subagentText(result, conv));
     }
     if (call && this.dialect.autopilotToolOf(call.name)) {
+      // The step was reported without its result and the persona wrote no result file (the
+      // client refused its write): the error says to send the reply itself, so it is sent.
+      if (this.dialect.autopilotToolOf(call.name) === "autopilot_report" && call.args.result === undefined && /Call autopilot_report again with result/.test(result.text)) {
+        const reply = [...evs].reverse().find((e) => e.kind === "result" && e.call && this.dialect.isDispatch(e.call.name));
+        const json = reply?.result ? lastJsonBlock(this.dialect.subagentText(reply.result, conv)) : null;
+        if (json) return this.callAutopilot(conv, "autopilot_report", { ...call.args, result: json });
+      }
       const s = this.stepOf(result);
       if (!s) return { kind: "reply", text: `The autopilot returned no Step:\n${result.text.slice(0, 2000)}` };
       if (result.isError || (!this.dialect.stepFromText && shownJson(result)?.error) || /^\s*(<[a-z_]+>\s*)?Error \[/.test(result.text)) {
-        // An error with the current Step: the brain never retries blindly; it reports and stops.
+        // Any other error with the current Step: the brain never retries blindly; it reports and stops.
         return { kind: "reply", text: `The autopilot refused the call:\n${result.text.slice(0, 2000)}` };
       }
       return this.follow(conv, s);
@@ -356,7 +395,17 @@ export class Brain {
   private reportResult(conv: Conversation, step: SeenStep, text: string, usage?: string): Decision {
     const json = lastJsonBlock(text);
     if (!json) return { kind: "reply", text: `The ${step.next.kind === "dispatch" ? step.next.persona : "?"} subagent returned no JSON result:\n${text.slice(0, 2000)}` };
-    return this.callAutopilot(conv, "autopilot_report", { session: step.session, stepId: step.stepId, result: json, ...(usage ? { usage } : {}) });
+    // As the dispatch todo says (the Step's, or the last one shown: Claude Code leaves out a todo
+    // it has just shown): pass the result on, or report only the step (the persona wrote its file).
+    const todo = this.todoOf(conv, events(conv, this.dialect), "dispatch");
+    const passResult = !todo || /"result"|result:/.test(todo);
+    const passSession = !todo || /session/.test(todo);
+    return this.callAutopilot(conv, "autopilot_report", {
+      ...(passSession ? { session: step.session } : {}),
+      stepId: step.stepId,
+      ...(passResult ? { result: json } : {}),
+      ...(usage ? { usage } : {}),
+    });
   }
 
   /** The id of the dispatch call made after the last autopilot Step, if any (the subagent the open Step waits for). */
@@ -382,7 +431,7 @@ export class Brain {
         const call = this.dialect.dispatch(conv, {
           persona: s.next.persona,
           // A lean Step (Claude Code) has no description: the prompt's job sentence is one.
-          description: s.next.description ?? s.next.prompt.trim().split("\n").at(-1)!.replace(/\s*Read your brief \S+ first\.?$/, ""),
+          description: s.next.description ?? s.next.prompt.trim().split("\n").at(-1)!.replace(/\s*Brief: \S+$/, "").replace(/\.$/, ""),
           prompt: s.next.prompt,
           ...(s.todo ? { todo: s.todo } : {}),
         });
@@ -403,10 +452,35 @@ export class Brain {
 
   // ---------------------------------------------------------------- persona
 
+  /** What a write of `rel` that came back as an error tried to write (the result decided then), or null. */
+  private writeRefused(conv: Conversation, rel: string): string | null {
+    const calls = callsById(conv);
+    for (const m of conv.messages)
+      for (const p of m.parts) {
+        if (p.type !== "tool_result" || !p.result.isError) continue;
+        const c = calls.get(p.result.callId);
+        if (c && this.dialect.writePathOf(conv, c) === rel) return this.dialect.writtenContent?.(conv, c) ?? "";
+      }
+    return null;
+  }
+
+  /** What this conversation wrote to `rel` (its last successful write), or null. */
+  private writtenText(conv: Conversation, rel: string): string | null {
+    const calls = callsById(conv);
+    let text: string | null = null;
+    for (const m of conv.messages)
+      for (const p of m.parts) {
+        if (p.type !== "tool_result" || p.result.isError) continue;
+        const c = calls.get(p.result.callId);
+        if (c && this.dialect.writePathOf(conv, c) === rel) text = this.dialect.writtenContent?.(conv, c) ?? null;
+      }
+    return text;
+  }
+
   private persona(conv: Conversation, persona: string | null): Decision {
     const firstUser = conv.messages.find((m) => m.role === "user" && userText(m, this.dialect));
     const prompt = firstUser ? userText(firstUser, this.dialect) : "";
-    const brief = /Read your brief (\S+) first/.exec(prompt)?.[1];
+    const brief = /\bBrief: (\S+)/.exec(prompt)?.[1];
     if (!brief) return { kind: "reply", text: `The prompt names no brief to read:\n${prompt.slice(0, 1000)}` };
     // The result kind is in the brief ("Finish with one JSON object ...: {"kind":"planned",...}").
     let kind = "";
@@ -549,29 +623,43 @@ export class Brain {
     }
 
     // 3. Read what will be overwritten (clients refuse blind overwrites), then write, then reply.
+    // The result file the brief names (new for each step, so never read first) is written with the
+    // others, when this subagent has a tool that can write it.
+    const resultRel = /^- Result: (\S+?\.json)\b/m.exec(briefText)?.[1];
+    const resultCall = resultRel && this.dialect.writeResultFile ? (c: string) => this.dialect.writeResultFile!(conv, resultRel, c) : null;
+    const blocking = (): Record<string, unknown> =>
+      kind === "reviewed" && this.o.blockingReview(phaseName)
+        ? {
+            kind: "reviewed",
+            findings: [
+              {
+                severity: "blocking",
+                file: `src/${slugify(phaseName)}/part-1.js`,
+                line: 2,
+                title: `${phaseName}: part1 is exported under the wrong name`,
+                rationale: "callers import it by another name",
+                scenario: `import { part1 } from "./src/${slugify(phaseName)}/part-1.js" gets undefined`,
+              },
+            ],
+          }
+        : result;
     const pending = files.filter((f) => !written.has(f.path));
-    if (pending.length) {
-      if (this.dialect.readBeforeWrite) {
-        const unread = pending.filter((f) => !reads.has(f.path));
-        if (unread.length) return { kind: "tool_calls", calls: unread.map((f) => this.dialect.readFile(conv, f.path)) };
-      }
-      return { kind: "tool_calls", calls: pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)) };
+    if (this.dialect.readBeforeWrite) {
+      const unread = pending.filter((f) => !reads.has(f.path));
+      if (unread.length) return { kind: "tool_calls", calls: unread.map((f) => this.dialect.readFile(conv, f.path)) };
     }
-    if (kind === "reviewed" && this.o.blockingReview(phaseName)) {
-      result = {
-        kind: "reviewed",
-        findings: [
-          {
-            severity: "blocking",
-            file: `src/${slugify(phaseName)}/part-1.js`,
-            line: 2,
-            title: `${phaseName}: part1 is exported under the wrong name`,
-            rationale: "callers import it by another name",
-            scenario: `import { part1 } from "./src/${slugify(phaseName)}/part-1.js" gets undefined`,
-          },
-        ],
-      };
+    const wroteResult = resultRel ? this.writtenText(conv, resultRel) : null;
+    // A write of the result file the client refused (a permission mode that asks for Bash) is not
+    // tried again: the reply carries the result, and the host passes it on when told to.
+    const refused = resultRel ? this.writeRefused(conv, resultRel) : null;
+    if (resultCall && resultRel && wroteResult === null && refused === null) {
+      // The result is decided once, here, and written; the reply repeats what was written.
+      const write = resultCall(JSON.stringify(blocking()) + "\n");
+      if (write) return { kind: "tool_calls", calls: [...pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)), write] };
     }
+    if (pending.length) return { kind: "tool_calls", calls: pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)) };
+    const decided = wroteResult ?? (refused || null);
+    result = decided !== null ? (JSON.parse(decided) as Record<string, unknown>) : blocking();
     const finish = this.dialect.finish?.(conv, result);
     if (finish) return { kind: "tool_calls", calls: [finish] };
     return this.finalReport(conv, `${persona ?? "persona"}: done (${files.length} files written).\n\n\`\`\`json\n${JSON.stringify(result)}\n\`\`\``);

@@ -113,6 +113,14 @@ export interface Dialect {
   writeFile(conv: Conversation, rel: string, content: string): WantedCall;
   /** If `call` was a write: its project-relative path. */
   writePathOf(conv: Conversation, call: ToolCall): string | null;
+  /**
+   * How a persona writes the result file its brief names ("- Result: <path>"), with the tools this
+   * subagent was given (Claude Code: Write, or Bash for the read-only personas); null when it has
+   * none. Absent: the persona only replies (the host passes the result on, as its todo says).
+   */
+  writeResultFile?(conv: Conversation, rel: string, content: string): WantedCall | null;
+  /** The content a write call wrote (Write's content, Bash's here-document), or null when it was no write. */
+  writtenContent?(conv: Conversation, call: ToolCall): string | null;
   /** True when the client refuses a write to an existing file not read first (Claude Code's Write does). */
   readBeforeWrite?: boolean;
   /**

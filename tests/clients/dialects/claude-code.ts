@@ -10,6 +10,9 @@
 import path from "node:path";
 import type { Conversation, Dialect, TaskNotification, ToolCall, ToolResult, WantedCall } from "../brain/types.js";
 
+/** A Bash write of one file: `mkdir -p '<dir>' && cat > '<file>' <<'RESULT_JSON'` then the content. */
+const HEREDOC = /cat > '([^']+)' <<'RESULT_JSON'\n([\s\S]*?)\nRESULT_JSON$/;
+
 /** The server's tools as Claude Code names them: installed into the project or user settings, or from the plugin. */
 const MCP_PREFIXES = ["mcp__autopilot__", "mcp__plugin_autopilot_autopilot__"];
 
@@ -83,7 +86,26 @@ export const claudeCode: Dialect = {
     return numbered.map((l) => l.replace(/^\s*\d+[\t→]/, "")).join("\n");
   },
   writeFile: (conv, rel, content) => ({ name: "Write", args: { file_path: abs(conv, rel), content } }),
-  writePathOf: (conv, call) => (call.name === "Write" ? relOf(conv, call.args.file_path) : null),
+  writePathOf: (conv, call) => {
+    if (call.name === "Write") return relOf(conv, call.args.file_path);
+    const m = call.name === "Bash" ? HEREDOC.exec(String(call.args.command ?? "")) : null;
+    return m ? relOf(conv, m[1]) : null;
+  },
+  writeResultFile(conv, rel, content) {
+    if (conv.tools.includes("Write")) return { name: "Write", args: { file_path: abs(conv, rel), content } };
+    // The verifier and the reviewer have Read and Bash only: a here-document writes the file.
+    if (!conv.tools.includes("Bash")) return null;
+    const file = abs(conv, rel);
+    return {
+      name: "Bash",
+      args: { command: `mkdir -p '${path.dirname(file)}' && cat > '${file}' <<'RESULT_JSON'\n${content.replace(/\n$/, "")}\nRESULT_JSON`, description: "Write the result file the brief names" },
+    };
+  },
+  writtenContent(conv, call) {
+    if (call.name === "Write") return typeof call.args.content === "string" ? call.args.content : null;
+    const m = call.name === "Bash" ? HEREDOC.exec(String(call.args.command ?? "")) : null;
+    return m ? m[2] + "\n" : null;
+  },
   readBeforeWrite: true,
   handBack: (conv, report) => (conv.tools.includes("SubagentHandback") ? { name: "SubagentHandback", args: { message: report } } : null),
   // /compact (or auto-compaction) sends the conversation with a last user turn asking for a summary.

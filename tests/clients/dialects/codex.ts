@@ -113,7 +113,7 @@ export const codex: Dialect = {
     // "You are <persona>: ...".
     const first = conv.messages.find((x) => x.role === "user");
     const text = first?.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n") ?? "";
-    if (!/Read your brief \S+ first/.test(text)) return null;
+    if (!/\bBrief: \S+/.test(text)) return null;
     return { persona: /^You are (harness-[a-z-]+)\b/m.exec(text)?.[1] ?? null };
   },
   cwd(conv) {
