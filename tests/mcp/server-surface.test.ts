@@ -183,7 +183,7 @@ describe("what Claude Code gets", () => {
     // connection's. The persona writes its result where the brief says; the host reports only the step.
     expect(text).toMatch(new RegExp(`^- Result: \\.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}\\.json \\(write your JSON result there too\\)$`, "m"));
     expect(step.todo).toBe(
-      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it writes its result file). If it runs in the background anyway, end your turn and report on its task notification.",
+      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it writes its result file). Run in the background anyway? End your turn; report on its task notification.",
     );
     // The text a content-only client shows keeps the whole Step.
     expect(out.text).toMatch(/phase 1\/\d+/);

@@ -376,8 +376,9 @@ export class Brain {
       // The step was reported without its result and the persona wrote no result file (the
       // client refused its write): the error says to send the reply itself, so it is sent.
       if (this.dialect.autopilotToolOf(call.name) === "autopilot_report" && call.args.result === undefined && /Call autopilot_report again with result/.test(result.text)) {
-        const reply = [...evs].reverse().find((e) => e.kind === "result" && e.call && this.dialect.isDispatch(e.call.name));
-        const json = reply?.result ? lastJsonBlock(this.dialect.subagentText(reply.result, conv)) : null;
+        // The reply is the subagent's last result, or the task notification that brought it.
+        const reply = [...evs].reverse().find((e) => (e.kind === "result" && e.call && this.dialect.isDispatch(e.call.name)) || (e.kind === "notification" && e.notice?.status === "completed"));
+        const json = reply?.kind === "notification" ? lastJsonBlock(reply.notice!.result) : reply?.result ? lastJsonBlock(this.dialect.subagentText(reply.result, conv)) : null;
         if (json) return this.callAutopilot(conv, "autopilot_report", { ...call.args, result: json });
       }
       const s = this.stepOf(result);

@@ -93,7 +93,7 @@ export const claudeCode: Dialect = {
   },
   writeResultFile(conv, rel, content) {
     if (conv.tools.includes("Write")) return { name: "Write", args: { file_path: abs(conv, rel), content } };
-    // The verifier and the reviewer have Read and Bash only: a here-document writes the file.
+    // A persona without Write (another client's read-only agent): a here-document writes the file.
     if (!conv.tools.includes("Bash")) return null;
     const file = abs(conv, rel);
     return {
