@@ -26,6 +26,8 @@ const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
 /** Only the Codex and Gemini CLI figures (e.g. with BENCH_SERVER for a before column). */
 const CLIENTS_ONLY = args.has("--clients-only");
+/** Only the Claude Code view (the context goal's figure). */
+const CLAUDE_ONLY = args.has("--claude-only");
 const COLD_N = QUICK ? 3 : 11;
 const ECHO_N = QUICK ? 50 : 200;
 const SMALL_SESSIONS = QUICK ? 1 : 5;
@@ -194,6 +196,8 @@ async function claudeView(skillText: string) {
     const baseT = skillBT[1] + stateTokens;
     const upstreamT = skillBT[1] + (st.upstreamReadsTokens ?? 0);
     if (label === "standard") {
+      // BENCH_DUMP=<file>: the standard session's view as composed (parts, results, inputs), to read it.
+      if (process.env.BENCH_DUMP) await writeFile(process.env.BENCH_DUMP, JSON.stringify(view, null, 2));
       for (const f of fixed) rows.push([f[0], String(f[1]), String(f[2])]);
       rows.push([`${view.results.length} tool results (structuredContent JSON)`, String(results[0]), String(results[1])]);
       let [restB, restT] = results;
@@ -313,6 +317,7 @@ async function main() {
   if (!existsSync(MAIN_JS) || !existsSync(ECHO_JS)) throw new Error("build first: npm run bench builds and runs");
   console.log(`machine: ${machine()}`);
   if (CLIENTS_ONLY) return otherClients();
+  if (CLAUDE_ONLY) return claudeView(await skillText());
   const skill = await skillBytes();
 
   const coldProj = await makeProject(specWith(3));

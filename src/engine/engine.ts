@@ -87,6 +87,20 @@ export class Engine {
   }
 
   /**
+   * Record a persona's result for the dispatch Step `stepId` without reporting it (the MCP tool
+   * autopilot_result, called by the persona): checked as a report checks it, then kept where
+   * `report` without a result reads it. Changes no state; returns the file, relative to the root
+   * the persona works in.
+   */
+  async record(slug: string, stepId: number, raw: unknown): Promise<string> {
+    const ref = sessionRef(this.root, slug);
+    await this.opts.beforeChange?.(ref);
+    assertStepId(stepId);
+    const routed = await this.route(ref);
+    return routed.engine.record(routed.ref, stepId, raw);
+  }
+
+  /**
    * Apply an answer to the ask Step `stepId`. `by` is the channel it came through: a caller that
    * cannot vouch for a person answering (the MCP tool autopilot_decide) says `host`.
    */

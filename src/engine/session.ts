@@ -195,37 +195,10 @@ export class SessionEngine {
   async report(ref: SessionRef, stepId: number, raw: unknown, rawUsage: unknown = null): Promise<Step> {
     const usage = parseUsage(rawUsage);
     if (raw === undefined || raw === null) raw = await this.resultFile(ref, stepId);
-    // The one check of a persona result, for every caller (the MCP tool, headless hosts, scripts):
-    // a result with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
-    const parsed = PersonaResultSchema.safeParse(raw);
-    if (!parsed.success) {
-      // An unknown session is the more useful error; otherwise show where the session is.
-      const step = await this.peek(ref);
-      const issue = parsed.error.issues[0];
-      const kind = step.next.kind === "dispatch" ? `"${step.next.expects.result}"` : "<the kind the prompt asks for>";
-      throw new AutopilotError(
-        "bad_result",
-        `The result does not fit the protocol (${["result", ...(issue?.path ?? [])].join(".")}: ${issue?.message}). Send {"kind": ${kind}, ...} as described in docs/mcp.md.`,
-        { step },
-      );
-    }
-    const result: PersonaResult = parsed.data;
+    const result = await this.parseResult(ref, raw);
     return this.withSession(ref, async (state) => {
       let s = await this.finishPending(ref, state);
-      await this.assertStep(ref, s, stepId);
-      const step = renderStep(s, ref.slug);
-      if (step.next.kind !== "dispatch")
-        throw new AutopilotError(
-          "bad_result",
-          `Step ${s.stepId} is not waiting for a persona (it is a "${step.next.kind}" step). Follow the current Step instead.`,
-          { step },
-        );
-      if (result.kind !== step.next.expects.result)
-        throw new AutopilotError(
-          "bad_result",
-          `Step ${s.stepId} expects a "${step.next.expects.result}" result from ${step.next.persona}, not "${result.kind}". Report the persona's result with kind "${step.next.expects.result}".`,
-          { step },
-        );
+      const step = await this.dispatchAt(ref, s, stepId, result);
       const event = await resultToEvent(ref.paths, s, result, step.next.expects.artifacts.plan, this.now());
       const final = step.state === "FINAL_REVIEW";
       s = {
@@ -311,6 +284,57 @@ export class SessionEngine {
       throw new AutopilotError("bad_input", "This session runs with --fast: the scratchpad is skipped. Keep the research in the conversation.");
     const name = typeof phase === "number" && state.phases[phase] ? state.phases[phase].name : phase;
     return writeScratchpad(ref.paths, name, filename, content);
+  }
+
+  /**
+   * A persona's result recorded by the persona itself (autopilot_result): checked as a report is,
+   * for the dispatch Step `stepId` only, then written where `report` without a result reads it.
+   * No transition: the host's report of the step still moves the session.
+   */
+  async record(ref: SessionRef, stepId: number, raw: unknown): Promise<string> {
+    const result = await this.parseResult(ref, raw);
+    return this.withSession(ref, async (state) => {
+      const s = await this.finishPending(ref, state);
+      await this.dispatchAt(ref, s, stepId, result);
+      const rel = resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
+      await writeTextAtomic(path.join(this.root, rel), JSON.stringify(result) + "\n");
+      return rel;
+    });
+  }
+
+  /** The one check of a persona result's shape, for every caller; bad_result with the current Step. */
+  private async parseResult(ref: SessionRef, raw: unknown): Promise<PersonaResult> {
+    // A result with a planPath object once surfaced as a TypeError (tests/reliability/hostile.test.ts).
+    const parsed = PersonaResultSchema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    // An unknown session is the more useful error; otherwise show where the session is.
+    const step = await this.peek(ref);
+    const issue = parsed.error.issues[0];
+    const kind = step.next.kind === "dispatch" ? `"${step.next.expects.result}"` : "<the kind the prompt asks for>";
+    throw new AutopilotError(
+      "bad_result",
+      `The result does not fit the protocol (${["result", ...(issue?.path ?? [])].join(".")}: ${issue?.message}). Send {"kind": ${kind}, ...} as described in docs/mcp.md.`,
+      { step },
+    );
+  }
+
+  /** The dispatch Step `stepId` is the current one and expects this result's kind; its Step. */
+  private async dispatchAt(ref: SessionRef, s: AutopilotState, stepId: number, result: PersonaResult): Promise<Step & { next: { kind: "dispatch" } }> {
+    await this.assertStep(ref, s, stepId);
+    const step = renderStep(s, ref.slug);
+    if (step.next.kind !== "dispatch")
+      throw new AutopilotError(
+        "bad_result",
+        `Step ${s.stepId} is not waiting for a persona (it is a "${step.next.kind}" step). Follow the current Step instead.`,
+        { step },
+      );
+    if (result.kind !== step.next.expects.result)
+      throw new AutopilotError(
+        "bad_result",
+        `Step ${s.stepId} expects a "${step.next.expects.result}" result from ${step.next.persona}, not "${result.kind}". Report the persona's result with kind "${step.next.expects.result}".`,
+        { step },
+      );
+    return step as Step & { next: { kind: "dispatch" } };
   }
 
   /** The Step as saved, without finishing anything (for status and resources). */

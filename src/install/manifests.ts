@@ -123,7 +123,7 @@ function claudePlugin(root: string, pkg: PackageJson): ManifestFile[] {
       }),
     },
   ];
-  for (const p of readPersonas(root)) files.push({ path: `${dir}/agents/${p.name}.md`, content: claudeAgent(p) });
+  for (const p of readPersonas(root)) files.push({ path: `${dir}/agents/${p.name}.md`, content: claudeAgent(p, `mcp__plugin_${PLUGIN_NAME}_${SERVER}__`) });
   files.push({
     path: `${dir}/commands/autopilot.md`,
     content: markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, claudeCommandBody(`mcp__plugin_${PLUGIN_NAME}_${SERVER}__`)),

@@ -79,8 +79,10 @@ function frontMatter(fields: Record<string, string | boolean | undefined>): stri
 }
 
 /** Claude Code subagents (.claude/agents/*.md): name, description, tools (comma-separated). */
-export function claudeAgent(p: Persona): string {
-  return frontMatter({ name: p.name, description: p.description, tools: p.tools }) + "\n" + p.body;
+export function claudeAgent(p: Persona, toolPrefix = "mcp__autopilot__"): string {
+  // A persona's autopilot tool (autopilot_result) under the name this install's server gives it.
+  const tools = p.tools?.split("mcp__autopilot__").join(toolPrefix);
+  return frontMatter({ name: p.name, description: p.description, tools }) + "\n" + p.body;
 }
 
 /** Cursor subagents (.cursor/agents/*.md): name, description, model. */
@@ -140,7 +142,7 @@ export function claudeCommandBody(toolPrefix = "mcp__autopilot__"): string {
     "Arguments: $ARGUMENTS",
     "",
     `Call ${toolPrefix}autopilot_start with \`spec\` = the first word of the arguments (the spec path) and \`flags\` = the other words (none: call autopilot_status, ask the user which session or spec).`,
-    "Each result is a Step: show the user its `report`, then do what its `todo` says (no todo: as the last Step of that kind said). Never plan, execute or review yourself. Later (a new conversation, a context reset): autopilot_start with its spec path resumes it (autopilot_next with its session too).",
+    "Each result is a Step: show the user its `report`, then do its `todo` (none: as the last Step of that kind said). Never plan, execute or review yourself. Later (new conversation, a context reset): autopilot_start with its spec path resumes it (autopilot_next with its session too).",
     "",
   ].join("\n");
 }

@@ -3,7 +3,7 @@
 // (Claude Code and Codex: structuredContent; Gemini CLI: the text), so each carries everything.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AutopilotError, type ErrorCode } from "../protocol/errors.js";
-import type { DispatchNext, Next, Step } from "../protocol/step.js";
+import type { AskNext, DispatchNext, Next, Step } from "../protocol/step.js";
 
 type DoneNext = Extract<Next, { kind: "done" }>;
 import { renderStepText, todoFor, type HostView } from "../protocol/host-view.js";
@@ -17,7 +17,7 @@ const DEFAULT_VIEW: HostView = { host: "other" };
  */
 export type LeanStep = Omit<Step, "phase" | "rigor" | "reviewPlans" | "state" | "session" | "todo" | "next"> &
   Partial<Pick<Step, "state" | "session" | "todo">> & {
-    next: Exclude<Next, DispatchNext | DoneNext> | Pick<DispatchNext, "kind" | "persona" | "prompt"> | DoneNext | Pick<DoneNext, "kind">;
+    next: Exclude<Next, DispatchNext | DoneNext | AskNext> | Omit<AskNext, "name"> | Pick<DispatchNext, "kind" | "persona" | "prompt"> | DoneNext | Pick<DoneNext, "kind">;
   };
 
 /**
@@ -76,18 +76,24 @@ export function leanStep(step: Step, o: { untold?: boolean; answered?: boolean }
   if (n.kind === "dispatch") return { ...rest, next: { kind: n.kind, persona: n.persona, prompt: n.prompt } };
   // done: the report states what was built and what to do; the counts are in autopilot_status.
   if (n.kind === "done" && step.report) return { ...rest, next: { kind: "done" } };
-  if (n.kind === "ask" && rest.report) {
-    const said = [n.question, n.context ?? ""].join("\n");
-    const report = rest.report
-      .split("\n")
-      .filter((l) => l.trim().length < 20 || !said.includes(l.trim()))
-      .join("\n")
-      .replace(/\n{3,}/g, "\n\n")
-      .trim();
-    const { report: _report, ...noReport } = rest;
-    return report ? { ...rest, report } : noReport;
-  }
+  if (n.kind === "ask") return leanAsk(rest, n);
   return rest;
+}
+
+/** An ask without its `name` (for programs: which question, whatever its wording), and a report without what the question says. */
+function leanAsk(step: LeanStep, n: AskNext): LeanStep {
+  const { name: _name, ...ask } = n;
+  const rest: LeanStep = { ...step, next: ask };
+  if (!rest.report) return rest;
+  const said = [n.question, n.context ?? ""].join("\n");
+  const report = rest.report
+    .split("\n")
+    .filter((l) => l.trim().length < 20 || !said.includes(l.trim()))
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  const { report: _report, ...noReport } = rest;
+  return report ? { ...rest, report } : noReport;
 }
 
 export function stepResult(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = [], answered?: Step["next"]["kind"], told?: Told): CallToolResult {

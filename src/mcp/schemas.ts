@@ -25,6 +25,12 @@ export const ReportInput = {
   // Any shape (object or the <usage> text): parsed by the engine.
   usage: z.unknown().optional(),
 };
+export const ResultInput = {
+  session: session.optional(),
+  stepId,
+  // Checked by the engine as a report's result is (bad_result with the field and the kind expected).
+  result: z.record(z.string(), z.unknown()),
+};
 export const DecideInput = {
   session: session.optional(),
   stepId,

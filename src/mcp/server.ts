@@ -13,8 +13,9 @@ import { ownVersion } from "../install/paths.js";
 import { rewordToolErrors, wrapToolList } from "./sdk-seam.js";
 
 /**
- * Tools a Claude Code host never needs to call (its subagents have no MCP tools), left out of its
- * tools/list so their definitions do not sit in its context; still callable by name.
+ * Tools a Claude Code host never needs to call (its read-only subagents call autopilot_result
+ * only), left out of its tools/list so their definitions do not sit in its context; still callable
+ * by name.
  * AUTOPILOT_ALL_TOOLS=1 lists them too.
  */
 export const HOST_OPTIONAL_TOOLS = new Set(["autopilot_decisions", "gather_context", "write_scratchpad"]);

@@ -229,7 +229,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   if (job.job === "finalReview") {
     return make(
       "Final review: cross-phase coherence check",
-      "Final review: the FULL diff of the session, not just the last phase.",
+      "Final review of the whole session.",
       [
         `Review the whole change: git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD (every phase).`,
         "The per-phase findings below say what became of each: a blocking one was fixed (check that the fix holds) or overridden by a decision (re-raise it if it still matters); warnings and notes were recorded and not addressed (re-raise what still matters). Then look for what shows only across phases: interfaces that disagree, duplicated helpers, docs that contradict each other, a later phase breaking an earlier one.",
@@ -296,7 +296,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
     const start = phaseStartCommit(state);
     if (start) out.push(`- Phase start commit: ${start} (this phase's changes: git diff ${start}..HEAD)`);
   }
-  if (planned) out.push(`- Result: ${resultPath(state, state.stepId)} (write your JSON result there too)`);
+  if (planned) out.push(`- Result: ${resultPath(state, state.stepId)} (write your JSON result there too, or record it with autopilot_result, stepId ${state.stepId})`);
   out.push("");
   if (planned) out.push("## How to do this step", "", ...planned.rules.map((r) => `- ${r}`), "");
   if (state.currentState === "PLAN") {

@@ -73,7 +73,7 @@ function decideCall(step: Pick<Step, "session" | "stepId">): string {
 function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
   const next = step.next;
   if (next.kind === "dispatch")
-    return `Agent tool: subagent_type ${view.agentPrefix ? `"${agentName(view, next.persona)}"` : "next.persona"}, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it writes its result file). Run in the background anyway? End your turn; report on its task notification.`;
+    return `Agent tool: subagent_type ${view.agentPrefix ? `"${agentName(view, next.persona)}"` : "next.persona"}, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
     return "Ask the user next.question (options: next.options); then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
   if (next.kind === "done") return "Show the user the whole report (findings, .harness/ advice); the session is done.";

@@ -149,6 +149,30 @@ afterAll(async () => {
   if (!process.env.AUTOPILOT_KEEP_CLIENT_REPOS) for (const r of repos) await r.cleanup();
 });
 
+/** The reviewer subagents' autopilot_result calls, and how many Claude Code refused (an error result). */
+function recordedByReviewer(p: Awaited<ReturnType<typeof play>>): { recorded: number; refused: number } {
+  const calls = new Map<string, boolean>();
+  for (const r of p.model.requests) {
+    if (r.kind !== "subagent" || r.persona !== "harness-code-reviewer") continue;
+    for (const m of r.conv?.messages ?? [])
+      for (const x of m.parts) {
+        if (x.type === "tool_call" && x.call.name === "mcp__autopilot__autopilot_result") calls.set(x.call.id, calls.get(x.call.id) ?? false);
+        if (x.type === "tool_result" && calls.has(x.result.callId)) calls.set(x.result.callId, !!x.result.isError);
+      }
+  }
+  const refused = [...calls.values()].filter(Boolean).length;
+  return { recorded: calls.size - refused, refused };
+}
+
+/** The host's autopilot_report calls that carried a result (the todo says to report only the step). */
+function hostReportsWithResult(p: Awaited<ReturnType<typeof play>>): unknown[] {
+  return p.model.requests.flatMap((r) =>
+    r.kind === "host" && r.decision?.kind === "tool_calls"
+      ? r.decision.calls.filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.result !== undefined).map((c) => c.args)
+      : [],
+  );
+}
+
 describe("Claude Code (real CLI) with autopilot install claude", () => {
   it("/autopilot docs/spec.md --fast runs to DONE, personas dispatched through Claude Code's Agent tool", async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
@@ -179,6 +203,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
       r.conv?.messages.some((m) => m.parts.some((x) => x.type === "tool_result" && x.result.text.trim().startsWith('{"session"'))),
     );
     expect(hostSawStep).toBe(true);
+    expect(recordedByReviewer(p), explain(p)).toEqual({ recorded: 4, refused: 0 });
     await checkClaudeViewModel(repo.dir, p, "docs/spec.md --fast");
   });
 
@@ -259,6 +284,10 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");
     expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
+    // The read-only reviewer (no Write) recorded each result through autopilot_result, not refused
+    // in accept-edits mode, and the host reported every step without copying a result.
+    expect(recordedByReviewer(p), explain(p)).toEqual({ recorded: 4, refused: 0 });
+    expect(hostReportsWithResult(p)).toEqual([]);
   });
 
   it("without --allow, Claude Code refuses autopilot's tools in print mode and nothing starts", async (ctx) => {

@@ -64,7 +64,11 @@ describe("the checked-in manifests", () => {
     const claudeAgents = byName(plan("claude").files, "agents");
     const geminiAgents = byName(plan("gemini").files, "agents");
     expect(Object.keys(claudeAgents).sort()).toEqual(["harness-code-reviewer.md", "harness-planner.md", "harness-task-executor.md", "harness-verifier.md"]);
-    for (const [name, text] of Object.entries(claudeAgents)) expect(readFileSync(path.join(root, PLUGIN_DIRS.claude, "agents", name), "utf8"), name).toBe(text);
+    // The agents: install's text, with the persona's tool (autopilot_result) named as Claude Code names a plugin's tools.
+    for (const [name, text] of Object.entries(claudeAgents))
+      expect(readFileSync(path.join(root, PLUGIN_DIRS.claude, "agents", name), "utf8"), name).toBe(
+        text.replace("mcp__autopilot__autopilot_result", "mcp__plugin_autopilot_autopilot__autopilot_result"),
+      );
     for (const [name, text] of Object.entries(geminiAgents)) expect(readFileSync(path.join(root, PLUGIN_DIRS.gemini, "agents", name), "utf8"), name).toBe(text);
     // The command: install's text, with the tool named as Claude Code names a plugin's tools.
     const command = plan("claude").files.find((f) => f.path.endsWith("commands/autopilot.md"))!.after;

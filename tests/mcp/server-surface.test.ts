@@ -1,8 +1,8 @@
-// What every client sees: server name and version, exactly the eight tools with short
+// What every client sees: server name and version, exactly the nine tools with short
 // descriptions (tools/list stays small: it sits in every conversation), output schemas on the Step
 // tools, the start prompt, the resources, log messages and progress notifications.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
@@ -17,6 +17,7 @@ const TOOLS = [
   "autopilot_decisions",
   "gather_context",
   "write_scratchpad",
+  "autopilot_result",
 ];
 const STEP_TOOLS = TOOLS.slice(0, 4);
 /** Measured 3.6 KB without `$schema` lines (4.4 KB with them, 7.1 KB before the Step output schema was made minimal); a budget, so that growth is a decision. */
@@ -46,7 +47,7 @@ describe("server surface", () => {
     expect(s.srv.client.getInstructions()).toMatch(/autopilot_start/);
   });
 
-  it("lists exactly the eight tools, small", async () => {
+  it("lists exactly the nine tools, small", async () => {
     const { tools } = await s.srv.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
     for (const t of tools) expect(t.description!.length, t.name).toBeLessThanOrEqual(140);
@@ -145,9 +146,9 @@ describe("what Claude Code gets", () => {
     await c.dispose();
   });
 
-  it("five tools, one-line descriptions, no $schema lines, within 1.5 KB; the three a session calls at every step always loaded", async () => {
+  it("the host's five tools and the personas' autopilot_result, one-line descriptions, no $schema lines, within 1.5 KB; the three a session calls at every step always loaded", async () => {
     const { tools } = await c.srv.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["autopilot_decide", "autopilot_next", "autopilot_report", "autopilot_start", "autopilot_status"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["autopilot_decide", "autopilot_next", "autopilot_report", "autopilot_result", "autopilot_start", "autopilot_status"]);
     // Claude Code sends these from the first request instead of deferring them behind ToolSearch.
     const loaded = tools.filter((t) => (t._meta as Record<string, unknown> | undefined)?.["anthropic/alwaysLoad"] === true).map((t) => t.name);
     expect(loaded.sort()).toEqual(["autopilot_decide", "autopilot_report", "autopilot_start"]);
@@ -181,9 +182,9 @@ describe("what Claude Code gets", () => {
     expect(text).toContain('{"kind":"planned"');
     // The call after names the Step's own stepId and fields, not copies of them; the session is the
     // connection's. The persona writes its result where the brief says; the host reports only the step.
-    expect(text).toMatch(new RegExp(`^- Result: \\.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}\\.json \\(write your JSON result there too\\)$`, "m"));
+    expect(text).toMatch(new RegExp(`^- Result: \\.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}\\.json \\(write your JSON result there too, or record it with autopilot_result, stepId ${step.stepId}\\)$`, "m"));
     expect(step.todo).toBe(
-      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it writes its result file). Run in the background anyway? End your turn; report on its task notification.",
+      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.",
     );
     // The text a content-only client shows keeps the whole Step.
     expect(out.text).toMatch(/phase 1\/\d+/);
@@ -211,6 +212,41 @@ describe("what Claude Code gets", () => {
     // The Step after a dispatch is a dispatch (the executor): its todo is the one just followed, so left out.
     expect(next.step!.next.kind).toBe("dispatch");
     expect((next.result.structuredContent as { todo?: string }).todo).toBeUndefined();
+  });
+
+  it("autopilot_result (a persona's call) checks and records the result of its own dispatch step only, moves nothing, and the host then reports only the step", async () => {
+    const out = await call(c.srv.client, "autopilot_next", { session: SCANNER_SLUG });
+    const step = out.step!;
+    expect(step.next).toMatchObject({ kind: "dispatch", persona: "harness-task-executor" });
+    const rel = `.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}.json`;
+    const stateFile = path.join(c.root, `.harness/sessions/${SCANNER_SLUG}/autopilot-state.json`);
+    const before = readFileSync(stateFile, "utf8");
+    // Another kind than the step expects, a result that fits no kind, a step that is not the current one:
+    // refused with what the persona does next, no host Step shown, no file written, nothing changed.
+    const wrong = await call(c.srv.client, "autopilot_result", { stepId: step.stepId, result: { kind: "planned", planPath: "x.md" } });
+    expect(wrong.result.isError).toBe(true);
+    expect(wrong.text).toContain(`Error [bad_result]: Step ${step.stepId} expects a "executed" result`);
+    expect(wrong.text).toContain("call autopilot_result again");
+    expect(wrong.text).not.toContain("todo");
+    const shapeless = await call(c.srv.client, "autopilot_result", { stepId: step.stepId, result: { summary: "done" } });
+    expect(shapeless.text).toMatch(/^Error \[bad_result\]: The result does not fit the protocol/);
+    const stale = await call(c.srv.client, "autopilot_result", { stepId: step.stepId - 1, result: { kind: "planned", planPath: "x.md" } });
+    expect(stale.text).toMatch(/^Error \[stale_step\]/);
+    expect(stale.text).toContain("end with your JSON result in your reply");
+    expect(existsSync(path.join(c.root, rel))).toBe(false);
+    expect(readFileSync(stateFile, "utf8")).toBe(before);
+    // The executor does its work (the scripted persona writes its own result file: removed, so
+    // that only autopilot_result records it), then records its result.
+    const { result } = await new ScriptedRunner({}).run(taskFor(c.root, step));
+    rmSync(path.join(c.root, rel));
+    const recorded = await call(c.srv.client, "autopilot_result", { stepId: step.stepId, result });
+    expect(recorded.result.isError, recorded.text).toBeFalsy();
+    expect(recorded.text).toContain(`Recorded in ${rel}.`);
+    expect(JSON.parse(readFileSync(path.join(c.root, rel), "utf8"))).toEqual(result);
+    expect(readFileSync(stateFile, "utf8")).toBe(before);
+    const next = await call(c.srv.client, "autopilot_report", { stepId: step.stepId });
+    expect(next.error, next.text).toBeUndefined();
+    expect(next.step!.stepId).toBeGreaterThan(step.stepId);
   });
 
   it("a report or a decision without a session is the connection's one session's, else the project's one in progress (or the one at that step); otherwise bad_input naming them, nothing changed", async () => {

@@ -140,7 +140,7 @@ function checkStructured(out: CallOutcome, host: HostCase, answered?: string, ea
     for (const want of (host.leanDispatch ?? host.dispatch)(n.persona)) expect(view.todo, host.clientName).toContain(want);
     if (host.lean) {
       // The persona writes its result file (the brief names it): the host reports only the step.
-      expect(view.todo).toContain("then autopilot_report {stepId, usage: its <usage> block} (it writes its result file)");
+      expect(view.todo).toContain("then autopilot_report {stepId, usage: its <usage> block} (it records its result)");
       expect(typeof view.stepId === "number").toBe(true);
       // The prompt names the brief, which exists and says which result to reply with.
       expect(n.prompt).toMatch(/ Brief: \S+\/briefs\/step-\d+\.md$/);

@@ -1,4 +1,4 @@
-// The eight tools, one module each. Thin: check input, call the engine, render. Every Step tool
+// The nine tools, one module each. Thin: check input, call the engine, render. Every Step tool
 // answers with the Step (structuredContent) and its text; every failure is an isError result with
 // a stable code. What they share (engine, client view, error and progress handling) is kit.ts.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -6,6 +6,7 @@ import { toolKit, type ToolContext } from "./kit.js";
 import { registerStart } from "./start.js";
 import { registerNext } from "./next.js";
 import { registerReport } from "./report.js";
+import { registerResult } from "./result.js";
 import { registerDecide } from "./decide.js";
 import { registerStatus } from "./status.js";
 import { registerDecisions } from "./decisions.js";
@@ -24,6 +25,7 @@ const TOOLS = [
   registerDecisions,
   registerGatherContext,
   registerWriteScratchpad,
+  registerResult,
 ];
 
 export function registerTools(server: McpServer, ctx: ToolContext): void {

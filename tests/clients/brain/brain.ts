@@ -460,7 +460,7 @@ export class Brain {
       for (const p of m.parts) {
         if (p.type !== "tool_result" || !p.result.isError) continue;
         const c = calls.get(p.result.callId);
-        if (c && this.dialect.writePathOf(conv, c) === rel) return this.dialect.writtenContent?.(conv, c) ?? "";
+        if (c && sameFile(this.dialect.writePathOf(conv, c), rel)) return this.dialect.writtenContent?.(conv, c) ?? "";
       }
     return null;
   }
@@ -473,7 +473,7 @@ export class Brain {
       for (const p of m.parts) {
         if (p.type !== "tool_result" || p.result.isError) continue;
         const c = calls.get(p.result.callId);
-        if (c && this.dialect.writePathOf(conv, c) === rel) text = this.dialect.writtenContent?.(conv, c) ?? null;
+        if (c && sameFile(this.dialect.writePathOf(conv, c), rel)) text = this.dialect.writtenContent?.(conv, c) ?? null;
       }
     return text;
   }
@@ -676,6 +676,11 @@ export class Brain {
     const sent = conv.messages.some((m) => m.parts.some((p) => p.type === "tool_call" && p.call.name === handBack.name));
     return sent ? { kind: "reply", text: "Report delivered." } : { kind: "tool_calls", calls: [handBack] };
   }
+}
+
+/** A write's path is the file: the same path, or (a call that names only its tail, autopilot_result) its tail. */
+function sameFile(written: string | null, rel: string): boolean {
+  return written !== null && (written === rel || rel.endsWith(`/${written}`));
 }
 
 /** The option a user's answer names: exact, a prefix, or a number; null when none or ambiguous. */

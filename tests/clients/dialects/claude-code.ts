@@ -88,10 +88,16 @@ export const claudeCode: Dialect = {
   writeFile: (conv, rel, content) => ({ name: "Write", args: { file_path: abs(conv, rel), content } }),
   writePathOf: (conv, call) => {
     if (call.name === "Write") return relOf(conv, call.args.file_path);
+    // autopilot_result records the result file of its step (the brain matches the file's tail).
+    if (claudeCode.autopilotToolOf(call.name) === "autopilot_result") return `results/step-${String(call.args.stepId)}.json`;
     const m = call.name === "Bash" ? HEREDOC.exec(String(call.args.command ?? "")) : null;
     return m ? relOf(conv, m[1]) : null;
   },
   writeResultFile(conv, rel, content) {
+    // A read-only persona's one autopilot tool (its agent file and brief name it), when the client gave it.
+    const record = claudeCode.autopilotTool(conv, "autopilot_result");
+    const stepId = /step-(\d+)\.json$/.exec(rel)?.[1];
+    if (record && stepId && /autopilot_result/.test(conv.system)) return { name: record, args: { stepId: Number(stepId), result: JSON.parse(content) } };
     if (conv.tools.includes("Write")) return { name: "Write", args: { file_path: abs(conv, rel), content } };
     // A persona without Write (another client's read-only agent): a here-document writes the file.
     if (!conv.tools.includes("Bash")) return null;
@@ -102,6 +108,7 @@ export const claudeCode: Dialect = {
     };
   },
   writtenContent(conv, call) {
+    if (claudeCode.autopilotToolOf(call.name) === "autopilot_result") return JSON.stringify(call.args.result) + "\n";
     if (call.name === "Write") return typeof call.args.content === "string" ? call.args.content : null;
     const m = call.name === "Bash" ? HEREDOC.exec(String(call.args.command ?? "")) : null;
     return m ? m[2] + "\n" : null;
