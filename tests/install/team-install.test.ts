@@ -229,7 +229,8 @@ describe("Claude Code agent files", () => {
   // unknown names silently, so a list naming them would promise what the subagent does not get.
   it("list only tools Claude Code 2.1 has; the reviewer and verifier have no Write or Edit", () => {
     for (const n of ["harness-planner", "harness-task-executor"]) expect(String(agent(n).data.tools).split(/,\s*/)).toEqual(["Read", "Bash", "Write", "Edit"]);
-    for (const n of ["harness-verifier", "harness-code-reviewer"]) expect(String(agent(n).data.tools).split(/,\s*/)).toEqual(["Read", "Bash"]);
+    // Read-only: no Write, no Edit; their one MCP tool records their result (it changes no project file).
+    for (const n of ["harness-verifier", "harness-code-reviewer"]) expect(String(agent(n).data.tools).split(/,\s*/)).toEqual(["Read", "Bash", "mcp__autopilot__autopilot_result"]);
   });
 
   it("carry their skill's method in the prompt, before the final-message section; no skills are installed for the host", () => {
