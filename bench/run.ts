@@ -226,7 +226,8 @@ async function claudeView(skillText: string) {
       String(st.steps.length),
       `${totalB} B / ${totalT} tok`,
       `${upstream} B / ${upstreamT} tok`,
-      `${ratio(totalB, upstream)} / ${ratio(totalT, upstreamT)}`,
+      // Four places: the goal's figure sits at 0.10, where three would round 0.0999 up.
+      `${(totalB / upstream).toFixed(4)}× / ${(totalT / upstreamT).toFixed(4)}×`,
       `${baseline} B / ${baseT} tok`,
       `${ratio(totalB, baseline)} / ${ratio(totalT, baseT)}`,
     ]);
@@ -349,7 +350,7 @@ async function main() {
     table(
       ["item", "bytes", "note"],
       [
-        ["tools/list JSON", String(s0.fixed.tools), "8 tools with input/output schemas"],
+        ["tools/list JSON", String(s0.fixed.tools), "every tool, with input/output schemas"],
         ["server instructions", String(s0.fixed.instructions), "from initialize"],
         ["prompt `autopilot`", String(s0.fixed.prompt), "the text the user's slash command inserts"],
         ["results as text content", String(st.readText), `${(st.readText / st.calls).toFixed(0)} B per call`],
