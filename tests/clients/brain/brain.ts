@@ -328,8 +328,9 @@ export class Brain {
         if (!answer) return { kind: "reply", text: `Please answer with one of: ${step.next.options.join(" / ")}.` };
         // Where the Step asks for the user's reply, quoted, the host passes it on as userWords; the
         // session as the ask's todo shows the call (Claude Code's leaves it to the connection).
-        const relay = /userWords/.test(this.lastStepShown(evs)?.shown ?? "");
+        // A Step without a todo is done as the last Step of its kind said (the command text).
         const askTodo = this.todoOf(conv, evs, "ask");
+        const relay = /userWords/.test(this.lastStepShown(evs)?.shown ?? "") || /userWords/.test(askTodo ?? "");
         return this.callAutopilot(conv, "autopilot_decide", {
           ...(!askTodo || /session/.test(askTodo) ? { session: step.session } : {}),
           stepId: step.stepId,
