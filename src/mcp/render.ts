@@ -47,7 +47,7 @@ export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: str
 
 /**
  * The todos a lean Step may leave out once shown: a dispatch's and a plain ask's (the same text
- * every time; with an agent prefix, one per agent). A human gate, a wait and done always carry
+ * every time; with an agent prefix too). A human gate, a wait and done always carry
  * theirs.
  */
 export function repeatable(step: Step): boolean {

@@ -68,12 +68,13 @@ function decideCall(step: Pick<Step, "session" | "stepId">): string {
  * `stepId` and `next`, in every later request of the conversation; so the call after names those
  * fields instead of repeating their values (the tool's input schema describes the rest), and the
  * session is the connection's (autopilot_report and autopilot_decide default to it). The same text
- * for every persona, so it is shown once a conversation (src/mcp/render.ts hostStep).
+ * for every persona (with an agent prefix too: it says `"autopilot:" + next.persona`), so it is shown
+ * once a conversation (src/mcp/render.ts hostStep).
  */
 function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
   const next = step.next;
   if (next.kind === "dispatch")
-    return `Agent tool: subagent_type ${view.agentPrefix ? `"${agentName(view, next.persona)}"` : "next.persona"}, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.`;
+    return `Agent tool: subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"}, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
     return "Ask the user next.question (options: next.options); then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
   if (next.kind === "done") return "Show the user the whole report (findings, .harness/ advice); the session is done.";

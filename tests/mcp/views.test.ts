@@ -57,6 +57,8 @@ const HOSTS: HostCase[] = [
     label: "claude-code (plugin, serve --agent-prefix autopilot:)",
     serveArgs: ["--agent-prefix", "autopilot:"],
     dispatch: (p) => ["Agent tool", `subagent_type "autopilot:${p}"`, "run_in_background false"],
+    // One todo for every persona (shown once): the agent is the prefix and next.persona.
+    leanDispatch: () => ["Agent tool", 'subagent_type "autopilot:" + next.persona', "run_in_background false"],
     lean: true,
   },
   { clientName: "codex-mcp-client", dispatch: (p) => ["spawn_agent", `You are ${p}: follow ${PERSONAS}/${p}.md`, "wait_agent"] },
@@ -111,7 +113,7 @@ function checkText(out: CallOutcome, host: HostCase): void {
  * `answered`: the kind of Step the call answered (autopilot_report: dispatch, autopilot_decide: ask).
  * `earlier`: the Steps this connection showed before, since the last autopilot_start. Claude Code's
  * lean Step leaves out a dispatch or plain ask todo it has shown once (the earlier result is in
- * every later request; with an agent prefix, once per agent); every other Step, and every other
+ * every later request; with an agent prefix too); every other Step, and every other
  * client's, carries one.
  */
 function checkStructured(out: CallOutcome, host: HostCase, answered?: string, earlier: CallOutcome[] = []): void {
@@ -120,7 +122,7 @@ function checkStructured(out: CallOutcome, host: HostCase, answered?: string, ea
   const sameTodo = (o: CallOutcome) => {
     const v = o.result.structuredContent as unknown as Step;
     if (v.next.kind !== n.kind || !v.todo) return false;
-    return n.kind === "ask" ? !n.humanOnly?.length && !(v.next as typeof n).humanOnly?.length : n.kind !== "dispatch" || !host.serveArgs || (v.next as typeof n).persona === n.persona;
+    return n.kind === "ask" ? !n.humanOnly?.length && !(v.next as typeof n).humanOnly?.length : true;
   };
   const shown = (n.kind === "dispatch" || n.kind === "ask") && earlier.some(sameTodo);
   const repeated = !!host.lean && shown;

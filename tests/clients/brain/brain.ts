@@ -430,12 +430,14 @@ export class Brain {
     const report = s.report ? `${s.report}\n\n` : "";
     switch (s.next.kind) {
       case "dispatch": {
+        // No todo on the Step (Claude Code's lean Step shows one once): as the last dispatch's said.
+        const todo = s.todo ?? this.todoOf(conv, events(conv, this.dialect), "dispatch");
         const call = this.dialect.dispatch(conv, {
           persona: s.next.persona,
           // A lean Step (Claude Code) has no description: the prompt's job sentence is one.
           description: s.next.description ?? s.next.prompt.trim().split("\n").at(-1)!.replace(/\s*Brief: \S+$/, "").replace(/\.$/, ""),
           prompt: s.next.prompt,
-          ...(s.todo ? { todo: s.todo } : {}),
+          ...(todo ? { todo } : {}),
         });
         if (!call) return { kind: "reply", text: `${report}I cannot run the ${s.next.persona} subagent: this client has no subagent tool.` };
         return { kind: "tool_calls", calls: [call], text: s.report };

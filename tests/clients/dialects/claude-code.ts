@@ -54,8 +54,10 @@ export const claudeCode: Dialect = {
   dispatch(conv, d): WantedCall | null {
     const tool = ["Agent", "Task"].find((t) => conv.tools.includes(t));
     if (!tool) return null;
-    // The agent the todo names (`subagent_type "autopilot:harness-planner"` for the plugin's).
-    const named = /subagent_type "([^"]+)"/.exec(d.todo ?? "")?.[1] ?? d.persona;
+    // The agent the todo names: next.persona, or for the plugin's `"autopilot:" + next.persona`
+    // (the text view names it whole: `subagent_type "autopilot:harness-planner"`).
+    const prefixed = /subagent_type "([^"]+)" \+ next\.persona/.exec(d.todo ?? "")?.[1];
+    const named = prefixed !== undefined ? prefixed + d.persona : (/subagent_type "([^"]+)"/.exec(d.todo ?? "")?.[1] ?? d.persona);
     // The next action depends on the result: run in the foreground.
     return {
       name: tool,
