@@ -9,7 +9,7 @@
 // unmerged work. Every step finds its own earlier result (a crash between any two is resumed by
 // running the same step again): the state is git's, read back each time.
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { lstat, mkdir, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { minimatch } from "minimatch";
 import { projectPaths, WORKTREES_DIR_REL } from "../session/paths.js";
@@ -163,6 +163,8 @@ export async function removeTaskWorktree(root: string, tw: TaskWorktree, opts: {
     if (!merged && !opts.discard && branchThere) return false;
     const abs = path.join(root, tw.path);
     if (existsSync(abs)) {
+      // The session's folder linked into it (openTaskWorktree) is autopilot's, not the task's work.
+      await unlinkSessionLinks(abs);
       try {
         await git(["worktree", "remove", ...(opts.discard ? ["--force"] : []), abs]);
       } catch {
@@ -172,6 +174,14 @@ export async function removeTaskWorktree(root: string, tw: TaskWorktree, opts: {
     if (branchThere) await git(["branch", opts.discard ? "-D" : "-d", tw.branch]).catch(() => "");
     return true;
   });
+}
+
+async function unlinkSessionLinks(worktree: string): Promise<void> {
+  const dir = path.join(worktree, ".harness", "sessions");
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const p = path.join(dir, name);
+    if ((await lstat(p).catch(() => null))?.isSymbolicLink()) await unlink(p).catch(() => undefined);
+  }
 }
 
 async function rebaseInProgress(wt: (args: string[]) => Promise<string>, wtAbs: string): Promise<boolean> {

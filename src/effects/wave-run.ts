@@ -11,11 +11,11 @@
 // Tasks already merged stay merged. Only merged work's worktrees are removed. The ledger
 // (`WaveRun`) is data the caller saves; every step here can run again after a crash (git is read
 // back, commits are found by their effect id), so a resumed wave ends as an uninterrupted one.
-// Not wired into EXECUTE yet: the dispatch of a wave's executors is not built (docs/cli.md).
+// The session runs it from its probes (src/engine/session.ts: waveOpen, waveMerge), one wave at a time.
 import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, type TaskScope, type TaskWorktree } from "./merge-queue.js";
 import { findEffectCommit, gitRunner } from "./git.js";
 
-export type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted";
+export type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted" | "rerun";
 
 export interface TaskRun {
   task: string;
@@ -31,6 +31,8 @@ export interface TaskRun {
   outside?: string[];
   /** Worktrees of earlier attempts that were never merged: kept until the user discards them. */
   unmerged?: TaskWorktree[];
+  /** The attempt a person's "re-run" started a fresh retry budget at (absent: 1). */
+  budgetFrom?: number;
 }
 
 export interface WaveRun {
@@ -53,6 +55,19 @@ export interface WaveOptions {
   validate: (root: string) => Promise<{ passed: boolean; summary: string }>;
   /** Unique per session and phase, so a commit's effect id is found again on replay. */
   effectPrefix: string;
+  /** Called after a merge (before its validation) and after that validation: the crash suite's kill points. */
+  onStep?: (point: "merged" | "validated") => void;
+  /** Before each task number in its worktree's and branch's names (a session's phases and plans reuse task numbers). */
+  worktreeKey?: string;
+}
+
+/** The task's name in its worktree and branch. */
+export function worktreeTask(task: string, key = ""): string {
+  return `${key}${task}`;
+}
+
+function budgetSpent(t: TaskRun, opts: WaveOptions): boolean {
+  return t.attempt - (t.budgetFrom ?? 1) + 1 >= opts.maxAttempts;
 }
 
 /** Open every task's worktree from the session's head. Running it again opens nothing twice. */
@@ -61,11 +76,12 @@ export async function startWave(
   slug: string,
   wave: number,
   tasks: readonly { number: string; name: string; scope: TaskScope }[],
+  worktreeKey = "",
 ): Promise<WaveRun> {
   const base = (await gitRunner(root)(["rev-parse", "HEAD"])).trim();
   const runs: TaskRun[] = [];
   for (const t of tasks)
-    runs.push({ task: t.number, name: t.name, scope: t.scope, attempt: 1, worktree: await openTaskWorktree(root, slug, t.number, 1, base), status: "running" });
+    runs.push({ task: t.number, name: t.name, scope: t.scope, attempt: 1, worktree: await openTaskWorktree(root, slug, worktreeTask(t.number, worktreeKey), 1, base), status: "running" });
   return { wave, tasks: runs };
 }
 
@@ -94,7 +110,7 @@ export async function taskReported(
   if (!t || t.status !== "running") return { run, events: [] };
   const events: WaveEvent[] = [];
   if (!outcome.done) {
-    if (t.attempt >= opts.maxAttempts) {
+    if (budgetSpent(t, opts)) {
       t.status = "exhausted";
       t.error = outcome.error;
       events.push({ kind: "exhausted", task, error: outcome.error });
@@ -109,6 +125,21 @@ export async function taskReported(
   t.status = "done";
   const drained = await drain(root, { ...run, tasks }, opts);
   return { run: drained.run, events: [...events, ...drained.events] };
+}
+
+/**
+ * A task's executor reported it done: its work is committed in its worktree (once per effect id;
+ * nothing again when the commit is already on the session's branch), and it waits for its turn to
+ * merge. Running it again after a crash changes nothing.
+ */
+export async function taskDone(root: string, run: WaveRun, task: string, opts: WaveOptions): Promise<WaveRun> {
+  const tasks = run.tasks.map((t) => ({ ...t }));
+  const t = tasks.find((x) => x.task === task);
+  if (!t || t.status !== "running") return run;
+  if (!(await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base)))
+    await commitTaskWork(root, opts.slug, t.worktree, `Task ${t.task}: ${t.name}`, effectIdOf(t, opts));
+  t.status = "done";
+  return { ...run, tasks };
 }
 
 /**
@@ -141,7 +172,9 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
       await again(root, t, "conflict", error, opts, events);
       break;
     }
+    opts.onStep?.("merged");
     const validation = await opts.validate(root);
+    opts.onStep?.("validated");
     if (!validation.passed) {
       await again(root, t, "validation", `the validation failed after its merge: ${validation.summary}`, opts, events);
       break;
@@ -165,7 +198,7 @@ export async function resumeWave(root: string, run: WaveRun, opts: WaveOptions):
     if (t.status !== "running" && t.status !== "done") continue;
     // The task's commit (found by its effect id, rebased or not) is on the session's branch.
     if (await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base)) t.status = "done";
-    else t.worktree = await openTaskWorktree(root, opts.slug, t.task, t.attempt, t.worktree.base);
+    else t.worktree = await openTaskWorktree(root, opts.slug, worktreeTask(t.task, opts.worktreeKey), t.attempt, t.worktree.base);
   }
   return drain(root, { ...run, tasks }, opts);
 }
@@ -177,7 +210,7 @@ function effectIdOf(t: TaskRun, opts: WaveOptions): string {
 /** The task runs again from the session's head in a new worktree, within its retry budget; its earlier worktree is kept. */
 async function again(root: string, t: TaskRun, why: "conflict" | "validation", error: string, opts: WaveOptions, events: WaveEvent[]): Promise<void> {
   t.error = error;
-  if (t.attempt >= opts.maxAttempts) {
+  if (budgetSpent(t, opts)) {
     t.status = "exhausted";
     events.push({ kind: "exhausted", task: t.task, error });
     return;
@@ -188,7 +221,18 @@ async function again(root: string, t: TaskRun, why: "conflict" | "validation", e
   if (why === "validation") await removeTaskWorktree(root, t.worktree);
   else t.unmerged = [...(t.unmerged ?? []), t.worktree];
   t.attempt += 1;
-  t.worktree = await openTaskWorktree(root, opts.slug, t.task, t.attempt, head);
+  t.worktree = await openTaskWorktree(root, opts.slug, worktreeTask(t.task, opts.worktreeKey), t.attempt, head);
   t.status = "running";
   events.push({ kind: "retry", task: t.task, attempt: t.attempt, why, error });
+}
+
+/**
+ * A task a person asked for again: a new worktree from the session's head (the merged result),
+ * with a fresh retry budget; its stopped attempt's worktree is kept, unmerged, for the user.
+ */
+export async function rerunTask(root: string, t: TaskRun, opts: WaveOptions): Promise<TaskRun> {
+  const head = (await gitRunner(root)(["rev-parse", "HEAD"])).trim();
+  const attempt = t.attempt + 1;
+  const worktree = await openTaskWorktree(root, opts.slug, worktreeTask(t.task, opts.worktreeKey), attempt, head);
+  return { ...t, attempt, budgetFrom: attempt, worktree, status: "running", unmerged: [...(t.unmerged ?? []), t.worktree], outside: undefined };
 }

@@ -78,12 +78,12 @@ export class Engine {
    * `usage`: what the persona run cost, as far as the host knows (null: it does not say). The
    * result and its usage are checked once, by the session engine, for every caller.
    */
-  async report(slug: string, stepId: number, raw: unknown, rawUsage: unknown = null): Promise<Step> {
+  async report(slug: string, stepId: number, raw: unknown, rawUsage: unknown = null, task?: string): Promise<Step> {
     const ref = sessionRef(this.root, slug);
     await this.opts.beforeChange?.(ref);
     assertStepId(stepId);
     const routed = await this.route(ref);
-    return routed.engine.report(routed.ref, stepId, raw, rawUsage);
+    return routed.engine.report(routed.ref, stepId, raw, rawUsage, task);
   }
 
   /**

@@ -7,7 +7,13 @@
 // at first use, and the common path is one null check.
 
 export const FAULT_POINTS = ["before-save", "after-save", "mid-effects", "after-effects", "after-probe-save", "commit-rejected"] as const;
-export type FaultPoint = (typeof FAULT_POINTS)[number];
+/**
+ * Reached only by a parallel session's wave (src/engine/wave.ts): its worktrees opened, a task
+ * merged before its validation ran, a merge validated before the next one, the queue done before
+ * its event is saved. tests/reliability/wave-crash.test.ts kills at each.
+ */
+export const WAVE_FAULT_POINTS = ["wave-opened", "wave-merge", "wave-validated", "wave-merged"] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number] | (typeof WAVE_FAULT_POINTS)[number];
 
 let plan: Map<string, number> | null | undefined;
 const reached = new Map<string, number>();
@@ -17,9 +23,9 @@ function parsePlan(spec: string | undefined): Map<string, number> | null {
   const out = new Map<string, number>();
   for (const part of spec.split(",")) {
     const m = /^\s*([a-z-]+):(\d+)\s*$/.exec(part);
-    if (!m || !(FAULT_POINTS as readonly string[]).includes(m[1]) || Number(m[2]) < 1) {
+    if (!m || ![...FAULT_POINTS, ...WAVE_FAULT_POINTS].includes(m[1] as FaultPoint) || Number(m[2]) < 1) {
       // A typo here would silently test nothing: say so loudly, once.
-      process.emitWarning(`AUTOPILOT_FAULT entry ${JSON.stringify(part)} ignored: use <point>:<n> with point one of ${FAULT_POINTS.join(", ")}`);
+      process.emitWarning(`AUTOPILOT_FAULT entry ${JSON.stringify(part)} ignored: use <point>:<n> with point one of ${[...FAULT_POINTS, ...WAVE_FAULT_POINTS].join(", ")}`);
       continue;
     }
     out.set(m[1], Number(m[2]));

@@ -23,14 +23,15 @@ import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
 import { writeScratchpad } from "../effects/scratchpad.js";
-import { accepts, apply, probeFor } from "./machine-state.js";
+import { accepts, apply, probeFor, type Probe } from "./machine-state.js";
 import { askFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
 import { isHumanChannel } from "../session/schema.js";
 import { addUsage, formatBudget, parseUsage } from "../session/usage.js";
 import type { ProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
-import { briefContent, briefPath, plannedPlanPath, resultPath } from "../personas/dispatch.js";
+import { briefContent, briefPath, plannedPlanPath, resultPath, taskBriefContent, taskResultPath } from "../personas/dispatch.js";
+import { mergeWave, openWave } from "./wave.js";
 import { gatherDispatchFacts } from "./facts.js";
 // Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
 import { faultPoint } from "./faults.js";
@@ -157,8 +158,10 @@ export class SessionEngine {
   }
 
   /** The result a persona wrote to its result file; bad_result (with the current Step) when there is none that parses. */
-  private async resultFile(ref: SessionRef, stepId: number): Promise<object> {
-    const rel = resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
+  private async resultFile(ref: SessionRef, stepId: number, task?: string): Promise<object> {
+    // A parallel wave's task: the file its brief names, by the step that dispatched it.
+    const dispatchedAt = task ? ((await this.read(ref).catch(() => null))?.phaseRun.waveRun?.tasks.find((t) => t.task === task)?.dispatchedAt ?? stepId) : stepId;
+    const rel = task ? taskResultPath({ sessionDir: ref.paths.sessionDirRel }, dispatchedAt, task) : resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
     const text = await readFile(path.join(this.root, rel), "utf8").catch(() => null);
     let why = text === null ? `the persona wrote no ${rel}` : "";
     if (text !== null) {
@@ -192,12 +195,13 @@ export class SessionEngine {
    * nothing. `raw` undefined or null: the persona's result file (the brief's "- Result:" line), as
    * the persona wrote it; a host then reports only the step (docs/mcp.md, autopilot_report).
    */
-  async report(ref: SessionRef, stepId: number, raw: unknown, rawUsage: unknown = null): Promise<Step> {
+  async report(ref: SessionRef, stepId: number, raw: unknown, rawUsage: unknown = null, task?: string): Promise<Step> {
     const usage = parseUsage(rawUsage);
-    if (raw === undefined || raw === null) raw = await this.resultFile(ref, stepId);
+    if (raw === undefined || raw === null) raw = await this.resultFile(ref, stepId, task?.trim() || undefined);
     const result = await this.parseResult(ref, raw);
     return this.withSession(ref, async (state) => {
       let s = await this.finishPending(ref, state);
+      if (s.currentState === "EXECUTE" && s.stage === "wave" && !s.stopped) return this.reportTask(ref, s, stepId, result, usage, task);
       const step = await this.dispatchAt(ref, s, stepId, result);
       const event = await resultToEvent(ref.paths, s, result, step.next.expects.artifacts.plan, this.now());
       const final = step.state === "FINAL_REVIEW";
@@ -213,6 +217,63 @@ export class SessionEngine {
       s = await this.advance(ref, s, event);
       return this.render(ref, s);
     });
+  }
+
+  /**
+   * One task's report in a parallel wave: taken for a task still running whose report is not in
+   * yet, from the step that dispatched it or any later one (the others' reports move the step on
+   * without making this one stale). The task is the report's `task`, else the result's task number.
+   */
+  private async reportTask(ref: SessionRef, state: AutopilotState, stepId: number, result: PersonaResult, usage: ReturnType<typeof parseUsage>, given?: string): Promise<Step> {
+    const step = renderStep(state, ref.slug);
+    const run = state.phaseRun.waveRun;
+    const running = (run?.tasks ?? []).filter((t) => t.status === "running");
+    const fromResult = result.kind === "executed" && result.task?.number != null ? String(result.task.number) : undefined;
+    const id = given?.trim() || fromResult;
+    const waiting = running.filter((t) => !t.reported).map((t) => t.task);
+    if (!id)
+      throw new AutopilotError(
+        "bad_result",
+        `Step ${state.stepId} runs several tasks at once: report each executor's result with its task ("task": ${waiting.map((t) => `"${t}"`).join(" or ")}).`,
+        { step },
+      );
+    const t = running.find((x) => x.task === id);
+    if (!t || t.reported)
+      throw new AutopilotError(
+        "bad_result",
+        `Task ${id} ${t ? "has reported already" : "is not running in this wave"}; the wave waits for ${waiting.length ? `task${waiting.length === 1 ? "" : "s"} ${waiting.join(", ")}` : "nothing"}. Nothing was changed.`,
+        { step },
+      );
+    if (stepId < (t.dispatchedAt ?? 0) || stepId > state.stepId) {
+      throw new AutopilotError(
+        "stale_step",
+        `Step ${stepId} is stale for task ${id}: its current attempt was dispatched at step ${t.dispatchedAt}. Nothing was changed; follow the current Step.`,
+        { step: await this.render(ref, state) },
+      );
+    }
+    if (result.kind !== "executed" && !result.error)
+      throw new AutopilotError("bad_result", `Task ${id} expects an "executed" result from harness-task-executor, not "${result.kind}".`, { step });
+    const ex = result.kind === "executed" ? result : null;
+    const done = !!ex && (ex.outcome === "complete" || (ex.outcome === "checkpoint" && ex.checkpoint?.type === "passed"));
+    const error = done
+      ? undefined
+      : (result.error?.trim() ||
+        (ex?.outcome === "plan_defect" ? `the executor reports a defect in the plan: ${ex.defect ?? "(no details)"}` : ex?.outcome === "checkpoint" ? `the task stopped at a ${ex.checkpoint?.type ?? "human"} checkpoint, which a parallel wave does not hold` : "the executor reported a failure"));
+    let s: AutopilotState = {
+      ...state,
+      usage: addUsage(state.usage, { persona: "harness-task-executor", phaseIndex: step.phase?.index ?? null, phaseName: step.phase?.name ?? null, usage }),
+    };
+    s = await this.advance(ref, s, {
+      type: "TASK_REPORTED",
+      task: id,
+      done,
+      ...(error ? { error } : {}),
+      ...(ex?.summary ? { summary: ex.summary } : {}),
+      ...(ex?.learnings?.length ? { learnings: ex.learnings } : {}),
+      ...(done && ex?.evidence?.length ? { evidence: ex.evidence.map((e) => `Task ${id}: ${e}`) } : {}),
+      now: this.now(),
+    });
+    return this.render(ref, s);
   }
 
   /**
@@ -295,6 +356,8 @@ export class SessionEngine {
     const result = await this.parseResult(ref, raw);
     return this.withSession(ref, async (state) => {
       const s = await this.finishPending(ref, state);
+      if (s.currentState === "EXECUTE" && s.stage === "wave")
+        throw new AutopilotError("bad_result", "A parallel wave's task records its result in the file its brief names (- Result:), not here.", { step: renderStep(s, ref.slug) });
       await this.dispatchAt(ref, s, stepId, result);
       const rel = resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
       await writeTextAtomic(path.join(this.root, rel), JSON.stringify(result) + "\n");
@@ -351,14 +414,17 @@ export class SessionEngine {
     if (!ws) return step;
     const { pointer } = ws;
     const where = path.join(ws.projectRoot, pointer.path);
-    if (step.next.kind === "dispatch")
+    if (step.next.kind === "dispatch") {
+      const inside = (prompt: string) => `Work in ${where} (this session's git worktree, branch ${pointer.branch}): every path below is relative to it.\n${prompt}`;
       return {
         ...step,
         next: {
           ...step.next,
-          prompt: `Work in ${where} (this session's git worktree, branch ${pointer.branch}): every path below is relative to it.\n${step.next.prompt}`,
+          prompt: inside(step.next.prompt),
+          ...(step.next.tasks ? { tasks: step.next.tasks.map((t) => ({ ...t, prompt: inside(t.prompt) })) } : {}),
         },
       };
+    }
     if (step.next.kind === "done") {
       const pr = state?.pullRequest;
       const merge = [
@@ -501,8 +567,14 @@ export class SessionEngine {
     throw new AutopilotError("internal", "The session did not come to rest after 20 automatic steps. Please report this.");
   }
 
-  private async probe(ref: SessionRef, state: AutopilotState, probe: "assess" | "planFacts" | "validate"): Promise<AutopilotEvent> {
+  private async probe(ref: SessionRef, state: AutopilotState, probe: Probe): Promise<AutopilotEvent> {
     const now = this.now();
+    if (probe === "waveOpen" || probe === "waveMerge") {
+      const ctx = { root: this.root, slug: ref.slug, config: this.config, validationTimeoutMs: this.opts.validationTimeoutMs, onProgress: this.opts.onProgress, now, onStep: (p: "merged" | "validated") => faultPoint(p === "merged" ? "wave-merge" : "wave-validated") };
+      const event = probe === "waveOpen" ? await openWave(state, ctx) : await mergeWave(state, ctx);
+      faultPoint(probe === "waveOpen" ? "wave-opened" : "wave-merged");
+      return event;
+    }
     const phase = state.phases[state.currentPhase];
     if (probe === "assess") {
       // The skill: "If planPath is set and the file exists, skip to APPROVE_PLAN."
@@ -565,6 +637,16 @@ export class SessionEngine {
       // The brief is a pure function of the saved state and the files on disk; writing it again
       // after a crash or on autopilot_next produces the same file.
       const facts = await gatherDispatchFacts(ref.paths, state);
+      if (step.next.tasks) {
+        // A parallel wave: one brief per task, named by the step that dispatched it (the same file
+        // again on every later render, so an executor already at work keeps reading the same brief).
+        for (const t of step.next.tasks) {
+          const file = path.join(this.root, t.brief);
+          await mkdir(path.dirname(file), { recursive: true });
+          await writeTextAtomic(file, taskBriefContent(state, ref.slug, t.task, facts));
+        }
+        return step;
+      }
       const file = path.join(this.root, briefPath(state, state.stepId));
       await mkdir(path.dirname(file), { recursive: true });
       await writeTextAtomic(file, briefContent(state, ref.slug, facts));

@@ -109,6 +109,21 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
       `The retry budget (${state.retryBudget.maxAttempts} attempts) is exhausted.${spec}`,
     );
   },
+  waveTask: (state) => {
+    const stopped = (state.phaseRun.waveRun?.tasks ?? []).filter((t) => t.status === "outside" || t.status === "exhausted");
+    const lines = stopped.map((t) =>
+      t.status === "outside"
+        ? `Task ${t.task} (${t.name}) changed files outside its Files/Owns (${[...t.scope.files, ...t.scope.owns].join(", ") || "none"}): ${(t.outside ?? []).join(", ")}. Its work is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`
+        : `Task ${t.task} (${t.name}) spent its retry budget: ${t.error ?? "unknown error"}. Its last attempt is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`,
+    );
+    return words(
+      `What should happen to task${stopped.length === 1 ? "" : "s"} ${stopped.map((t) => t.task).join(", ")}?`,
+      [
+        ...lines,
+        `"re-run": the task runs again, alone, from the merged result in a new worktree, with a fresh retry budget (the earlier attempt's branch is kept). "done by hand": you have put its work on the session's branch yourself; the queue goes on. "stop": the session stops here; every worktree and branch is kept.`,
+      ].join("\n"),
+    );
+  },
   verifyFailed: (state) =>
     words(
       "Fix these issues before review?",

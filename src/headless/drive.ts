@@ -1,6 +1,7 @@
 // The host loop, without a chat client: take the Step, do what it says (run the persona through a
 // runner, or put the question to a gate), report back, repeat until the session is done or waits.
 // The MCP path and this one drive the same engine and write the same files.
+import path from "node:path";
 import type { Engine } from "../engine/engine.js";
 import type { AskNext, DispatchNext, Step } from "../protocol/step.js";
 import type { PersonaRunner } from "../runners/types.js";
@@ -29,7 +30,8 @@ export async function drive(
   runner: PersonaRunner,
   gate: Gate,
   events: DriveEvents = {},
-  opts: { maxSteps?: number; signal?: AbortSignal } = {},
+  /** `jobs`: how many of a parallel wave's executors run at once (docs/cli.md --jobs; default DEFAULT_JOBS). */
+  opts: { maxSteps?: number; signal?: AbortSignal; jobs?: number } = {},
 ): Promise<DriveResult> {
   let step = first;
   let count = 0;
@@ -40,7 +42,9 @@ export async function drive(
     if (next.kind === "done" || next.kind === "wait") return { final: step, steps: count };
     if (opts.signal?.aborted) return { final: step, steps: count };
     if (++count > max) throw new Error(`the run did not finish within ${max} steps`);
-    if (next.kind === "dispatch") {
+    if (next.kind === "dispatch" && next.tasks?.length) {
+      step = await runWave(engine, step, next, runner, events, opts.jobs ?? DEFAULT_JOBS, opts.signal);
+    } else if (next.kind === "dispatch") {
       const outcome = await runner.run(dispatchTask(await engine.rootFor(step.session), step, next), opts.signal);
       if (outcome.log?.length) events.onRunnerLog?.(outcome.log);
       events.onUsage?.(step, outcome.usage ?? null);
@@ -53,6 +57,38 @@ export async function drive(
       events.onAnswer?.(asked, a);
     }
   }
+}
+
+/** How many of a wave's executors `autopilot run` runs at once when --jobs is not given. */
+export const DEFAULT_JOBS = 3;
+
+/**
+ * A parallel wave: its executors run at once, at most `jobs` at a time, each in its task's
+ * worktree; each is reported by its task as soon as it returns (one report never waits for
+ * another). The Step after the last report is the one the run goes on with.
+ */
+async function runWave(engine: Engine, step: Step, next: DispatchNext, runner: PersonaRunner, events: DriveEvents, jobs: number, signal?: AbortSignal): Promise<Step> {
+  const root = await engine.rootFor(step.session);
+  const queue = [...(next.tasks ?? [])];
+  let last: Step = step;
+  const worker = async () => {
+    for (let t = queue.shift(); t; t = queue.shift()) {
+      if (signal?.aborted) return;
+      const task = {
+        ...dispatchTask(path.join(root, t.worktree), step, next),
+        description: t.description,
+        prompt: t.prompt,
+        expects: { result: next.expects.result, artifacts: { ...next.expects.artifacts, brief: t.brief } },
+      };
+      const outcome = await runner.run(task, signal);
+      if (outcome.log?.length) events.onRunnerLog?.(outcome.log.map((l) => `task ${t.task}: ${l}`));
+      events.onUsage?.(step, outcome.usage ?? null);
+      last = await engine.report(step.session, step.stepId, outcome.result, outcome.usage ?? null, t.task);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, queue.length)) }, worker));
+  // Interrupted before every task reported: the session's own Step (the tasks still owed).
+  return signal?.aborted ? engine.next(step.session) : last;
 }
 
 /** `root`: where the persona works (the session's worktree, or the project). */

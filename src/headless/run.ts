@@ -26,6 +26,8 @@ export interface HeadlessRunOptions {
   spec: string;
   flags: string[];
   runner: PersonaRunner;
+  /** How many of a parallel wave's executors run at once (--jobs; default DEFAULT_JOBS in drive.ts). */
+  jobs?: number;
   /** Answer every gate by policy. */
   yes: boolean;
   /** Progress and the summary go here. */
@@ -124,7 +126,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
               ev.emit({ event: "decision", stepId: s.stepId, state: s.state, name: s.next.name, question: s.next.question, answer: a.answer, by: a.by, ...(a.rationale ? { rationale: a.rationale } : {}) });
           },
         },
-        { signal: o.signal },
+        { signal: o.signal, ...(o.jobs ? { jobs: o.jobs } : {}) },
       );
       final = r.final;
       interrupted = !!o.signal?.aborted && final.next.kind !== "done";

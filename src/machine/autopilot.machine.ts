@@ -18,6 +18,7 @@ import { sessionActions } from "./actions/session.js";
 import { planActions } from "./actions/plan.js";
 import { executeActions } from "./actions/execute.js";
 import { reviewActions } from "./actions/review.js";
+import { waveActions, waveGuards } from "./actions/wave.js";
 
 // Re-exported for the machine's readers (the engine, the Step, the tests).
 export { FIXABLE_HOOK, type AutopilotEvent, type EventType, type PlanFacts, type SpecPhaseInput } from "./events.js";
@@ -31,13 +32,13 @@ export { checkpointOptions } from "./questions.js";
 // (src/machine/stages.ts).
 
 /** A fact the engine reads from disk before the session can rest (the machine waits for its event). */
-export type Probe = "assess" | "planFacts" | "validate";
+export type Probe = "assess" | "planFacts" | "validate" | "waveOpen" | "waveMerge";
 /** The question a stage asks: an entry of QUESTIONS (src/machine/questions.ts: its options, human-only answers, --yes policy). */
 export type AskName = QuestionName;
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
 export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings";
 /** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
-export type DispatchJob = "plan" | "execute" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
+export type DispatchJob = "plan" | "execute" | "executeTask" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
 
 export type StageMeta = {
   /** The session asks the user (or the host) this question (its options and human-only answers: QUESTIONS). */
@@ -192,8 +193,8 @@ export const autopilotMachine = setup({
     events: {} as AutopilotEvent,
     input: {} as Ctx,
   },
-  guards,
-  actions: { ...sessionActions, ...planActions, ...executeActions, ...reviewActions },
+  guards: { ...guards, ...waveGuards },
+  actions: { ...sessionActions, ...planActions, ...executeActions, ...reviewActions, ...waveActions },
 }).createMachine({
   id: "autopilot",
   context: ({ input }) => input,
@@ -328,7 +329,8 @@ export const autopilotMachine = setup({
         running: {
           meta: { dispatch: { job: "execute", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
           // A fix round still pending (a plan approved again while fixing) goes on as the fix.
-          always: [{ guard: "fixPending", target: "fixing" }, budgetCheck("budgetRunning")],
+          // A parallel session's plan with waves: one executor per task of the wave, each in its own worktree.
+          always: [{ guard: "fixPending", target: "fixing" }, budgetCheck("budgetRunning"), { guard: "runsInWaves", target: "waveOpen", actions: "commitPlanForWave" }],
           on: {
             EXECUTED: [
               { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["commitExecutionComplete", "keepLearnings"] },
@@ -346,6 +348,53 @@ export const autopilotMachine = setup({
               { target: "exhausted", actions: ["exhaustBudget", "keepLearnings"] },
             ],
             PERSONA_FAILED: ASK_RETRY,
+          },
+        },
+        // A parallel session's wave (issue 27): its worktrees open (the engine's probe), its tasks
+        // run at once (one dispatch Step naming each), each reports alone, and when the last has
+        // reported the merge queue runs (the engine's probe): then the next wave, the tasks sent
+        // back alone, or a question about a task the queue stopped.
+        waveOpen: {
+          meta: { probe: "waveOpen" },
+          on: {
+            WAVE_OPENED: [
+              { guard: "waveNeedsPerson", target: "waveTask", actions: "storeWaveOpened" },
+              { guard: and(["waveAllMerged", not("moreWaves"), "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["storeWaveOpened", "waveExecutionComplete"] },
+              { guard: and(["waveAllMerged", not("moreWaves")]), target: "#autopilot.VERIFY.running", actions: ["storeWaveOpened", "waveExecutionComplete"] },
+              { target: "wave", actions: "storeWaveOpened" },
+            ],
+          },
+        },
+        wave: {
+          meta: { dispatch: { job: "executeTask", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
+          on: {
+            TASK_REPORTED: [
+              { guard: "lastTaskReport", target: "waveMerge", actions: ["recordTaskReport", "keepLearnings"] },
+              { actions: ["recordTaskReport", "keepLearnings"] },
+            ],
+          },
+        },
+        waveMerge: {
+          meta: { probe: "waveMerge" },
+          on: {
+            WAVE_MERGED: [
+              { guard: "waveNeedsPerson", target: "waveTask", actions: "storeWaveMerged" },
+              { guard: and(["waveAllMerged", "moreWaves"]), target: "waveOpen", actions: "storeWaveMerged" },
+              { guard: and(["waveAllMerged", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["storeWaveMerged", "waveExecutionComplete"] },
+              { guard: "waveAllMerged", target: "#autopilot.VERIFY.running", actions: ["storeWaveMerged", "waveExecutionComplete"] },
+              { target: "wave", actions: "storeWaveMerged" },
+            ],
+          },
+        },
+        // The merge queue stopped a task (outside its Files/Owns, or its retry budget spent): never a silent merge.
+        waveTask: {
+          meta: { ask: "waveTask" },
+          on: {
+            DECIDE: [
+              STOP,
+              { guard: answer("waveTask", "re-run"), target: "waveOpen", actions: "waveRerun" },
+              { guard: answer("waveTask", "done by hand"), target: "waveMerge", actions: "waveByHand" },
+            ],
           },
         },
         // A fix round (verification or review findings): the executor replies "fixed", then the

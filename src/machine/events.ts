@@ -1,5 +1,5 @@
 // The machine's events: everything it learns arrives in one (time, and every fact read from disk).
-import type { Complexity, DecisionChannel, Disputed, EffectOf, Finding, PendingCheckpoint, RigorLevel, WavePlan } from "../session/schema.js";
+import type { Complexity, DecisionChannel, Disputed, EffectOf, Finding, PendingCheckpoint, RigorLevel, WaveLedger, WavePlan } from "../session/schema.js";
 
 /** The hook whose refusal is the executor's to fix (it checks the change); other hooks check the message. */
 export const FIXABLE_HOOK = "pre-commit";
@@ -27,6 +27,13 @@ export interface SpecPhaseInput {
 }
 
 type Now = { now: string };
+
+/** What the merge queue did, in order (src/effects/wave-run.ts `WaveEvent`). */
+export type WaveEventRecord =
+  | { kind: "merged"; task: string; sha: string; validation: string }
+  | { kind: "retry"; task: string; attempt: number; why: "failed" | "conflict" | "validation"; error: string }
+  | { kind: "outside"; task: string; files: string[] }
+  | { kind: "exhausted"; task: string; error: string };
 export type AutopilotEvent =
   | ({
       type: "START";
@@ -74,6 +81,11 @@ export type AutopilotEvent =
       learnings?: string[];
     } & Now)
   | ({ type: "PERSONA_FAILED"; error: string } & Now)
+  // A parallel session's wave (issue 27): its worktrees opened (the engine's waveOpen probe), one
+  // task's executor reported, the merge queue ran (the waveMerge probe).
+  | ({ type: "WAVE_OPENED"; run: WaveLedger } & Now)
+  | ({ type: "TASK_REPORTED"; task: string; done: boolean; error?: string; summary?: string; learnings?: string[]; evidence?: string[] } & Now)
+  | ({ type: "WAVE_MERGED"; run: WaveLedger; events: WaveEventRecord[] } & Now)
   | ({ type: "PLAN_CHANGED"; from: string | null; to: string | null } & Now)
   /**
    * The repository's hooks refused a commit the outbox owed (the effect performer saw it; the commit

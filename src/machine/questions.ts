@@ -99,6 +99,13 @@ export const QUESTIONS = {
     // Only a person can fix what the hooks report or waive them: the run ends waiting for one.
     yes: { open: "a commit the repository's hooks refused needs a person" },
   }),
+  // A parallel session's merge queue stopped a task: it changed files outside its Files/Owns, or
+  // its retry budget is spent (issue 27). Its work is never merged on a policy's say-so.
+  waveTask: question({
+    options: ["re-run", "done by hand", "stop"],
+    humanOnly: ["done by hand"],
+    yes: { open: "a task that changed files outside its Files/Owns, or spent its retry budget, needs a person" },
+  }),
   // The session's spending budget is spent before its next dispatch (a stage in every state that
   // dispatches: budget in src/machine/budget.ts).
   budget: question({

@@ -24,6 +24,8 @@ export const ReportInput = {
   result: z.unknown().optional(),
   // Any shape (object or the <usage> text): parsed by the engine.
   usage: z.unknown().optional(),
+  // A parallel wave's task (next.tasks[].task); the wave's todo says so; no description keeps tools/list small.
+  task: z.string().optional(),
 };
 export const ResultInput = {
   session: session.optional(),

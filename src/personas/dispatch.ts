@@ -37,6 +37,21 @@ export function resultPath(state: Pick<AutopilotState, "sessionDir">, stepId: nu
   return posix.join(state.sessionDir, "results", `step-${stepId}.json`);
 }
 
+/** Where one task of a parallel wave writes its JSON result (its brief names it), by the step that dispatched it. */
+export function taskResultPath(state: Pick<AutopilotState, "sessionDir">, stepId: number, task: string): string {
+  return posix.join(state.sessionDir, "results", `step-${stepId}-task-${task.replace(/[^A-Za-z0-9._-]+/g, "-")}.json`);
+}
+
+/** The brief of one task of a parallel wave at step `stepId`. */
+export function taskBriefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number, task: string): string {
+  return posix.join(state.sessionDir, "briefs", `step-${stepId}-task-${task.replace(/[^A-Za-z0-9._-]+/g, "-")}.md`);
+}
+
+/** The tasks of the wave an executor should work on now (running, not yet reported), in plan order. */
+export function waveTasksToRun(state: AutopilotState): NonNullable<AutopilotState["phaseRun"]["waveRun"]>["tasks"] {
+  return (state.phaseRun.waveRun?.tasks ?? []).filter((t) => t.status === "running" && !t.reported);
+}
+
 export function plannedPlanPath(state: AutopilotState): string {
   const phase = state.phases[state.currentPhase];
   if (phase.planPath) return phase.planPath;
@@ -161,6 +176,36 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       ],
       { plan, state: execState, handoff },
     );
+  }
+
+  if (job.job === "executeTask") {
+    const plan = phase.planPath ?? plannedPlanPath(state);
+    const run = state.phaseRun.waveRun;
+    const total = state.phaseRun.waves?.waves.length ?? 1;
+    const w = (run?.wave ?? 0) + 1;
+    const tasks = waveTasksToRun(state).map((t) => {
+      const tb = taskBriefPath(state, t.dispatchedAt ?? state.stepId, t.task);
+      return {
+        task: t.task,
+        name: t.name,
+        description: `Task ${t.task}${t.attempt > 1 ? ` (attempt ${t.attempt})` : ""}, phase ${n}: ${t.name}`,
+        prompt: `Do task ${t.task} ("${t.name}") of phase ${of} "${phase.name}", alone, in the git worktree ${t.worktree.path} (work only there). Read your brief ${tb} first.`,
+        worktree: t.worktree.path,
+        brief: tb,
+      };
+    });
+    const list = tasks.map((t) => t.task).join(", ");
+    return {
+      next: {
+        kind: "dispatch",
+        persona,
+        description: `Execute wave ${w}/${total}, phase ${n}: ${phase.name} (task${tasks.length === 1 ? "" : "s"} ${list})`,
+        prompt: `Run ${tasks.length === 1 ? "this task's executor" : `these ${tasks.length} task executors at the same time`} (wave ${w}/${total} of phase ${of} "${phase.name}"): one ${persona} per entry of next.tasks, with that entry's prompt. Report each with autopilot_report and its "task".`,
+        tasks,
+        expects: { result, artifacts: { plan } },
+      },
+      rules: [],
+    };
   }
 
   if (job.job === "commitFix") {
@@ -382,6 +427,47 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
         out.push("## Validation after the last fix round", "", state.phaseRun.lastValidation.summary, "");
     }
   }
+  out.push(...learningsOf(facts));
+  return out.join("\n");
+}
+
+/**
+ * The brief of one task of a parallel wave: its worktree as the only place to work, its one task
+ * and what it may change, what went wrong before, and the reply.
+ */
+export function taskBriefContent(state: AutopilotState, slug: string, task: string, facts: DispatchFacts): string {
+  const phase = state.phases[state.currentPhase];
+  const t = state.phaseRun.waveRun?.tasks.find((x) => x.task === task);
+  if (!t || !phase) return "";
+  const plan = phase.planPath ?? plannedPlanPath(state);
+  const may = [...t.scope.files, ...t.scope.owns];
+  const out: string[] = [`# Brief for task ${t.task} (step ${t.dispatchedAt ?? state.stepId}, EXECUTE, a parallel wave)`, ""];
+  out.push(
+    `- Spec: ${state.specPath}`,
+    `- Session: ${slug} (${state.sessionDir})`,
+    `- Rigor: ${state.rigorLevel}`,
+    `- Phase ${state.currentPhase + 1} of ${state.phases.length}: ${phase.name}`,
+    `- Plan: ${plan}`,
+    `- Task: ${t.task} (${t.name})`,
+    `- Worktree: ${t.worktree.path} (branch ${t.worktree.branch}, made from ${t.worktree.base.slice(0, 12)})`,
+    `- Files it may change: ${may.join(", ") || "(none named)"}`,
+    `- Result: ${taskResultPath(state, t.dispatchedAt ?? state.stepId, t.task)} (write your JSON result there too)`,
+    `- Attempt: ${t.attempt}${t.attempt > (t.budgetFrom ?? 1) ? ` (retry ${t.attempt - (t.budgetFrom ?? 1)} of ${state.retryBudget.maxAttempts - 1})` : ""}`,
+    "",
+    "## How to do this step",
+    "",
+    `- Do task ${t.task} of the plan, and only it: other executors do the other tasks at the same time, each in its own worktree.`,
+    `- Work only in the git worktree ${t.worktree.path}: every path of the plan is relative to it. Do not touch the project's own checkout or another task's worktree, and do not switch branches.`,
+    `- Change only ${may.join(", ") || "the files the task names"}: work outside them stops the task for a person and is not merged.`,
+    "- Run the task's Verify step in the worktree. A worktree holds only what git tracks: no installed dependencies (node_modules and the like). Where a check needs them, say so in your evidence; autopilot runs the project's validation on the merged result after your work is merged.",
+    "- Do not commit: autopilot commits your work in the worktree and merges it onto the session's branch in task order.",
+    reply(
+      "executed",
+      `{"kind":"executed","task":{"number":${/^\d+$/.test(t.task) ? t.task : JSON.stringify(t.task)},"name":${JSON.stringify(t.name)}},"outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...]} or {"kind":"executed","task":{...},"outcome":"failed","error":"...","fixAttempted":"..."}`,
+    ),
+    "",
+  );
+  if (t.error) out.push("## What went wrong before", "", t.error, "", t.attempt > 1 ? escalationBrief(t.attempt - (t.budgetFrom ?? 1)) : "", "");
   out.push(...learningsOf(facts));
   return out.join("\n");
 }

@@ -81,9 +81,31 @@ function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
   return null;
 }
 
+/**
+ * A parallel wave (next.tasks): every executor started together, each reported by its task as it
+ * returns. Claude Code: several Agent calls in one message; Codex: spawn_agent for each, then
+ * wait_agent; Gemini CLI and others: what they offer (docs/clients.md).
+ */
+function waveTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
+  const next = step.next;
+  if (next.kind !== "dispatch" || !next.tasks?.length) return null;
+  const report = `autopilot_report {"session":"${step.session}","stepId":${step.stepId},"task":<the entry's task>,"result":<its JSON reply, kind "${next.expects.result}">,"usage":<its usage block, if any>}`;
+  const n = next.tasks.length;
+  switch (view.host) {
+    case "claude-code":
+      return `Run the ${n} entries of next.tasks together: ${n} Agent tool calls in ONE message (subagent_type "${agentName(view, next.persona)}", prompt: the entry's prompt, run_in_background false); then autopilot_report {session, stepId, task: the entry's task, result: its JSON reply, usage: its <usage> block} once per executor as each returns (in any order; one report never waits for another). Launched in the background anyway: end your turn, and report each when its task notification brings its reply.`;
+    case "codex":
+      return `For each of the ${n} entries of next.tasks call spawn_agent with message "You are ${next.persona}: follow ${personaFile(view, next.persona)}." followed by the entry's prompt, all before waiting; then wait_agent for each and call ${report} once per executor.`;
+    default:
+      return `${runPersona(view, next.persona, "each entry's prompt")}, for all ${n} entries of next.tasks at the same time if you can (one after the other otherwise); then call ${report} once per executor, as each returns.`;
+  }
+}
+
 /** One line that alone says what to do with `next`: which tool, which agent, which call after. */
 export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: HostView = OTHER): string {
   const next = step.next;
+  const wave = waveTodo(step, view);
+  if (wave) return wave;
   const lean = view.host === "claude-code" ? leanTodo(step, view) : null;
   if (lean) return lean;
   switch (next.kind) {
@@ -110,7 +132,13 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
   if (step.report) lines.push("", step.report);
   lines.push("");
   const n = step.next;
-  if (n.kind === "dispatch") {
+  if (n.kind === "dispatch" && n.tasks?.length) {
+    lines.push(`1. ${n.description}: run these ${n.tasks.length} ${n.persona} subagents AT THE SAME TIME (one message with one call each), each with its own prompt:`, "");
+    for (const t of n.tasks) lines.push(`   - task ${t.task} (${t.description}):`, t.prompt.split("\n").map((l) => `     ${l}`).join("\n"), "");
+    lines.push(
+      `2. As each returns (in any order), call autopilot_report with {"session":"${step.session}","stepId":${step.stepId},"task":"<its task>","result":<that persona's JSON, kind "${n.expects.result}">,"usage":<its usage block, if any>}. One task's report never waits for another's.`,
+    );
+  } else if (n.kind === "dispatch") {
     lines.push(
       view.host === "other"
         ? `1. Dispatch the ${n.persona} subagent (${n.description}) with this prompt:`

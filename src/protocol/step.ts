@@ -14,11 +14,28 @@ export const StepPhase = z.object({
 });
 export type StepPhase = z.infer<typeof StepPhase>;
 
+/** One task of a parallel wave: its own executor, prompt, brief and worktree (docs/mcp.md). */
+export const WaveDispatch = z.object({
+  task: z.string(),
+  name: z.string(),
+  description: z.string(),
+  prompt: z.string(),
+  /** The task's git worktree, relative to the project: the only place its executor works. */
+  worktree: z.string(),
+  brief: z.string(),
+});
+export type WaveDispatch = z.infer<typeof WaveDispatch>;
+
 export const DispatchNext = z.object({
   kind: z.literal("dispatch"),
   persona: PersonaName,
   description: z.string(),
   prompt: z.string(),
+  /**
+   * A parallel wave: run one `persona` per entry at the same time, each with its own prompt, and
+   * report each with its `task` (absent: one dispatch, as always).
+   */
+  tasks: z.array(WaveDispatch).optional(),
   expects: z.object({
     result: ResultKind,
     artifacts: z.object({

@@ -42,6 +42,15 @@ export interface ScriptedPhase {
   planMissingVerifyOnce?: boolean;
   /** The executor reports a plan defect at this task on its first run into it; the plan is revised. */
   planDefectAt?: number;
+  /**
+   * A parallel session's plan: tasks in this many independent chains (task t depends on task
+   * t - chains); absent: every task depends on none.
+   */
+  chains?: number;
+  /** A parallel wave's executor takes this long per task (milliseconds): the bench's fixed work. */
+  taskMs?: number;
+  /** A parallel wave's executor for this task also rewrites README.md, outside its Files. */
+  outsideAt?: number;
 }
 
 export interface Script {
@@ -96,6 +105,13 @@ export class ScriptedRunner implements PersonaRunner {
   }
 
   async run(task: PersonaTask): Promise<RunnerOutcome> {
+    // A parallel wave's executor: one task, in its own worktree, with a memory of its own (the
+    // wave's executors run at once, and would overwrite each other's in one shared file).
+    if (task.expects.result === "executed") {
+      const brief = await readBrief(task);
+      const one = /^- Task: (\S+) \(/m.exec(brief)?.[1];
+      if (one && /^- Worktree: /m.test(brief)) return this.executeTask(task, one);
+    }
     const m = await this.load(task);
     const log: string[] = [];
     let result: PersonaResult;
@@ -195,7 +211,8 @@ export class ScriptedRunner implements PersonaRunner {
       // The one syntax for both kinds: a human checkpoint marker, or [checkpoint:commit].
       const marker = cp === "passed" ? " [checkpoint:commit]" : cp ? ` [checkpoint:${cp}]` : "";
       const files = `**Files:** ${taskFile(name, t)}`;
-      lines.push(`### Task ${t}: ${taskName(name, t)}${marker}`, "", headers ? `**Depends on:** none | ${files}` : files, "");
+      const dep = ps.chains && t > ps.chains ? `Task ${t - ps.chains}` : "none";
+      lines.push(`### Task ${t}: ${taskName(name, t)}${marker}`, "", headers ? `**Depends on:** ${dep} | ${files}` : files, "");
       lines.push(`1. Write \`${taskFile(name, t)}\` exporting \`task${t}\`.`, `2. Run the project's checks.`, "");
       if (!(slip && t === 1)) lines.push(`**Verify:** \`node -e "import('./${taskFile(name, t)}')"\` → exits 0`, "");
     }
@@ -271,6 +288,38 @@ export class ScriptedRunner implements PersonaRunner {
       }
     }
     return { kind: "executed", outcome: "complete", summary: `${n} tasks done`, evidence: [`project checks: pass (simulated)`] };
+  }
+
+  /** One task of a parallel wave, as a model reading its brief would do it: its file, in its worktree. */
+  private async executeTask(task: PersonaTask, id: string): Promise<RunnerOutcome> {
+    const ps = this.phaseScript(task.phaseIndex);
+    const name = task.phaseName ?? "phase";
+    const number = Number(id);
+    const file = path.join(task.projectRoot, sessionDirRel(task.session), `scripted-runner-p${task.phaseIndex}-task-${id}.json`);
+    const mem: { runs: number } = await readFile(file, "utf8").then((t) => JSON.parse(t), () => ({ runs: 0 }));
+    mem.runs += 1;
+    await writeFileAtomic(file, JSON.stringify(mem) + "\n");
+    const log: string[] = [];
+    if (ps.taskMs) await new Promise((r) => setTimeout(r, ps.taskMs));
+    const usage = this.script.usage ? { usage: { ...this.script.usage } } : {};
+    const tag = (l: string[]) => l.map((x) => `[simulated ${task.persona}] ${x}`);
+    if (ps.fail && ps.fail.task === number && mem.runs <= ps.fail.times) {
+      log.push(`task ${id} failed (failure ${mem.runs} of ${ps.fail.times} scripted)`);
+      return {
+        result: { kind: "executed", outcome: "failed", task: { number, name: taskName(name, number) }, error: ps.fail.error ?? `Type error in ${taskFile(name, number)}:1 — simulated failure ${mem.runs}` },
+        log: tag(log),
+        ...usage,
+      };
+    }
+    await writeProjectFile(task.projectRoot, taskFile(name, number), `// ${taskName(name, number)} (simulated by the scripted runner)\nexport const task${number} = ${number};\n`);
+    if (number === 1) for (const [rel, text] of Object.entries(ps.files ?? {})) await writeProjectFile(task.projectRoot, rel, text);
+    if (ps.outsideAt === number) await writeProjectFile(task.projectRoot, "README.md", `# rewritten by task ${id} (outside its Files)\n`);
+    log.push(`task ${id} done in ${path.basename(task.projectRoot)}`);
+    return {
+      result: { kind: "executed", outcome: "complete", task: { number, name: taskName(name, number) }, summary: `task ${id} done`, evidence: [`project checks for task ${id}: pass (simulated)`] },
+      log: tag(log),
+      ...usage,
+    };
   }
 
   private verify(task: PersonaTask, m: Memory, log: string[]): PersonaResult {

@@ -17,6 +17,7 @@ import {
   PullRequest,
   ParallelSettings,
   WavePlan,
+  WaveLedger,
   PhaseRun,
   STATE_NAMES,
   emptyPhaseRun,
@@ -295,6 +296,7 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
       value = { ...emptyPhaseRun(), ...value };
       // A parallel session's waves that do not read move aside; the rest of the phase's data stays.
       fit(value as Rec, "waves", WavePlan.nullable(), notes, "phaseRun");
+      fit(value as Rec, "waveRun", WaveLedger.nullable(), notes, "phaseRun");
     }
     const ok = (k === "phaseRun" ? PhaseRun : AutopilotState.shape[k]).safeParse(value).success;
     if (ok) {

@@ -76,6 +76,22 @@ export const Notice = z.discriminatedUnion("kind", [
   }),
   // EXECUTE ---------------------------------------------------------------------------------------
   notice("checkpointPassed", { label: z.string() }),
+  // A parallel session's wave (issue 27): its worktrees, then what the merge queue did per task.
+  notice("waveOpened", {
+    wave: z.number().int(),
+    waves: z.number().int(),
+    tasks: z.array(z.looseObject({ task: z.string(), worktree: z.string(), attempt: z.number().int() })),
+  }),
+  notice("waveTask", {
+    task: z.string(),
+    name: z.string(),
+    what: z.enum(["merged", "failed", "conflict", "validation", "outside", "exhausted"]),
+    detail: z.string(),
+    attempt: z.number().int().optional(),
+    maxAttempts: z.number().int().optional(),
+    /** merged: the session's head after the merge. */
+    sha: z.string().optional(),
+  }),
   notice("checkpointReached", { type: z.string(), label: z.string(), details: z.string().nullable() }),
   notice("planDefect", { taskNumber: z.number().nullable(), taskName: z.string(), defect: z.string(), committed: z.boolean().optional() }),
   notice("fixDisputed", { disputed: z.array(z.looseObject({ finding: z.string(), evidence: z.string() })) }),
@@ -262,6 +278,27 @@ export function renderNotice(n: Notice): string {
     }
     case "checkpointPassed":
       return `Checkpoint passed: ${n.label}`;
+    case "waveOpened":
+      return `Wave ${n.wave + 1} of ${n.waves}: ${n.tasks.map((t) => `Task ${t.task}${t.attempt > 1 ? ` (attempt ${t.attempt})` : ""} in ${t.worktree}`).join("; ")}.`;
+    case "waveTask": {
+      const who = `Task ${n.task} (${n.name})`;
+      const retry = n.attempt ? ` It runs again (attempt ${n.attempt} of ${n.maxAttempts ?? n.attempt})` : "";
+      switch (n.what) {
+        case "merged":
+          return `${who} merged (${(n.sha ?? "").slice(0, 7)}); validation after it: ${n.detail.trim().replace(/\.+$/, "") || "passed"}.`;
+        case "failed":
+          return `${who} failed: ${n.detail}.${retry} in its worktree, its work kept.`;
+        case "conflict":
+          return `${who} conflicts with the work merged before it: ${n.detail}.${retry}, alone, from the merged result; its conflicting attempt is kept on its branch.`;
+        case "validation":
+          return `${who}: ${n.detail}. Its work stays merged.${retry}, alone, to repair it on the merged result.`;
+        case "outside":
+          return `${who} changed files outside its Files/Owns: ${n.detail}. Nothing of it was merged; a person decides.`;
+        case "exhausted":
+          return `${who}: its retry budget is spent (${n.detail}). Nothing of it was merged; a person decides.`;
+      }
+      return who;
+    }
     case "checkpointReached":
       return `Checkpoint reached (${n.type}): ${n.label}${n.details ? `\n${n.details}` : ""}`;
     case "planDefect":

@@ -6,8 +6,8 @@
 //  - our own engine fields (stepId, stage, outbox, phaseRun, ...), all optional on read and defaulted
 //    by the normaliser, so an upstream file resumes without them.
 // Every object is loose: unknown fields written by people or other tools are carried through.
-import { ParallelSettings, WavePlan } from "./wave-plan.js";
-export { ParallelSettings, WavePlan };
+import { ParallelSettings, WaveLedger, WavePlan } from "./wave-plan.js";
+export { ParallelSettings, WaveLedger, WavePlan };
 import { z } from "zod";
 import { Budget, UsageLedger } from "./usage.js";
 import { RETRY_BUDGET } from "../machine/policy.js";
@@ -261,6 +261,8 @@ export const PhaseRun = z.looseObject({
   evidence: z.array(z.string()).optional(),
   /** A parallel session's waves for the current plan (src/markdown/waves.ts); absent in serial sessions. */
   waves: WavePlan.nullable().optional(),
+  /** The wave running now: each task's worktree, branch, status and merged commit (parallel sessions only). */
+  waveRun: WaveLedger.nullable().optional(),
 });
 export type PhaseRun = z.infer<typeof PhaseRun>;
 

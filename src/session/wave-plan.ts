@@ -17,3 +17,60 @@ export type WavePlan = z.infer<typeof WavePlan>;
 /** `--parallel` (or `"parallel": true` in the config) when the session started; absent: serial. */
 export const ParallelSettings = z.looseObject({ minIndependent: z.number().int().min(2) });
 export type ParallelSettings = z.infer<typeof ParallelSettings>;
+
+/** A task's git worktree in a wave (src/effects/merge-queue.ts `TaskWorktree`). */
+export const TaskWorktreeRecord = z.looseObject({
+  task: z.string(),
+  attempt: z.number().int().positive(),
+  /** Relative to the session's checkout, POSIX. */
+  path: z.string(),
+  branch: z.string(),
+  /** The commit the worktree was made from. */
+  base: z.string(),
+});
+
+/**
+ * One task of the wave that runs now (src/effects/wave-run.ts `TaskRun`, plus what the session
+ * adds): its worktree, branch, status and merged commit.
+ */
+export const WaveTask = z.looseObject({
+  task: z.string(),
+  name: z.string(),
+  scope: z.looseObject({ files: z.array(z.string()), owns: z.array(z.string()) }),
+  attempt: z.number().int().positive(),
+  worktree: TaskWorktreeRecord,
+  /**
+   * running: an executor works on it; done: committed in its worktree, waiting for its turn to
+   * merge; merged; outside: it wrote outside its Files/Owns (a question); exhausted: its retry
+   * budget is spent (a question); rerun: a person asked for it again (its worktree opens next).
+   */
+  status: z.enum(["running", "done", "merged", "outside", "exhausted", "rerun"]),
+  error: z.string().optional(),
+  outside: z.array(z.string()).optional(),
+  unmerged: z.array(TaskWorktreeRecord).optional(),
+  /** The attempt a person's "re-run" started a fresh retry budget at (absent: 1). */
+  budgetFrom: z.number().int().positive().optional(),
+  /** The step whose Step dispatched the current attempt: a report from an earlier step is stale. */
+  dispatchedAt: z.number().int().optional(),
+  /** What the executor reported for the current attempt, until the merge queue takes it. */
+  reported: z
+    .looseObject({
+      done: z.boolean(),
+      error: z.string().optional(),
+      summary: z.string().optional(),
+    })
+    .nullable()
+    .optional(),
+  /** The session's head after its merge. */
+  merged: z.string().optional(),
+  /** Validation after its merge, as it printed. */
+  validation: z.string().optional(),
+});
+export type WaveTask = z.infer<typeof WaveTask>;
+
+/** The wave that runs now (`phaseRun.waveRun`): the index into `phaseRun.waves.waves`, and its tasks in plan order. */
+export const WaveLedger = z.looseObject({
+  wave: z.number().int().nonnegative(),
+  tasks: z.array(WaveTask),
+});
+export type WaveLedger = z.infer<typeof WaveLedger>;

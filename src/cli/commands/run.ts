@@ -12,7 +12,7 @@ import { AutopilotError } from "../../protocol/errors.js";
 import { shellWord } from "../../session/slug.js";
 
 export const USAGE =
-  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--parallel] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
+  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--parallel [--jobs N]] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
 
 function parse(argv: string[]) {
   return parseCliArgs(
@@ -27,6 +27,7 @@ function parse(argv: string[]) {
         "human-gates": { type: "boolean" },
         worktree: { type: "boolean" },
         parallel: { type: "boolean" },
+        jobs: { type: "string" },
         runner: { type: "string" },
         budget: { type: "string" },
         yes: { type: "boolean", short: "y" },
@@ -79,6 +80,12 @@ async function runCommand(v: ReturnType<typeof parse>["values"], positionals: st
   // The spec is given as the user sees it: relative to where they are.
   const spec = path.relative(root, path.resolve(cwd, positionals[0])) || positionals[0];
 
+  let jobs: number | undefined;
+  if (v.jobs !== undefined) {
+    if (!/^\d+$/.test(v.jobs) || Number(v.jobs) < 1 || Number(v.jobs) > 32)
+      throw new UsageError(`--jobs takes a whole number from 1 to 32 (how many of a wave's executors run at once), not "${v.jobs}".\n${USAGE}`);
+    jobs = Number(v.jobs);
+  }
   const config = await readHeadlessConfig(root);
   const runnerName = chooseRunnerName(v.runner, config);
   const runner = await createRunner(runnerName, config);
@@ -120,6 +127,7 @@ async function runCommand(v: ReturnType<typeof parse>["values"], positionals: st
       interactive: !!process.stdin.isTTY,
       resumeCommand,
       signal: ctrl.signal,
+      ...(jobs ? { jobs } : {}),
     });
     return r.code;
   } finally {

@@ -63,7 +63,7 @@ export const executeActions = {
   }),
   /** What a persona says later phases should know goes into the session's learnings. */
   keepLearnings: act(({ context, event }) => {
-    const items = event.type === "EXECUTED" || event.type === "FIXED" ? (event.learnings ?? []).map((l) => l.trim()).filter(Boolean) : [];
+    const items = event.type === "EXECUTED" || event.type === "FIXED" || event.type === "TASK_REPORTED" ? (event.learnings ?? []).map((l) => l.trim()).filter(Boolean) : [];
     if (!items.length) return {};
     return {
       outbox: [

@@ -1,0 +1,104 @@
+// A parallel session's wave, as the session engine runs it (issue 27): two probes, the machine's
+// way of having facts read and work done outside it. `waveOpen` opens the worktrees of the next
+// wave (or of the tasks a person asked for again) from the session's head; `waveMerge`, once every
+// running task has reported, commits each done task's work in its worktree and runs the merge
+// queue (src/effects/wave-run.ts: in task order, validation after each merge, a conflict or a
+// failing validation sent back alone). Both are safe to run again after a crash at any point: the
+// machine rests at the probe until its event is saved, and every git step finds its own earlier
+// result (worktrees and branches are found again, commits by their effect id, merges by ancestry).
+import { readFile } from "node:fs/promises";
+import type { AutopilotEvent } from "../machine/autopilot.machine.js";
+import type { AutopilotState, WaveLedger } from "../session/schema.js";
+import type { ProjectConfig } from "../session/config.js";
+import { AutopilotError } from "../protocol/errors.js";
+import { confine } from "../session/confine.js";
+import { planHeaders } from "../markdown/plan-header.js";
+import { runValidation } from "../effects/validation.js";
+import { drain, rerunTask, startWave, taskDone, taskReported, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
+
+export interface WaveProbeContext {
+  root: string;
+  slug: string;
+  config: () => Promise<ProjectConfig>;
+  validationTimeoutMs?: number;
+  onProgress?: (message: string) => void;
+  now: string;
+  /** The crash suite's kill points inside the merge queue. */
+  onStep?: (point: "merged" | "validated") => void;
+}
+
+/** The merge queue's options for this session, phase and plan. */
+export function waveOptions(state: AutopilotState, ctx: WaveProbeContext): WaveOptions {
+  const plan = (state.phaseRun.approvedPlanSha256 ?? state.phaseRun.planSha256 ?? "noplan").slice(0, 8);
+  const phase = state.currentPhase + 1;
+  return {
+    slug: ctx.slug,
+    maxAttempts: state.retryBudget.maxAttempts,
+    // Unique per session (its starting commit), phase and plan: a revised plan's task 2 is not the first plan's.
+    effectPrefix: `${ctx.slug}@${(state.startingCommit ?? "none").slice(0, 12)}/p${phase}-${plan}`,
+    worktreeKey: `p${phase}-${plan.slice(0, 6)}-`,
+    onStep: ctx.onStep,
+    validate: async (root) => {
+      ctx.onProgress?.("running the project's validation commands after a merge");
+      const v = await runValidation(root, { timeoutMs: ctx.validationTimeoutMs, config: await ctx.config() });
+      return { passed: v.passed, summary: v.summary };
+    },
+  };
+}
+
+async function taskScopes(root: string, state: AutopilotState): Promise<Map<string, { name: string; files: string[]; owns: string[] }>> {
+  const planPath = state.phases[state.currentPhase]?.planPath;
+  if (!planPath) throw new AutopilotError("plan_not_found", `The plan of phase ${state.currentPhase + 1} is not recorded; the wave cannot start.`);
+  const text = await readFile(confine(root, planPath), "utf8").catch(() => {
+    throw new AutopilotError("plan_not_found", `The plan ${planPath} is missing. Restore the file (git checkout) and call autopilot_next again.`);
+  });
+  return new Map(planHeaders(text).map((h) => [h.number, { name: h.name, files: h.files, owns: h.owns }]));
+}
+
+/** The waveOpen probe: the next wave's worktrees, or new ones for the tasks a person asked for again. */
+export async function openWave(state: AutopilotState, ctx: WaveProbeContext): Promise<AutopilotEvent> {
+  const waves = state.phaseRun.waves?.waves ?? [];
+  const ledger = state.phaseRun.waveRun ?? null;
+  const opts = waveOptions(state, ctx);
+  const allMerged = !!ledger && ledger.tasks.every((t) => t.status === "merged");
+  if (!ledger || (allMerged && ledger.wave + 1 < waves.length)) {
+    const w = ledger ? ledger.wave + 1 : 0;
+    const scopes = await taskScopes(ctx.root, state);
+    const tasks = (waves[w] ?? []).map((n) => {
+      const h = scopes.get(n);
+      return { number: n, name: h?.name ?? `Task ${n}`, scope: { files: h?.files ?? [], owns: h?.owns ?? [] } };
+    });
+    ctx.onProgress?.(`opening the worktrees of wave ${w + 1}`);
+    const run = await startWave(ctx.root, ctx.slug, w, tasks, opts.worktreeKey);
+    return { type: "WAVE_OPENED", run: run as WaveLedger, now: ctx.now };
+  }
+  const tasks: WaveLedger["tasks"] = [];
+  for (const t of ledger.tasks) tasks.push(t.status === "rerun" ? ((await rerunTask(ctx.root, t as WaveRun["tasks"][number], opts)) as WaveLedger["tasks"][number]) : t);
+  return { type: "WAVE_OPENED", run: { ...ledger, tasks }, now: ctx.now };
+}
+
+/**
+ * The waveMerge probe: every report the wave's running tasks made is taken (a failure: the task
+ * goes again in its worktree, within its budget; done: its work is committed in its worktree), then
+ * the queue merges in task order.
+ */
+export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): Promise<AutopilotEvent> {
+  const ledger = state.phaseRun.waveRun;
+  if (!ledger) throw new AutopilotError("internal", "The wave's ledger is missing at its merge. Please report this.");
+  const opts = waveOptions(state, ctx);
+  let run = ledger as WaveRun;
+  const events: WaveEvent[] = [];
+  for (const t of ledger.tasks) {
+    if (t.status !== "running" || !t.reported) continue;
+    if (t.reported.done) run = await taskDone(ctx.root, run, t.task, opts);
+    else {
+      const r = await taskReported(ctx.root, run, t.task, { done: false, error: t.reported.error ?? "the executor reported a failure" }, opts);
+      run = r.run;
+      events.push(...r.events);
+    }
+  }
+  ctx.onProgress?.("merging the wave's tasks in task order");
+  const drained = await drain(ctx.root, run, opts);
+  events.push(...drained.events);
+  return { type: "WAVE_MERGED", run: drained.run as WaveLedger, events, now: ctx.now };
+}

@@ -1,0 +1,170 @@
+// The actions of a parallel session's wave (issue 27): the ledger of the wave that runs now
+// (`phaseRun.waveRun`: per task its worktree, branch, status and merged commit), each task's
+// report, what the merge queue did, and a person's answer about a task the queue stopped.
+// Pure, as the machine: the worktrees, merges and validations are the engine's probes
+// (waveOpen, waveMerge in src/engine/session.ts, which run src/effects/wave-run.ts).
+import { assertEvent } from "xstate";
+import type { AutopilotState, Notice, WaveLedger } from "../../session/schema.js";
+import { answered, effect, phaseLabel } from "../helpers.js";
+import { act } from "./act.js";
+
+type Task = WaveLedger["tasks"][number];
+
+function runOf(context: AutopilotState): WaveLedger | null {
+  return context.phaseRun.waveRun ?? null;
+}
+
+export const waveActions = {
+  /**
+   * Before a phase's first wave: the plan (and whatever else autopilot wrote in the checkout) is
+   * committed, so every task's worktree, made from the session's head, holds the plan it follows.
+   */
+  commitPlanForWave: act(({ context }) =>
+    context.phaseRun.waveRun
+      ? {}
+      : { outbox: [...context.outbox, effect(context, { type: "commit", args: { label: `${phaseLabel(context)} — plan`, recovery: false, phase: context.currentPhase } })] },
+  ),
+  /** The wave's worktrees are open (the waveOpen probe): its tasks are dispatched at this step. */
+  storeWaveOpened: act(({ context, event }) => {
+    assertEvent(event, "WAVE_OPENED");
+    const before = runOf(context);
+    const fresh = !before || before.wave !== event.run.wave;
+    // Every running task (new, or opened again for a person's re-run) is dispatched by this step.
+    const run: WaveLedger = {
+      ...event.run,
+      tasks: event.run.tasks.map((t) => (t.status === "running" && !t.reported ? { ...t, dispatchedAt: context.stepId, reported: null } : t)),
+    };
+    const opened = run.tasks.filter((t) => t.status === "running" && (fresh || before?.tasks.find((b) => b.task === t.task)?.status !== "running"));
+    const notice: Notice = {
+      kind: "waveOpened",
+      wave: run.wave,
+      waves: context.phaseRun.waves?.waves.length ?? run.wave + 1,
+      tasks: opened.map((t) => ({ task: t.task, worktree: t.worktree.path, attempt: t.attempt })),
+    };
+    return { phaseRun: { ...context.phaseRun, waveRun: run }, notices: opened.length ? [...context.notices, notice] : context.notices };
+  }),
+  /** One task's executor reported: recorded; the others are not waited on to record it. */
+  recordTaskReport: act(({ context, event }) => {
+    assertEvent(event, "TASK_REPORTED");
+    const run = runOf(context)!;
+    return {
+      phaseRun: {
+        ...context.phaseRun,
+        waveRun: {
+          ...run,
+          tasks: run.tasks.map((t) =>
+            t.task === event.task
+              ? { ...t, reported: { done: event.done, ...(event.error ? { error: event.error } : {}), ...(event.summary ? { summary: event.summary } : {}) } }
+              : t,
+          ),
+        },
+        ...(event.evidence?.length ? { evidence: [...(context.phaseRun.evidence ?? []), ...event.evidence] } : {}),
+      },
+    };
+  }),
+  /** The merge queue ran (the waveMerge probe): its ledger, each merge as a commit of the session, and what happened per task. */
+  storeWaveMerged: act(({ context, event }) => {
+    assertEvent(event, "WAVE_MERGED");
+    const byTask = new Map<string, Task>(event.run.tasks.map((t) => [t.task, t]));
+    const name = (task: string) => byTask.get(task)?.name ?? "";
+    const notices: Notice[] = event.events.map((e): Notice => {
+      const base = { kind: "waveTask" as const, task: e.task, name: name(e.task) };
+      if (e.kind === "merged") return { ...base, what: "merged", detail: e.validation, sha: e.sha };
+      if (e.kind === "retry") return { ...base, what: e.why, detail: e.error, attempt: e.attempt, maxAttempts: context.retryBudget.maxAttempts };
+      if (e.kind === "outside") return { ...base, what: "outside", detail: e.files.join(", ") };
+      return { ...base, what: "exhausted", detail: e.error };
+    });
+    const commits = event.events
+      .filter((e): e is Extract<typeof e, { kind: "merged" }> => e.kind === "merged")
+      .filter((e) => !context.commits.some((c) => c.sha === e.sha))
+      .map((e) => ({ sha: e.sha, label: `${phaseLabel(context)} — Task ${e.task}: ${name(e.task)}`, recovery: false, phase: context.currentPhase, timestamp: event.now }));
+    // Every report was taken by the queue: the tasks running now (retries) are dispatched by this step.
+    const merges = new Map(event.events.flatMap((e) => (e.kind === "merged" ? [[e.task, e] as const] : [])));
+    const run: WaveLedger = {
+      ...event.run,
+      tasks: event.run.tasks.map((t) => {
+        const m = merges.get(t.task);
+        return { ...t, reported: null, ...(t.status === "running" ? { dispatchedAt: context.stepId } : {}), ...(m ? { merged: m.sha, validation: m.validation } : {}) };
+      }),
+    };
+    const failures = event.events.filter((e) => e.kind === "exhausted" || e.kind === "outside");
+    return {
+      phaseRun: { ...context.phaseRun, waveRun: run },
+      commits: [...context.commits, ...commits],
+      notices: [...context.notices, ...notices],
+      outbox: failures.length
+        ? [
+            ...context.outbox,
+            effect(context, {
+              type: "appendFailure",
+              args: {
+                date: event.now.slice(0, 10),
+                skill: "harness-execution",
+                type: "wave-task",
+                text: failures
+                  .map((e) => `${phaseLabel(context)}, task ${e.task} (${name(e.task)}): ${e.kind === "outside" ? `changed files outside its Files/Owns: ${e.files.join(", ")}` : `retry budget spent: ${e.error}`}`)
+                  .join("; "),
+              },
+            }),
+          ]
+        : context.outbox,
+    };
+  }),
+  /** Every wave merged: the phase's execution is done (its commits are the tasks' merges). */
+  waveExecutionComplete: act(({ context }) => ({
+    retryBudget: { ...context.retryBudget, currentTask: null },
+    phaseRun: { ...context.phaseRun, checkpointAnswer: null, fix: null, personaError: null },
+  })),
+  /** A person asks for the stopped tasks again: each opens a new worktree from the merged result, with a fresh budget. */
+  waveRerun: act(({ context, event }) => {
+    assertEvent(event, "DECIDE");
+    const run = runOf(context)!;
+    const stopped = run.tasks.filter((t) => t.status === "outside" || t.status === "exhausted");
+    return {
+      decisions: [...context.decisions, answered(context, event, "rerun_wave_task", { rationale: event.rationale ?? `Tasks ${stopped.map((t) => t.task).join(", ")} run again` })],
+      phaseRun: {
+        ...context.phaseRun,
+        waveRun: { ...run, tasks: run.tasks.map((t) => (t.status === "outside" || t.status === "exhausted" ? { ...t, status: "rerun" as const } : t)) },
+      },
+    };
+  }),
+  /** A person did the stopped tasks' work by hand (on the session's branch): they count as merged. */
+  waveByHand: act(({ context, event }) => {
+    assertEvent(event, "DECIDE");
+    const run = runOf(context)!;
+    return {
+      decisions: [...context.decisions, answered(context, event, "wave_task_by_hand")],
+      phaseRun: {
+        ...context.phaseRun,
+        waveRun: { ...run, tasks: run.tasks.map((t) => (t.status === "outside" || t.status === "exhausted" ? { ...t, status: "merged" as const, error: "done by hand" } : t)) },
+      },
+    };
+  }),
+};
+
+// ---- guards ----------------------------------------------------------------------------------
+
+type Args = { context: AutopilotState; event: import("../events.js").AutopilotEvent };
+
+export const waveGuards = {
+  /** A parallel session whose plan runs in waves (not a fix round: that is one executor in the checkout). */
+  runsInWaves: ({ context }: Args) => !!context.parallel && context.phaseRun.waves?.parallel === true && !context.phaseRun.fix,
+  /** This report is the last the wave's running tasks owed: the merge queue runs. */
+  lastTaskReport: ({ context, event }: Args) => {
+    assertEvent(event, "TASK_REPORTED");
+    const run = context.phaseRun.waveRun;
+    return !!run && run.tasks.filter((t) => t.status === "running" && t.task !== event.task).every((t) => !!t.reported);
+  },
+  waveNeedsPerson: ({ event }: Args) => {
+    assertEvent(event, ["WAVE_MERGED", "WAVE_OPENED"]);
+    return event.run.tasks.some((t) => t.status === "outside" || t.status === "exhausted");
+  },
+  waveAllMerged: ({ event }: Args) => {
+    assertEvent(event, ["WAVE_MERGED", "WAVE_OPENED"]);
+    return event.run.tasks.every((t) => t.status === "merged");
+  },
+  moreWaves: ({ context, event }: Args) => {
+    assertEvent(event, ["WAVE_MERGED", "WAVE_OPENED"]);
+    return event.run.wave + 1 < (context.phaseRun.waves?.waves.length ?? 0);
+  },
+};
