@@ -273,6 +273,7 @@ export class SessionEngine {
       ...(done && ex?.evidence?.length ? { evidence: ex.evidence.map((e) => `Task ${id}: ${e}`) } : {}),
       now: this.now(),
     });
+    faultPoint("wave-reported");
     return this.render(ref, s);
   }
 

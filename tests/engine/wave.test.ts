@@ -1,0 +1,215 @@
+// A parallel session's wave through the engine (issue 27), in a real git repository, with the
+// executors simulated as what they leave in their worktrees: one Step dispatching one executor per
+// task, each brief naming its worktree and its one task; reports taken one task at a time in any
+// order; the merge queue in task order; a task writing outside its Files stopped at a question;
+// a conflict re-run alone on the merged result; a failing task retried within its own budget.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { git, makeRepo, type TempRepo } from "../helpers/git.js";
+import { Engine } from "../../src/engine/engine.js";
+import type { Step, WaveDispatch } from "../../src/protocol/step.js";
+import { todoFor } from "../../src/protocol/host-view.js";
+import { RETRY_BUDGET } from "../../src/machine/policy.js";
+
+const SPEC_PATH = "docs/changes/api/proposal.md";
+const SLUG = "changes--api--proposal";
+const SPEC = `# API\n\n## Implementation Order\n\n### Phase 1: Endpoints\n<!-- complexity: low -->\nThree endpoints.\n`;
+
+let repo: TempRepo;
+let clock = 0;
+const now = () => new Date(Date.UTC(2026, 2, 19, 10, 0, clock++));
+
+beforeEach(async () => {
+  repo = await makeRepo({ files: { "src/e2.ts": "export const e2 = 0;\n" } });
+  await mkdir(path.join(repo.dir, "docs/changes/api"), { recursive: true });
+  await writeFile(path.join(repo.dir, SPEC_PATH), SPEC);
+  await git(repo.dir, "add", "-A");
+  await git(repo.dir, "commit", "-qm", "spec");
+});
+afterEach(async () => repo.cleanup());
+
+function planText(n: number): string {
+  const tasks = Array.from(
+    { length: n },
+    (_, i) =>
+      `### Task ${i + 1}: endpoint ${i + 1}\n\n**Depends on:** none | **Files:** src/e${i + 1}.ts\n\n1. Write the endpoint.\n\n**Verify:** \`node src/e${i + 1}.ts\` → exits 0\n`,
+  );
+  return `# Plan: Endpoints\n\n**Tasks:** ${n}\n\n${tasks.join("\n")}`;
+}
+
+/** A parallel session with a plan of `n` independent tasks: at its first wave's Step. */
+async function atWave(n = 3): Promise<{ engine: Engine; step: Step }> {
+  const engine = new Engine(repo.dir, { now });
+  const { step } = await engine.start(SPEC_PATH, "--parallel");
+  if (step.next.kind !== "dispatch") throw new Error("expected the planner");
+  const planPath = step.next.expects.artifacts.plan!;
+  await mkdir(path.dirname(path.join(repo.dir, planPath)), { recursive: true });
+  await writeFile(path.join(repo.dir, planPath), planText(n));
+  return { engine, step: await engine.report(SLUG, step.stepId, { kind: "planned", planPath, summary: "endpoints" }) };
+}
+
+function tasksOf(step: Step): WaveDispatch[] {
+  if (step.next.kind !== "dispatch" || !step.next.tasks) throw new Error(`expected a wave, got ${JSON.stringify(step.next).slice(0, 300)}`);
+  return step.next.tasks;
+}
+
+/** What an executor leaves in its task's worktree. */
+async function work(t: WaveDispatch, files: Record<string, string>): Promise<void> {
+  for (const [rel, text] of Object.entries(files)) {
+    const abs = path.join(repo.dir, t.worktree, rel);
+    await mkdir(path.dirname(abs), { recursive: true });
+    await writeFile(abs, text);
+  }
+}
+
+const done = (t: WaveDispatch) => ({ kind: "executed", outcome: "complete", task: { number: Number(t.task), name: t.name }, summary: "done" });
+
+async function state(): Promise<Record<string, any>> {
+  return JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"));
+}
+
+async function subjects(): Promise<string[]> {
+  return (await git(repo.dir, "log", "--format=%s")).trim().split("\n");
+}
+
+describe("a parallel session's wave", () => {
+  it("dispatches one executor per task in its own worktree, takes reports one task at a time in any order, and merges in task order", async () => {
+    const { engine, step } = await atWave(3);
+    expect(step.state).toBe("EXECUTE");
+    const tasks = tasksOf(step);
+    expect(tasks.map((t) => t.task)).toEqual(["1", "2", "3"]);
+    // Each worktree exists, on its own branch, made from the session's head (the plan committed first).
+    const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
+    expect(await subjects()).toEqual(["[autopilot] Phase 1: Endpoints — plan", "spec", "initial commit"]);
+    for (const t of tasks) {
+      expect((await git(path.join(repo.dir, t.worktree), "rev-parse", "HEAD")).trim()).toBe(head);
+      expect(t.prompt).toContain(`in the git worktree ${t.worktree} (work only there)`);
+      const brief = await readFile(path.join(repo.dir, t.brief), "utf8");
+      expect(brief).toContain(`- Task: ${t.task} (endpoint ${t.task})`);
+      expect(brief).toContain(`- Worktree: ${t.worktree}`);
+      expect(brief).toContain(`- Files it may change: src/e${t.task}.ts`);
+      expect(brief).toContain(`Work only in the git worktree ${t.worktree}`);
+    }
+    // The host is told to start them together (Claude Code: several Agent calls in one message).
+    expect(todoFor(step, { host: "claude-code" })).toContain("3 Agent tool calls in ONE message");
+    expect(step.todo).toContain('"task":<the entry\'s task>');
+
+    for (const t of tasks) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
+    // Task 3 reports first: recorded, nothing merged, the Step still dispatches tasks 1 and 2.
+    let s = await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
+    expect(tasksOf(s).map((t) => t.task)).toEqual(["1", "2"]);
+    expect(await subjects()).toHaveLength(3);
+    // A report for a task that already reported is refused, with nothing changed.
+    await expect(engine.report(SLUG, s.stepId, done(tasks[2]), null, "3")).rejects.toMatchObject({ code: "bad_result" });
+    // Task 2 reports against the step that dispatched it (older than the current one): taken. The
+    // task comes from the result's task number when the report does not name it.
+    s = await engine.report(SLUG, step.stepId, done(tasks[1]));
+    expect(tasksOf(s).map((t) => t.task)).toEqual(["1"]);
+    s = await engine.report(SLUG, s.stepId, done(tasks[0]), null, "1");
+    // All in: merged in task order, each validated; the phase goes on to verification.
+    expect(s.state).toBe("VERIFY");
+    expect(s.report).toMatch(/Task 1 \(endpoint 1\) merged \([0-9a-f]{7}\)[\s\S]*Task 2 \(endpoint 2\) merged[\s\S]*Task 3 \(endpoint 3\) merged/);
+    expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1"]);
+    const ledger = (await state()).phaseRun.waveRun;
+    expect(ledger.tasks.map((t: any) => [t.task, t.status, /^[0-9a-f]{40}$/.test(t.merged)])).toEqual([
+      ["1", "merged", true],
+      ["2", "merged", true],
+      ["3", "merged", true],
+    ]);
+    // Merged work's worktrees and branches are gone.
+    for (const t of tasks) expect(existsSync(path.join(repo.dir, t.worktree))).toBe(false);
+    expect((await git(repo.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
+  });
+
+  it("stops a task that wrote outside its Files at a question, merges nothing of it, and re-runs it alone on the merged result", async () => {
+    const { engine, step } = await atWave(3);
+    const tasks = tasksOf(step);
+    await work(tasks[0], { "src/e1.ts": "1\n" });
+    await work(tasks[1], { "src/e2.ts": "2\n", "README.md": "# rewritten by task 2\n" });
+    await work(tasks[2], { "src/e3.ts": "3\n" });
+    let s = step;
+    for (const t of tasks) s = await engine.report(SLUG, step.stepId, done(t), null, t.task);
+    expect(s.next.kind).toBe("ask");
+    if (s.next.kind !== "ask") return;
+    expect(s.next.name).toBe("waveTask");
+    expect(s.next.options).toEqual(["re-run", "done by hand", "stop"]);
+    expect(s.next.context).toContain("Task 2 (endpoint 2) changed files outside its Files/Owns (src/e2.ts): README.md");
+    expect(s.report).toContain("Task 2 (endpoint 2) changed files outside its Files/Owns: README.md. Nothing of it was merged");
+    // Task 1 merged; task 2 not (nor README.md); task 3 waits for its turn behind task 2.
+    expect((await subjects())[0]).toBe("[autopilot] Task 1: endpoint 1");
+    expect(existsSync(path.join(repo.dir, "README.md"))).toBe(false);
+    expect((await state()).phaseRun.waveRun.tasks.map((t: any) => t.status)).toEqual(["merged", "outside", "done"]);
+
+    // A person asks for it again: task 2 alone, in a new worktree from the merged result.
+    s = await engine.decide(SLUG, s.stepId, "re-run", "keep README out of it");
+    const again = tasksOf(s);
+    expect(again.map((t) => [t.task, t.description])).toEqual([["2", "Task 2 (attempt 2), phase 1: endpoint 2"]]);
+    expect(await readFile(path.join(repo.dir, again[0].worktree, "src/e1.ts"), "utf8")).toBe("1\n");
+    await work(again[0], { "src/e2.ts": "2\n" });
+    s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
+    expect(s.state).toBe("VERIFY");
+    expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1"]);
+    expect(existsSync(path.join(repo.dir, "README.md"))).toBe(false);
+    // The stopped attempt's work is kept on its branch for the user.
+    const kept = (await state()).phaseRun.waveRun.tasks[1].unmerged;
+    expect(kept).toHaveLength(1);
+    expect(await readFile(path.join(repo.dir, kept[0].path, "README.md"), "utf8")).toContain("rewritten");
+  });
+
+  it("a conflict (the session's branch moved under the wave) sends that task alone back on the merged result; the tasks merged stay merged", async () => {
+    const { engine, step } = await atWave(3);
+    const tasks = tasksOf(step);
+    await work(tasks[0], { "src/e1.ts": "1\n" });
+    await work(tasks[1], { "src/e2.ts": "export const e2 = 2;\n" });
+    await work(tasks[2], { "src/e3.ts": "3\n" });
+    // Someone commits to the session's branch while the wave runs, changing task 2's file.
+    await writeFile(path.join(repo.dir, "src/e2.ts"), "export const e2 = -1;\n");
+    await git(repo.dir, "commit", "-qam", "a fix made meanwhile");
+    let s = step;
+    for (const t of tasks) s = await engine.report(SLUG, step.stepId, done(t), null, t.task);
+    expect(s.report).toContain("Task 2 (endpoint 2) conflicts with the work merged before it: merging it conflicts in src/e2.ts. It runs again (attempt 2 of");
+    const again = tasksOf(s);
+    expect(again.map((t) => t.task)).toEqual(["2"]);
+    // The retry starts from the merged result (the fix made meanwhile, task 1's work).
+    expect(await readFile(path.join(repo.dir, again[0].worktree, "src/e2.ts"), "utf8")).toBe("export const e2 = -1;\n");
+    expect(existsSync(path.join(repo.dir, again[0].worktree, "src/e1.ts"))).toBe(true);
+    const brief = await readFile(path.join(repo.dir, again[0].brief), "utf8");
+    expect(brief).toContain("## What went wrong before");
+    expect(brief).toContain("merging it conflicts in src/e2.ts");
+    await work(again[0], { "src/e2.ts": "export const e2 = 2;\n" });
+    s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
+    expect(s.state).toBe("VERIFY");
+    expect((await subjects()).slice(0, 4)).toEqual([
+      "[autopilot] Task 3: endpoint 3",
+      "[autopilot] Task 2: endpoint 2",
+      "[autopilot] Task 1: endpoint 1",
+      "a fix made meanwhile",
+    ]);
+    expect(await readFile(path.join(repo.dir, "src/e2.ts"), "utf8")).toBe("export const e2 = 2;\n");
+  });
+
+  it("a failing task goes again in its own worktree within its own retry budget; the budget spent becomes a question", async () => {
+    const { engine, step } = await atWave(3);
+    const tasks = tasksOf(step);
+    await work(tasks[0], { "src/e1.ts": "1\n" });
+    await work(tasks[2], { "src/e3.ts": "3\n" });
+    let s = await engine.report(SLUG, step.stepId, done(tasks[0]), null, "1");
+    s = await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
+    const fail = { kind: "executed", outcome: "failed", task: { number: 2, name: "endpoint 2" }, error: "tsc: src/e2.ts(1,1) type error" };
+    s = await engine.report(SLUG, step.stepId, fail, null, "2");
+    // Task 1 merged; task 2 goes again in the same worktree; task 3 waits behind it.
+    expect(tasksOf(s).map((t) => [t.task, t.worktree])).toEqual([["2", tasks[1].worktree]]);
+    expect(s.report).toContain("Task 2 (endpoint 2) failed: tsc: src/e2.ts(1,1) type error. It runs again (attempt 2 of");
+    for (let a = 2; a <= RETRY_BUDGET; a++) s = await engine.report(SLUG, s.stepId, fail, null, "2");
+    expect(s.next.kind === "ask" && s.next.name).toBe("waveTask");
+    expect(s.next.kind === "ask" && s.next.context).toContain("Task 2 (endpoint 2) spent its retry budget: tsc: src/e2.ts(1,1) type error");
+    // A person did it by hand on the session's branch: the queue goes on with task 3.
+    await writeFile(path.join(repo.dir, "src/e2.ts"), "export const e2 = 2;\n");
+    await git(repo.dir, "commit", "-qam", "task 2 by hand");
+    s = await engine.decide(SLUG, s.stepId, "done by hand", "fixed it myself", "terminal");
+    expect(s.state).toBe("VERIFY");
+    expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "task 2 by hand", "[autopilot] Task 1: endpoint 1"]);
+  });
+});
