@@ -1,6 +1,7 @@
 // The host loop, without a chat client: take the Step, do what it says (run the persona through a
 // runner, or put the question to a gate), report back, repeat until the session is done or waits.
 // The MCP path and this one drive the same engine and write the same files.
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Engine } from "../engine/engine.js";
 import type { AskNext, DispatchNext, Step } from "../protocol/step.js";
@@ -79,6 +80,7 @@ async function runWave(engine: Engine, step: Step, next: DispatchNext, runner: P
         description: t.description,
         prompt: t.prompt,
         expects: { result: next.expects.result, artifacts: { ...next.expects.artifacts, brief: t.brief } },
+        brief: { path: t.brief, text: await readFile(path.join(root, t.brief), "utf8").catch(() => "") },
       };
       const outcome = await runner.run(task, signal);
       if (outcome.log?.length) events.onRunnerLog?.(outcome.log.map((l) => `task ${t.task}: ${l}`));

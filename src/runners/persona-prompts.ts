@@ -153,6 +153,7 @@ export function taskPrompt(task: {
   description: string;
   prompt: string;
   expects: { result: ResultKind; artifacts?: Record<string, string | undefined> };
+  brief?: { path: string; text: string };
 }): string {
   const artifacts = Object.entries(task.expects.artifacts ?? {})
     .filter(([, v]) => v)
@@ -162,5 +163,6 @@ export function taskPrompt(task: {
     "",
     task.prompt.trim(),
     ...(artifacts.length ? ["", "Artifacts (paths relative to the project root):", ...artifacts] : []),
+    ...(task.brief ? ["", `Your brief (${task.brief.path}), as it is on disk:`, "", task.brief.text.trim()] : []),
   ].join("\n");
 }

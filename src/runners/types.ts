@@ -15,6 +15,11 @@ export interface PersonaTask {
   };
   /** Absolute path of the project the persona works in; every file access stays inside it. */
   projectRoot: string;
+  /**
+   * A parallel wave's task: `projectRoot` is the task's worktree, whose session folder is a link out
+   * of it that confined tools refuse to follow; the brief's text is given here instead.
+   */
+  brief?: { path: string; text: string };
   /** Session slug. */
   session: string;
   /** 0-based index of the phase being worked on, or null for the final review. */

@@ -1,11 +1,15 @@
-// A wave through the merge queue, SIGKILLed at random moments (mid-wave with some tasks reported
+// Part 1: a wave through the merge queue, SIGKILLed at random moments (mid-wave with some tasks reported
 // and some not, mid-merge, between a merge and its validation, mid-removal) and resumed until it
 // ends: it must end as an uninterrupted run does — the same commits in the same order, the same
 // tree, no task merged twice, no unmerged work removed, no rebase left half-done. The wave runs in a
 // child process on the built code (tests/reliability/build.ts); executors are simulated as the files
-// they leave in their worktrees. Not the engine's crash suite: the wave is not wired into EXECUTE
-// yet (docs/cli.md), so this drives src/effects/wave-run.ts directly, saving its ledger after each
-// report as the engine would save the state.
+// they leave in their worktrees; this part drives src/effects/wave-run.ts directly, saving its
+// ledger after each report as the engine saves the state.
+// Part 2: a whole parallel session (`autopilot run --parallel --jobs 3`, the scripted runner, a
+// phase of 6 tasks in 3 chains), SIGKILLed at each of the wave's kill points (AUTOPILOT_FAULT:
+// a task's report saved with others still out, the worktrees opened, after a merge before its
+// validation, after a validation before the next merge, the queue done before its event is saved)
+// and resumed with the same command: the same commits, tree and end state as an uninterrupted run.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -14,6 +18,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { builtDist } from "./build.js";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
+import { SPEC_REL, specRepo } from "../headless/_cli.js";
 
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 5);
 /** Waves killed and resumed, each until it ends (`npm run soak` sets more). */
@@ -147,5 +152,79 @@ describe("a wave SIGKILLed at random moments", () => {
     }
     expect(kills).toBeGreaterThan(0);
     console.log(`wave crash: ${CHAINS} waves, ${kills} kills, ${busy} busy retries`);
+  });
+});
+
+describe("a parallel session SIGKILLed at each of the wave's kill points", () => {
+  const SCRIPT = { phases: { "0": { tasks: 6, chains: 3 }, "1": { tasks: 3 }, "2": { tasks: 1 } } };
+  const ARGS = ["run", SPEC_REL, "--runner", "scripted", "--yes", "--parallel", "--jobs", "3"];
+
+  function runCli(dir: string, fault: string | null): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
+    return new Promise((resolve) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1" };
+      if (fault) env.AUTOPILOT_FAULT = fault;
+      else delete env.AUTOPILOT_FAULT;
+      const child = spawn(process.execPath, [path.join(dist, "src/cli/main.js"), ...ARGS], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      let err = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+      child.on("close", (code, signal) => resolve({ code, signal, out, err }));
+    });
+  }
+
+  async function sessionEnd(dir: string) {
+    const state = JSON.parse(await (await import("node:fs/promises")).readFile(path.join(dir, ".harness/sessions/changes--word-count--proposal/autopilot-state.json"), "utf8"));
+    const wt = path.join(dir, ".harness/worktrees");
+    return {
+      subjects: (await git(dir, "log", "--format=%s")).trim().split("\n"),
+      files: (await git(dir, "ls-tree", "-r", "--name-only", "HEAD")).trim(),
+      merges: (await git(dir, "rev-list", "--merges", "HEAD")).trim(),
+      state: state.currentState,
+      phases: state.phases.map((p: { status: string }) => p.status),
+      worktrees: existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : [],
+      branches: (await git(dir, "branch", "--list", "autopilot-task/*")).trim(),
+    };
+  }
+
+  it("resumes to the end state of an uninterrupted run, nothing merged twice and nothing lost", async () => {
+    const clean = await specRepo({ config: { scripted: SCRIPT } });
+    repos.push(clean);
+    const first = await runCli(clean.dir, null);
+    expect(first.err).toBe("");
+    expect(first.code).toBe(0);
+    const want = await sessionEnd(clean.dir);
+    expect(want.state).toBe("DONE");
+    expect(want.subjects.filter((s) => s.startsWith("[autopilot] Task"))).toHaveLength(9);
+
+    // Phase 1 has 2 waves of 3 tasks, phase 2 one wave of 3: each point is reached several times.
+    const kills = [
+      "wave-reported:1",
+      "wave-reported:2",
+      "wave-reported:5",
+      "wave-opened:1",
+      "wave-opened:2",
+      "wave-merge:1",
+      "wave-merge:3",
+      "wave-validated:2",
+      "wave-merged:1",
+      "wave-merged:2",
+    ];
+    for (const fault of kills) {
+      const r = await specRepo({ config: { scripted: SCRIPT } });
+      repos.push(r);
+      const killed = await runCli(r.dir, fault);
+      expect(killed.signal, fault).toBe("SIGKILL");
+      let res = await runCli(r.dir, null);
+      // A git an earlier, killed run started may still hold the repository's index for a moment.
+      for (let i = 0; i < 5 && res.code !== 0 && /index\.lock|busy/.test(res.err + res.out); i++) {
+        await new Promise((done) => setTimeout(done, 300));
+        res = await runCli(r.dir, null);
+      }
+      expect(res.err, fault).toBe("");
+      expect(res.code, fault).toBe(0);
+      expect(await sessionEnd(r.dir), fault).toEqual(want);
+    }
+    console.log(`parallel session crash: ${kills.length} kills at ${new Set(kills.map((k) => k.split(":")[0])).size} wave kill points, each resumed to the same end state`);
   });
 });
