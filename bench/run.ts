@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { makeProject, specWith } from "./repo.js";
 import { newStats, play, spawnServer, startSession, stateFile, type SessionStats } from "./host.js";
 import { bytes, kb, median, ms, percentile, ratio, sum, table } from "./stats.js";
-import { mergeQueueBench } from "./waves.js";
+import { mergeQueueBench, waveWallTimeBench } from "./waves.js";
 import { CLAUDE_CODE_VERSION, bytesOf, composeClaudeView, installedClaude, resultParts, tokensOf } from "./claude-view.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -319,6 +319,12 @@ async function main() {
   console.log(`machine: ${machine()}`);
   if (CLIENTS_ONLY) return otherClients();
   if (CLAUDE_ONLY) return claudeView(await skillText());
+  // `npm run bench -- --waves`: only the parallel waves' part (issue 27).
+  if (args.has("--waves")) {
+    await mergeQueueBench(QUICK ? 1 : 3);
+    await waveWallTimeBench(QUICK ? 1 : 2, QUICK ? 3000 : 12000);
+    return;
+  }
   const skill = await skillBytes();
 
   const coldProj = await makeProject(specWith(3));
@@ -450,6 +456,7 @@ async function main() {
       `report growth from 0 to ${sc.decisions} decisions (p50, no commit): ${ms(growth)} = ${(growth / sc.rw.synced).toFixed(1)} fsynced plain read+writes`,
   );
   await mergeQueueBench(QUICK ? 1 : 3);
+  await waveWallTimeBench(QUICK ? 1 : 2, QUICK ? 3000 : 12000);
   console.log(`\nbench took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 

@@ -2,8 +2,8 @@
 // (waves 1-2-3, then 4-5-6), each task's work in its own worktree, then the merge queue's git steps
 // per task in task order: autopilot's commit in the task's worktree, the base and scope check, the
 // rebase + fast-forward onto the session's branch, and the worktree's removal. Printed per step
-// and per task (p50). The EXECUTE wall-time comparison (--parallel against serial with scripted
-// executors) needs the wave dispatch, which is not built yet: the bench says so.
+// and per task (p50). Then the whole thing through the engine: EXECUTE's wall time with
+// --parallel against serial, scripted executors taking the same fixed time per task.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -67,5 +67,58 @@ export async function mergeQueueBench(rounds: number): Promise<void> {
       Object.entries(steps).map(([k, xs]) => [k === "total" ? "merge-queue overhead per task (commit+check+merge+remove)" : k, ms(percentile(xs, 50)), ms(percentile(xs, 90))]),
     ),
   );
-  console.log("EXECUTE wall time --parallel vs serial: not measured (the wave dispatch that runs executors at once is not built yet).");
+}
+
+/**
+ * EXECUTE's wall time for the same phase (6 tasks in 3 independent chains), run headless in process
+ * with the scripted runner whose executor takes `taskMs` per task, serial and with --parallel
+ * (--jobs 3) in the same run: from the first Step in EXECUTE to the first one after it. The merge
+ * queue's cost per task is what a parallel run adds: (parallel - 2 waves x taskMs) / 6.
+ */
+export async function waveWallTimeBench(rounds: number, taskMs: number): Promise<{ ratio: number }> {
+  const { Engine } = await import("../src/engine/engine.js");
+  const { ScriptedRunner } = await import("../src/runners/scripted.js");
+  const { drive, PolicyGate } = await import("../src/headless/drive.js");
+  const times: Record<"serial" | "parallel", number[]> = { serial: [], parallel: [] };
+  const script = { phases: { 0: { tasks: 6, chains: 3, taskMs } } };
+  for (let r = 0; r < rounds; r++) {
+    for (const mode of ["serial", "parallel"] as const) {
+      const proj = await makeProject(specWith(1));
+      try {
+        const engine = new Engine(proj.dir, {});
+        const { step } = await engine.start(proj.specPath, mode === "parallel" ? "--parallel" : "");
+        let entered = 0;
+        let left = 0;
+        await drive(engine, step, new ScriptedRunner(script), new PolicyGate(), {
+          onStep: (s) => {
+            if (s.state === "EXECUTE" && !entered) entered = performance.now();
+            else if (s.state !== "EXECUTE" && entered && !left) left = performance.now();
+          },
+        }, { jobs: 3 });
+        if (!entered || !left) throw new Error(`bench: the ${mode} run did not pass through EXECUTE`);
+        times[mode].push(left - entered);
+      } finally {
+        await proj.cleanup();
+      }
+    }
+  }
+  const s = percentile(times.serial, 50);
+  const p = percentile(times.parallel, 50);
+  const ratio = p / s;
+  console.log(`\nEXECUTE wall time, a phase of 6 tasks in 3 independent chains, scripted executors of ${ms(taskMs)} per task (${rounds} run${rounds === 1 ? "" : "s"} each, p50)`);
+  console.log(
+    table(
+      ["run", "EXECUTE wall time", "÷ serial"],
+      [
+        ["serial (one executor, 6 tasks)", ms(s), "1.00x"],
+        ["--parallel --jobs 3 (2 waves of 3)", ms(p), `${ratio.toFixed(2)}x`],
+        ["  of it beyond 2 x the task time, per task (worktrees, commits, merges, validations)", ms((p - 2 * taskMs) / 6), ""],
+      ],
+    ),
+  );
+  const perTask = (p - 2 * taskMs) / 6;
+  console.log(`target: <= 0.45x serial; ${ratio <= 0.45 ? "met" : "NOT met"} at ${ratio.toFixed(2)}x with ${ms(taskMs)} per task`);
+  // With c per task beyond the executors' time, 2T + 6c <= 0.45 x 6T holds from T >= 6c / 0.7.
+  console.log(`with this machine's ${ms(perTask)} per task beyond the executors' time, 0.45x is reached from ${ms((6 * perTask) / 0.7)} per task`);
+  return { ratio };
 }

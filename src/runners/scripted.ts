@@ -47,7 +47,7 @@ export interface ScriptedPhase {
    * t - chains); absent: every task depends on none.
    */
   chains?: number;
-  /** A parallel wave's executor takes this long per task (milliseconds): the bench's fixed work. */
+  /** The executor takes this long per task (milliseconds), serial or in a wave: the bench's fixed work. */
   taskMs?: number;
   /** A parallel wave's executor for this task also rewrites README.md, outside its Files. */
   outsideAt?: number;
@@ -263,6 +263,8 @@ export class ScriptedRunner implements PersonaRunner {
           fixAttempted: m.failures[fk] > 1 ? `adjusted ${taskFile(name, number)}` : undefined,
         };
       }
+      // The same fixed time per task as a wave's executor takes (the bench's serial baseline).
+      if (ps.taskMs) await new Promise((r) => setTimeout(r, ps.taskMs));
       await writeProjectFile(
         task.projectRoot,
         taskFile(name, number),
