@@ -72,7 +72,9 @@ export const planActions = {
         revision: null,
         planSha256: event.plan.sha256 ?? null,
         nextTask: context.phaseRun.nextTask ?? 1,
-        ...(event.plan.waves !== undefined ? { waves: event.plan.waves } : {}),
+        // A plan read again (a new plan, or one changed after its approval) starts its waves afresh:
+        // an earlier plan's merged tasks are on the branch, its unmerged branches kept for the user.
+        ...(event.plan.waves !== undefined ? { waves: event.plan.waves, waveRun: null } : {}),
       },
       notices: note ? [...context.notices, note] : context.notices,
     };
