@@ -39,16 +39,18 @@ async function leftovers(dir: string): Promise<{ worktrees: string[]; branches: 
   };
 }
 
-describe("autopilot run --parallel", () => {
+describe("autopilot run --parallel --jobs 3", () => {
   it("plans with header lines, runs each wave's tasks in their worktrees, merges them in task order, and ends DONE with a serial run's files", async () => {
-    const SCRIPT = { phases: { "0": { tasks: 3 }, "1": { tasks: 4 }, "2": { tasks: 2 } } };
-    const [parallel, serial] = await Promise.all([run(SCRIPT, "--parallel"), run(SCRIPT)]);
+    // Phase 1: 6 tasks in 3 chains (2 waves of 3); phase 2: 4 independent tasks (1 wave); phase 3: 2, serial.
+    const SCRIPT = { phases: { "0": { tasks: 6, chains: 3 }, "1": { tasks: 4 }, "2": { tasks: 2 } } };
+    const [parallel, serial] = await Promise.all([run(SCRIPT, "--parallel", "--jobs", "3"), run(SCRIPT)]);
     const out = parallel.res.stdout;
-    expect(out).toContain("Waves: 1 wave, at most 3 tasks at once");
+    expect(out).toContain("Waves: 2 waves, at most 3 tasks at once");
     expect(out).toContain("wave 1: Task 1, Task 2, Task 3, Task 4");
     expect(out).toContain("Waves: at most 2 tasks could run at once, fewer than 3: the plan runs serially");
-    expect(out).toMatch(/Wave 1 of 1: Task 1 in \.harness\/worktrees\/\S+--task-p1-\w+-1; Task 2 in /);
-    expect(out).toMatch(/Task 3 \(Counting Core step 3\) merged \([0-9a-f]{7}\)/);
+    expect(out).toMatch(/Wave 1 of 2: Task 1 in \.harness\/worktrees\/\S+--task-p1-\w+-1; Task 2 in /);
+    expect(out).toContain("Wave 2 of 2: Task 4 in ");
+    expect(out).toMatch(/Task 6 \(Counting Core step 6\) merged \([0-9a-f]{7}\)/);
     expect(serial.res.stdout).not.toContain("Waves");
 
     const state = await readState(parallel.r.dir);
@@ -56,9 +58,13 @@ describe("autopilot run --parallel", () => {
     expect(state.parallel).toEqual({ minIndependent: 3 });
     const plan = await readFile(path.join(parallel.r.dir, state.phases[0].planPath), "utf8");
     expect(plan).toMatch(/^\*\*Depends on:\*\* none \| \*\*Files:\*\* /m);
+    expect(plan).toMatch(/^\*\*Depends on:\*\* Task 1 \| \*\*Files:\*\* /m);
     const gates = state.decisions.filter((d: { waves?: unknown }) => d.waves);
     expect(gates.map((d: { waves: { waves: string[][] } }) => d.waves.waves)).toEqual([
-      [["1", "2", "3"]],
+      [
+        ["1", "2", "3"],
+        ["4", "5", "6"],
+      ],
       [["1", "2", "3", "4"]],
       [["1"], ["2"]],
     ]);
@@ -71,6 +77,9 @@ describe("autopilot run --parallel", () => {
       "[autopilot] Task 2: File Reading step 2",
       "[autopilot] Task 1: File Reading step 1",
       "[autopilot] Phase 2: File Reading — plan",
+      "[autopilot] Task 6: Counting Core step 6",
+      "[autopilot] Task 5: Counting Core step 5",
+      "[autopilot] Task 4: Counting Core step 4",
       "[autopilot] Task 3: Counting Core step 3",
       "[autopilot] Task 2: Counting Core step 2",
       "[autopilot] Task 1: Counting Core step 1",
@@ -79,20 +88,6 @@ describe("autopilot run --parallel", () => {
     ]);
     expect(await tree(parallel.r.dir)).toBe(await tree(serial.r.dir));
     // Merged work's worktrees and branches are gone.
-    expect(await leftovers(parallel.r.dir)).toEqual({ worktrees: [], branches: "" });
-  });
-
-  it("--jobs 3: a phase of 6 tasks in 3 chains runs in 2 waves of 3 and ends DONE with a serial run's files", async () => {
-    const SCRIPT = { phases: { "0": { tasks: 6, chains: 3 }, "1": { tasks: 1 }, "2": { tasks: 1 } } };
-    const [parallel, serial] = await Promise.all([run(SCRIPT, "--parallel", "--jobs", "3"), run(SCRIPT)]);
-    const state = await readState(parallel.r.dir);
-    expect(state.currentState).toBe("DONE");
-    expect(state.decisions.find((d: { waves?: unknown }) => d.waves).waves.waves).toEqual([
-      ["1", "2", "3"],
-      ["4", "5", "6"],
-    ]);
-    expect(parallel.res.stdout).toContain("Wave 2 of 2: Task 4 in ");
-    expect(await tree(parallel.r.dir)).toBe(await tree(serial.r.dir));
     expect(await leftovers(parallel.r.dir)).toEqual({ worktrees: [], branches: "" });
   });
 });
