@@ -39,6 +39,8 @@ const EVERY_DECISION = [
   "skipped_verification",
   "stopped",
 ];
+/** The decisions only a parallel session's wave records (the third walk). */
+const WAVE_DECISIONS = ["rerun_wave_task", "wave_task_by_hand"];
 
 type Snap = ReturnType<typeof autopilotMachine.resolveState>;
 
@@ -50,13 +52,13 @@ function ctxOf(s: Snap): AutopilotState {
  * The events worth trying from a state: the answers it offers plus each kind of persona result.
  * `oneStart`: only the standard start without --review-plans (the budget walk's corner).
  */
-function eventsFor(s: Snap, oneStart = false): AutopilotEvent[] {
+function eventsFor(s: Snap, oneStart: boolean | "fastAndStandard" = false): AutopilotEvent[] {
   const c = ctxOf(s);
   const now = NOW;
   const out: AutopilotEvent[] = [];
   if (s.matches({ INIT: "fresh" }) && oneStart) {
     const all = eventsFor(s);
-    return [all[2]].filter((e) => s.can(e));
+    return (oneStart === "fastAndStandard" ? [all[0], all[2]] : [all[2]]).filter((e) => s.can(e));
   }
   if (s.matches({ INIT: "fresh" })) {
     for (const rigorLevel of ["fast", "standard", "thorough"] as const)
@@ -80,9 +82,12 @@ function eventsFor(s: Snap, oneStart = false): AutopilotEvent[] {
   }
   out.push({ type: "RESUME", now });
   out.push({ type: "ASSESSED", planPath: null, now }, { type: "ASSESSED", planPath: "docs/plans/p.md", now });
-  for (const facts of [plan(3), plan(11), plan(21), plan(16), plan(3, 0, ["risk"])]) {
+  // A parallel session's plans come with their waves (src/engine/results.ts reads them).
+  const withWaves = (f: ReturnType<typeof plan>) => (c.parallel ? { ...f, waves: WAVES } : f);
+  for (const facts of [plan(3), plan(11), plan(21), plan(16), plan(3, 0, ["risk"])].map(withWaves)) {
     out.push({ type: "PLANNED", plan: facts, now }, { type: "PLAN_FACTS", plan: facts, now });
   }
+  out.push(...waveEvents(c));
   // A planner's plan the plan check finds problems in (read from disk, it pauses like a concern does).
   out.push({ type: "PLANNED", plan: { ...plan(3), problems: ["Task 2 (t) has no verification step"] }, now });
   out.push(
@@ -124,6 +129,41 @@ function eventsFor(s: Snap, oneStart = false): AutopilotEvent[] {
   return out.filter((e) => s.can(e));
 }
 
+const WAVES = { parallel: true, waves: [["1", "2"], ["3"]], reason: "2 waves, at most 2 tasks at once", serialized: [] };
+type WaveTask = NonNullable<AutopilotState["phaseRun"]["waveRun"]>["tasks"][number];
+function waveTask(task: string, status: WaveTask["status"]): WaveTask {
+  const worktree = { task, attempt: 1, path: `.harness/worktrees/x--task-${task}`, branch: `autopilot-task/x/${task}`, base: "0000000" };
+  return { task, name: `t${task}`, scope: { files: [`src/${task}.ts`], owns: [] }, attempt: 1, worktree, status };
+}
+
+/** A parallel session's wave: its worktrees opened, each task's report, and what the merge queue can make of them. */
+function waveEvents(c: AutopilotState): AutopilotEvent[] {
+  if (!c.parallel) return [];
+  const now = NOW;
+  const run = c.phaseRun.waveRun ?? null;
+  const out: AutopilotEvent[] = [];
+  const next = run ? (run.tasks.every((t) => t.status === "merged") ? run.wave + 1 : run.wave) : 0;
+  const opened = { wave: next, tasks: (WAVES.waves[next] ?? []).map((t) => waveTask(t, "running")) };
+  out.push({ type: "WAVE_OPENED", run: opened, now });
+  // Opened again with everything merged (a re-entry after the last wave), or a task still stopped.
+  if (run) out.push({ type: "WAVE_OPENED", run: { ...run, tasks: run.tasks.map((t) => ({ ...t, status: "merged" as const })) }, now });
+  if (run) out.push({ type: "WAVE_OPENED", run: { ...run, tasks: run.tasks.map((t, i) => ({ ...t, status: i === 0 ? ("outside" as const) : t.status })) }, now });
+  for (const t of run?.tasks ?? [])
+    if (t.status === "running" && !t.reported)
+      out.push({ type: "TASK_REPORTED", task: t.task, done: true, evidence: ["ok"], now }, { type: "TASK_REPORTED", task: t.task, done: false, error: "e", learnings: ["l"], now });
+  if (run) {
+    const as = (status: (i: number) => WaveTask["status"]) => ({ ...run, tasks: run.tasks.map((t, i) => ({ ...t, status: status(i), reported: null })) });
+    const first = run.tasks[0]?.task ?? "1";
+    out.push(
+      { type: "WAVE_MERGED", run: as(() => "merged"), events: run.tasks.map((t) => ({ kind: "merged" as const, task: t.task, sha: `sha${t.task}`, validation: "ok" })), now },
+      { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "running" : "merged")), events: [{ kind: "retry", task: first, attempt: 2, why: "conflict", error: "c" }], now },
+      { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "outside" : "done")), events: [{ kind: "outside", task: first, files: ["README.md"] }], now },
+      { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "exhausted" : "done")), events: [{ kind: "exhausted", task: first, error: "e" }], now },
+    );
+  }
+  return out;
+}
+
 function topOf(s: Snap): AutopilotState["currentState"] {
   const v = s.value as string | Record<string, string>;
   return (typeof v === "string" ? v : Object.keys(v)[0]) as AutopilotState["currentState"];
@@ -161,6 +201,8 @@ function serialize(s: Snap): string {
     ["PLAN", "APPROVE_PLAN", "EXECUTE"].includes(topOf(s)) ? (c.phaseRun.planDefects ?? 0) : null,
     topOf(s) === "REVIEW" ? (c.phaseRun.reviewChecks ?? 0) : null,
     topOf(s) === "FINAL_REVIEW" ? (c.finalReview.checks ?? 0) : null,
+    // A parallel session's wave, without its attempts (a retry is the same state again).
+    c.phaseRun.waveRun ? [c.phaseRun.waveRun.wave, c.phaseRun.waveRun.tasks.map((t) => [t.status, !!t.reported])] : null,
   ]);
 }
 
@@ -198,7 +240,10 @@ const stepped = Object.assign(Object.create(autopilotMachine) as typeof autopilo
 const budgetBlocks = (c: AutopilotState) => !!c.budget && !!budgetSpent(c.budget, c.usage) && c.budget.continueOnceAt !== c.stepId;
 const budgetWalk = { input: budgetInput, events: (s: Snap) => eventsFor(s, true), serializeState: (s: Snap) => serialize(s) + (budgetBlocks(ctxOf(s)) ? "$" : ""), limit: 200_000 };
 const budgetPaths = getShortestPaths(stepped, budgetWalk);
-const paths = [...mainPaths, ...budgetPaths];
+// A parallel session (issue 27): a third walk, fast and standard starts, plans with waves.
+const waveWalk = { input: { ...initState(), parallel: { minIndependent: 2 } }, events: (s: Snap) => eventsFor(s, "fastAndStandard"), serializeState: serialize, limit: 200_000 };
+const wavePaths = getShortestPaths(autopilotMachine, waveWalk);
+const paths = [...mainPaths, ...budgetPaths, ...wavePaths];
 
 // The walk is exhaustive and CPU-bound (about 43,000 states with the refused commits and the
 // send-back counters; 14-30 s for the largest test alone on 2 cores): the default 60 s timed out
@@ -228,7 +273,8 @@ describe("the machine, walked by @xstate/graph", { timeout: 180_000 }, () => {
       limit: 200_000,
     });
     const budgetAdjacency = getAdjacencyMap(stepped, budgetWalk);
-    for (const { state, transitions } of [...Object.values(adjacency), ...Object.values(budgetAdjacency)])
+    const waveAdjacency = getAdjacencyMap(autopilotMachine, waveWalk);
+    for (const { state, transitions } of [...Object.values(adjacency), ...Object.values(budgetAdjacency), ...Object.values(waveAdjacency)])
       for (const { event } of Object.values(transitions) as { event: unknown }[])
         for (const t of autopilotMachine.getTransitionData(state as never, event as never)) taken.add(t);
     const untaken: string[] = [];
@@ -254,6 +300,12 @@ describe("the machine, walked by @xstate/graph", { timeout: 180_000 }, () => {
       ),
     );
     expect([...budgetEdges]).toEqual(expect.arrayContaining(["raised_budget", "budget_continue_once", "stopped_budget"]));
+    const waveEdges = new Set(
+      Object.values(waveAdjacency).flatMap(({ transitions }) =>
+        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) => ctxOf(state as Snap).decisions.map((d) => d.decision)),
+      ),
+    );
+    expect([...waveEdges]).toEqual(expect.arrayContaining(WAVE_DECISIONS));
     for (const d of ["auto_approved_plan", "auto_approved_plan_fast", "approved_plan", "revised_plan", "skipped_phase", "stopped"])
       expect(decisions.has(d), d).toBe(true);
     const values = new Set(paths.map((p) => JSON.stringify(p.state.value)));
