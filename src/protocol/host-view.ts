@@ -93,7 +93,7 @@ function waveTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
   const n = next.tasks.length;
   switch (view.host) {
     case "claude-code":
-      return `Run the ${n} entries of next.tasks together: ${n} Agent tool calls in ONE message (subagent_type "${agentName(view, next.persona)}", prompt: the entry's prompt, run_in_background false); then autopilot_report {session, stepId, task: the entry's task, result: its JSON reply, usage: its <usage> block} once per executor as each returns (in any order; one report never waits for another). Launched in the background anyway: end your turn, and report each when its task notification brings its reply.`;
+      return `Run the ${n} entries of next.tasks together: ${n} Agent tool calls in ONE message (subagent_type "${agentName(view, next.persona)}", prompt: the entry's prompt, run_in_background false); then autopilot_report {stepId, task: the entry's task, usage: its <usage> block} once per executor as each returns (each writes its result file) (in any order; one report never waits for another). Launched in the background anyway: end your turn, and report each when its task notification brings its reply.`;
     case "codex":
       return `For each of the ${n} entries of next.tasks call spawn_agent with message "You are ${next.persona}: follow ${personaFile(view, next.persona)}." followed by the entry's prompt, all before waiting; then wait_agent for each and call ${report} once per executor.`;
     default:

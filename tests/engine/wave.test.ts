@@ -107,7 +107,12 @@ describe("a parallel session's wave", () => {
     // task comes from the result's task number when the report does not name it.
     s = await engine.report(SLUG, step.stepId, done(tasks[1]));
     expect(tasksOf(s).map((t) => t.task)).toEqual(["1"]);
-    s = await engine.report(SLUG, s.stepId, done(tasks[0]), null, "1");
+    // Task 1's executor wrote its result to the file its brief names; the host reports only the step and the task.
+    const resultFile = /^- Result: (\S+)/m.exec(await readFile(path.join(repo.dir, tasks[0].brief), "utf8"))![1];
+    expect(resultFile).toBe(`.harness/sessions/${SLUG}/results/step-${step.stepId}-task-1.json`);
+    await mkdir(path.dirname(path.join(repo.dir, resultFile)), { recursive: true });
+    await writeFile(path.join(repo.dir, resultFile), JSON.stringify(done(tasks[0])));
+    s = await engine.report(SLUG, s.stepId, undefined, null, "1");
     // All in: merged in task order, each validated; the phase goes on to verification.
     expect(s.state).toBe("VERIFY");
     expect(s.report).toMatch(/Task 1 \(endpoint 1\) merged \([0-9a-f]{7}\)[\s\S]*Task 2 \(endpoint 2\) merged[\s\S]*Task 3 \(endpoint 3\) merged/);
