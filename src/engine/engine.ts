@@ -78,12 +78,13 @@ export class Engine {
    * `usage`: what the persona run cost, as far as the host knows (null: it does not say). The
    * result and its usage are checked once, by the session engine, for every caller.
    */
-  async report(slug: string, stepId: number, raw: unknown, rawUsage: unknown = null, task?: string): Promise<Step> {
+  async report(slug: string, stepId: number, raw: unknown, rawUsage: unknown = null, task?: unknown): Promise<Step> {
     const ref = sessionRef(this.root, slug);
     await this.opts.beforeChange?.(ref);
     assertStepId(stepId);
+    const which = taskOf(task);
     const routed = await this.route(ref);
-    return routed.engine.report(routed.ref, stepId, raw, rawUsage, task);
+    return routed.engine.report(routed.ref, stepId, raw, rawUsage, which);
   }
 
   /**
@@ -221,6 +222,14 @@ export class Engine {
 function withoutWorktree({ parsed, rel }: StartRequest): StartRequest {
   const given = parsed.given.filter((w) => w !== "--worktree");
   return { rel, parsed: { ...parsed, worktree: false, given, flags: given } };
+}
+
+/** A wave's task as autopilot_report got it: "3" or 3 (a model may send either); absent is absent. */
+function taskOf(task: unknown): string | undefined {
+  if (task === undefined || task === null) return undefined;
+  if (typeof task === "number" && Number.isSafeInteger(task)) return String(task);
+  if (typeof task === "string" && task.trim()) return task.trim();
+  throw new AutopilotError("bad_input", `task must be the task of the wave Step's next.tasks this result is for (e.g. "3"), not ${shown(task)}.`);
 }
 
 function assertStepId(stepId: unknown): asserts stepId is number {

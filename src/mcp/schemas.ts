@@ -24,8 +24,9 @@ export const ReportInput = {
   result: z.unknown().optional(),
   // Any shape (object or the <usage> text): parsed by the engine.
   usage: z.unknown().optional(),
-  // A parallel wave's task (next.tasks[].task); the wave's todo says so; no description keeps tools/list small.
-  task: z.string().optional(),
+  // A parallel wave's task (next.tasks[].task); the wave's todo says so. Any shape here (`{}` keeps
+  // tools/list small, as for usage): the engine takes a string or a whole number and refuses the rest.
+  task: z.unknown().optional(),
 };
 export const ResultInput = {
   session: session.optional(),

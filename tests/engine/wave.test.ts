@@ -112,7 +112,10 @@ describe("a parallel session's wave", () => {
     expect(resultFile).toBe(`.harness/sessions/${SLUG}/results/step-${step.stepId}-task-1.json`);
     await mkdir(path.dirname(path.join(repo.dir, resultFile)), { recursive: true });
     await writeFile(path.join(repo.dir, resultFile), JSON.stringify(done(tasks[0])));
-    s = await engine.report(SLUG, s.stepId, undefined, null, "1");
+    // A task that names no task is refused with a next step, nothing changed; a number (as a model may send it) is the task.
+    await expect(engine.report(SLUG, s.stepId, undefined, null, { number: 1 })).rejects.toMatchObject({ code: "bad_input", message: expect.stringContaining('(e.g. "3")') });
+    expect(tasksOf(await engine.next(SLUG)).map((t) => t.task)).toEqual(["1"]);
+    s = await engine.report(SLUG, s.stepId, undefined, null, 1);
     // All in: merged in task order, each validated; the phase goes on to verification.
     expect(s.state).toBe("VERIFY");
     expect(s.report).toMatch(/Task 1 \(endpoint 1\) merged \([0-9a-f]{7}\)[\s\S]*Task 2 \(endpoint 2\) merged[\s\S]*Task 3 \(endpoint 3\) merged/);

@@ -35,7 +35,7 @@ afterEach(async () => {
 describe("what the host model reads", () => {
   it("Claude Code's command: flags in `flags`, and resuming is autopilot_start (not autopilot_next, which needs a slug the model may have lost)", () => {
     const body = claudeCommandBody();
-    expect(body).toContain("`spec` = the first word of the arguments (the spec path) and `flags` = the other words");
+    expect(body).toContain("`spec` = the first word of the arguments and `flags` = the other words");
     expect(body).not.toMatch(/context reset: autopilot_next/);
     expect(body).toMatch(/a context reset\): autopilot_start with its spec path resumes it/);
   });
