@@ -51,6 +51,7 @@ describe("MCP Inspector CLI", () => {
       "autopilot_decisions",
       "gather_context",
       "write_scratchpad",
+      "autopilot_result",
     ]);
   });
 
