@@ -226,6 +226,14 @@ export async function committingRunner(root: string): Promise<GitRunner> {
   return (args) => raw(g, args);
 }
 
+/**
+ * The exit code of a read-only git command in `root`, for the questions git answers by its exit
+ * status alone (`merge-base --is-ancestor`: 0 yes, 1 no, 128 an unknown commit): one process.
+ */
+export async function gitExitCode(root: string, args: string[]): Promise<number> {
+  return (await spawnGit(plainGit(root), args, {})).code;
+}
+
 /** A git runner for the ownership checks, in the project root. */
 export function gitRunner(root: string): GitRunner {
   const g = plainGit(root);

@@ -9,13 +9,13 @@
 // unmerged work. Every step finds its own earlier result (a crash between any two is resumed by
 // running the same step again): the state is git's, read back each time.
 import { existsSync } from "node:fs";
-import { lstat, mkdir, readdir, unlink } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import path from "node:path";
 import { minimatch } from "minimatch";
 import { projectPaths, WORKTREES_DIR_REL } from "../session/paths.js";
 import { writeTextAtomic } from "./fsutil.js";
-import { commitCheckpoint, committingRunner, gitRunner, withRepoLock, type CommitCheckpointResult } from "./git.js";
-import { ensureSessionLink, isAncestor } from "./worktree.js";
+import { commitCheckpoint, committingRunner, gitExitCode, gitRunner, withRepoLock, type CommitCheckpointResult } from "./git.js";
+import { ensureSessionLink } from "./worktree.js";
 
 export interface TaskWorktree {
   task: string;
@@ -59,8 +59,12 @@ export async function openTaskWorktree(root: string, slug: string, task: string,
     await mkdir(worktrees, { recursive: true });
     const ignore = path.join(worktrees, ".gitignore");
     if (!existsSync(ignore)) await writeTextAtomic(ignore, "# autopilot's worktrees (see docs/cli.md)\n*\n");
-    const has = (await git(["rev-parse", "--verify", "-q", `refs/heads/${tw.branch}`]).catch(() => "")).trim();
     if (existsSync(path.join(abs, ".git"))) return;
+    // The usual case in one git process: a new branch from the base in a new worktree. When git
+    // refuses (the branch is there from before a crash, or a folder removed by hand is still
+    // registered), find out which and do what that case needs; an existing branch is never moved.
+    if (await git(["worktree", "add", "-q", "-b", tw.branch, abs, base]).then(() => existsSync(path.join(abs, ".git")), () => false)) return;
+    const has = (await git(["rev-parse", "--verify", "-q", `refs/heads/${tw.branch}`]).catch(() => "")).trim();
     await git(["worktree", "prune"]);
     if (has) await git(["worktree", "add", "-q", abs, tw.branch]);
     else await git(["worktree", "add", "-q", "-b", tw.branch, abs, base]);
@@ -93,14 +97,16 @@ export type TaskCheck =
  * session's branch checked out in `root`) change only what the task may change.
  */
 export async function checkTask(root: string, tw: TaskWorktree, scope: TaskScope): Promise<TaskCheck> {
-  const wt = gitRunner(path.join(root, tw.path));
-  const on = (await wt(["symbolic-ref", "-q", "--short", "HEAD"]).catch(() => "")).trim();
+  const on = await worktreeBranch(root, tw);
   if (on !== tw.branch)
     return { ok: false, why: "base", message: `The worktree ${tw.path} is on ${on || "a detached HEAD"}, not on its branch ${tw.branch}.` };
-  if (!(await isAncestor(wt, tw.base, tw.branch)))
+  const ref = `refs/heads/${tw.branch}`;
+  if ((await gitExitCode(root, ["merge-base", "--is-ancestor", tw.base, ref])) !== 0)
     return { ok: false, why: "base", message: `Branch ${tw.branch} did not grow from the recorded base ${tw.base.slice(0, 7)}.` };
-  const from = (await gitRunner(root)(["merge-base", "HEAD", tw.branch]).catch(() => "")).trim() || tw.base;
-  const changed = (await wt(["diff", "--name-only", "--no-renames", `${from}..${tw.branch}`])).split("\n").map((s) => s.trim()).filter(Boolean);
+  // `HEAD...branch`: from where the task's branch left the session's branch (its own commits only).
+  const git = gitRunner(root);
+  const diff = (range: string) => git(["diff", "--name-only", "--no-renames", range]);
+  const changed = (await diff(`HEAD...${ref}`).catch(() => diff(`${tw.base}..${ref}`))).split("\n").map((s) => s.trim()).filter(Boolean);
   const outside = changed.filter((f) => !inScope(f, scope));
   return outside.length ? { ok: false, why: "outside", changed, outside } : { ok: true, changed };
 }
@@ -120,34 +126,49 @@ export async function mergeTask(root: string, tw: TaskWorktree): Promise<MergeOu
   const git = gitRunner(root);
   const wtAbs = path.join(root, tw.path);
   return withRepoLock(root, async () => {
-    if (await isAncestor(git, tw.branch, "HEAD")) return { kind: "merged", sha: (await git(["rev-parse", "HEAD"])).trim(), already: true };
-    const wt = await committingRunner(wtAbs);
     // A rebase a crash interrupted: start it again from the task's own commits.
-    if (await rebaseInProgress(wt, wtAbs)) await wt(["rebase", "--abort"]).catch(() => "");
-    const head = (await git(["rev-parse", "HEAD"])).trim();
-    if (!(await isAncestor(wt, head, tw.branch))) {
+    if (await rebaseInProgress(wtAbs)) await (await committingRunner(wtAbs))(["rebase", "--abort"]).catch(() => "");
+    const [head, tip] = await headAndTip(root, tw);
+    if (!tip) return { kind: "refused", message: `The task's branch ${tw.branch} is gone, so its work cannot be merged.` };
+    // Where the two meet: the task's tip (merged already), the session's head (a fast-forward), or
+    // an earlier commit (other tasks merged first: the task's own commits are rebased onto the head).
+    const meet = (await git(["merge-base", head, tip]).catch(() => "")).trim();
+    if (meet === tip) return { kind: "merged", sha: head, already: true };
+    if (meet !== head) {
+      const wt = await committingRunner(wtAbs);
       let failure: unknown = null;
       try {
         await wt(["rebase", "-q", head]);
       } catch (e) {
         failure = e;
       }
-      const conflicts = (await wt(["diff", "--name-only", "--diff-filter=U"]).catch(() => "")).split("\n").map((s) => s.trim()).filter(Boolean);
-      if (conflicts.length || (await rebaseInProgress(wt, wtAbs))) {
-        await wt(["rebase", "--abort"]).catch(() => "");
-        return { kind: "conflict", files: conflicts };
-      }
-      if (failure || !(await isAncestor(wt, head, tw.branch)))
+      if (failure || (await rebaseInProgress(wtAbs))) {
+        const conflicts = (await wt(["diff", "--name-only", "--diff-filter=U"]).catch(() => "")).split("\n").map((s) => s.trim()).filter(Boolean);
+        if (conflicts.length || (await rebaseInProgress(wtAbs))) {
+          await wt(["rebase", "--abort"]).catch(() => "");
+          return { kind: "conflict", files: conflicts };
+        }
         return { kind: "refused", message: `git could not rebase ${tw.branch} onto ${head.slice(0, 7)}: ${firstLine(failure)}` };
+      }
     }
+    // --ff-only refuses unless the session's head is on the task's (rebased) branch: never a force.
     try {
       await git(["merge", "-q", "--ff-only", tw.branch]);
     } catch (e) {
       return { kind: "refused", message: `git could not fast-forward to ${tw.branch}: ${firstLine(e)}. Nothing was forced.` };
     }
-    if (!(await isAncestor(git, tw.branch, "HEAD"))) return { kind: "refused", message: `${tw.branch} is not on the session's branch after the fast-forward.` };
-    return { kind: "merged", sha: (await git(["rev-parse", "HEAD"])).trim(), already: false };
+    const [after, tipAfter] = await headAndTip(root, tw);
+    if (!after || after !== tipAfter) return { kind: "refused", message: `${tw.branch} is not on the session's branch after the fast-forward.` };
+    return { kind: "merged", sha: after, already: false };
   });
+}
+
+/** The session's head and the task branch's tip (empty when the branch is gone), in one git process. */
+async function headAndTip(root: string, tw: TaskWorktree): Promise<[string, string]> {
+  const git = gitRunner(root);
+  const both = (await git(["rev-parse", "HEAD", `refs/heads/${tw.branch}`]).catch(() => "")).split("\n").map((s) => s.trim());
+  if (both.length >= 2 && /^[0-9a-f]{40,64}$/.test(both[0]) && /^[0-9a-f]{40,64}$/.test(both[1])) return [both[0], both[1]];
+  return [(await git(["rev-parse", "HEAD"])).trim(), ""];
 }
 
 /**
@@ -158,8 +179,9 @@ export async function mergeTask(root: string, tw: TaskWorktree): Promise<MergeOu
 export async function removeTaskWorktree(root: string, tw: TaskWorktree, opts: { discard?: boolean } = {}): Promise<boolean> {
   const git = gitRunner(root);
   return withRepoLock(root, async () => {
-    const branchThere = (await git(["rev-parse", "--verify", "-q", `refs/heads/${tw.branch}`]).catch(() => "")).trim() !== "";
-    const merged = branchThere && (await isAncestor(git, tw.branch, "HEAD"));
+    const tip = (await git(["rev-parse", "--verify", "-q", `refs/heads/${tw.branch}`]).catch(() => "")).trim();
+    const branchThere = tip !== "";
+    const merged = branchThere && (await gitExitCode(root, ["merge-base", "--is-ancestor", tip, "HEAD"])) === 0;
     if (!merged && !opts.discard && branchThere) return false;
     const abs = path.join(root, tw.path);
     if (existsSync(abs)) {
@@ -184,10 +206,28 @@ async function unlinkSessionLinks(worktree: string): Promise<void> {
   }
 }
 
-async function rebaseInProgress(wt: (args: string[]) => Promise<string>, wtAbs: string): Promise<boolean> {
+/** A linked worktree's own git folder, read from its `.git` file (null: not a linked worktree). */
+async function worktreeGitDir(wtAbs: string): Promise<string | null> {
+  const text = await readFile(path.join(wtAbs, ".git"), "utf8").catch(() => null);
+  const m = text ? /^gitdir:\s*(.+?)\s*$/m.exec(text) : null;
+  return m ? path.resolve(wtAbs, m[1]) : null;
+}
+
+/** The branch checked out in the task's worktree ("" when detached): its HEAD file, or git when that does not say. */
+async function worktreeBranch(root: string, tw: TaskWorktree): Promise<string> {
+  const abs = path.join(root, tw.path);
+  const dir = await worktreeGitDir(abs);
+  const head = dir ? await readFile(path.join(dir, "HEAD"), "utf8").catch(() => "") : "";
+  // A files-backend HEAD names the branch; anything else (reftable, a detached HEAD) is asked of git.
+  if (head.trim() === `ref: refs/heads/${tw.branch}`) return tw.branch;
+  return (await gitRunner(abs)(["symbolic-ref", "-q", "--short", "HEAD"]).catch(() => "")).trim();
+}
+
+async function rebaseInProgress(wtAbs: string): Promise<boolean> {
+  const dir = await worktreeGitDir(wtAbs);
   for (const d of ["rebase-merge", "rebase-apply"]) {
-    const p = (await wt(["rev-parse", "--git-path", d]).catch(() => "")).trim();
-    if (p && existsSync(path.resolve(wtAbs, p))) return true;
+    const p = dir ? path.join(dir, d) : path.resolve(wtAbs, (await gitRunner(wtAbs)(["rev-parse", "--git-path", d]).catch(() => "")).trim() || ".git/none");
+    if (existsSync(p)) return true;
   }
   return false;
 }

@@ -12,6 +12,8 @@
 // (`WaveRun`) is data the caller saves; every step here can run again after a crash (git is read
 // back, commits are found by their effect id), so a resumed wave ends as an uninterrupted one.
 // The session runs it from its probes (src/engine/session.ts: waveOpen, waveMerge), one wave at a time.
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, type TaskScope, type TaskWorktree } from "./merge-queue.js";
 import { findEffectCommit, gitRunner } from "./git.js";
 
@@ -136,7 +138,9 @@ export async function taskDone(root: string, run: WaveRun, task: string, opts: W
   const tasks = run.tasks.map((t) => ({ ...t }));
   const t = tasks.find((x) => x.task === task);
   if (!t || t.status !== "running") return run;
-  if (!(await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base)))
+  // With its worktree there, the commit finds itself again (in the worktree's history, rebased or
+  // not); without it, the task was merged and its worktree removed before a crash.
+  if (worktreeThere(root, t) || !(await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base)))
     await commitTaskWork(root, opts.slug, t.worktree, `Task ${t.task}: ${t.name}`, effectIdOf(t, opts));
   t.status = "done";
   return { ...run, tasks };
@@ -152,8 +156,9 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
   for (const t of tasks) {
     if (t.status === "merged") continue;
     if (t.status !== "done") break;
-    // Merged before a crash (its worktree and branch may be gone since): only its validation is owed.
-    const already = await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base);
+    // Merged before a crash, its worktree and branch gone since: only its validation is owed. (With
+    // its worktree there, the check passes and mergeTask finds the merge already made.)
+    const already = worktreeThere(root, t) ? null : await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base);
     const check = already ? null : await checkTask(root, t.worktree, t.scope);
     if (check && !check.ok) {
       t.status = check.why === "outside" ? "outside" : "exhausted";
@@ -201,6 +206,10 @@ export async function resumeWave(root: string, run: WaveRun, opts: WaveOptions):
     else t.worktree = await openTaskWorktree(root, opts.slug, worktreeTask(t.task, opts.worktreeKey), t.attempt, t.worktree.base);
   }
   return drain(root, { ...run, tasks }, opts);
+}
+
+function worktreeThere(root: string, t: TaskRun): boolean {
+  return existsSync(path.join(root, t.worktree.path, ".git"));
 }
 
 function effectIdOf(t: TaskRun, opts: WaveOptions): string {
