@@ -206,6 +206,11 @@ export interface CommitCheckpointArgs {
   subject?: string;
   /** `--no-verify`: the user chose, this once, to commit without the repository's hooks. */
   noVerify?: boolean;
+  /**
+   * A linked worktree with an index of its own (a wave task's): locked alone (withRepoLock's
+   * `worktree`), so the commits of a wave's tasks run at once.
+   */
+  ownIndex?: boolean;
 }
 
 export interface CommitCheckpointResult {
@@ -247,18 +252,19 @@ export function gitRunner(root: string): GitRunner {
  */
 export async function commitCheckpoint(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
   await assertGitReady(root);
-  return withRepoLock(root, () => commitLocked(root, args));
+  return withRepoLock(root, () => commitLocked(root, args), { worktree: args.ownIndex === true });
 }
 
 const REPO_LOCK_WAIT_MS = 30_000;
 
 /** The repository's shared .git folder (the main one for a linked worktree); a root keeps its own. */
 const commonDirs = new Map<string, string>();
-async function commonDir(root: string): Promise<string> {
-  const known = commonDirs.get(root);
+async function commonDir(root: string, own = false): Promise<string> {
+  const key = `${own ? "own" : "common"}\0${root}`;
+  const known = commonDirs.get(key);
   if (known && existsSync(known)) return known;
-  const common = path.resolve(root, (await raw(plainGit(root), ["rev-parse", "--git-common-dir"])).trim());
-  commonDirs.set(root, common);
+  const common = path.resolve(root, (await raw(plainGit(root), ["rev-parse", own ? "--git-dir" : "--git-common-dir"])).trim());
+  commonDirs.set(key, common);
   return common;
 }
 
@@ -268,9 +274,13 @@ async function commonDir(root: string): Promise<string> {
  * with an uncoded git error (found by tests/reliability/concurrency.test.ts). The engine also holds
  * it around read-modify-write of files every session shares (failures.md, learnings.md, the
  * roadmap). Not re-entrant.
+ *
+ * `worktree`: the lock of this linked worktree alone (its own git folder), for what touches only
+ * its index and its own branch (a wave task's commit, src/effects/merge-queue.ts), so the tasks of
+ * a wave commit at once. Everything that touches the session's branch takes the repository's lock.
  */
-export async function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  const common = await commonDir(root);
+export async function withRepoLock<T>(root: string, fn: () => Promise<T>, opts: { worktree?: boolean } = {}): Promise<T> {
+  const common = await commonDir(root, opts.worktree === true);
   const lockPath = path.join(common, "autopilot-commit.lock");
   let held: HeldLock;
   try {

@@ -73,9 +73,13 @@ export async function openTaskWorktree(root: string, slug: string, task: string,
   return tw;
 }
 
-/** Commit what the executor left in the task's worktree (once per effect id, like every checkpoint). */
+/**
+ * Commit what the executor left in the task's worktree (once per effect id, like every checkpoint).
+ * Only that worktree's index and branch change, so it takes that worktree's lock alone: the tasks
+ * of a wave commit at once.
+ */
 export async function commitTaskWork(root: string, slug: string, tw: TaskWorktree, label: string, effectId: string): Promise<CommitCheckpointResult> {
-  return commitCheckpoint(path.join(root, tw.path), { label, effectId, since: tw.base, slug, baseline: null });
+  return commitCheckpoint(path.join(root, tw.path), { label, effectId, since: tw.base, slug, baseline: null, ownIndex: true });
 }
 
 /** Whether a changed path is one the task may change. */

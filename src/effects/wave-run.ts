@@ -147,6 +147,19 @@ export async function taskDone(root: string, run: WaveRun, task: string, opts: W
 }
 
 /**
+ * Several tasks reported done at once: taskDone for each, their commits made at the same time (each
+ * in its own worktree, under that worktree's lock). Running it again after a crash changes nothing.
+ */
+export async function tasksDone(root: string, run: WaveRun, tasks: readonly string[], opts: WaveOptions): Promise<WaveRun> {
+  // Every commit ends before this returns (a refused one is thrown after the others finished).
+  const settled = await Promise.allSettled(tasks.map((task) => taskDone(root, run, task, opts)));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  const after = settled.map((r) => (r as PromiseFulfilledResult<WaveRun>).value);
+  return { ...run, tasks: run.tasks.map((t) => after[tasks.indexOf(t.task)]?.tasks.find((x) => x.task === t.task) ?? t) };
+}
+
+/**
  * Merge the done tasks in task order until one is not done (it is still running, or went wrong).
  * Also what a resume calls to finish a merge a crash cut short.
  */

@@ -14,7 +14,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import { confine } from "../session/confine.js";
 import { planHeaders } from "../markdown/plan-header.js";
 import { runValidation } from "../effects/validation.js";
-import { drain, rerunTask, startWave, taskDone, taskReported, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
+import { drain, rerunTask, startWave, taskReported, tasksDone, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
 
 export interface WaveProbeContext {
   root: string;
@@ -88,15 +88,19 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
   const opts = waveOptions(state, ctx);
   let run = ledger as WaveRun;
   const events: WaveEvent[] = [];
+  const done: string[] = [];
   for (const t of ledger.tasks) {
     if (t.status !== "running" || !t.reported) continue;
-    if (t.reported.done) run = await taskDone(ctx.root, run, t.task, opts);
+    if (t.reported.done) done.push(t.task);
     else {
       const r = await taskReported(ctx.root, run, t.task, { done: false, error: t.reported.error ?? "the executor reported a failure" }, opts);
       run = r.run;
       events.push(...r.events);
     }
   }
+  // The done tasks' work is committed in their worktrees at once.
+  if (done.length) ctx.onProgress?.("committing the done tasks' work in their worktrees");
+  run = await tasksDone(ctx.root, run, done, opts);
   ctx.onProgress?.("merging the wave's tasks in task order");
   const drained = await drain(ctx.root, run, opts);
   events.push(...drained.events);
