@@ -41,6 +41,11 @@ export interface WaveRun {
   wave: number;
   /** In task (plan) order: the order of merges. */
   tasks: TaskRun[];
+  /**
+   * Merged tasks' worktrees whose removal is owed (WaveOptions.removeLater): their work is on the
+   * session's branch; removed while the next wave runs, and by the next probe after a crash.
+   */
+  removals?: TaskWorktree[];
 }
 
 /** What happened, in order, for the Step's report and the decision log. */
@@ -61,6 +66,11 @@ export interface WaveOptions {
   onStep?: (point: "merged" | "validated") => void;
   /** Before each task number in its worktree's and branch's names (a session's phases and plans reuse task numbers). */
   worktreeKey?: string;
+  /**
+   * A merged task's worktree is not removed by the queue but listed in the ledger's `removals`
+   * (removeMerged), so its removal leaves the time between a wave's last report and the next wave.
+   */
+  removeLater?: boolean;
 }
 
 /** The task's name in its worktree and branch. */
@@ -166,6 +176,7 @@ export async function tasksDone(root: string, run: WaveRun, tasks: readonly stri
 export async function drain(root: string, run: WaveRun, opts: WaveOptions): Promise<{ run: WaveRun; events: WaveEvent[] }> {
   const tasks = run.tasks.map((t) => ({ ...t }));
   const events: WaveEvent[] = [];
+  const removals = [...(run.removals ?? [])];
   for (const t of tasks) {
     if (t.status === "merged") continue;
     if (t.status !== "done") break;
@@ -199,9 +210,28 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
     }
     t.status = "merged";
     events.push({ kind: "merged", task: t.task, sha: merged.sha, validation: validation.summary });
-    await removeTaskWorktree(root, t.worktree);
+    if (opts.removeLater) removals.push(t.worktree);
+    else await removeTaskWorktree(root, t.worktree);
   }
-  return { run: { ...run, tasks }, events };
+  return { run: { ...run, tasks, ...(removals.length ? { removals } : {}) }, events };
+}
+
+/**
+ * Remove merged tasks' worktrees and branches (removeTaskWorktree: nothing unmerged is removed).
+ * Returns those still owed: git could not be asked (the repository busy); a worktree git refuses
+ * to remove (it holds uncommitted changes) is left, as the queue always left it.
+ */
+export async function removeMerged(root: string, worktrees: readonly TaskWorktree[], onRemoved?: () => void): Promise<TaskWorktree[]> {
+  const owed: TaskWorktree[] = [];
+  for (const tw of worktrees) {
+    try {
+      await removeTaskWorktree(root, tw);
+      onRemoved?.();
+    } catch {
+      owed.push(tw);
+    }
+  }
+  return owed;
 }
 
 /**

@@ -11,9 +11,10 @@ export const FAULT_POINTS = ["before-save", "after-save", "mid-effects", "after-
  * Reached only by a parallel session's wave (src/engine/wave.ts): a task's report saved (the
  * others not yet in, or the queue not yet run), its worktrees opened, a task
  * merged before its validation ran, a merge validated before the next one, the queue done before
- * its event is saved. tests/reliability/wave-crash.test.ts kills at each.
+ * its event is saved, an earlier wave's merged worktree removed while the next wave runs (the
+ * ledger still owing the others). tests/reliability/wave-crash.test.ts kills at each.
  */
-export const WAVE_FAULT_POINTS = ["wave-reported", "wave-opened", "wave-merge", "wave-validated", "wave-merged"] as const;
+export const WAVE_FAULT_POINTS = ["wave-reported", "wave-opened", "wave-merge", "wave-validated", "wave-merged", "wave-removed"] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number] | (typeof WAVE_FAULT_POINTS)[number];
 
 let plan: Map<string, number> | null | undefined;

@@ -571,7 +571,7 @@ export class SessionEngine {
   private async probe(ref: SessionRef, state: AutopilotState, probe: Probe): Promise<AutopilotEvent> {
     const now = this.now();
     if (probe === "waveOpen" || probe === "waveMerge") {
-      const ctx = { root: this.root, slug: ref.slug, config: this.config, validationTimeoutMs: this.opts.validationTimeoutMs, onProgress: this.opts.onProgress, now, onStep: (p: "merged" | "validated") => faultPoint(p === "merged" ? "wave-merge" : "wave-validated") };
+      const ctx = { root: this.root, slug: ref.slug, config: this.config, validationTimeoutMs: this.opts.validationTimeoutMs, onProgress: this.opts.onProgress, now, onStep: (p: "merged" | "validated" | "removed") => faultPoint(p === "merged" ? "wave-merge" : p === "validated" ? "wave-validated" : "wave-removed") };
       const event = probe === "waveOpen" ? await openWave(state, ctx) : await mergeWave(state, ctx);
       faultPoint(probe === "waveOpen" ? "wave-opened" : "wave-merged");
       return event;

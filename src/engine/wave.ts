@@ -14,7 +14,8 @@ import { AutopilotError } from "../protocol/errors.js";
 import { confine } from "../session/confine.js";
 import { planHeaders } from "../markdown/plan-header.js";
 import { runValidation } from "../effects/validation.js";
-import { drain, rerunTask, startWave, taskReported, tasksDone, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
+import { drain, removeMerged, rerunTask, startWave, taskReported, tasksDone, waveDone, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
+import { removeTaskWorktree, type TaskWorktree } from "../effects/merge-queue.js";
 
 export interface WaveProbeContext {
   root: string;
@@ -23,8 +24,35 @@ export interface WaveProbeContext {
   validationTimeoutMs?: number;
   onProgress?: (message: string) => void;
   now: string;
-  /** The crash suite's kill points inside the merge queue. */
-  onStep?: (point: "merged" | "validated") => void;
+  /** The crash suite's kill points inside the merge queue, and after a merged worktree's removal off the critical path. */
+  onStep?: (point: "merged" | "validated" | "removed") => void;
+}
+
+/**
+ * Removals of merged worktrees running in this process while the next wave's executors work, by
+ * checkout: the next probe waits for them, then removes whatever the ledger still owes (after a
+ * crash, everything it lists).
+ */
+const removing = new Map<string, Promise<Set<string>>>();
+
+function removeInBackground(root: string, owed: readonly TaskWorktree[], onRemoved: () => void): void {
+  if (!owed.length) return;
+  const before = removing.get(root) ?? Promise.resolve(new Set<string>());
+  removing.set(
+    root,
+    before.then(async (done) => {
+      const left = new Set((await removeMerged(root, owed, onRemoved).catch(() => [...owed])).map((tw) => tw.path));
+      for (const tw of owed) if (!left.has(tw.path)) done.add(tw.path);
+      return done;
+    }),
+  );
+}
+
+/** What the ledger owes once this process's removals have ended: removed now, in the probe. */
+async function finishRemovals(root: string, owed: readonly TaskWorktree[]): Promise<TaskWorktree[]> {
+  const done = (await removing.get(root)) ?? new Set<string>();
+  removing.delete(root);
+  return removeMerged(root, owed.filter((tw) => !done.has(tw.path)));
 }
 
 /** The merge queue's options for this session, phase and plan. */
@@ -38,6 +66,7 @@ export function waveOptions(state: AutopilotState, ctx: WaveProbeContext): WaveO
     effectPrefix: `${ctx.slug}@${(state.startingCommit ?? "none").slice(0, 12)}/p${phase}-${plan}`,
     worktreeKey: `p${phase}-${plan.slice(0, 6)}-`,
     onStep: ctx.onStep,
+    removeLater: true,
     validate: async (root) => {
       ctx.onProgress?.("running the project's validation commands after a merge");
       const v = await runValidation(root, { timeoutMs: ctx.validationTimeoutMs, config: await ctx.config() });
@@ -70,7 +99,11 @@ export async function openWave(state: AutopilotState, ctx: WaveProbeContext): Pr
     });
     ctx.onProgress?.(`opening the worktrees of wave ${w + 1}`);
     const run = await startWave(ctx.root, ctx.slug, w, tasks, opts.worktreeKey);
-    return { type: "WAVE_OPENED", run: run as WaveLedger, now: ctx.now };
+    // The last wave's merged worktrees go while this one's executors work; the ledger keeps them
+    // owed until the next probe has seen them gone.
+    const owed = (ledger?.removals ?? []) as TaskWorktree[];
+    removeInBackground(ctx.root, owed, () => ctx.onStep?.("removed"));
+    return { type: "WAVE_OPENED", run: { ...run, ...(owed.length ? { removals: owed } : {}) } as WaveLedger, now: ctx.now };
   }
   const tasks: WaveLedger["tasks"] = [];
   for (const t of ledger.tasks) tasks.push(t.status === "rerun" ? ((await rerunTask(ctx.root, t as WaveRun["tasks"][number], opts)) as WaveLedger["tasks"][number]) : t);
@@ -87,6 +120,8 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
   if (!ledger) throw new AutopilotError("internal", "The wave's ledger is missing at its merge. Please report this.");
   const opts = waveOptions(state, ctx);
   let run = ledger as WaveRun;
+  // The earlier wave's merged worktrees: removed by now (in the background), or here.
+  if (run.removals?.length) run = { ...run, removals: await finishRemovals(ctx.root, run.removals) };
   const events: WaveEvent[] = [];
   const done: string[] = [];
   for (const t of ledger.tasks) {
@@ -104,5 +139,13 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
   ctx.onProgress?.("merging the wave's tasks in task order");
   const drained = await drain(ctx.root, run, opts);
   events.push(...drained.events);
-  return { type: "WAVE_MERGED", run: drained.run as WaveLedger, events, now: ctx.now };
+  run = drained.run;
+  // The phase's last wave done: its worktrees go now, so nothing is owed when EXECUTE ends.
+  const waves = state.phaseRun.waves?.waves.length ?? 0;
+  if (waveDone(run) && run.wave + 1 >= waves && run.removals?.length) {
+    ctx.onProgress?.("removing the merged worktrees");
+    for (const tw of run.removals) await removeTaskWorktree(ctx.root, tw);
+    run = { ...run, removals: [] };
+  }
+  return { type: "WAVE_MERGED", run: run as WaveLedger, events, now: ctx.now };
 }

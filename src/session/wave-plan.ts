@@ -72,5 +72,7 @@ export type WaveTask = z.infer<typeof WaveTask>;
 export const WaveLedger = z.looseObject({
   wave: z.number().int().nonnegative(),
   tasks: z.array(WaveTask),
+  /** Merged tasks' worktrees (of this wave or the one before) whose removal is still owed. */
+  removals: z.array(TaskWorktreeRecord).optional(),
 });
 export type WaveLedger = z.infer<typeof WaveLedger>;

@@ -30,23 +30,24 @@ beforeEach(async () => {
 });
 afterEach(async () => repo.cleanup());
 
-function planText(n: number): string {
+/** `chains`: task t depends on task t - chains (0: every task independent). */
+function planText(n: number, chains = 0): string {
   const tasks = Array.from(
     { length: n },
     (_, i) =>
-      `### Task ${i + 1}: endpoint ${i + 1}\n\n**Depends on:** none | **Files:** src/e${i + 1}.ts\n\n1. Write the endpoint.\n\n**Verify:** \`node src/e${i + 1}.ts\` → exits 0\n`,
+      `### Task ${i + 1}: endpoint ${i + 1}\n\n**Depends on:** ${chains && i >= chains ? `Task ${i + 1 - chains}` : "none"} | **Files:** src/e${i + 1}.ts\n\n1. Write the endpoint.\n\n**Verify:** \`node src/e${i + 1}.ts\` → exits 0\n`,
   );
   return `# Plan: Endpoints\n\n**Tasks:** ${n}\n\n${tasks.join("\n")}`;
 }
 
 /** A parallel session with a plan of `n` independent tasks: at its first wave's Step. */
-async function atWave(n = 3): Promise<{ engine: Engine; step: Step }> {
+async function atWave(n = 3, chains = 0): Promise<{ engine: Engine; step: Step }> {
   const engine = new Engine(repo.dir, { now });
   const { step } = await engine.start(SPEC_PATH, "--parallel");
   if (step.next.kind !== "dispatch") throw new Error("expected the planner");
   const planPath = step.next.expects.artifacts.plan!;
   await mkdir(path.dirname(path.join(repo.dir, planPath)), { recursive: true });
-  await writeFile(path.join(repo.dir, planPath), planText(n));
+  await writeFile(path.join(repo.dir, planPath), planText(n, chains));
   return { engine, step: await engine.report(SLUG, step.stepId, { kind: "planned", planPath, summary: "endpoints" }) };
 }
 
@@ -128,6 +129,32 @@ describe("a parallel session's wave", () => {
     ]);
     // Merged work's worktrees and branches are gone.
     for (const t of tasks) expect(existsSync(path.join(repo.dir, t.worktree))).toBe(false);
+    expect((await git(repo.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
+  });
+
+  it("removes a wave's merged worktrees while the next wave runs, owed in the ledger until the next merge has seen them gone", async () => {
+    const { engine, step } = await atWave(6, 3);
+    const first = tasksOf(step);
+    expect(first.map((t) => t.task)).toEqual(["1", "2", "3"]);
+    for (const t of first) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
+    let s = step;
+    for (const t of first) s = await engine.report(SLUG, step.stepId, done(t), null, t.task);
+    // Wave 2 is dispatched before wave 1's worktrees are removed: the ledger lists them as owed.
+    const second = tasksOf(s);
+    expect(second.map((t) => t.task)).toEqual(["4", "5", "6"]);
+    const owed = (await state()).phaseRun.waveRun;
+    expect(owed.wave).toBe(1);
+    expect(owed.removals.map((w: any) => w.path)).toEqual(first.map((t) => t.worktree));
+    // Wave 2 builds on wave 1's merged work.
+    for (const t of second) expect(existsSync(path.join(repo.dir, t.worktree, `src/e${Number(t.task) - 3}.ts`))).toBe(true);
+    for (const t of second) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
+    const wave2 = s.stepId;
+    for (const t of second) s = await engine.report(SLUG, wave2, done(t), null, t.task);
+    expect(s.state).toBe("VERIFY");
+    expect((await subjects()).slice(0, 6)).toEqual([6, 5, 4, 3, 2, 1].map((n) => `[autopilot] Task ${n}: endpoint ${n}`));
+    // Nothing owed when EXECUTE ends: every merged worktree and branch is gone.
+    expect((await state()).phaseRun.waveRun.removals ?? []).toEqual([]);
+    for (const t of [...first, ...second]) expect(existsSync(path.join(repo.dir, t.worktree))).toBe(false);
     expect((await git(repo.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
   });
 

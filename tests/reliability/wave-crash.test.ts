@@ -8,7 +8,8 @@
 // Part 2: a whole parallel session (`autopilot run --parallel --jobs 3`, the scripted runner, a
 // phase of 6 tasks in 3 chains), SIGKILLed at each of the wave's kill points (AUTOPILOT_FAULT:
 // a task's report saved with others still out, the worktrees opened, after a merge before its
-// validation, after a validation before the next merge, the queue done before its event is saved)
+// validation, after a validation before the next merge, the queue done before its event is saved,
+// an earlier wave's merged worktree removed while the next wave runs)
 // and resumed with the same command: the same commits, tree and end state as an uninterrupted run.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
@@ -209,6 +210,9 @@ describe("a parallel session SIGKILLed at each of the wave's kill points", () =>
       "wave-validated:2",
       "wave-merged:1",
       "wave-merged:2",
+      // Wave 1's merged worktrees removed while wave 2 runs: after the first, and the last.
+      "wave-removed:1",
+      "wave-removed:3",
     ];
     for (const fault of kills) {
       const r = await specRepo({ config: { scripted: SCRIPT } });
