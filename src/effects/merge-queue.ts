@@ -79,7 +79,21 @@ export async function openTaskWorktree(root: string, slug: string, task: string,
  * of a wave commit at once.
  */
 export async function commitTaskWork(root: string, slug: string, tw: TaskWorktree, label: string, effectId: string): Promise<CommitCheckpointResult> {
+  await undoInterruptedRebase(root, tw);
   return commitCheckpoint(path.join(root, tw.path), { label, effectId, since: tw.base, slug, baseline: null, ownIndex: true });
+}
+
+/**
+ * A rebase of the task's branch that a crash interrupted leaves its worktree on a detached HEAD
+ * (mid-way between the session's head and the task's commits): abort it, so the worktree is back
+ * on its branch, as it was before the merge began. The merge starts the rebase again.
+ */
+export async function undoInterruptedRebase(root: string, tw: TaskWorktree): Promise<void> {
+  const wtAbs = path.join(root, tw.path);
+  if (!existsSync(wtAbs) || !(await rebaseInProgress(wtAbs))) return;
+  await withRepoLock(root, async () => {
+    if (await rebaseInProgress(wtAbs)) await (await committingRunner(wtAbs))(["rebase", "--abort"]).catch(() => "");
+  });
 }
 
 /** Whether a changed path is one the task may change. */
@@ -130,7 +144,7 @@ export async function mergeTask(root: string, tw: TaskWorktree): Promise<MergeOu
   const git = gitRunner(root);
   const wtAbs = path.join(root, tw.path);
   return withRepoLock(root, async () => {
-    // A rebase a crash interrupted: start it again from the task's own commits.
+    // A rebase a crash interrupted (when the caller did not undo it first): start it again.
     if (await rebaseInProgress(wtAbs)) await (await committingRunner(wtAbs))(["rebase", "--abort"]).catch(() => "");
     const [head, tip] = await headAndTip(root, tw);
     if (!tip) return { kind: "refused", message: `The task's branch ${tw.branch} is gone, so its work cannot be merged.` };

@@ -14,7 +14,7 @@
 // The session runs it from its probes (src/engine/session.ts: waveOpen, waveMerge), one wave at a time.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, type TaskScope, type TaskWorktree } from "./merge-queue.js";
+import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, undoInterruptedRebase, type TaskScope, type TaskWorktree } from "./merge-queue.js";
 import { findEffectCommit, gitRunner } from "./git.js";
 
 export type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted" | "rerun";
@@ -183,6 +183,7 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
     // Merged before a crash, its worktree and branch gone since: only its validation is owed. (With
     // its worktree there, the check passes and mergeTask finds the merge already made.)
     const already = worktreeThere(root, t) ? null : await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base);
+    if (!already) await undoInterruptedRebase(root, t.worktree);
     const check = already ? null : await checkTask(root, t.worktree, t.scope);
     if (check && !check.ok) {
       t.status = check.why === "outside" ? "outside" : "exhausted";

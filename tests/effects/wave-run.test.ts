@@ -2,15 +2,18 @@
 // leave in their worktrees: merges in task order, a conflict resolved by re-running that task alone
 // on the merged result, a task writing outside its Files stopped for a question, a validation
 // failure repaired on the merged result, the retry budget per task, and a resume after a crash
-// between a merge and its validation.
+// between a merge and its validation, or in the middle of a task's rebase.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { commitTaskWork, mergeTask } from "../../src/effects/merge-queue.js";
 import { drain, startWave, taskReported, waveDone, type TaskRun, type WaveOptions, type WaveRun } from "../../src/effects/wave-run.js";
 
+const execFileP = promisify(execFile);
 const SLUG = "changes--api--proposal";
 let repo: TempRepo;
 let validations: string[];
@@ -167,5 +170,28 @@ describe("a wave through the merge queue", () => {
     const again = await drain(repo.dir, r.run, opts());
     expect(again.events).toEqual([]);
     expect(await subjects()).toHaveLength(3);
+  });
+
+  it.each([
+    ["running (its report is replayed)", "running"],
+    ["done (the queue drains again)", "done"],
+  ] as const)("a crash in the middle of a task's rebase, the ledger saying the task is %s: the resume starts the rebase again and merges the task once", async (_, status) => {
+    let run = await startWave(repo.dir, SLUG, 1, [task("1", ["src/e1.ts"]), task("2", ["src/e2.ts"])]);
+    await execute(run, "1", { "src/e1.ts": "1\n" });
+    await execute(run, "2", { "src/e2.ts": "2\n" });
+    run = (await taskReported(repo.dir, run, "1", { done: true }, opts())).run;
+    // The saved ledger says task 2 is running; the process died after its commit, inside the
+    // rebase onto task 1's merge (git stopped before applying the task's commit: a detached HEAD).
+    const saved = structuredClone(run);
+    const wt = path.join(repo.dir, run.tasks[1].worktree.path);
+    await commitTaskWork(repo.dir, SLUG, run.tasks[1].worktree, "Task 2: endpoint 2", "p0-task-2-a1");
+    const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
+    await execFileP("git", ["-c", "sequence.editor=sed -i -e '1i break'", "rebase", "-i", head], { cwd: wt });
+    expect(existsSync(path.join(repo.dir, ".git/worktrees", path.basename(wt), "rebase-merge"))).toBe(true);
+    saved.tasks[1].status = status;
+    const r = status === "running" ? await taskReported(repo.dir, saved, "2", { done: true }, opts()) : await drain(repo.dir, saved, opts());
+    expect(r.events.map((e) => [e.kind, e.task])).toEqual([["merged", "2"]]);
+    expect(await subjects()).toEqual(["[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1", "initial commit"]);
+    expect(await readFile(path.join(repo.dir, "src/e2.ts"), "utf8")).toBe("2\n");
   });
 });
