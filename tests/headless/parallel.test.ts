@@ -1,8 +1,9 @@
-// `autopilot run --parallel` through the built CLI (issue 27): the scripted planner, reading the
-// brief, writes the header line per task; each plan's waves are shown at the plan gate and kept in
-// the state; a plan with fewer independent tasks than the minimum runs serially; a plan with waves
-// runs one executor per task at once, each in its own worktree, merged in task order by the queue.
-// The end result (the files on the session's branch) is a serial run's.
+// `autopilot run --parallel --jobs 3` through the built CLI (issue 27), on a one-phase spec: the
+// scripted planner, reading the brief, writes the header line per task; the plan's wave is shown at
+// the plan gate and kept in the state; the three independent tasks run at once, each in its own
+// worktree, and are merged in task order by the queue; the session ends DONE with the files a serial
+// run leaves, and no worktree or task branch is left behind. The whole three-phase version (several
+// waves in one plan, a plan that falls back to serial) is tests/reliability/parallel-run.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
@@ -10,14 +11,17 @@ import path from "node:path";
 import { git, type TempRepo } from "../helpers/git.js";
 import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects } from "./_cli.js";
 
+const ONE_PHASE = "# Word Count\n\n## Implementation Order\n\n### Phase 1: Counting Core\n<!-- complexity: low -->\nCount lines, words, characters.\n";
+const SCRIPT = { phases: { "0": { tasks: 3 } } };
+
 const repos: TempRepo[] = [];
 beforeAll(() => assertBuilt());
 afterAll(async () => {
   await Promise.all(repos.map((r) => r.cleanup()));
 });
 
-async function run(script: unknown, ...flags: string[]) {
-  const r = await specRepo({ config: { scripted: script } });
+async function run(...flags: string[]) {
+  const r = await specRepo({ spec: ONE_PHASE, config: { scripted: SCRIPT } });
   repos.push(r);
   const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", ...flags], { cwd: r.dir });
   expect(res.stderr).toBe("");
@@ -30,27 +34,14 @@ async function tree(dir: string): Promise<string> {
   return (await git(dir, "ls-tree", "-r", "HEAD")).split("\n").filter((l) => !l.includes("/plans/")).join("\n");
 }
 
-/** What is left of the wave's worktrees and branches. */
-async function leftovers(dir: string): Promise<{ worktrees: string[]; branches: string }> {
-  const wt = path.join(dir, ".harness/worktrees");
-  return {
-    worktrees: existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : [],
-    branches: (await git(dir, "branch", "--list", "autopilot-task/*")).trim(),
-  };
-}
-
 describe("autopilot run --parallel --jobs 3", () => {
-  it("plans with header lines, runs each wave's tasks in their worktrees, merges them in task order, and ends DONE with a serial run's files", async () => {
-    // Phase 1: 6 tasks in 3 chains (2 waves of 3); phase 2: 4 independent tasks (1 wave); phase 3: 2, serial.
-    const SCRIPT = { phases: { "0": { tasks: 6, chains: 3 }, "1": { tasks: 4 }, "2": { tasks: 2 } } };
-    const [parallel, serial] = await Promise.all([run(SCRIPT, "--parallel", "--jobs", "3"), run(SCRIPT)]);
+  it("runs a wave of three tasks in their worktrees, merges them in task order, and ends DONE with a serial run's files", async () => {
+    const [parallel, serial] = await Promise.all([run("--parallel", "--jobs", "3"), run()]);
     const out = parallel.res.stdout;
-    expect(out).toContain("Waves: 2 waves, at most 3 tasks at once");
-    expect(out).toContain("wave 1: Task 1, Task 2, Task 3, Task 4");
-    expect(out).toContain("Waves: at most 2 tasks could run at once, fewer than 3: the plan runs serially");
-    expect(out).toMatch(/Wave 1 of 2: Task 1 in \.harness\/worktrees\/\S+--task-p1-\w+-1; Task 2 in /);
-    expect(out).toContain("Wave 2 of 2: Task 4 in ");
-    expect(out).toMatch(/Task 6 \(Counting Core step 6\) merged \([0-9a-f]{7}\)/);
+    expect(out).toContain("wave 1: Task 1, Task 2, Task 3");
+    expect(out).toMatch(/Wave 1 of 1: Task 1 in \.harness\/worktrees\/\S+--task-p1-\w+-1; Task 2 in /);
+    expect(out).toMatch(/Task 3 \(Counting Core step 3\) merged \([0-9a-f]{7}\)/);
+    expect(out).toMatch(/DONE in /);
     expect(serial.res.stdout).not.toContain("Waves");
 
     const state = await readState(parallel.r.dir);
@@ -58,28 +49,10 @@ describe("autopilot run --parallel --jobs 3", () => {
     expect(state.parallel).toEqual({ minIndependent: 3 });
     const plan = await readFile(path.join(parallel.r.dir, state.phases[0].planPath), "utf8");
     expect(plan).toMatch(/^\*\*Depends on:\*\* none \| \*\*Files:\*\* /m);
-    expect(plan).toMatch(/^\*\*Depends on:\*\* Task 1 \| \*\*Files:\*\* /m);
     const gates = state.decisions.filter((d: { waves?: unknown }) => d.waves);
-    expect(gates.map((d: { waves: { waves: string[][] } }) => d.waves.waves)).toEqual([
-      [
-        ["1", "2", "3"],
-        ["4", "5", "6"],
-      ],
-      [["1", "2", "3", "4"]],
-      [["1"], ["2"]],
-    ]);
-    // The plan committed before its first wave (the worktrees hold it), then one commit per task in
-    // task order, for the phases that ran in waves; the serial phase as before.
+    expect(gates.map((d: { waves: { waves: string[][] } }) => d.waves.waves)).toEqual([[["1", "2", "3"]]]);
+    // The plan committed before the wave (the worktrees hold it), then one commit per task in task order.
     expect(await subjects(parallel.r.dir)).toEqual([
-      "[autopilot] Phase 3: Command Line — execution complete",
-      "[autopilot] Task 4: File Reading step 4",
-      "[autopilot] Task 3: File Reading step 3",
-      "[autopilot] Task 2: File Reading step 2",
-      "[autopilot] Task 1: File Reading step 1",
-      "[autopilot] Phase 2: File Reading — plan",
-      "[autopilot] Task 6: Counting Core step 6",
-      "[autopilot] Task 5: Counting Core step 5",
-      "[autopilot] Task 4: Counting Core step 4",
       "[autopilot] Task 3: Counting Core step 3",
       "[autopilot] Task 2: Counting Core step 2",
       "[autopilot] Task 1: Counting Core step 1",
@@ -88,6 +61,8 @@ describe("autopilot run --parallel --jobs 3", () => {
     ]);
     expect(await tree(parallel.r.dir)).toBe(await tree(serial.r.dir));
     // Merged work's worktrees and branches are gone.
-    expect(await leftovers(parallel.r.dir)).toEqual({ worktrees: [], branches: "" });
+    const wt = path.join(parallel.r.dir, ".harness/worktrees");
+    expect(existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : []).toEqual([]);
+    expect((await git(parallel.r.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
   });
 });
