@@ -21,22 +21,28 @@ async function repo() {
 }
 
 describe("kill and resume", () => {
-  let reference: { outcome: ReturnType<typeof outcomeOf>; subjects: string[] };
+  // The uninterrupted run every resumed one is compared with. It runs beside the three kill cases
+  // (each has its own repository), which wait for it only to compare.
+  let reference: Promise<{ outcome: ReturnType<typeof outcomeOf>; subjects: string[] }>;
 
-  beforeAll(async () => {
-    const r = await repo();
-    const res = await cli(ARGS, { cwd: r.dir });
-    expect(res.code).toBe(0);
-    reference = { outcome: outcomeOf(await readState(r.dir)), subjects: await subjects(r.dir) };
-    expect(reference.outcome.currentState).toBe("DONE");
+  beforeAll(() => {
+    reference = (async () => {
+      const r = await repo();
+      const res = await cli(ARGS, { cwd: r.dir });
+      expect(res.code).toBe(0);
+      const ref = { outcome: outcomeOf(await readState(r.dir)), subjects: await subjects(r.dir) };
+      expect(ref.outcome.currentState).toBe("DONE");
+      return ref;
+    })();
+    reference.catch(() => {}); // reported by each test that awaits it
   });
 
   // Progress lines ("[+1.2s] ...") at which the run is killed: early in phase 1, in phase 2's
   // retries, around the blocking review, in the final review.
-  it.each([3, 12, 21])("killed after %i progress lines, resumed, it ends the same", async (n) => {
+  it.concurrent.each([3, 12, 21])("killed after %i progress lines, resumed, it ends the same", async (n) => {
     const r = await repo();
     const p = start(ARGS, { cwd: r.dir });
-    await p.waitFor(new RegExp(`(^\\[\\+.*\\n(?:(?!\\[\\+).*\\n)*){${n}}`, "m"));
+    await p.waitFor(new RegExp(`(^\\[\\+.*\\n(?:(?!\\[\\+).*\\n)*){${n}}`, "m"), 60_000);
     p.child.kill("SIGKILL");
     const killed = await p.done;
     expect(killed.signal).toBe("SIGKILL");
@@ -47,7 +53,8 @@ describe("kill and resume", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("Resuming autopilot from state");
     expect(res.stdout).toContain("DONE in");
-    expect(outcomeOf(await readState(r.dir))).toEqual(reference.outcome);
-    expect(await subjects(r.dir)).toEqual(reference.subjects);
+    const ref = await reference;
+    expect(outcomeOf(await readState(r.dir))).toEqual(ref.outcome);
+    expect(await subjects(r.dir)).toEqual(ref.subjects);
   });
 });
