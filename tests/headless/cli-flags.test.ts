@@ -11,7 +11,7 @@ afterEach(async () => {
   repo = undefined;
 });
 
-describe("flag typos", () => {
+describe.concurrent("flag typos", () => {
   it.each([
     [["run", "spec.md", "--thorogh"], "--thorough"],
     [["run", "spec.md", "--reveiw-plans"], "--review-plans"],

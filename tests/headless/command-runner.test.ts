@@ -22,7 +22,7 @@ afterAll(async () => {
   await rm(logDir, { recursive: true, force: true });
 });
 
-describe("autopilot run with the command runner", () => {
+describe.concurrent("autopilot run with the command runner", () => {
   it("runs every persona through the agent command and reaches DONE", async () => {
     const log = path.join(logDir, "calls.txt");
     const res = await cli(["run", SPEC_REL, "--yes"], { cwd: r.dir, env: { FAKE_AGENT_LOG: log } });

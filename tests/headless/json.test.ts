@@ -34,7 +34,7 @@ const outcome = (ev: RunEvent[]) => {
   return last;
 };
 
-describe("autopilot run --json: the events", () => {
+describe.concurrent("autopilot run --json: the events", () => {
   it("done (exit 0): start, transitions, dispatches, usage, decisions, then the outcome with the final Step", async () => {
     const r = await repo({ config: { scripted: { ...RICH_SCRIPT, usage: { totalTokens: 2000, costUsd: 0.01 } } } });
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--json"], { cwd: r.dir });

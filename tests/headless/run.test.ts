@@ -18,7 +18,7 @@ afterAll(async () => {
   await Promise.all(repos.map((r) => r.cleanup()));
 });
 
-describe("autopilot run --runner scripted --yes", () => {
+describe.concurrent("autopilot run --runner scripted --yes", () => {
   it("carries a three-phase spec to DONE with the expected commits, decisions and usage ledger", async () => {
     const r = await repo({ config: { scripted: RICH_SCRIPT } });
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes"], { cwd: r.dir });
@@ -84,7 +84,7 @@ describe("autopilot run --runner scripted --yes", () => {
   });
 });
 
-describe("gates on the terminal", () => {
+describe.concurrent("gates on the terminal", () => {
   it("reads answers from stdin: number, text, a reason after it, and asks again on an invalid answer", async () => {
     const r = await repo();
     const p = start(["run", SPEC_REL, "--runner", "scripted", "--review-plans"], { cwd: r.dir, stdin: "pipe" });
@@ -93,7 +93,7 @@ describe("gates on the terminal", () => {
     // Answer each prompt as it appears (a re-ask after an invalid answer counts as a prompt).
     let answered = 0;
     const t0 = Date.now();
-    while (p.child.exitCode === null && answered < answers.length && Date.now() - t0 < 30_000) {
+    while (p.child.exitCode === null && answered < answers.length && Date.now() - t0 < 60_000) {
       if (prompts() > answered) p.child.stdin!.write(answers[answered++] + "\n");
       else await new Promise((res) => setTimeout(res, 20));
     }
@@ -131,7 +131,7 @@ describe("gates on the terminal", () => {
   });
 });
 
-describe("one driver per session", () => {
+describe.concurrent("one driver per session", () => {
   it("a second autopilot run on the same session fails fast with busy, naming the holder's pid", async () => {
     const r = await repo();
     const first = start(["run", SPEC_REL, "--runner", "scripted", "--review-plans"], { cwd: r.dir, stdin: "pipe" });
@@ -150,7 +150,7 @@ describe("one driver per session", () => {
   });
 });
 
-describe("usage", () => {
+describe.concurrent("usage", () => {
   it("bad usage exits 2 with the right form", async () => {
     const r = await repo();
     for (const args of [["run"], ["run", SPEC_REL, "--bogus"], ["run", SPEC_REL, "other.md"], ["run", SPEC_REL, "--runner", "gpt"]]) {
