@@ -1,12 +1,12 @@
 // Every kind of ask over MCP: "stop" leaves a wait Step and autopilot_start resumes at the very
 // same question; "revise" re-presents the edited plan; "skip phase" moves on without executing.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ScriptedRunner, type Script } from "../../src/runners/scripted.js";
 import type { PersonaRunner } from "../../src/runners/types.js";
 import type { Step } from "../../src/protocol/step.js";
-import { agreeable, openSession, playHost, specWith, stepCall, type Answerer, type Session } from "../helpers/mcp-client.js";
+import { agreeable, openSession, playHost, specWith, stepCall, type Answerer } from "../helpers/mcp-client.js";
 
 const SPEC_PATH = "docs/specs/feature.md";
 const SLUG = "specs--feature";
@@ -14,12 +14,6 @@ const TWO_PHASES = specWith([
   { name: "Parser", complexity: "low" },
   { name: "Printer", complexity: "low" },
 ]);
-
-let s: Session | undefined;
-afterEach(async () => {
-  await s?.dispose();
-  s = undefined;
-});
 
 /** The planner cannot do its job the first time: the Step asks whether to retry. */
 class PlannerFailsOnce implements PersonaRunner {
@@ -70,7 +64,7 @@ const CASES: AskCase[] = [
   },
 ];
 
-describe("answers at each ask", () => {
+describe.concurrent("answers at each ask", () => {
   for (const c of CASES) {
     // Each case has its own repository and server, so they run side by side.
     it.concurrent(`stop at "${c.kind}" waits, and autopilot_start resumes at the same question`, async () => {
@@ -111,8 +105,9 @@ describe("answers at each ask", () => {
     });
   }
 
-  it("revise without notes: the user edits the plan, which is presented again, then approved", async () => {
-    s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
+  it("revise without notes: the user edits the plan, which is presented again, then approved", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
+    onTestFinished(() => s.dispose());
     const first = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
       until: (x) => x.state === "APPROVE_PLAN",
     });
@@ -133,8 +128,9 @@ describe("answers at each ask", () => {
     expect(answers).toEqual(["revise", "done", "yes"]);
   });
 
-  it("revise with notes: the planner gets the plan back with the notes in its brief", async () => {
-    s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
+  it("revise with notes: the planner gets the plan back with the notes in its brief", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
+    onTestFinished(() => s.dispose());
     const first = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
       until: (x) => x.state === "APPROVE_PLAN",
     });
@@ -154,8 +150,9 @@ describe("answers at each ask", () => {
     expect(d).toMatchObject({ answer: "revise", rationale: "split task 2 into the parser and its error messages" });
   });
 
-  it("skip phase: the phase is marked skipped and the next one starts", async () => {
-    s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
+  it("skip phase: the phase is marked skipped and the next one starts", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
+    onTestFinished(() => s.dispose());
     const runner = new ScriptedRunner({});
     const trace = { steps: [] as Step[] };
     const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), runner, agreeable, {

@@ -2,11 +2,11 @@
 // are put to the user as a form and recorded with channel `elicited`; decline, cancel, a time-out, a
 // client without the capability, or elicitation turned off (AUTOPILOT_ELICIT=0, --no-elicit, the
 // config's `elicit: false`) all fall back to the ask Step and autopilot_decide (channel `host`).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
-import { agreeable, call, openSession, playHost, specWith, stepCall, taskFor, type Session } from "../helpers/mcp-client.js";
+import { agreeable, call, openSession, playHost, specWith, stepCall, taskFor } from "../helpers/mcp-client.js";
 
 const SPEC_PATH = "docs/specs/feature.md";
 const SLUG = "specs--feature";
@@ -14,12 +14,6 @@ const SPEC = specWith([
   { name: "Parser", complexity: "low" },
   { name: "Printer", complexity: "low" },
 ]);
-
-let s: Session | undefined;
-afterEach(async () => {
-  await s?.dispose();
-  s = undefined;
-});
 
 interface Seen {
   message: string;
@@ -39,15 +33,16 @@ function open(env: Record<string, string>, onElicit?: (seen: Seen) => ElicitResu
   });
 }
 
-describe("elicitation", () => {
-  it("accept (on by default): every question is answered in the client's form; the host never sees an ask", async () => {
+describe.concurrent("elicitation", () => {
+  it("accept (on by default): every question is answered in the client's form; the host never sees an ask", async ({ onTestFinished }) => {
     const seen: Seen[] = [];
-    s = await open({}, (p) => {
+    const s = await open({}, (p) => {
       seen.push(p);
       const options: string[] = p.schema.properties.answer.enum;
       const answer = options.includes("yes") ? "yes" : options[0];
       return { action: "accept", content: { answer, rationale: "looks right" } };
     });
+    onTestFinished(() => s.dispose());
     const trace = { steps: [] as Step[] };
     const end = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), () => {
       throw new Error("the host was asked");
@@ -75,8 +70,9 @@ describe("elicitation", () => {
     expect(human.every((d: any) => d.answer === "yes" && d.rationale === "looks right")).toBe(true);
   });
 
-  it("the text result says what the user answered in-band", async () => {
-    s = await open({ AUTOPILOT_ELICIT: "1" }, () => ({ action: "accept", content: { answer: "yes" } }));
+  it("the text result says what the user answered in-band", async ({ onTestFinished }) => {
+    const s = await open({ AUTOPILOT_ELICIT: "1" }, () => ({ action: "accept", content: { answer: "yes" } }));
+    onTestFinished(() => s.dispose());
     const first = await s.start("--review-plans");
     const { result } = await new ScriptedRunner({}).run(taskFor(s.root, first));
     const r = await call(s.srv.client, "autopilot_report", { session: SLUG, stepId: first.stepId, result });
@@ -85,12 +81,13 @@ describe("elicitation", () => {
   });
 
   for (const action of ["decline", "cancel"] as const) {
-    it(`${action}: the ask Step comes back and autopilot_decide still works`, async () => {
+    it(`${action}: the ask Step comes back and autopilot_decide still works`, async ({ onTestFinished }) => {
       let asked = 0;
-      s = await open({}, () => {
+      const s = await open({}, () => {
         asked++;
         return { action };
       });
+      onTestFinished(() => s.dispose());
       const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
         until: (x) => x.next.kind === "ask",
       });
@@ -104,8 +101,9 @@ describe("elicitation", () => {
     });
   }
 
-  it("time-out: a user who does not answer leaves the ask Step", async () => {
-    s = await open({ AUTOPILOT_ELICIT: "1", AUTOPILOT_ELICIT_TIMEOUT_MS: "300" }, () => new Promise<ElicitResult>((r) => setTimeout(() => r({ action: "accept", content: { answer: "yes" } }), 1500)));
+  it("time-out: a user who does not answer leaves the ask Step", async ({ onTestFinished }) => {
+    const s = await open({ AUTOPILOT_ELICIT: "1", AUTOPILOT_ELICIT_TIMEOUT_MS: "300" }, () => new Promise<ElicitResult>((r) => setTimeout(() => r({ action: "accept", content: { answer: "yes" } }), 1500)));
+    onTestFinished(() => s.dispose());
     const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
       until: (x) => x.next.kind === "ask",
     });
@@ -113,20 +111,22 @@ describe("elicitation", () => {
     expect((await s.state(SLUG)).decisions.filter((d: any) => d.by === "elicited")).toHaveLength(0);
   });
 
-  it("an answer not among the options is ignored", async () => {
-    s = await open({}, () => ({ action: "accept", content: { answer: "definitely" } }), ["--elicit"]);
+  it("an answer not among the options is ignored", async ({ onTestFinished }) => {
+    const s = await open({}, () => ({ action: "accept", content: { answer: "definitely" } }), ["--elicit"]);
+    onTestFinished(() => s.dispose());
     const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
       until: (x) => x.next.kind === "ask",
     });
     expect(ask.next.kind).toBe("ask");
   });
 
-  it("not enabled: a client that could elicit is never asked in-band", async () => {
+  it("not enabled: a client that could elicit is never asked in-band", async ({ onTestFinished }) => {
     let asked = 0;
-    s = await open({ AUTOPILOT_ELICIT: "0" }, () => {
+    const s = await open({ AUTOPILOT_ELICIT: "0" }, () => {
       asked++;
       return { action: "accept", content: { answer: "yes" } };
     });
+    onTestFinished(() => s.dispose());
     const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
       until: (x) => x.next.kind === "ask",
     });
@@ -138,12 +138,13 @@ describe("elicitation", () => {
     ["--no-elicit", {}, ["--no-elicit"], undefined],
     ['the config\'s "elicit": false', {}, undefined, { elicit: false }],
   ] as const) {
-    it(`turned off with ${how}: the client's form is never used`, async () => {
+    it(`turned off with ${how}: the client's form is never used`, async ({ onTestFinished }) => {
       let asked = 0;
-      s = await open({ ...env }, () => {
+      const s = await open({ ...env }, () => {
         asked++;
         return { action: "accept", content: { answer: "yes" } };
       }, args ? [...args] : undefined, config);
+      onTestFinished(() => s.dispose());
       const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
         until: (x) => x.next.kind === "ask",
       });
@@ -152,8 +153,9 @@ describe("elicitation", () => {
     });
   }
 
-  it("the client does not declare elicitation: the ask Step as usual, and the host's answer is recorded as host", async () => {
-    s = await open({});
+  it("the client does not declare elicitation: the ask Step as usual, and the host's answer is recorded as host", async ({ onTestFinished }) => {
+    const s = await open({});
+    onTestFinished(() => s.dispose());
     const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
       until: (x) => x.next.kind === "ask",
     });

@@ -1,9 +1,9 @@
 // Rigor levels over MCP: --fast skips the verifier and runs the project's validation commands
 // instead (and auto-approves every plan); --thorough pauses every plan for review.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
-import { agreeable, openSession, planText, playHost, specWith, writeProjectFile, type Session } from "../helpers/mcp-client.js";
+import { agreeable, openSession, planText, playHost, specWith, writeProjectFile } from "../helpers/mcp-client.js";
 
 const SPEC = specWith([
   { name: "Core Scanner", complexity: "low" },
@@ -18,18 +18,13 @@ const ALL_LOW = specWith([
 const SPEC_PATH = "docs/specs/feature.md";
 const SLUG = "specs--feature";
 
-let s: Session | undefined;
-afterEach(async () => {
-  await s?.dispose();
-  s = undefined;
-});
-
 const personas = (steps: Step[]) => steps.flatMap((x) => (x.next.kind === "dispatch" ? [x.next.persona] : []));
 const asks = (steps: Step[]) => steps.filter((x) => x.next.kind === "ask");
 
-describe("rigor levels", () => {
-  it("fast: no verifier dispatch, validation commands run, even a high-complexity plan auto-approves", async () => {
-    s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
+describe.concurrent("rigor levels", () => {
+  it("fast: no verifier dispatch, validation commands run, even a high-complexity plan auto-approves", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
+    onTestFinished(() => s.dispose());
     const trace = { steps: [] as Step[] };
     const first = await s.start("--fast");
     expect(first.rigor).toBe("fast");
@@ -51,12 +46,13 @@ describe("rigor levels", () => {
     expect(state.decisions.filter((d: any) => d.signals).every((d: any) => d.by === "auto")).toBe(true);
   });
 
-  it("fast: a failing validation command fails VERIFY with its output", async () => {
-    s = await openSession({
+  it("fast: a failing validation command fails VERIFY with its output", async ({ onTestFinished }) => {
+    const s = await openSession({
       spec: ALL_LOW,
       specPath: SPEC_PATH,
       validation: ['node -e "console.error(\'lint: 2 problems\'); process.exit(3)"'],
     });
+    onTestFinished(() => s.dispose());
     const first = await s.start("--fast");
     const ask = await playHost(s.srv.client, s.root, first, new ScriptedRunner({}), agreeable, {
       until: (x) => x.state === "VERIFY" && x.next.kind === "ask",
@@ -65,10 +61,10 @@ describe("rigor levels", () => {
     expect(JSON.stringify(ask)).toMatch(/lint: 2 problems|exit(ed)? (code )?3/);
   });
 
-  it("thorough: every plan pauses for a person (human gates are on) and the verifier runs", async () => {
+  it("thorough: every plan pauses for a person (human gates are on) and the verifier runs", async ({ onTestFinished }) => {
     // --thorough turns --human-gates on: the plans are approved by the user in the client's form.
     const asked: string[] = [];
-    s = await openSession({
+    const s = await openSession({
       spec: ALL_LOW,
       specPath: SPEC_PATH,
       server: {
@@ -79,6 +75,7 @@ describe("rigor levels", () => {
         },
       },
     });
+    onTestFinished(() => s.dispose());
     const trace = { steps: [] as Step[] };
     const first = await s.start("--thorough");
     expect(first.rigor).toBe("thorough");
@@ -97,8 +94,9 @@ describe("rigor levels", () => {
     expect(planDecisions.every((d: any) => d.fired.includes("reviewPlans"))).toBe(true);
   });
 
-  it("standard: low phases auto-approve and the verifier runs", async () => {
-    s = await openSession({ spec: ALL_LOW, specPath: SPEC_PATH });
+  it("standard: low phases auto-approve and the verifier runs", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: ALL_LOW, specPath: SPEC_PATH });
+    onTestFinished(() => s.dispose());
     const trace = { steps: [] as Step[] };
     const end = await playHost(s.srv.client, s.root, await s.start(), new ScriptedRunner({}), agreeable, { trace });
     expect(end.state).toBe("DONE");
