@@ -2,18 +2,12 @@
 // pre-commit hook's complaint is the next Step (the executor's fix, its output in the report); a
 // signing failure is a structured `commit_rejected` error with a todo, and the next call after the
 // fix makes the commit once. (Plain shell hooks; the real tools: tests/repos, `npm run test:repos`.)
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chmod, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
-import { agreeable, call, openSession, playHost, SCANNER_SLUG, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
+import { agreeable, call, openSession, playHost, SCANNER_SLUG, specWith, stepCall } from "../helpers/mcp-client.js";
 import { git } from "../helpers/git.js";
-
-let s: Session | null = null;
-afterEach(async () => {
-  await s?.dispose();
-  s = null;
-});
 
 const SPEC = specWith([{ name: "Core", complexity: "low" }]);
 
@@ -23,9 +17,10 @@ async function hook(root: string, name: string, script: string) {
   await chmod(file, 0o755);
 }
 
-describe("a refused commit over MCP", () => {
-  it("the pre-commit hook's complaint is the next Step: the executor's fix, with the hook's output", async () => {
-    s = await openSession({ spec: SPEC });
+describe.concurrent("a refused commit over MCP", () => {
+  it("the pre-commit hook's complaint is the next Step: the executor's fix, with the hook's output", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: SPEC });
+    onTestFinished(() => s.dispose());
     await hook(s.root, "pre-commit", `grep -rn 'console\\.log' src/ && exit 1; exit 0`);
     const runner = new ScriptedRunner({ phases: { 0: { tasks: 1, files: { "src/core/debug.ts": 'console.log("debug");\nexport const x = 1;\n' } } } });
     const seen: string[] = [];
@@ -41,8 +36,9 @@ describe("a refused commit over MCP", () => {
     expect((await git(s.root, "log", "--format=%s")).split("\n").filter((l) => l.startsWith("[autopilot]"))).toEqual(["[autopilot] Phase 1: Core — execution complete"]);
   });
 
-  it("Claude Code's lean Step (no expects): the fix dispatch's result kind is read from its brief, and the session is DONE", async () => {
-    s = await openSession({ spec: SPEC, server: { name: "claude-code" } });
+  it("Claude Code's lean Step (no expects): the fix dispatch's result kind is read from its brief, and the session is DONE", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: SPEC, server: { name: "claude-code" } });
+    onTestFinished(() => s.dispose());
     await hook(s.root, "pre-commit", `grep -rn 'console\\.log' src/ && exit 1; exit 0`);
     const runner = new ScriptedRunner({ phases: { 0: { tasks: 1, files: { "src/core/debug.ts": 'console.log("debug");\nexport const x = 1;\n' } } } });
     let lean = false;
@@ -57,8 +53,9 @@ describe("a refused commit over MCP", () => {
     expect(final.next.kind).toBe("done");
   });
 
-  it("signing that fails is a structured commit_rejected error with a todo, never internal; after the fix autopilot_next commits once", async () => {
-    s = await openSession({ spec: SPEC });
+  it("signing that fails is a structured commit_rejected error with a todo, never internal; after the fix autopilot_next commits once", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: SPEC });
+    onTestFinished(() => s.dispose());
     const signer = path.join(s.root, ".git", "failing-gpg");
     await writeFile(signer, '#!/bin/sh\necho "gpg: signing failed: No pinentry" >&2\nexit 2\n');
     await chmod(signer, 0o755);

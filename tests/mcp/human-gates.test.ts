@@ -3,7 +3,7 @@
 // the host's autopilot_decide with human_required and leave every file as it was; `autopilot
 // approve` in a real pseudo-terminal (node-pty) passes each of them, recorded as `terminal`; the
 // same command without a terminal refuses; a client with a form gets the question there instead.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readdir, readFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -19,12 +19,6 @@ const SPEC = specWith([
   { name: "Parser", complexity: "low" },
   { name: "Printer", complexity: "low" },
 ]);
-
-let s: Session | undefined;
-afterEach(async () => {
-  await s?.dispose();
-  s = undefined;
-});
 
 /** Every file under .harness and the HEAD commit: what "nothing changed on disk" compares. */
 async function snapshot(root: string): Promise<Record<string, string>> {
@@ -92,14 +86,15 @@ async function refusedThenApproved(session: Session, ask: Step, answer: string, 
   return stepCall(session.srv.client, "autopilot_next", { session: SLUG });
 }
 
-describe("--human-gates", () => {
-  it("each protected gate refuses the host's decide, changing nothing; autopilot approve in a pty passes it", async () => {
-    s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
+describe.concurrent("--human-gates", () => {
+  it("each protected gate refuses the host's decide, changing nothing; autopilot approve in a pty passes it", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
+    onTestFinished(() => s.dispose());
     const runner = new ScriptedRunner({
       phases: { 0: { verifyFailsOnce: true }, 1: { blockingReviewOnce: true } },
       finalBlocking: 1,
     });
-    const play = (from: Step) => playHost(s!.srv.client, s!.root, from, runner, agreeable, { until: untilAsk });
+    const play = (from: Step) => playHost(s.srv.client, s.root, from, runner, agreeable, { until: untilAsk });
 
     // 1. The plan paused by a signal (--review-plans).
     let step = await play(await s.start("--review-plans --human-gates"));
@@ -147,8 +142,9 @@ describe("--human-gates", () => {
     ]);
   });
 
-  it("autopilot approve without a terminal refuses with no_tty and changes nothing; --thorough turns human gates on", async () => {
-    s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
+  it("autopilot approve without a terminal refuses with no_tty and changes nothing; --thorough turns human gates on", async ({ onTestFinished }) => {
+    const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
+    onTestFinished(() => s.dispose());
     const ask = await playHost(s.srv.client, s.root, await s.start("--thorough"), new ScriptedRunner({}), agreeable, { until: untilAsk });
     expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { humanOnly: ["yes", "skip phase"] } });
     const before = await snapshot(s.root);
@@ -163,9 +159,9 @@ describe("--human-gates", () => {
     expect(revised.next.kind).toBe("ask");
   });
 
-  it("a client with a form: the host's refused decide puts the question to the user, whose answer is recorded as elicited", async () => {
+  it("a client with a form: the host's refused decide puts the question to the user, whose answer is recorded as elicited", async ({ onTestFinished }) => {
     const asked: string[] = [];
-    s = await openSession({
+    const s = await openSession({
       spec: SPEC,
       specPath: SPEC_PATH,
       server: {
@@ -176,6 +172,7 @@ describe("--human-gates", () => {
         },
       },
     });
+    onTestFinished(() => s.dispose());
     const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans --human-gates"), new ScriptedRunner({}), agreeable, { until: untilAsk });
     expect(asked).toHaveLength(1);
     const r = await call(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
