@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { EXTERNAL } from "./vitest.external.config.js";
 
 /**
@@ -20,6 +21,44 @@ function mockingFiles(dir = "tests"): string[] {
 }
 const MOCKING = mockingFiles();
 
+/**
+ * True when the file starts processes (the built CLI or server, git, a pty), itself or through a
+ * test helper it imports: such files take seconds per test, the others milliseconds.
+ */
+const SPAWNS = /node:child_process|node-pty|StdioClientTransport/;
+function spawnsProcesses(file: string): boolean {
+  const text = readFileSync(file, "utf8");
+  if (SPAWNS.test(text)) return true;
+  for (const m of text.matchAll(/from "(\.{1,2}\/[^"]+)\.js"/g)) {
+    const helper = path.resolve(path.dirname(file), `${m[1]}.ts`);
+    if (helper.includes(`${path.sep}tests${path.sep}`) && existsSync(helper) && SPAWNS.test(readFileSync(helper, "utf8"))) return true;
+  }
+  return false;
+}
+
+/**
+ * Which files start first. With timings from an earlier run (node_modules/.vite) vitest's own order
+ * stands: longest first. Without them (a fresh clone, CI) vitest runs the largest files first, and
+ * small files that spawn the CLI per test (30-60 s each) were left for the end, running alone on a
+ * core while the other waited: the files that start processes go first (largest first among them),
+ * and the quick in-process files fill the end.
+ */
+class SpawningFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const timed = (f: TestSpecification) =>
+      this.ctx.cache.getFileTestResults(`${f.project.name}:${path.relative(this.ctx.config.root, f.moduleId)}`) !== undefined;
+    if (sorted.some(timed)) return sorted;
+    const heavy = new Map(sorted.map((f) => [f, spawnsProcesses(f.moduleId)]));
+    // Per project, in the order vitest gives the projects: spawning files, then the others.
+    const projects = [...new Set(sorted.map((f) => f.project.name))];
+    return projects.flatMap((name) => {
+      const mine = sorted.filter((f) => f.project.name === name);
+      return [...mine.filter((f) => heavy.get(f)), ...mine.filter((f) => !heavy.get(f))];
+    });
+  }
+}
+
 export default defineConfig({
   test: {
     // The real-client, package, real-repository and reliability suites are slow and have their own
@@ -37,6 +76,7 @@ export default defineConfig({
     // vs two on the smaller suite before). No test compiles into dist/ while others run the CLI from
     // it (a module caught mid-write fails to import).
     maxWorkers: 4,
+    sequence: { sequencer: SpawningFilesFirst },
     projects: [
       // (extends: true merges these lists into the exclude above.)
       { extends: true, test: { name: "shared", include: ["tests/**/*.test.ts"], exclude: MOCKING, isolate: false } },
