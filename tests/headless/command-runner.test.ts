@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
 import { assertBuilt, cli, readState, ROOT, SPEC_REL, specRepo, subjects } from "./_cli.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const AGENT = path.join(ROOT, "tests/fixtures/headless/fake-agent.mjs");
 let r: TempRepo;
@@ -22,7 +23,7 @@ afterAll(async () => {
   await rm(logDir, { recursive: true, force: true });
 });
 
-describe.concurrent("autopilot run with the command runner", () => {
+describe.concurrent("autopilot run with the command runner", { timeout: SIDE_BY_SIDE }, () => {
   it("runs every persona through the agent command and reaches DONE", async () => {
     const log = path.join(logDir, "calls.txt");
     const res = await cli(["run", SPEC_REL, "--yes"], { cwd: r.dir, env: { FAKE_AGENT_LOG: log } });

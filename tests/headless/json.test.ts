@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
 import { EXIT_CODES, RunEvent, runEventJsonSchema } from "../../src/headless/events.js";
 import { assertBuilt, cli, readState, RICH_SCRIPT, ROOT, SPEC_REL, SLUG, specRepo, start } from "./_cli.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const repos: TempRepo[] = [];
 async function repo(opts: Parameters<typeof specRepo>[0] = {}) {
@@ -34,7 +35,7 @@ const outcome = (ev: RunEvent[]) => {
   return last;
 };
 
-describe.concurrent("autopilot run --json: the events", () => {
+describe.concurrent("autopilot run --json: the events", { timeout: SIDE_BY_SIDE }, () => {
   it("done (exit 0): start, transitions, dispatches, usage, decisions, then the outcome with the final Step", async () => {
     const r = await repo({ config: { scripted: { ...RICH_SCRIPT, usage: { totalTokens: 2000, costUsd: 0.01 } } } });
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--json"], { cwd: r.dir });

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
 import { assertBuilt, cli, outcomeOf, readState, RICH_SCRIPT, SPEC_REL, specRepo, start, subjects } from "./_cli.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const repos: TempRepo[] = [];
 const ARGS = ["run", SPEC_REL, "--runner", "scripted", "--yes"];
@@ -56,5 +57,5 @@ describe("kill and resume", () => {
     const ref = await reference;
     expect(outcomeOf(await readState(r.dir))).toEqual(ref.outcome);
     expect(await subjects(r.dir)).toEqual(ref.subjects);
-  });
+  }, SIDE_BY_SIDE);
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
 import { assertBuilt, cli, readState, RICH_SCRIPT, SPEC_REL, specRepo, start, subjects, writeConfig } from "./_cli.js";
 import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const repos: TempRepo[] = [];
 async function repo(opts: Parameters<typeof specRepo>[0] = {}) {
@@ -18,7 +19,7 @@ afterAll(async () => {
   await Promise.all(repos.map((r) => r.cleanup()));
 });
 
-describe.concurrent("autopilot run --runner scripted --yes", () => {
+describe.concurrent("autopilot run --runner scripted --yes", { timeout: SIDE_BY_SIDE }, () => {
   it("carries a three-phase spec to DONE with the expected commits, decisions and usage ledger", async () => {
     const r = await repo({ config: { scripted: RICH_SCRIPT } });
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes"], { cwd: r.dir });
@@ -84,7 +85,7 @@ describe.concurrent("autopilot run --runner scripted --yes", () => {
   });
 });
 
-describe.concurrent("gates on the terminal", () => {
+describe.concurrent("gates on the terminal", { timeout: SIDE_BY_SIDE }, () => {
   it("reads answers from stdin: number, text, a reason after it, and asks again on an invalid answer", async () => {
     const r = await repo();
     const p = start(["run", SPEC_REL, "--runner", "scripted", "--review-plans"], { cwd: r.dir, stdin: "pipe" });
@@ -131,7 +132,7 @@ describe.concurrent("gates on the terminal", () => {
   });
 });
 
-describe.concurrent("one driver per session", () => {
+describe.concurrent("one driver per session", { timeout: SIDE_BY_SIDE }, () => {
   it("a second autopilot run on the same session fails fast with busy, naming the holder's pid", async () => {
     const r = await repo();
     const first = start(["run", SPEC_REL, "--runner", "scripted", "--review-plans"], { cwd: r.dir, stdin: "pipe" });
@@ -150,7 +151,7 @@ describe.concurrent("one driver per session", () => {
   });
 });
 
-describe.concurrent("usage", () => {
+describe.concurrent("usage", { timeout: SIDE_BY_SIDE }, () => {
   it("bad usage exits 2 with the right form", async () => {
     const r = await repo();
     for (const args of [["run"], ["run", SPEC_REL, "--bogus"], ["run", SPEC_REL, "other.md"], ["run", SPEC_REL, "--runner", "gpt"]]) {

@@ -7,6 +7,7 @@ import { ScriptedRunner, type Script } from "../../src/runners/scripted.js";
 import type { PersonaRunner } from "../../src/runners/types.js";
 import type { Step } from "../../src/protocol/step.js";
 import { agreeable, openSession, playHost, specWith, stepCall, type Answerer } from "../helpers/mcp-client.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const SPEC_PATH = "docs/specs/feature.md";
 const SLUG = "specs--feature";
@@ -64,7 +65,7 @@ const CASES: AskCase[] = [
   },
 ];
 
-describe.concurrent("answers at each ask", () => {
+describe.concurrent("answers at each ask", { timeout: SIDE_BY_SIDE }, () => {
   for (const c of CASES) {
     // Each case has its own repository and server, so they run side by side.
     it.concurrent(`stop at "${c.kind}" waits, and autopilot_start resumes at the same question`, async () => {

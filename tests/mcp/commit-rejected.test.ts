@@ -8,6 +8,7 @@ import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { agreeable, call, openSession, playHost, SCANNER_SLUG, specWith, stepCall } from "../helpers/mcp-client.js";
 import { git } from "../helpers/git.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const SPEC = specWith([{ name: "Core", complexity: "low" }]);
 
@@ -17,7 +18,7 @@ async function hook(root: string, name: string, script: string) {
   await chmod(file, 0o755);
 }
 
-describe.concurrent("a refused commit over MCP", () => {
+describe.concurrent("a refused commit over MCP", { timeout: SIDE_BY_SIDE }, () => {
   it("the pre-commit hook's complaint is the next Step: the executor's fix, with the hook's output", async ({ onTestFinished }) => {
     const s = await openSession({ spec: SPEC });
     onTestFinished(() => s.dispose());

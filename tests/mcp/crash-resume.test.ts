@@ -17,6 +17,7 @@ import {
   taskFor,
   type Session,
 } from "../helpers/mcp-client.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const SPEC_PATH = "docs/specs/scanner.md";
 const SLUG = "specs--scanner";
@@ -54,7 +55,7 @@ async function resumeAfterCrash(s: Session): Promise<Step> {
   throw new Error("the lock never cleared");
 }
 
-describe("server killed and resumed", () => {
+describe("server killed and resumed", { timeout: SIDE_BY_SIDE }, () => {
   it.concurrent("killed between calls: a new server continues with identical results", async () => {
     const reference = uninterrupted("");
     const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });

@@ -7,6 +7,7 @@ import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
 import { agreeable, call, openSession, playHost, specWith, stepCall, taskFor } from "../helpers/mcp-client.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const SPEC_PATH = "docs/specs/feature.md";
 const SLUG = "specs--feature";
@@ -33,7 +34,7 @@ function open(env: Record<string, string>, onElicit?: (seen: Seen) => ElicitResu
   });
 }
 
-describe.concurrent("elicitation", () => {
+describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
   it("accept (on by default): every question is answered in the client's form; the host never sees an ask", async ({ onTestFinished }) => {
     const seen: Seen[] = [];
     const s = await open({}, (p) => {

@@ -12,6 +12,7 @@ import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
 import { git } from "../helpers/git.js";
 import { agreeable, call, MAIN_JS, openSession, playHost, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const SPEC_PATH = "docs/specs/feature.md";
 const SLUG = "specs--feature";
@@ -86,7 +87,7 @@ async function refusedThenApproved(session: Session, ask: Step, answer: string, 
   return stepCall(session.srv.client, "autopilot_next", { session: SLUG });
 }
 
-describe.concurrent("--human-gates", () => {
+describe.concurrent("--human-gates", { timeout: SIDE_BY_SIDE }, () => {
   it("each protected gate refuses the host's decide, changing nothing; autopilot approve in a pty passes it", async ({ onTestFinished }) => {
     const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
     onTestFinished(() => s.dispose());

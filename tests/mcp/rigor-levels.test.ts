@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
 import { agreeable, openSession, planText, playHost, specWith, writeProjectFile } from "../helpers/mcp-client.js";
+import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const SPEC = specWith([
   { name: "Core Scanner", complexity: "low" },
@@ -21,7 +22,7 @@ const SLUG = "specs--feature";
 const personas = (steps: Step[]) => steps.flatMap((x) => (x.next.kind === "dispatch" ? [x.next.persona] : []));
 const asks = (steps: Step[]) => steps.filter((x) => x.next.kind === "ask");
 
-describe.concurrent("rigor levels", () => {
+describe.concurrent("rigor levels", { timeout: SIDE_BY_SIDE }, () => {
   it("fast: no verifier dispatch, validation commands run, even a high-complexity plan auto-approves", async ({ onTestFinished }) => {
     const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
     onTestFinished(() => s.dispose());
