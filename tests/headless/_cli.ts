@@ -61,7 +61,10 @@ export interface Spawned {
   child: ChildProcess;
   /** Resolves when the process exits. */
   done: Promise<Ran>;
-  /** Resolves when stdout contains `text` (or matches) – at most `timeoutMs`. */
+  /**
+   * Resolves when stdout contains `text` (or matches) – at most `timeoutMs` (60 s: a hang detector;
+   * runs side by side in a loaded worker take many times longer than alone).
+   */
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
   stdout(): string;
 }
@@ -88,7 +91,7 @@ export function start(args: string[], opts: { cwd: string; stdin?: "pipe" | "ign
     child,
     done,
     stdout: () => out,
-    waitFor(text, timeoutMs = 20_000) {
+    waitFor(text, timeoutMs = 60_000) {
       const test = (s: string) => (typeof text === "string" ? s.includes(text) : text.test(s));
       if (test(out)) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {

@@ -43,7 +43,7 @@ describe("kill and resume", () => {
   it.concurrent.each([3, 12, 21])("killed after %i progress lines, resumed, it ends the same", async (n) => {
     const r = await repo();
     const p = start(ARGS, { cwd: r.dir });
-    await p.waitFor(new RegExp(`(^\\[\\+.*\\n(?:(?!\\[\\+).*\\n)*){${n}}`, "m"), 60_000);
+    await p.waitFor(new RegExp(`(^\\[\\+.*\\n(?:(?!\\[\\+).*\\n)*){${n}}`, "m"));
     p.child.kill("SIGKILL");
     const killed = await p.done;
     expect(killed.signal).toBe("SIGKILL");
