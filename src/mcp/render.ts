@@ -3,7 +3,7 @@
 // (Claude Code and Codex: structuredContent; Gemini CLI: the text), so each carries everything.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AutopilotError, type ErrorCode } from "../protocol/errors.js";
-import type { AskNext, DispatchNext, Next, Step } from "../protocol/step.js";
+import type { AskNext, DispatchNext, Next, Step, WaveDispatch } from "../protocol/step.js";
 
 type DoneNext = Extract<Next, { kind: "done" }>;
 import { renderStepText, todoFor, type HostView } from "../protocol/host-view.js";
@@ -17,7 +17,7 @@ const DEFAULT_VIEW: HostView = { host: "other" };
  */
 export type LeanStep = Omit<Step, "phase" | "rigor" | "reviewPlans" | "state" | "session" | "todo" | "next"> &
   Partial<Pick<Step, "state" | "session" | "todo">> & {
-    next: Exclude<Next, DispatchNext | DoneNext | AskNext> | Omit<AskNext, "name"> | Pick<DispatchNext, "kind" | "persona" | "prompt"> | DoneNext | Pick<DoneNext, "kind">;
+    next: Exclude<Next, DispatchNext | DoneNext | AskNext> | Omit<AskNext, "name"> | (Pick<DispatchNext, "kind" | "persona" | "prompt"> & { tasks?: Pick<WaveDispatch, "task" | "prompt" | "startedAt">[] }) | DoneNext | Pick<DoneNext, "kind">;
   };
 
 /**
@@ -60,7 +60,8 @@ export function repeatable(step: Step): boolean {
  * conversation): only what the next action needs. `phase`, `rigor`, `reviewPlans` and `state` are
  * in the report, the prompt and the brief already. A dispatch keeps `persona` and `prompt`: its
  * `description` is the prompt's first sentence, and `expects` is in the brief the prompt names (the
- * persona writes its result file; the host reports only the step). done has no `summary`: its
+ * persona writes its result file; the host reports only the step); a wave's `tasks` keep `task`,
+ * `prompt` (which names the worktree and the brief) and `startedAt`. done has no `summary`: its
  * report states the totals, findings and what to commit. An ask's report leaves out the lines its
  * question or context says word for word. `answered` (the Step comes from autopilot_report or
  * autopilot_decide): no `session`, which the model has just named in that call (or left to the
@@ -73,7 +74,8 @@ export function leanStep(step: Step, o: { untold?: boolean; answered?: boolean }
   const { session: _session, ...withoutSession } = told;
   const rest: Omit<typeof told, "session"> & { session?: string } = o.answered ? withoutSession : told;
   const n = step.next;
-  if (n.kind === "dispatch") return { ...rest, next: { kind: n.kind, persona: n.persona, prompt: n.prompt } };
+  if (n.kind === "dispatch")
+    return { ...rest, next: { kind: n.kind, persona: n.persona, prompt: n.prompt, ...(n.tasks ? { tasks: n.tasks.map(({ task, prompt, startedAt }) => ({ task, prompt, ...(startedAt !== undefined ? { startedAt } : {}) })) } : {}) } };
   // done: the report states what was built and what to do; the counts are in autopilot_status.
   if (n.kind === "done" && step.report) return { ...rest, next: { kind: "done" } };
   if (n.kind === "ask") return leanAsk(rest, n);

@@ -184,7 +184,8 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     const total = state.phaseRun.waves?.waves.length ?? 1;
     const w = (run?.wave ?? 0) + 1;
     const tasks = waveTasksToRun(state).map((t) => {
-      const tb = taskBriefPath(state, t.dispatchedAt ?? state.stepId, t.task);
+      const since = t.dispatchedAt ?? state.stepId;
+      const tb = taskBriefPath(state, since, t.task);
       return {
         task: t.task,
         name: t.name,
@@ -192,15 +193,20 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
         prompt: `Do task ${t.task} ("${t.name}") of phase ${of} "${phase.name}", alone, in the git worktree ${t.worktree.path} (work only there). Read your brief ${tb} first.`,
         worktree: t.worktree.path,
         brief: tb,
+        // Started by an earlier Step (another task reported since): running, only its report is owed.
+        ...(since < state.stepId ? { startedAt: since } : {}),
       };
     });
-    const list = tasks.map((t) => t.task).join(", ");
+    const list = `task${tasks.length === 1 ? "" : "s"} ${tasks.map((t) => t.task).join(", ")}`;
+    const running = tasks.every((t) => t.startedAt !== undefined);
     return {
       next: {
         kind: "dispatch",
         persona,
-        description: `Execute wave ${w}/${total}, phase ${n}: ${phase.name} (task${tasks.length === 1 ? "" : "s"} ${list})`,
-        prompt: `Run ${tasks.length === 1 ? "this task's executor" : `these ${tasks.length} task executors at the same time`} (wave ${w}/${total} of phase ${of} "${phase.name}"): one ${persona} per entry of next.tasks, with that entry's prompt. Report each with autopilot_report and its "task".`,
+        description: running ? `Wave ${w}/${total}, phase ${n}: ${phase.name} (${list} running)` : `Execute wave ${w}/${total}, phase ${n}: ${phase.name} (${list})`,
+        prompt: running
+          ? `The executor${tasks.length === 1 ? "" : "s"} of ${list} (wave ${w}/${total} of phase ${of} "${phase.name}") run since step ${tasks[0].startedAt}: report each with autopilot_report and its "task" as it returns (start one again only if its executor is gone, as after a restart).`
+          : `Run ${tasks.length === 1 ? "this task's executor" : `these ${tasks.length} task executors at the same time`} (wave ${w}/${total} of phase ${of} "${phase.name}"): one ${persona} per entry of next.tasks, with that entry's prompt. Report each with autopilot_report and its "task".`,
         tasks,
         expects: { result, artifacts: { plan } },
       },

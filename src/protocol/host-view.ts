@@ -82,22 +82,24 @@ function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
 }
 
 /**
- * A parallel wave (next.tasks): every executor started together, each reported by its task as it
- * returns. Claude Code: several Agent calls in one message; Codex: spawn_agent for each, then
- * wait_agent; Gemini CLI and others: what they offer (docs/clients.md).
+ * A parallel wave (next.tasks): every executor not running yet started together, each reported by
+ * its task as it returns; an entry with `startedAt` runs already (another task reported since it was
+ * started) and is only reported. Claude Code: several Agent calls in one message (one text for every
+ * wave, so it is shown once a conversation); Codex: spawn_agent for each, then wait_agent; Gemini CLI
+ * and others: what they offer (docs/clients.md).
  */
 function waveTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
   const next = step.next;
   if (next.kind !== "dispatch" || !next.tasks?.length) return null;
   const report = `autopilot_report {"session":"${step.session}","stepId":${step.stepId},"task":<the entry's task>,"result":<its JSON reply, kind "${next.expects.result}">,"usage":<its usage block, if any>}`;
-  const n = next.tasks.length;
+  const running = "an entry with startedAt runs already: only report it";
   switch (view.host) {
     case "claude-code":
-      return `Run the ${n} entries of next.tasks together: ${n} Agent tool calls in ONE message (subagent_type "${agentName(view, next.persona)}", prompt: the entry's prompt, run_in_background false); then autopilot_report {stepId, task: the entry's task, usage: its <usage> block} once per executor as each returns (each writes its result file) (in any order; one report never waits for another). Launched in the background anyway: end your turn, and report each when its task notification brings its reply.`;
+      return `Start the entries of next.tasks without startedAt together: one Agent tool call each, all in ONE message (subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"}, prompt: the entry's prompt, run_in_background false); ${running}. Then autopilot_report {stepId, task: the entry's task, usage: its <usage> block} once per executor as each returns (each writes its result file; one report never waits for another). Launched in the background anyway: end your turn, and report each when its task notification brings its reply.`;
     case "codex":
-      return `For each of the ${n} entries of next.tasks call spawn_agent with message "You are ${next.persona}: follow ${personaFile(view, next.persona)}." followed by the entry's prompt, all before waiting; then wait_agent for each and call ${report} once per executor.`;
+      return `For each entry of next.tasks without startedAt call spawn_agent with message "You are ${next.persona}: follow ${personaFile(view, next.persona)}." followed by the entry's prompt, all before waiting (${running}); then wait_agent for each and call ${report} once per executor.`;
     default:
-      return `${runPersona(view, next.persona, "each entry's prompt")}, for all ${n} entries of next.tasks at the same time if you can (one after the other otherwise); then call ${report} once per executor, as each returns.`;
+      return `${runPersona(view, next.persona, "each entry's prompt")}, for every entry of next.tasks without startedAt, at the same time if you can (one after the other otherwise; ${running}); then call ${report} once per executor, as each returns.`;
   }
 }
 
@@ -133,8 +135,15 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
   lines.push("");
   const n = step.next;
   if (n.kind === "dispatch" && n.tasks?.length) {
-    lines.push(`1. ${n.description}: run these ${n.tasks.length} ${n.persona} subagents AT THE SAME TIME (one message with one call each), each with its own prompt:`, "");
-    for (const t of n.tasks) lines.push(`   - task ${t.task} (${t.description}):`, t.prompt.split("\n").map((l) => `     ${l}`).join("\n"), "");
+    const start = n.tasks.filter((t) => t.startedAt === undefined);
+    lines.push(
+      start.length
+        ? `1. ${n.description}: run these ${start.length} ${n.persona} subagents AT THE SAME TIME (one message with one call each), each with its own prompt:`
+        : `1. ${n.description}: these ${n.persona} subagents run already; start one again (with its prompt) only if it is gone, as after a restart:`,
+      "",
+    );
+    for (const t of n.tasks)
+      lines.push(`   - task ${t.task} (${t.description}${t.startedAt !== undefined ? `; running since step ${t.startedAt}` : ""}):`, t.prompt.split("\n").map((l) => `     ${l}`).join("\n"), "");
     lines.push(
       `2. As each returns (in any order), call autopilot_report with {"session":"${step.session}","stepId":${step.stepId},"task":"<its task>","result":<that persona's JSON, kind "${n.expects.result}">,"usage":<its usage block, if any>}. One task's report never waits for another's.`,
     );

@@ -23,6 +23,11 @@ export const WaveDispatch = z.object({
   /** The task's git worktree, relative to the project: the only place its executor works. */
   worktree: z.string(),
   brief: z.string(),
+  /**
+   * The step that started this entry's executor, when it runs already (another task's report came
+   * in since): report it as it returns; start it again only if its executor is gone.
+   */
+  startedAt: z.number().int().optional(),
 });
 export type WaveDispatch = z.infer<typeof WaveDispatch>;
 

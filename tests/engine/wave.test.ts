@@ -10,7 +10,8 @@ import path from "node:path";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { Engine } from "../../src/engine/engine.js";
 import type { Step, WaveDispatch } from "../../src/protocol/step.js";
-import { todoFor } from "../../src/protocol/host-view.js";
+import { renderStepText, todoFor } from "../../src/protocol/host-view.js";
+import { hostStep } from "../../src/mcp/render.js";
 import { RETRY_BUDGET } from "../../src/machine/policy.js";
 
 const SPEC_PATH = "docs/changes/api/proposal.md";
@@ -93,14 +94,25 @@ describe("a parallel session's wave", () => {
       expect(brief).toContain(`- Files it may change: src/e${t.task}.ts`);
       expect(brief).toContain(`Work only in the git worktree ${t.worktree}`);
     }
-    // The host is told to start them together (Claude Code: several Agent calls in one message).
-    expect(todoFor(step, { host: "claude-code" })).toContain("3 Agent tool calls in ONE message");
+    // The host is told to start them together (Claude Code: several Agent calls in one message,
+    // the agent named as for every dispatch: a wave's todo followed later names no wrong agent).
+    expect(tasks.every((t) => t.startedAt === undefined)).toBe(true);
+    expect(todoFor(step, { host: "claude-code" })).toMatch(/^Start the entries of next\.tasks without startedAt together: one Agent tool call each, all in ONE message \(subagent_type next\.persona,/);
     expect(step.todo).toContain('"task":<the entry\'s task>');
+    // Claude Code's lean Step (the JSON its model reads) keeps each entry's task and prompt.
+    const lean = hostStep(step, { host: "claude-code" }).next;
+    expect(lean).toMatchObject({ kind: "dispatch", tasks: tasks.map((t) => ({ task: t.task, prompt: t.prompt })) });
 
     for (const t of tasks) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
     // Task 3 reports first: recorded, nothing merged, the Step still dispatches tasks 1 and 2.
     let s = await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
     expect(tasksOf(s).map((t) => t.task)).toEqual(["1", "2"]);
+    // Tasks 1 and 2 run already: the Step says so (startedAt, the prompt, the text view), so a host
+    // reports them as they return instead of starting them again.
+    expect(tasksOf(s).map((t) => t.startedAt)).toEqual([step.stepId, step.stepId]);
+    expect(s.next.kind === "dispatch" && s.next.prompt).toMatch(new RegExp(`^The executors of tasks 1, 2 \\(wave 1/1 of phase 1/1 "Endpoints"\\) run since step ${step.stepId}: report each`));
+    expect(hostStep(s, { host: "claude-code" }).next).toMatchObject({ tasks: [{ task: "1", startedAt: step.stepId }, { task: "2", startedAt: step.stepId }] });
+    expect(renderStepText(s, { host: "gemini" })).toContain("these harness-task-executor subagents run already; start one again (with its prompt) only if it is gone");
     expect(await subjects()).toHaveLength(3);
     // A report for a task that already reported is refused, with nothing changed.
     await expect(engine.report(SLUG, s.stepId, done(tasks[2]), null, "3")).rejects.toMatchObject({ code: "bad_result" });
