@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
-import type { TempRepo } from "../helpers/git.js";
+import { git, type TempRepo } from "../helpers/git.js";
 import { claudeEnv, ensureClaudeCode, type Installed } from "./claude-code.js";
 import { explain, playClaude, type Played, type PlayOptions } from "./claude-play.js";
 import { installPackedAutopilot } from "./autopilot-package.js";
@@ -304,6 +304,66 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(existsSync(path.join(repo.dir, ".harness/sessions")), explain(p)).toBe(false);
     // The model was told why: the call needs a permission nobody granted.
     expect(p.runs.at(-1)!.result?.result, explain(p)).toMatch(/permissions to use mcp__autopilot__autopilot_start/);
+  });
+
+  it("/autopilot docs/spec.md --fast --parallel: the host starts a wave's three executors in one message, each in its own worktree; all merged in task order, to DONE", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    // One phase whose plan has three independent tasks: one wave.
+    const repo = await makeProject(
+      "# Greeting Library\n\nA tiny library of greetings.\n\n## Implementation Order\n\n### Phase 1: Greetings\n<!-- complexity: low -->\nThree greetings, each in a module of its own: hello, goodbye, welcome.\n",
+    );
+    repos.push(repo);
+    await installInto(repo.dir, "claude", { autopilot });
+
+    const p = await play("claude-code-wave", repo.dir, "/autopilot docs/spec.md --fast --parallel", { brain: { tasksPerPlan: 3 } });
+    expect(p.model.errors, explain(p)).toEqual([]);
+    const { state } = sessionOf(repo.dir, p);
+    expect(state.currentState, explain(p)).toBe("DONE");
+    expect(state.parallel).toBeTruthy();
+
+    // The host made the wave's three Agent calls in one assistant message (Claude Code sent it back
+    // in the next request), one per task, each prompt naming that task's worktree.
+    const waveMessages = p.model.requests.flatMap((r) =>
+      r.kind === "host"
+        ? (r.body?.messages ?? []).filter((m: any) => m.role === "assistant" && Array.isArray(m.content) && m.content.filter((c: any) => c.type === "tool_use" && c.name === "Agent").length >= 3)
+        : [],
+    );
+    expect(waveMessages.length, explain(p)).toBeGreaterThan(0);
+    const wave = waveMessages[0].content.filter((c: any) => c.type === "tool_use" && c.name === "Agent").map((c: any) => c.input);
+    expect(wave.map((a: any) => a.subagent_type)).toEqual(["harness-task-executor", "harness-task-executor", "harness-task-executor"]);
+    const worktrees = wave.map((a: any) => /in the git worktree (\S+) \(work only there\)/.exec(a.prompt)?.[1]);
+    expect(new Set(worktrees).size).toBe(3);
+    // Claude Code ran the three executors at the same time: each had started before any finished.
+    const executors = p.model.requests.filter((r) => r.kind === "subagent" && r.persona === "harness-task-executor");
+    const firstReply = executors.find((r) => r.decision?.kind === "reply")!.n;
+    expect(executors.filter((r) => r.conv!.messages.length <= 2 && r.n < firstReply), explain(p)).toHaveLength(3);
+    // Each executor (its own subagent conversation) wrote only in its worktree, and its result file.
+    const written = new Map<string, Set<string>>();
+    for (const r of executors) {
+      const said = r.conv!.messages.flatMap((m) => (m.role === "user" ? m.parts.flatMap((x) => (x.type === "text" ? [x.text] : [])) : [])).join("\n");
+      const tree = /in the git worktree (\S+) \(work only there\)/.exec(said)?.[1];
+      expect(worktrees, said.slice(0, 500)).toContain(tree);
+      for (const c of r.decision?.kind === "tool_calls" ? r.decision.calls : [])
+        if (c.name === "Write") (written.get(tree!) ?? written.set(tree!, new Set()).get(tree!))!.add(path.relative(repo.dir, String(c.args.file_path)));
+    }
+    expect([...written.keys()].sort()).toEqual([...worktrees].sort());
+    for (const [tree, files] of written)
+      for (const f of files) expect(f.startsWith(`${tree}/`) || /^\.harness\/sessions\/[^/]+\/results\/step-\d+-task-\d\.json$/.test(f), f).toBe(true);
+    // The host reported each task by its task.
+    const reported = p.model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.task !== undefined).map((c) => String(c.args.task)) : [],
+    );
+    expect(reported.sort()).toEqual(["1", "2", "3"]);
+
+    // Each task's work is on the session's branch, in the project's own checkout, committed in task order.
+    for (const n of [1, 2, 3]) expect(readFileSync(path.join(repo.dir, `src/greetings/part-${n}.js`), "utf8")).toContain(`export const part${n} `);
+    const tasks = (await commitSubjects(repo.dir)).filter((s) => /^\[autopilot\] Task \d/.test(s)).reverse();
+    expect(tasks).toEqual(["[autopilot] Task 1: Greetings part 1", "[autopilot] Task 2: Greetings part 2", "[autopilot] Task 3: Greetings part 3"]);
+    // No task worktree or branch is left.
+    expect((await git(repo.dir, "worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+    expect((await git(repo.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
+    // Nothing left uncommitted but autopilot's own session folder.
+    expect((await git(repo.dir, "status", "--porcelain")).trim()).toBe("?? .harness/");
   });
 
   // The server's MCP prompt, typed as a user does. Claude Code splits the words after the command

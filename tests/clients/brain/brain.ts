@@ -7,6 +7,9 @@
 //   - an autopilot Step → do what `next` says: dispatch the persona through the client's own
 //     subagent tool; put an `ask` to the user (end the turn; the user's next message is the
 //     answer, passed to autopilot_decide); tell the user about a `wait` or the `done` summary;
+//   - a parallel wave (next.tasks) → one dispatch call per entry not started yet, all in one
+//     assistant message; then, as each executor's result is in hand (its tool result or task
+//     notification), autopilot_report with that entry's task, one report per turn;
 //   - a subagent's result → autopilot_report with its JSON block, session and stepId of the Step;
 //     a subagent the client started in the background → end the turn, and report when the client's
 //     task notification brings its result;
@@ -47,10 +50,19 @@ export interface SeenStep {
   report?: string;
   todo?: string;
   next:
-    | { kind: "dispatch"; persona: string; description?: string; prompt: string; expects?: { result: string } }
+    | { kind: "dispatch"; persona: string; description?: string; prompt: string; expects?: { result: string }; tasks?: WaveEntry[] }
     | { kind: "ask"; question: string; options: string[]; context?: string }
     | { kind: "wait"; reason: string; resumeWith: string }
     | { kind: "done"; summary?: unknown };
+}
+
+/** One entry of a parallel wave's `next.tasks` (docs/mcp.md), as the host model reads it. */
+export interface WaveEntry {
+  task: string;
+  prompt: string;
+  description?: string;
+  /** The step that started its executor: it runs already, only its report is owed. */
+  startedAt?: number;
 }
 
 const AUTOPILOT_TOOLS = [
@@ -257,13 +269,16 @@ export class Brain {
     return stepOf(result);
   }
 
-  /** The todo of the last Step of this kind that carried one (a model reads it back in its context). */
-  private todoOf(_conv: Conversation, evs: Event[], kind: SeenStep["next"]["kind"]): string | undefined {
+  /**
+   * The todo of the last Step of this kind that carried one (a model reads it back in its context);
+   * a dispatch's from a Step like it: one persona, or a wave (next.tasks).
+   */
+  private todoOf(_conv: Conversation, evs: Event[], kind: SeenStep["next"]["kind"], wave = false): string | undefined {
     let todo: string | undefined;
     for (const e of evs) {
       if (e.kind !== "result" || !e.call || !this.dialect.autopilotToolOf(e.call.name) || !e.result) continue;
       const s = this.stepOf(e.result);
-      if (s?.todo && s.next.kind === kind) todo = s.todo;
+      if (s?.todo && s.next.kind === kind && (s.next.kind !== "dispatch" || !!s.next.tasks?.length === wave)) todo = s.todo;
     }
     return todo;
   }
@@ -348,6 +363,7 @@ export class Brain {
     }
 
     if (last.kind === "notification") {
+      if (step?.next.kind === "dispatch" && step.next.tasks?.length) return this.wave(conv, step);
       // The notices that arrived since the model last acted; only the subagent started for the
       // open dispatch Step counts (the client may notify of one already reported again).
       const pending = this.pendingDispatch(conv);
@@ -366,6 +382,7 @@ export class Brain {
     const result = last.result!;
     if (call && this.dialect.isDispatch(call.name)) {
       if (!step || step.next.kind !== "dispatch") return { kind: "reply", text: "A subagent returned, but no dispatch Step is open." };
+      if (step.next.tasks?.length) return this.wave(conv, step);
       // Started in the background: the client says it will notify; nothing to report until then.
       if (this.dialect.launchedInBackground?.(result))
         return { kind: "reply", text: `The ${step.next.persona} subagent is running in the background; I will report its result when it finishes.` };
@@ -391,6 +408,67 @@ export class Brain {
       return this.follow(conv, s);
     }
     return { kind: "reply", text: `Unexpected tool result${call ? ` of ${call.name}` : ""}:\n${result.text.slice(0, 1000)}` };
+  }
+
+  /**
+   * A wave Step (next.tasks), as its todo says: start every entry this conversation has not started
+   * (all in one message: one dispatch call each), else report the first entry whose executor's
+   * result is in hand (its dispatch call's result, or the task notification of one launched in the
+   * background) with its task, else end the turn and wait for the notifications.
+   */
+  private wave(conv: Conversation, s: SeenStep): Decision {
+    if (s.next.kind !== "dispatch" || !s.next.tasks) throw new Error("not a wave");
+    const next = s.next;
+    const entries = s.next.tasks;
+    const evs = events(conv, this.dialect);
+    // The todo the last wave Step showed (Claude Code shows the same one once a conversation).
+    const todo = s.todo ?? this.todoOf(conv, evs, "dispatch", true);
+    const dispatches = conv.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_call" && this.dialect.isDispatch(p.call.name) ? [p.call] : [])));
+    const results = new Map<string, { text: string; usage?: string }>();
+    for (const m of conv.messages)
+      for (const p of m.parts)
+        if (p.type === "tool_result" && !this.dialect.launchedInBackground?.(p.result)) {
+          const text = this.dialect.subagentText(p.result, conv);
+          const usage = /<usage>[\s\S]*?<\/usage>/.exec(text)?.[0];
+          results.set(p.result.callId, { text, ...(usage ? { usage } : {}) });
+        }
+    for (const e of evs) if (e.kind === "notification" && e.notice!.status === "completed") results.set(e.notice!.callId, { text: e.notice!.result, ...(e.notice!.usage ? { usage: e.notice!.usage } : {}) });
+    const toStart: WaveEntry[] = [];
+    const inHand: Array<{ entry: WaveEntry; text: string; usage?: string }> = [];
+    for (const entry of entries) {
+      const started = dispatches.filter((c) => c.args.prompt === entry.prompt).at(-1);
+      // Started by this conversation (at this Step, or at an earlier one: startedAt): only reported.
+      // One with startedAt that this conversation never started has no executor it knows of (as
+      // after a restart): started again, as the Step's prompt allows.
+      if (!started) toStart.push(entry);
+      else if (results.has(started.id)) inHand.push({ entry, ...results.get(started.id)! });
+    }
+    if (toStart.length) {
+      const calls = toStart.map((entry) => {
+        // The entry's prompt opens with its task and name: a short description for the call.
+        const m = /^Do task (\S+) \("([^"]+)"\)/.exec(entry.prompt);
+        return this.dialect.dispatch(conv, {
+          persona: next.persona,
+          description: entry.description ?? (m ? `Task ${m[1]}: ${m[2]}` : `Task ${entry.task}`),
+          prompt: entry.prompt,
+          ...(todo ? { todo } : {}),
+        });
+      });
+      if (calls.some((c) => !c)) return { kind: "reply", text: `I cannot run the ${next.persona} subagents: this client has no subagent tool.` };
+      return { kind: "tool_calls", calls: calls as WantedCall[], ...(s.report ? { text: s.report } : {}) };
+    }
+    const ready = inHand[0];
+    if (!ready) return { kind: "reply", text: `The executors of tasks ${entries.map((t) => t.task).join(", ")} are running; I will report each when it finishes.` };
+    const json = lastJsonBlock(ready.text);
+    if (!json) return { kind: "reply", text: `The executor of task ${ready.entry.task} returned no JSON result:\n${ready.text.slice(0, 2000)}` };
+    const passResult = !todo || /"result"|result:/.test(todo);
+    return this.callAutopilot(conv, "autopilot_report", {
+      ...(!todo || /session/.test(todo) ? { session: s.session } : {}),
+      stepId: s.stepId,
+      task: ready.entry.task,
+      ...(passResult ? { result: json } : {}),
+      ...(ready.usage ? { usage: ready.usage } : {}),
+    });
   }
 
   /** autopilot_report with the JSON block of a subagent's final text (and its usage block, when shown). */
@@ -430,6 +508,7 @@ export class Brain {
     const report = s.report ? `${s.report}\n\n` : "";
     switch (s.next.kind) {
       case "dispatch": {
+        if (s.next.tasks?.length) return this.wave(conv, s);
         // No todo on the Step (Claude Code's lean Step shows one once): as the last dispatch's said.
         const todo = s.todo ?? this.todoOf(conv, events(conv, this.dialect), "dispatch");
         const call = this.dialect.dispatch(conv, {
@@ -484,7 +563,9 @@ export class Brain {
   private persona(conv: Conversation, persona: string | null): Decision {
     const firstUser = conv.messages.find((m) => m.role === "user" && userText(m, this.dialect));
     const prompt = firstUser ? userText(firstUser, this.dialect) : "";
-    const brief = /\bBrief: (\S+)/.exec(prompt)?.[1];
+    // "Brief: <path>", or a wave task's "Read your brief <path> first."
+    const briefM = /\bBrief: (\S+)|\bRead your brief (\S+?) first\b/.exec(prompt);
+    const brief = briefM?.[1] ?? briefM?.[2];
     if (!brief) return { kind: "reply", text: `The prompt names no brief to read:\n${prompt.slice(0, 1000)}` };
     // The result kind is in the brief ("Finish with one JSON object ...: {"kind":"planned",...}").
     let kind = "";
@@ -532,13 +613,16 @@ export class Brain {
         if (!planPath || !handoff) return fail("the brief names no plan or handoff path");
         const n = this.o.tasksPerPlan;
         const slug = slugify(phaseName);
+        // A session that runs independent tasks at the same time asks for each task's header line
+        // (its dependencies, files and ownership); these tasks need no other.
+        const parallel = /runs independent tasks at the same time/.test(briefText);
         // The shape the planner's texts ask for (and the server checks): per task a Files line,
         // numbered steps, a Verify line.
         const tasks = Array.from({ length: n }, (_, i) =>
           [
             `### Task ${i + 1}: ${phaseName} part ${i + 1}`,
             "",
-            `**Files:** src/${slug}/part-${i + 1}.js`,
+            `${parallel ? "**Depends on:** none | " : ""}**Files:** src/${slug}/part-${i + 1}.js`,
             "",
             `1. Write \`src/${slug}/part-${i + 1}.js\` exporting \`part${i + 1}\`.`,
             `2. Run \`node -e "import('./src/${slug}/part-${i + 1}.js')"\`: it exits 0.`,
@@ -570,22 +654,29 @@ export class Brain {
       case "fixed": {
         const plan = planPath ? reads.get(planPath) : null;
         if (!plan) return fail(`could not read the plan ${planPath ?? "(none named)"}`);
-        // The tasks from the one the brief says to start at ("- Start at: Task N"); a fix touches them all.
-        const from = kind === "executed" ? Number(/^- Start at: Task (\d+)/m.exec(briefText)?.[1] ?? "1") : 1;
+        // The tasks from the one the brief says to start at ("- Start at: Task N"); a fix touches them
+        // all; a parallel wave's executor does the one task its brief names ("- Task: N (name)"),
+        // in the worktree it names ("- Worktree: <path> ..."), where every path of the plan lies.
+        const waveTask = /^- Task: (\d+) /m.exec(briefText)?.[1];
+        const worktree = /^- Worktree: (\S+)/m.exec(briefText)?.[1];
+        if (waveTask && !worktree) return fail(`the brief ${brief} names a task but no worktree`);
+        const from = kind === "executed" ? Number(waveTask ?? /^- Start at: Task (\d+)/m.exec(briefText)?.[1] ?? "1") : 1;
         const planTasks = plan
           .split(/^### Task /m)
           .slice(1)
-          .map((t) => ({ n: Number(/^(\d+)/.exec(t)?.[1] ?? "0"), files: /^\*\*Files:\*\*\s*(.+)$/m.exec(t)?.[1].split(/\s*,\s*/) ?? [] }))
-          .filter((t) => t.n >= from);
-        const targets = planTasks.flatMap((t) => t.files);
-        if (!targets.length) return fail(`the plan ${planPath} names no files from task ${from} on`);
+          .map((t) => ({ n: Number(/^(\d+)/.exec(t)?.[1] ?? "0"), name: /^\d+: (.+)$/m.exec(t)?.[1] ?? "", files: /\*\*Files:\*\*\s*([^|\n]+)/.exec(t)?.[1].trim().split(/\s*,\s*/) ?? [] }))
+          .filter((t) => (waveTask ? t.n === Number(waveTask) : t.n >= from));
+        const targets = planTasks.flatMap((t) => t.files.map((f) => (worktree ? `${worktree}/${f}` : f)));
+        if (!targets.length) return fail(`the plan ${planPath} names no files ${waveTask ? `for task ${waveTask}` : `from task ${from} on`}`);
         const statePath = /^- Execution state: (\S+?\.json)/m.exec(briefText)?.[1];
         // The execution state is kept, not replaced: read it first (it may not exist yet).
         if (statePath && !reads.has(statePath)) return { kind: "tool_calls", calls: [this.dialect.readFile(conv, statePath)] };
-        files = targets.map((t, i) => ({
-          path: t,
-          content: `// ${phaseName}, task ${i + 1} (written by the scripted model)\nexport const part${i + 1} = ${JSON.stringify(t)};\n`,
-        }));
+        files = planTasks.flatMap((t) =>
+          t.files.map((f) => ({
+            path: worktree ? `${worktree}/${f}` : f,
+            content: `// ${phaseName}, task ${t.n} (written by the scripted model)\nexport const part${t.n} = ${JSON.stringify(f)};\n`,
+          })),
+        );
         if (statePath && kind === "executed") {
           let prev: Record<string, unknown> = {};
           try {
@@ -605,11 +696,13 @@ export class Brain {
               ) + "\n",
           });
         }
-        const evidence = targets.map((t) => `node -e "import('./${t}')": exit 0`);
+        const evidence = planTasks.flatMap((t) => t.files).map((t) => `node -e "import('./${t}')": exit 0`);
         result =
           kind === "fixed"
             ? { kind: "fixed", summary: `fixed the findings in ${targets.length} files`, evidence, disputed: [] }
-            : { kind: "executed", outcome: "complete", summary: `${targets.length}/${targets.length} tasks`, evidence };
+            : waveTask
+              ? { kind: "executed", task: { number: Number(waveTask), name: planTasks[0]!.name }, outcome: "complete", summary: `task ${waveTask} done in ${worktree}`, evidence }
+              : { kind: "executed", outcome: "complete", summary: `${targets.length}/${targets.length} tasks`, evidence };
         // A fix (of review or verification findings) changes the code it was given.
         if (kind === "fixed" || /^Fix the /m.test(prompt)) files = files.map((f) => (f.path === statePath ? f : { ...f, content: f.content + "// fixed\n" }));
         break;
