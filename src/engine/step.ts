@@ -12,6 +12,7 @@ import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.j
 import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
 import { todoFor } from "../protocol/host-view.js";
+import { waveBudgetCrossed, waveRunsToStart } from "../machine/actions/wave.js";
 
 /**
  * `--human-gates`: the answers only a person may give at the current question — approving (or
@@ -167,6 +168,14 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
   },
   budget: (state) => {
     const spent = budgetSpent(state.budget, state.usage);
+    const wave = !spent && (state.stage === "budgetWave" || state.stage === "budgetWaveRetry") ? waveBudgetCrossed(state) : null;
+    if (wave && state.budget) {
+      const runs = waveRunsToStart(state);
+      return words(
+        `The wave's ${runs} task run${runs === 1 ? "" : "s"}, counted before they start, would cross the session's budget (${wave}). Raise the budget, continue once, or stop?`,
+        `Spent so far: ${formatCost(state.usage?.total)}; budget ${formatBudget(state.budget)}. "raise budget" takes the amount in your reason ("to $10", "500k"), else doubles it; "continue once" lets this wave's runs through, then asks again.`,
+      );
+    }
     if (!spent || !state.budget) return null;
     return words(
       `The session's budget is spent (${spent}). Raise the budget, continue once, or stop?`,

@@ -181,6 +181,26 @@ function budgetStage<S extends string>(stage: S) {
   } as const;
 }
 
+/**
+ * The budget gate before a parallel wave's dispatches (issue 27): they count against the budget
+ * together, before any starts (`waveOverBudget`: what was spent plus each run's estimated cost).
+ * The same question and answers as budgetStage; "raise budget" checks the raised budget again, and
+ * "continue once" lets the whole wave through. Nothing of the wave is opened while it rests here.
+ */
+function waveBudgetStage<S extends string, B extends string>(stage: S, self: B) {
+  return {
+    meta: { ask: "budget" },
+    always: [{ guard: not("waveOverBudget"), target: stage }],
+    on: {
+      DECIDE: [
+        { guard: answer("budget", "raise budget"), target: self, reenter: true, actions: [{ type: "recordDecision", params: { decision: "raised_budget" } }, "raiseBudget"] },
+        { guard: answer("budget", "continue once"), target: stage, actions: [{ type: "recordDecision", params: { decision: "budget_continue_once" } }, "continueOnce"] },
+        { guard: answer("budget", "stop"), actions: [{ type: "recordDecision", params: { decision: "stopped_budget" } }, "stopForBudget"] },
+      ],
+    },
+  } as const;
+}
+
 /** A dispatching stage's check before it dispatches: a spent budget asks first (budgetStage). */
 function budgetCheck<S extends string>(budgetStageName: S) {
   return { guard: "budgetSpent", target: budgetStageName } as const;
@@ -330,7 +350,7 @@ export const autopilotMachine = setup({
           meta: { dispatch: { job: "execute", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
           // A fix round still pending (a plan approved again while fixing) goes on as the fix.
           // A parallel session's plan with waves: one executor per task of the wave, each in its own worktree.
-          always: [{ guard: "fixPending", target: "fixing" }, budgetCheck("budgetRunning"), { guard: "runsInWaves", target: "waveOpen", actions: "commitPlanForWave" }],
+          always: [{ guard: "fixPending", target: "fixing" }, budgetCheck("budgetRunning"), { guard: "runsInWaves", target: "budgetWave", actions: "commitPlanForWave" }],
           on: {
             EXECUTED: [
               { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["commitExecutionComplete", "keepLearnings"] },
@@ -379,10 +399,11 @@ export const autopilotMachine = setup({
           on: {
             WAVE_MERGED: [
               { guard: "waveNeedsPerson", target: "waveTask", actions: "storeWaveMerged" },
-              { guard: and(["waveAllMerged", "moreWaves"]), target: "waveOpen", actions: "storeWaveMerged" },
+              { guard: and(["waveAllMerged", "moreWaves"]), target: "budgetWave", actions: "storeWaveMerged" },
               { guard: and(["waveAllMerged", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["storeWaveMerged", "waveExecutionComplete"] },
               { guard: "waveAllMerged", target: "#autopilot.VERIFY.running", actions: ["storeWaveMerged", "waveExecutionComplete"] },
-              { target: "wave", actions: "storeWaveMerged" },
+              // Tasks sent back: their new runs count against the budget too.
+              { target: "budgetWaveRetry", actions: "storeWaveMerged" },
             ],
           },
         },
@@ -392,7 +413,7 @@ export const autopilotMachine = setup({
           on: {
             DECIDE: [
               STOP,
-              { guard: answer("waveTask", "re-run"), target: "waveOpen", actions: "waveRerun" },
+              { guard: answer("waveTask", "re-run"), target: "budgetWave", actions: "waveRerun" },
               { guard: answer("waveTask", "done by hand"), target: "waveMerge", actions: "waveByHand" },
             ],
           },
@@ -445,6 +466,10 @@ export const autopilotMachine = setup({
         budgetRunning: budgetStage("running"),
         budgetFixing: budgetStage("fixing"),
         budgetCommitFix: budgetStage("commitFix"),
+        // Before a wave's worktrees open (its tasks, or those a person asked for again), and before
+        // the runs of tasks the merge queue sent back: the wave's dispatches counted together.
+        budgetWave: waveBudgetStage("waveOpen", "budgetWave"),
+        budgetWaveRetry: waveBudgetStage("wave", "budgetWaveRetry"),
       },
     },
     VERIFY: {

@@ -229,6 +229,42 @@ export function budgetSpent(budget: Budget | undefined, ledger: UsageLedger | un
 }
 
 /**
+ * What one more persona run is likely to cost: the average of the runs so far that reported it,
+ * of `persona`'s runs when it has some, else of every persona's; null where nothing is known.
+ */
+export function runEstimate(ledger: UsageLedger | undefined, persona: string): { tokens: number | null; usd: number | null } {
+  const own = ledger?.byPersona[persona];
+  const from = (pick: (t: UsageTotals) => [number | null, number]) => {
+    for (const t of [own, ledger?.total]) {
+      const [sum, n] = t ? pick(t) : [null, 0];
+      if (sum !== null && n > 0) return sum / n;
+    }
+    return null;
+  };
+  return { tokens: from((t) => [t.tokens, t.reported]), usd: from((t) => [t.costUsd, t.costReported]) };
+}
+
+/**
+ * Which limit `runs` more runs of `persona` (a wave's dispatches, counted before they start) would
+ * take the session past, in words, or null while they fit (or nothing is known of their cost).
+ * A spent budget is crossed by any run.
+ */
+export function budgetCrossedBy(budget: Budget | undefined, ledger: UsageLedger | undefined, runs: number, persona: string): string | null {
+  if (!budget) return null;
+  const spent = budgetSpent(budget, ledger);
+  if (spent || runs <= 0) return spent;
+  const t = ledger?.total;
+  const each = runEstimate(ledger, persona);
+  const words = (spentText: string, eachText: string, totalText: string) =>
+    `${spentText}; ${runs} run${runs === 1 ? "" : "s"} of about ${eachText} each would make it ${totalText}`;
+  if (budget.tokens !== null && t?.tokens != null && each.tokens !== null && t.tokens + runs * each.tokens > budget.tokens)
+    return words(`${formatCount(t.tokens)} tokens spent of a ${formatCount(budget.tokens)}-token budget`, `${formatCount(each.tokens)} tokens`, `${formatCount(t.tokens + runs * each.tokens)} tokens`);
+  if (budget.usd !== null && t?.costUsd != null && each.usd !== null && t.costUsd + runs * each.usd > budget.usd)
+    return words(`${formatUsd(t.costUsd)} spent of a ${formatUsd(budget.usd)} budget`, formatUsd(each.usd), formatUsd(t.costUsd + runs * each.usd));
+  return null;
+}
+
+/**
  * "raise budget": the amount named in the user's reason ("to $10", "500k") when it is larger, else
  * the spent limit doubled.
  */

@@ -237,6 +237,29 @@ describe("a parallel session's wave", () => {
     expect(await readFile(path.join(repo.dir, "src/e2.ts"), "utf8")).toBe("export const e2 = 2;\n");
   });
 
+  it("the retry budget is per task: two tasks each failing one attempt short of the budget both go on to merge, no question", async () => {
+    const { engine, step } = await atWave(3);
+    let s = step;
+    const fail = (t: WaveDispatch) => ({ kind: "executed", outcome: "failed", task: { number: Number(t.task), name: t.name }, error: `task ${t.task} type error` });
+    // Tasks 1 and 3 fail RETRY_BUDGET - 1 times each (more failures in all than one budget holds); task 2 is done at once.
+    for (let round = 1; round <= RETRY_BUDGET; round++) {
+      const tasks = tasksOf(s);
+      for (const t of tasks) {
+        if (t.task === "2" || round === RETRY_BUDGET) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
+        s = await engine.report(SLUG, s.stepId, t.task === "2" || round === RETRY_BUDGET ? done(t) : fail(t), null, t.task);
+      }
+      if (round < RETRY_BUDGET) expect(tasksOf(s).map((t) => t.task)).toEqual(["1", "3"]);
+    }
+    expect(s.state).toBe("VERIFY");
+    expect(s.next.kind === "ask" && s.next.name).not.toBe("waveTask");
+    const ledger = (await state()).phaseRun.waveRun;
+    expect(ledger.tasks.map((t: { task: string; status: string; attempt: number }) => [t.task, t.status, t.attempt])).toEqual([
+      ["1", "merged", RETRY_BUDGET],
+      ["2", "merged", 1],
+      ["3", "merged", RETRY_BUDGET],
+    ]);
+  });
+
   it("a failing task goes again in its own worktree within its own retry budget; the budget spent becomes a question", async () => {
     const { engine, step } = await atWave(3);
     const tasks = tasksOf(step);

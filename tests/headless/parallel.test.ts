@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { git, type TempRepo } from "../helpers/git.js";
+import { EXIT_CODES } from "../../src/headless/events.js";
 import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects } from "./_cli.js";
 
 const ONE_PHASE = "# Word Count\n\n## Implementation Order\n\n### Phase 1: Counting Core\n<!-- complexity: low -->\nCount lines, words, characters.\n";
@@ -64,5 +65,45 @@ describe("autopilot run --parallel --jobs 3", () => {
     const wt = path.join(parallel.r.dir, ".harness/worktrees");
     expect(existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : []).toEqual([]);
     expect((await git(parallel.r.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
+  });
+});
+
+describe("autopilot run --parallel --budget: a wave's dispatches count against the budget before they start", () => {
+  it("a wave whose runs together would cross the budget stops before any of its tasks starts; a larger --budget resumes it to DONE", async () => {
+    // 10k tokens a run. The planner spends 10k; wave 1 (3 tasks) comes to 40k, within 45k; wave 2's
+    // 3 runs would make it 70k: the session stops before it (a serial check would still dispatch at 40k).
+    const SCRIPT = { usage: { totalTokens: 10_000 }, phases: { "0": { tasks: 6, chains: 3 }, "1": { tasks: 2 }, "2": { tasks: 2 } } };
+    const r = await specRepo({ config: { scripted: SCRIPT } });
+    repos.push(r);
+    const args = ["run", SPEC_REL, "--runner", "scripted", "--yes", "--parallel", "--jobs", "3"];
+    const res = await cli([...args, "--budget", "45k"], { cwd: r.dir });
+    expect(res.code).toBe(EXIT_CODES.budget);
+    expect(res.stdout).toContain(
+      "The wave's 3 task runs, counted before they start, would cross the session's budget (40k tokens spent of a 45k-token budget; 3 runs of about 10k tokens each would make it 70k tokens).",
+    );
+    expect(res.stdout).toContain("Stopped at the budget (EXECUTE, step");
+    expect(res.stdout).toContain(`To continue: autopilot run ${SPEC_REL} --runner scripted --yes --parallel --jobs 3 --budget 45k --budget <more>`);
+    const state = await readState(r.dir);
+    expect(state.stage).toBe("budgetWave");
+    expect(state.decisions.at(-1)).toMatchObject({ decision: "stopped_budget", by: "policy" });
+    // Wave 1 merged; nothing of wave 2 started: no worktree, no branch, no run spent.
+    expect(state.phaseRun.waveRun.wave).toBe(0);
+    expect(state.phaseRun.waveRun.tasks.map((t: { task: string; status: string }) => [t.task, t.status])).toEqual([
+      ["1", "merged"],
+      ["2", "merged"],
+      ["3", "merged"],
+    ]);
+    expect(state.usage.total).toMatchObject({ tokens: 40_000, dispatches: 4 });
+    expect(await leftovers(r.dir)).toEqual({ worktrees: [], branches: "" });
+    expect((await subjects(r.dir))[0]).toBe("[autopilot] Task 3: Counting Core step 3");
+
+    const more = await cli([...args, "--budget", "1M"], { cwd: r.dir });
+    expect(more.stderr).toBe("");
+    expect(more.code).toBe(EXIT_CODES.done);
+    expect(more.stdout).toContain("Wave 2 of 2: Task 4 in ");
+    const after = await readState(r.dir);
+    expect(after.currentState).toBe("DONE");
+    expect(await subjects(r.dir)).toEqual(expect.arrayContaining(["[autopilot] Task 4: Counting Core step 4", "[autopilot] Task 6: Counting Core step 6"]));
+    expect(await leftovers(r.dir)).toEqual({ worktrees: [], branches: "" });
   });
 });

@@ -7,6 +7,7 @@ import { assertEvent } from "xstate";
 import type { AutopilotState, Notice, WaveLedger } from "../../session/schema.js";
 import { answered, effect, phaseLabel } from "../helpers.js";
 import { act } from "./act.js";
+import { budgetCrossedBy } from "../../session/usage.js";
 
 type Task = WaveLedger["tasks"][number];
 
@@ -142,6 +143,25 @@ export const waveActions = {
   }),
 };
 
+/**
+ * The executor runs the wave's next dispatch starts at once: the tasks a person asked for again,
+ * the tasks the merge queue sent back, or the next wave's tasks (the first, before any ran).
+ */
+export function waveRunsToStart(context: AutopilotState): number {
+  const waves = context.phaseRun.waves?.waves ?? [];
+  const run = runOf(context);
+  if (!run) return waves[0]?.length ?? 0;
+  const rerun = run.tasks.filter((t) => t.status === "rerun").length;
+  if (rerun) return rerun;
+  if (run.tasks.every((t) => t.status === "merged")) return waves[run.wave + 1]?.length ?? 0;
+  return run.tasks.filter((t) => t.status === "running" && !t.reported).length;
+}
+
+/** Why the wave's dispatches, counted together before they start, cross the session's budget (words), or null. */
+export function waveBudgetCrossed(context: AutopilotState): string | null {
+  return budgetCrossedBy(context.budget, context.usage, waveRunsToStart(context), "harness-task-executor");
+}
+
 // ---- guards ----------------------------------------------------------------------------------
 
 type Args = { context: AutopilotState; event: import("../events.js").AutopilotEvent };
@@ -155,6 +175,8 @@ export const waveGuards = {
     const run = context.phaseRun.waveRun;
     return !!run && run.tasks.filter((t) => t.status === "running" && t.task !== event.task).every((t) => !!t.reported);
   },
+  /** The wave's dispatches together would cross the budget, and "continue once" did not let this step through. */
+  waveOverBudget: ({ context }: Args) => !!context.budget && !!waveBudgetCrossed(context) && context.budget.continueOnceAt !== context.stepId,
   waveNeedsPerson: ({ event }: Args) => {
     assertEvent(event, ["WAVE_MERGED", "WAVE_OPENED"]);
     return event.run.tasks.some((t) => t.status === "outside" || t.status === "exhausted");
