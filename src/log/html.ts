@@ -295,6 +295,31 @@ function finalReview(log: DecisionLog): string {
 </section>`;
 }
 
+function waves(log: DecisionLog): string {
+  if (!log.waves.length) return "";
+  const cls = (s: string) => (s === "merged" || s === "done by hand" ? "o-complete" : s === "question" ? "o-failed" : s === "sent back" ? "o-overridden" : "o-pending");
+  return `<section class="card" aria-labelledby="waves-h">
+  <h2 id="waves-h">Parallel waves</h2>
+  <p class="hint">Each task's worktree and branch (removed once merged), what became of it, its merge and the validation after it.</p>
+  <div class="scroll"><table class="data">
+    <caption class="sr-only">Tasks of each parallel wave</caption>
+    <thead><tr><th scope="col">Phase</th><th scope="col">Wave</th><th scope="col">Task</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Worktree · branch</th><th scope="col">Merged</th><th scope="col">Validation after merge</th><th scope="col">Sent back</th></tr></thead>
+    <tbody>${log.waves
+      .flatMap((w) =>
+        w.tasks.map(
+          (t) =>
+            `<tr data-task="${esc(`${w.phase?.number ?? "?"}-${w.number}-${t.task}`)}"><td>${w.phase ? `${w.phase.number}${w.phase.name ? ` · ${esc(w.phase.name)}` : ""}` : "—"}</td><td>${w.number}</td><th scope="row">${esc(t.task)}. ${esc(t.name)}</th><td><span class="badge small ${cls(t.status)}">${esc(t.status)}</span> ${esc(t.statusText === t.status ? "" : t.statusText)}</td><td>${t.attempts}</td><td><code>${esc(t.worktree)}</code><br><code>${esc(t.branch)}</code></td><td>${t.merged ? `<code title="${esc(t.merged)}">${esc(t.mergedShort)}</code>` : `<span class="muted">—</span>`}</td><td>${dash(t.validation)}</td><td>${
+              t.sentBack.length || t.unmerged.length
+                ? `<ul>${[...t.sentBack.map((b) => `attempt ${b.attempt}: ${b.why} (${b.error})`), ...t.unmerged.map((u) => `kept unmerged: ${u.branch}`)].map((x) => `<li>${esc(x)}</li>`).join("")}</ul>`
+                : `<span class="muted">—</span>`
+            }</td></tr>`,
+        ),
+      )
+      .join("")}</tbody>
+  </table></div>
+</section>`;
+}
+
 function commits(log: DecisionLog): string {
   return `<section class="card" aria-labelledby="commits-h">
   <h2 id="commits-h">Commits</h2>
@@ -440,6 +465,7 @@ ${timeline(log)}
 ${diagram(log, graph)}
 ${gates(log)}
 ${decisionsTable(log)}
+${waves(log)}
 ${finalReview(log)}
 ${commits(log)}
 </main>

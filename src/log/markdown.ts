@@ -154,6 +154,31 @@ export function renderMarkdown(log: DecisionLog): string {
     "",
   );
 
+  if (log.waves.length) {
+    out.push("## Parallel waves", "");
+    out.push("Each task of each wave: where it worked (its worktree and branch, removed once merged), what became of it, the commit its merge made the session's head, and the validation after that merge.", "");
+    out.push(
+      table(
+        ["Phase", "Wave", "Task", "Status", "Attempts", "Worktree", "Branch", "Merged", "Validation after merge", "Sent back"],
+        log.waves.flatMap((w) =>
+          w.tasks.map((t) => [
+            w.phase ? `${w.phase.number}. ${w.phase.name ?? ""}` : null,
+            w.number,
+            `${t.task}. ${t.name}`,
+            t.statusText,
+            t.attempts,
+            t.worktree,
+            t.branch,
+            t.mergedShort,
+            t.validation,
+            [...t.sentBack.map((b) => `attempt ${b.attempt}: ${b.why} (${b.error})`), ...t.unmerged.map((u) => `kept unmerged: ${u.branch}`)].join("; ") || null,
+          ]),
+        ),
+      ),
+      "",
+    );
+  }
+
   const fr = log.finalReview;
   out.push("## Final review", "");
   out.push(`Status: **${fr.status}** · ${severities(fr.findings)} · ${fr.fixRounds} fix round${fr.fixRounds === 1 ? "" : "s"} · cost ${mdText(fr.cost.display)}`, "");

@@ -18,6 +18,7 @@ import {
   ParallelSettings,
   WavePlan,
   WaveLedger,
+  WaveLog,
   PhaseRun,
   STATE_NAMES,
   emptyPhaseRun,
@@ -262,6 +263,7 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   fit(s, "budget", Budget, notes, "state");
   fit(s, "pullRequest", PullRequest, notes, "state");
   fit(s, "parallel", ParallelSettings, notes, "state");
+  fit(s, "waveLog", WaveLog, notes, "state");
 
   // Before notices (structured, rendered when a Step is made), the engine saved the Step's text as
   // prose in `report`: it becomes one plain-text notice, so nothing the user was to see is lost.

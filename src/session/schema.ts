@@ -6,8 +6,8 @@
 //  - our own engine fields (stepId, stage, outbox, phaseRun, ...), all optional on read and defaulted
 //    by the normaliser, so an upstream file resumes without them.
 // Every object is loose: unknown fields written by people or other tools are carried through.
-import { ParallelSettings, WaveLedger, WavePlan } from "./wave-plan.js";
-export { ParallelSettings, WaveLedger, WavePlan };
+import { ParallelSettings, WaveLedger, WaveLog, WavePlan } from "./wave-plan.js";
+export { ParallelSettings, WaveLedger, WaveLog, WavePlan };
 import { z } from "zod";
 import { Budget, UsageLedger } from "./usage.js";
 import { RETRY_BUDGET } from "../machine/policy.js";
@@ -313,6 +313,8 @@ export const AutopilotState = z.looseObject({
   humanOnlyGates: z.boolean().optional(),
   /** `--parallel`: independent tasks run in waves, each in its own worktree (docs/state-file.md). */
   parallel: ParallelSettings.optional(),
+  /** Every wave a parallel session ran, per task as last seen (the decision log's source). Absent: none ran. */
+  waveLog: WaveLog.optional(),
   /** Set by a "stop" answer: the Step waits until the session is resumed with autopilot_start. */
   stopped: z.boolean(),
   /** ASSESS found a high-complexity phase: the human plans interactively; we wait for the plan. */

@@ -63,6 +63,10 @@ export const WaveTask = z.looseObject({
     .optional(),
   /** The session's head after its merge. */
   merged: z.string().optional(),
+  /** Each time the merge queue sent the task back: the attempt that followed, why, and what went wrong. */
+  sentBack: z
+    .array(z.looseObject({ attempt: z.number().int().positive(), why: z.enum(["failed", "conflict", "validation"]), error: z.string() }))
+    .optional(),
   /** Validation after its merge, as it printed. */
   validation: z.string().optional(),
 });
@@ -76,3 +80,21 @@ export const WaveLedger = z.looseObject({
   removals: z.array(TaskWorktreeRecord).optional(),
 });
 export type WaveLedger = z.infer<typeof WaveLedger>;
+
+/**
+ * One wave as the session last saw it (`waveLog` in the state file): the ledger of every wave the
+ * session ran, kept after the wave and the phase are over, for the decision log.
+ */
+export const WaveLogEntry = z.looseObject({
+  /** 0-based, as `currentPhase`. */
+  phase: z.number().int().nonnegative(),
+  /** The plan the wave ran (its path), or null. */
+  plan: z.string().nullable(),
+  /** The plan's sha-256 (its first 12 characters): a revised plan's waves are not the first plan's. */
+  planSha: z.string().nullable(),
+  wave: z.number().int().nonnegative(),
+  tasks: z.array(WaveTask),
+});
+export type WaveLogEntry = z.infer<typeof WaveLogEntry>;
+/** The state file's `waveLog`: every wave, in the order they ran. */
+export const WaveLog = z.array(WaveLogEntry);

@@ -15,6 +15,21 @@ function runOf(context: AutopilotState): WaveLedger | null {
   return context.phaseRun.waveRun ?? null;
 }
 
+/**
+ * The state file's `waveLog` with this wave's entry as the ledger now stands (added, or replaced:
+ * one entry per phase, plan and wave). Saved in the same write as the ledger, so the decision log
+ * shows what the session knew, a crash and resume included.
+ */
+function logged(context: AutopilotState, run: WaveLedger): { waveLog: NonNullable<AutopilotState["waveLog"]> } {
+  const phase = context.currentPhase;
+  const plan = context.phases[phase]?.planPath ?? null;
+  const planSha = (context.phaseRun.approvedPlanSha256 ?? context.phaseRun.planSha256 ?? null)?.slice(0, 12) ?? null;
+  const entry = { phase, plan, planSha, wave: run.wave, tasks: run.tasks.map(({ reported: _r, dispatchedAt: _d, ...t }) => t) };
+  const log = context.waveLog ?? [];
+  const at = log.findIndex((e) => e.phase === phase && e.planSha === planSha && e.wave === run.wave);
+  return { waveLog: at < 0 ? [...log, entry] : log.map((e, i) => (i === at ? entry : e)) };
+}
+
 export const waveActions = {
   /**
    * Before a phase's first wave: the plan (and whatever else autopilot wrote in the checkout) is
@@ -42,7 +57,7 @@ export const waveActions = {
       waves: context.phaseRun.waves?.waves.length ?? run.wave + 1,
       tasks: opened.map((t) => ({ task: t.task, worktree: t.worktree.path, attempt: t.attempt })),
     };
-    return { phaseRun: { ...context.phaseRun, waveRun: run }, notices: opened.length ? [...context.notices, notice] : context.notices };
+    return { phaseRun: { ...context.phaseRun, waveRun: run }, ...logged(context, run), notices: opened.length ? [...context.notices, notice] : context.notices };
   }),
   /** One task's executor reported: recorded; the others are not waited on to record it. */
   recordTaskReport: act(({ context, event }) => {
@@ -81,16 +96,27 @@ export const waveActions = {
       .map((e) => ({ sha: e.sha, label: `${phaseLabel(context)} — Task ${e.task}: ${name(e.task)}`, recovery: false, phase: context.currentPhase, timestamp: event.now }));
     // Every report was taken by the queue: the tasks running now (retries) are dispatched by this step.
     const merges = new Map(event.events.flatMap((e) => (e.kind === "merged" ? [[e.task, e] as const] : [])));
+    const before = new Map((runOf(context)?.tasks ?? []).map((t) => [t.task, t.sentBack ?? []]));
     const run: WaveLedger = {
       ...event.run,
       tasks: event.run.tasks.map((t) => {
         const m = merges.get(t.task);
-        return { ...t, reported: null, ...(t.status === "running" ? { dispatchedAt: context.stepId } : {}), ...(m ? { merged: m.sha, validation: m.validation } : {}) };
+        // Why the queue sent it back, each time (the decision log shows them).
+        const back = event.events.flatMap((e) => (e.kind === "retry" && e.task === t.task ? [{ attempt: e.attempt, why: e.why, error: e.error }] : []));
+        const sentBack = [...(t.sentBack ?? before.get(t.task) ?? []), ...back];
+        return {
+          ...t,
+          reported: null,
+          ...(t.status === "running" ? { dispatchedAt: context.stepId } : {}),
+          ...(m ? { merged: m.sha, validation: m.validation } : {}),
+          ...(sentBack.length ? { sentBack } : {}),
+        };
       }),
     };
     const failures = event.events.filter((e) => e.kind === "exhausted" || e.kind === "outside");
     return {
       phaseRun: { ...context.phaseRun, waveRun: run },
+      ...logged(context, run),
       commits: [...context.commits, ...commits],
       notices: [...context.notices, ...notices],
       outbox: failures.length
@@ -121,24 +147,22 @@ export const waveActions = {
     assertEvent(event, "DECIDE");
     const run = runOf(context)!;
     const stopped = run.tasks.filter((t) => t.status === "outside" || t.status === "exhausted");
+    const next: WaveLedger = { ...run, tasks: run.tasks.map((t) => (t.status === "outside" || t.status === "exhausted" ? { ...t, status: "rerun" as const } : t)) };
     return {
       decisions: [...context.decisions, answered(context, event, "rerun_wave_task", { rationale: event.rationale ?? `Tasks ${stopped.map((t) => t.task).join(", ")} run again` })],
-      phaseRun: {
-        ...context.phaseRun,
-        waveRun: { ...run, tasks: run.tasks.map((t) => (t.status === "outside" || t.status === "exhausted" ? { ...t, status: "rerun" as const } : t)) },
-      },
+      phaseRun: { ...context.phaseRun, waveRun: next },
+      ...logged(context, next),
     };
   }),
   /** A person did the stopped tasks' work by hand (on the session's branch): they count as merged. */
   waveByHand: act(({ context, event }) => {
     assertEvent(event, "DECIDE");
     const run = runOf(context)!;
+    const next: WaveLedger = { ...run, tasks: run.tasks.map((t) => (t.status === "outside" || t.status === "exhausted" ? { ...t, status: "merged" as const, error: "done by hand" } : t)) };
     return {
       decisions: [...context.decisions, answered(context, event, "wave_task_by_hand")],
-      phaseRun: {
-        ...context.phaseRun,
-        waveRun: { ...run, tasks: run.tasks.map((t) => (t.status === "outside" || t.status === "exhausted" ? { ...t, status: "merged" as const, error: "done by hand" } : t)) },
-      },
+      phaseRun: { ...context.phaseRun, waveRun: next },
+      ...logged(context, next),
     };
   }),
 };
