@@ -255,10 +255,12 @@ export class SessionEngine {
       throw new AutopilotError("bad_result", `Task ${id} expects an "executed" result from harness-task-executor, not "${result.kind}".`, { step });
     const ex = result.kind === "executed" ? result : null;
     const done = !!ex && (ex.outcome === "complete" || (ex.outcome === "checkpoint" && ex.checkpoint?.type === "passed"));
-    const error = done
-      ? undefined
-      : (result.error?.trim() ||
-        (ex?.outcome === "plan_defect" ? `the executor reports a defect in the plan: ${ex.defect ?? "(no details)"}` : ex?.outcome === "checkpoint" ? `the task stopped at a ${ex.checkpoint?.type ?? "human"} checkpoint, which a parallel wave does not hold` : "the executor reported a failure"));
+    // A human checkpoint: asked as in a serial session once the wave's reports are in; the task then goes on with the answer.
+    const checkpoint = !done && ex?.outcome === "checkpoint" && ex.checkpoint && ex.checkpoint.type !== "passed" ? ex.checkpoint : undefined;
+    const error =
+      done || checkpoint
+        ? undefined
+        : result.error?.trim() || (ex?.outcome === "plan_defect" ? `the executor reports a defect in the plan: ${ex.defect ?? "(no details)"}` : "the executor reported a failure");
     let s: AutopilotState = {
       ...state,
       usage: addUsage(state.usage, { persona: "harness-task-executor", phaseIndex: step.phase?.index ?? null, phaseName: step.phase?.name ?? null, usage }),
@@ -268,6 +270,7 @@ export class SessionEngine {
       task: id,
       done,
       ...(error ? { error } : {}),
+      ...(checkpoint ? { checkpoint } : {}),
       ...(ex?.summary ? { summary: ex.summary } : {}),
       ...(ex?.learnings?.length ? { learnings: ex.learnings } : {}),
       ...(done && ex?.evidence?.length ? { evidence: ex.evidence.map((e) => `Task ${id}: ${e}`) } : {}),

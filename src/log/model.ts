@@ -178,8 +178,8 @@ export interface Totals {
 /**
  * One task of a parallel wave, as the session last saw it: where it worked, what became of it.
  * `status`: merged (its work is on the session's branch), done by hand (a person merged it after a
- * question), question (the merge queue stopped it: outside its Files/Owns, or its retry budget
- * spent; nothing of it merged), sent back (running again after a failure, a conflict or a failing
+ * question), question (at its human checkpoint, or the merge queue stopped it: outside its
+ * Files/Owns, or its retry budget spent; nothing of it merged), sent back (running again after a failure, a conflict or a failing
  * validation), re-run (a person asked for it again; its worktree opens next), running (first
  * attempt), waiting to merge (done; tasks before it merge first).
  */
@@ -558,11 +558,11 @@ function waveTaskLog(t: WaveTask): WaveTaskLog {
     ? "done by hand"
     : t.status === "merged"
       ? "merged"
-      : t.status === "outside" || t.status === "exhausted"
+      : t.status === "outside" || t.status === "exhausted" || (t.status === "running" && t.atCheckpoint)
         ? "question"
         : t.status === "rerun"
           ? "re-run"
-          : t.status === "done"
+          : t.status === "done" || (t.status === "running" && t.reportedDone)
             ? "waiting to merge"
             : t.attempt > (t.budgetFrom ?? 1) && last
               ? "sent back"
@@ -573,7 +573,9 @@ function waveTaskLog(t: WaveTask): WaveTaskLog {
       : status === "done by hand"
         ? "done by hand (a person put its work on the session's branch)"
         : status === "question"
-          ? t.status === "outside"
+          ? t.atCheckpoint
+            ? `question: at its human checkpoint "${t.atCheckpoint}"`
+            : t.status === "outside"
             ? `question: changed files outside its Files/Owns (${(t.outside ?? []).join(", ")}); nothing merged`
             : `question: its retry budget is spent (${t.error ?? "unknown error"}); nothing merged`
           : status === "sent back"

@@ -389,6 +389,8 @@ export const autopilotMachine = setup({
           meta: { dispatch: { job: "executeTask", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
           on: {
             TASK_REPORTED: [
+              // A task at a human checkpoint: the person answers before the wave merges; the task then goes on.
+              { guard: and(["lastTaskReport", "waveCheckpointOwed"]), target: "waveCheckpoint", actions: ["recordTaskReport", "holdWaveCheckpoint", "keepLearnings"] },
               { guard: "lastTaskReport", target: "waveMerge", actions: ["recordTaskReport", "keepLearnings"] },
               { actions: ["recordTaskReport", "keepLearnings"] },
             ],
@@ -404,6 +406,18 @@ export const autopilotMachine = setup({
               { guard: "waveAllMerged", target: "#autopilot.VERIFY.running", actions: ["storeWaveMerged", "waveExecutionComplete"] },
               // Tasks sent back: their new runs count against the budget too.
               { target: "budgetWaveRetry", actions: "storeWaveMerged" },
+            ],
+          },
+        },
+        // A wave's task stopped at a human checkpoint: the serial checkpoint question, then that task
+        // goes on in its worktree with the answer (through the wave's budget gate); the others wait.
+        waveCheckpoint: {
+          meta: { ask: "checkpoint" },
+          on: {
+            DECIDE: [
+              STOP,
+              { guard: "moreWaveCheckpoints", target: "waveCheckpoint", reenter: true, actions: ["answerCheckpoint", "resumeWaveCheckpoint", "holdWaveCheckpoint"] },
+              { target: "budgetWaveRetry", actions: ["answerCheckpoint", "resumeWaveCheckpoint"] },
             ],
           },
         },

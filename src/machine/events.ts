@@ -84,7 +84,17 @@ export type AutopilotEvent =
   // A parallel session's wave (issue 27): its worktrees opened (the engine's waveOpen probe), one
   // task's executor reported, the merge queue ran (the waveMerge probe).
   | ({ type: "WAVE_OPENED"; run: WaveLedger } & Now)
-  | ({ type: "TASK_REPORTED"; task: string; done: boolean; error?: string; summary?: string; learnings?: string[]; evidence?: string[] } & Now)
+  | ({
+      type: "TASK_REPORTED";
+      task: string;
+      done: boolean;
+      error?: string;
+      summary?: string;
+      learnings?: string[];
+      evidence?: string[];
+      /** The task stopped at a human checkpoint (human-verify, human-action, decision): a person answers before it goes on. */
+      checkpoint?: PendingCheckpoint;
+    } & Now)
   | ({ type: "WAVE_MERGED"; run: WaveLedger; events: WaveEventRecord[] } & Now)
   | ({ type: "PLAN_CHANGED"; from: string | null; to: string | null } & Now)
   /**

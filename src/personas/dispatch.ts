@@ -473,6 +473,7 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
     ),
     "",
   );
+  if (t.checkpointAnswer) out.push("## Human checkpoint answer", "", t.checkpointAnswer, "", "Go on with the task from its checkpoint, in the same worktree (your earlier work is there).", "");
   if (t.error) out.push("## What went wrong before", "", t.error, "", t.attempt > 1 ? escalationBrief(t.attempt - (t.budgetFrom ?? 1)) : "", "");
   out.push(...learningsOf(facts));
   return out.join("\n");

@@ -58,9 +58,17 @@ export const WaveTask = z.looseObject({
       done: z.boolean(),
       error: z.string().optional(),
       summary: z.string().optional(),
+      /** It stopped at a human checkpoint: the question comes once the wave's reports are in. */
+      checkpoint: z.looseObject({ type: z.string(), label: z.string(), options: z.array(z.string()).optional(), details: z.string().optional() }).optional(),
     })
     .nullable()
     .optional(),
+  /** In `waveLog` only: the task reported done and waits for the wave's merge. */
+  reportedDone: z.boolean().optional(),
+  /** In `waveLog` only: the human checkpoint the task waits at (its question is open). */
+  atCheckpoint: z.string().optional(),
+  /** A person's answer at the task's human checkpoint, for its executor's next brief. */
+  checkpointAnswer: z.string().optional(),
   /** The session's head after its merge. */
   merged: z.string().optional(),
   /** Each time the merge queue sent the task back: the attempt that followed, why, and what went wrong. */

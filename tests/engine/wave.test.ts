@@ -13,6 +13,7 @@ import type { Step, WaveDispatch } from "../../src/protocol/step.js";
 import { renderStepText, todoFor } from "../../src/protocol/host-view.js";
 import { hostStep } from "../../src/mcp/render.js";
 import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { readDecisionLog } from "../../src/log/index.js";
 
 const SPEC_PATH = "docs/changes/api/proposal.md";
 const SLUG = "changes--api--proposal";
@@ -235,6 +236,47 @@ describe("a parallel session's wave", () => {
       "a fix made meanwhile",
     ]);
     expect(await readFile(path.join(repo.dir, "src/e2.ts"), "utf8")).toBe("export const e2 = 2;\n");
+  });
+
+  it("a task at a human checkpoint: the serial checkpoint question once the wave's reports are in, nothing merged before; then that task alone goes on with the answer", async () => {
+    const { engine, step } = await atWave(3);
+    const tasks = tasksOf(step);
+    for (const t of tasks) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
+    const before = await subjects();
+    const checkpoint = { kind: "executed", outcome: "checkpoint", task: { number: 2, name: "endpoint 2" }, checkpoint: { type: "human-verify", label: "the endpoint answers in the browser", details: "Open /e2 and check the JSON." } };
+    let s = await engine.report(SLUG, step.stepId, checkpoint, null, "2");
+    // The other tasks still owe their reports: no question yet.
+    expect(s.next.kind).toBe("dispatch");
+    s = await engine.report(SLUG, step.stepId, done(tasks[0]), null, "1");
+    s = await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
+    expect(s.next).toMatchObject({
+      kind: "ask",
+      name: "checkpoint",
+      question: 'Checkpoint "Task 2 (endpoint 2): the endpoint answers in the browser": please verify the result. Confirm, reject (say why), or stop?',
+      options: ["confirm", "reject", "stop"],
+      context: "Open /e2 and check the JSON.",
+    });
+    expect(await subjects()).toEqual(before);
+    // The decision log, made now, shows where each task stands.
+    const open = (await readDecisionLog(repo.dir, SLUG))!.waves[0].tasks;
+    expect(open.map((t) => [t.task, t.statusText])).toEqual([
+      ["1", "waiting to merge"],
+      ["2", 'question: at its human checkpoint "the endpoint answers in the browser"'],
+      ["3", "waiting to merge"],
+    ]);
+    s = await engine.decide(SLUG, s.stepId, "confirm", "looks right", "terminal");
+    // Task 2 alone, in the same worktree, its answer in its brief; not a retry.
+    const again = tasksOf(s);
+    expect(again.map((t) => [t.task, t.worktree])).toEqual([["2", tasks[1].worktree]]);
+    const brief = await readFile(path.join(repo.dir, again[0].brief), "utf8");
+    expect(brief).toContain("## Human checkpoint answer\n\nTask 2 (endpoint 2): the endpoint answers in the browser: confirm (looks right)");
+    expect(brief).toContain("- Attempt: 1\n");
+    s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
+    expect(s.state).toBe("VERIFY");
+    expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1"]);
+    const st = await state();
+    expect(st.decisions.at(-1)).toMatchObject({ decision: "checkpoint_human_verify", answer: "confirm", by: "terminal", rationale: "looks right" });
+    expect(st.phaseRun.waveRun.tasks.map((t: { attempt: number }) => t.attempt)).toEqual([1, 1, 1]);
   });
 
   it("the retry budget is per task: two tasks each failing one attempt short of the budget both go on to merge, no question", async () => {

@@ -46,7 +46,7 @@ describe("what a resting stage means, declared on the state node", () => {
       ASSESS: [],
       PLAN: ["planning", "awaitingInteractivePlan", "personaFailed", "budgetPlanning"],
       APPROVE_PLAN: ["gather", "review", "revising"],
-      EXECUTE: ["running", "waveOpen", "wave", "waveMerge", "waveTask", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix", "budgetWave", "budgetWaveRetry"],
+      EXECUTE: ["running", "waveOpen", "wave", "waveMerge", "waveCheckpoint", "waveTask", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix", "budgetWave", "budgetWaveRetry"],
       VERIFY: ["running", "validating", "failed", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetCommitFix"],
       REVIEW: ["running", "blocked", "personaFailed", "budgetRunning"],
       PHASE_COMPLETE: [],

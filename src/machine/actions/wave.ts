@@ -24,7 +24,10 @@ function logged(context: AutopilotState, run: WaveLedger): { waveLog: NonNullabl
   const phase = context.currentPhase;
   const plan = context.phases[phase]?.planPath ?? null;
   const planSha = (context.phaseRun.approvedPlanSha256 ?? context.phaseRun.planSha256 ?? null)?.slice(0, 12) ?? null;
-  const entry = { phase, plan, planSha, wave: run.wave, tasks: run.tasks.map(({ reported: _r, dispatchedAt: _d, ...t }) => t) };
+  const entry = { phase, plan, planSha, wave: run.wave, tasks: run.tasks.map(({ reported, dispatchedAt: _d, ...t }) =>
+      reported?.checkpoint ? { ...t, atCheckpoint: reported.checkpoint.label } : reported?.done ? { ...t, reportedDone: true } : t,
+    ),
+  };
   const log = context.waveLog ?? [];
   const at = log.findIndex((e) => e.phase === phase && e.planSha === planSha && e.wave === run.wave);
   return { waveLog: at < 0 ? [...log, entry] : log.map((e, i) => (i === at ? entry : e)) };
@@ -63,19 +66,29 @@ export const waveActions = {
   recordTaskReport: act(({ context, event }) => {
     assertEvent(event, "TASK_REPORTED");
     const run = runOf(context)!;
+    const next: WaveLedger = {
+      ...run,
+      tasks: run.tasks.map((t) =>
+        t.task === event.task
+          ? {
+              ...t,
+              reported: {
+                done: event.done,
+                ...(event.error ? { error: event.error } : {}),
+                ...(event.summary ? { summary: event.summary } : {}),
+                ...(event.checkpoint ? { checkpoint: event.checkpoint } : {}),
+              },
+            }
+          : t,
+      ),
+    };
     return {
       phaseRun: {
         ...context.phaseRun,
-        waveRun: {
-          ...run,
-          tasks: run.tasks.map((t) =>
-            t.task === event.task
-              ? { ...t, reported: { done: event.done, ...(event.error ? { error: event.error } : {}), ...(event.summary ? { summary: event.summary } : {}) } }
-              : t,
-          ),
-        },
+        waveRun: next,
         ...(event.evidence?.length ? { evidence: [...(context.phaseRun.evidence ?? []), ...event.evidence] } : {}),
       },
+      ...logged(context, next),
     };
   }),
   /** The merge queue ran (the waveMerge probe): its ledger, each merge as a commit of the session, and what happened per task. */
@@ -137,6 +150,32 @@ export const waveActions = {
         : context.outbox,
     };
   }),
+  /**
+   * A task stopped at a human checkpoint and the wave's reports are in: its question is asked as in
+   * a serial session (the checkpoint question), before anything of the wave merges.
+   */
+  holdWaveCheckpoint: act(({ context }) => {
+    const t = checkpointTask(context);
+    const cp = t?.reported?.checkpoint;
+    if (!t || !cp) return {};
+    const checkpoint = { ...cp, type: cp.type as "human-verify" | "human-action" | "decision", label: `Task ${t.task} (${t.name}): ${cp.label}` };
+    return {
+      phaseRun: { ...context.phaseRun, checkpoint, checkpointAnswer: null },
+      ...logged(context, runOf(context)!),
+      notices: [...context.notices, { kind: "checkpointReached", type: checkpoint.type, label: checkpoint.label, details: cp.details ?? null }],
+    };
+  }),
+  /** Answered (answerCheckpoint recorded it): that task goes on in its worktree with the answer, not as a retry. */
+  resumeWaveCheckpoint: act(({ context }) => {
+    const run = runOf(context)!;
+    const t = checkpointTask(context);
+    if (!t) return {};
+    const next: WaveLedger = {
+      ...run,
+      tasks: run.tasks.map((x) => (x.task === t.task ? { ...x, reported: null, dispatchedAt: context.stepId, checkpointAnswer: context.phaseRun.checkpointAnswer ?? undefined } : x)),
+    };
+    return { phaseRun: { ...context.phaseRun, waveRun: next }, ...logged(context, next) };
+  }),
   /** Every wave merged: the phase's execution is done (its commits are the tasks' merges). */
   waveExecutionComplete: act(({ context }) => ({
     retryBudget: { ...context.retryBudget, currentTask: null },
@@ -181,6 +220,11 @@ export function waveRunsToStart(context: AutopilotState): number {
   return run.tasks.filter((t) => t.status === "running" && !t.reported).length;
 }
 
+/** The first running task whose report stopped at a human checkpoint. */
+function checkpointTask(context: AutopilotState): Task | undefined {
+  return runOf(context)?.tasks.find((t) => t.status === "running" && !!t.reported?.checkpoint);
+}
+
 /** Why the wave's dispatches, counted together before they start, cross the session's budget (words), or null. */
 export function waveBudgetCrossed(context: AutopilotState): string | null {
   return budgetCrossedBy(context.budget, context.usage, waveRunsToStart(context), "harness-task-executor");
@@ -201,6 +245,13 @@ export const waveGuards = {
   },
   /** The wave's dispatches together would cross the budget, and "continue once" did not let this step through. */
   waveOverBudget: ({ context }: Args) => !!context.budget && !!waveBudgetCrossed(context) && context.budget.continueOnceAt !== context.stepId,
+  /** A report of this wave stopped at a human checkpoint (this one, or one recorded before). */
+  waveCheckpointOwed: ({ context, event }: Args) => {
+    assertEvent(event, "TASK_REPORTED");
+    return !!event.checkpoint || !!checkpointTask(context);
+  },
+  /** Another task of the wave waits at a human checkpoint besides the one being answered. */
+  moreWaveCheckpoints: ({ context }: Args) => (runOf(context)?.tasks.filter((t) => t.status === "running" && !!t.reported?.checkpoint).length ?? 0) > 1,
   waveNeedsPerson: ({ event }: Args) => {
     assertEvent(event, ["WAVE_MERGED", "WAVE_OPENED"]);
     return event.run.tasks.some((t) => t.status === "outside" || t.status === "exhausted");
