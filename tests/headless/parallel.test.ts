@@ -105,5 +105,5 @@ describe("autopilot run --parallel --budget: a wave's dispatches count against t
     expect(after.currentState).toBe("DONE");
     expect(await subjects(r.dir)).toEqual(expect.arrayContaining(["[autopilot] Task 4: Counting Core step 4", "[autopilot] Task 6: Counting Core step 6"]));
     expect(await leftovers(r.dir)).toEqual({ worktrees: [], branches: "" });
-  });
+  }, 180_000);
 });

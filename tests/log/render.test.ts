@@ -29,7 +29,7 @@ describe("the state graph is read from the machine definition", () => {
     expect(g.nodes.map((n) => n.id)).toEqual([...STATE_NAMES]);
     expect(g.nodes.filter((n) => n.initial).map((n) => n.id)).toEqual(["INIT"]);
     expect(g.nodes.filter((n) => n.final).map((n) => n.id)).toEqual(["DONE"]);
-    expect(g.nodes.find((n) => n.id === "EXECUTE")!.children).toEqual(["running", "waveOpen", "wave", "waveMerge", "waveTask", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix"]);
+    expect(g.nodes.find((n) => n.id === "EXECUTE")!.children).toEqual(["running", "waveOpen", "wave", "waveMerge", "waveCheckpoint", "waveTask", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix", "budgetWave", "budgetWaveRetry"]);
   });
 
   it("maps nested sources and targets to their top-level states", () => {
