@@ -94,7 +94,10 @@ describe("autopilot run --parallel --budget: a wave's dispatches count against t
       ["3", "merged"],
     ]);
     expect(state.usage.total).toMatchObject({ tokens: 40_000, dispatches: 4 });
-    expect(await leftovers(r.dir)).toEqual({ worktrees: [], branches: "" });
+    // No worktree or branch of wave 2 (wave 1's merged ones are removed while the next wave runs).
+    const left = await leftovers(r.dir);
+    expect(left.worktrees.map((w) => w.slice(-2))).toEqual(["-1", "-2", "-3"]);
+    expect(left.branches.split("\n").map((b) => b.trim().slice(-2))).toEqual(["-1", "-2", "-3"]);
     expect((await subjects(r.dir))[0]).toBe("[autopilot] Task 3: Counting Core step 3");
 
     const more = await cli([...args, "--budget", "1M"], { cwd: r.dir });
