@@ -68,6 +68,15 @@ describe("autopilot run --parallel --jobs 3", () => {
   });
 });
 
+/** What is left of the wave's worktrees and branches. */
+async function leftovers(dir: string): Promise<{ worktrees: string[]; branches: string }> {
+  const wt = path.join(dir, ".harness/worktrees");
+  return {
+    worktrees: existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : [],
+    branches: (await git(dir, "branch", "--list", "autopilot-task/*")).trim(),
+  };
+}
+
 describe("autopilot run --parallel --budget: a wave's dispatches count against the budget before they start", () => {
   it("a wave whose runs together would cross the budget stops before any of its tasks starts; a larger --budget resumes it to DONE", async () => {
     // 10k tokens a run. The planner spends 10k; wave 1 (3 tasks) comes to 40k, within 45k; wave 2's
