@@ -224,11 +224,11 @@ function withoutWorktree({ parsed, rel }: StartRequest): StartRequest {
   return { rel, parsed: { ...parsed, worktree: false, given, flags: given } };
 }
 
-/** A wave's task as autopilot_report got it: "3" or 3 (a model may send either); absent is absent. */
+/** A wave's task as autopilot_report got it: "3", 3 or "Task 3" (a model may send any); absent is absent. */
 function taskOf(task: unknown): string | undefined {
   if (task === undefined || task === null) return undefined;
   if (typeof task === "number" && Number.isSafeInteger(task)) return String(task);
-  if (typeof task === "string" && task.trim()) return task.trim();
+  if (typeof task === "string" && task.trim()) return task.trim().replace(/^(?:task\s*#?|#)\s*(?=\d+$)/i, "");
   throw new AutopilotError("bad_input", `task must be the task of the wave Step's next.tasks this result is for (e.g. "3"), not ${shown(task)}.`);
 }
 

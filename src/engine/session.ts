@@ -159,8 +159,19 @@ export class SessionEngine {
 
   /** The result a persona wrote to its result file; bad_result (with the current Step) when there is none that parses. */
   private async resultFile(ref: SessionRef, stepId: number, task?: string): Promise<object> {
-    // A parallel wave's task: the file its brief names, by the step that dispatched it.
-    const dispatchedAt = task ? ((await this.read(ref).catch(() => null))?.phaseRun.waveRun?.tasks.find((t) => t.task === task)?.dispatchedAt ?? stepId) : stepId;
+    // A parallel wave's task: the file its brief names, by the step that dispatched it. A task the
+    // wave does not have is said as such, with the tasks it waits for (not as a missing file).
+    const run = task ? (await this.read(ref).catch(() => null))?.phaseRun.waveRun : undefined;
+    if (task && run && !run.tasks.some((t) => t.task === task)) {
+      const waiting = run.tasks.filter((t) => t.status === "running" && !t.reported).map((t) => `"${t.task}"`);
+      const step = await this.peek(ref).catch(() => undefined);
+      throw new AutopilotError(
+        "bad_result",
+        `Task ${JSON.stringify(task)} is not a task of this wave; the wave waits for ${waiting.length ? `task ${waiting.join(", ")}` : "nothing"} (the "task" of each next.tasks entry). Nothing was changed.`,
+        step ? { step } : undefined,
+      );
+    }
+    const dispatchedAt = task ? (run?.tasks.find((t) => t.task === task)?.dispatchedAt ?? stepId) : stepId;
     const rel = task ? taskResultPath({ sessionDir: ref.paths.sessionDirRel }, dispatchedAt, task) : resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
     const text = await readFile(path.join(this.root, rel), "utf8").catch(() => null);
     let why = text === null ? `the persona wrote no ${rel}` : "";

@@ -244,7 +244,9 @@ async function summarise(
     p.write(`Interrupted at ${final.state} (step ${final.stepId}). The session is saved; continue with: ${o.resumeCommand}`);
   } else if (outcome === "budget") {
     p.write(`Stopped at the budget (${final.state}, step ${final.stepId}): ${state?.budget ? `budget ${formatBudget(state.budget)}, ` : ""}spent ${formatCost(state?.usage?.total)}.`);
-    p.write(`To continue: ${o.resumeCommand} --budget <more>   (or answer "raise budget" / "continue once" on a terminal)`);
+    // The command with the budget it was given replaced (one --budget, not two).
+    const without = o.resumeCommand.replace(/\s(?:'--budget=[^']*'|--budget=\S+|--budget\s+(?:'[^']*'|\S+))/g, "");
+    p.write(`To continue: ${without} --budget <more>   (or answer "raise budget" / "continue once" on a terminal)`);
   } else if (final.next.kind === "wait") {
     p.write(`Waiting (${final.state}, step ${final.stepId}): ${final.next.reason}`);
     p.write(`To continue: ${o.resumeCommand}   (from a chat client: ${final.next.resumeWith})`);

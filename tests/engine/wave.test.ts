@@ -129,7 +129,13 @@ describe("a parallel session's wave", () => {
     // A task that names no task is refused with a next step, nothing changed; a number (as a model may send it) is the task.
     await expect(engine.report(SLUG, s.stepId, undefined, null, { number: 1 })).rejects.toMatchObject({ code: "bad_input", message: expect.stringContaining('(e.g. "3")') });
     expect(tasksOf(await engine.next(SLUG)).map((t) => t.task)).toEqual(["1"]);
-    s = await engine.report(SLUG, s.stepId, undefined, null, 1);
+    // A task the wave does not have is said as such, with the task it waits for (not as a missing result file).
+    await expect(engine.report(SLUG, s.stepId, undefined, null, "7")).rejects.toMatchObject({
+      code: "bad_result",
+      message: 'Task "7" is not a task of this wave; the wave waits for task "1" (the "task" of each next.tasks entry). Nothing was changed.',
+    });
+    // "Task 1" (as a model reading the brief's title may send it) is task 1.
+    s = await engine.report(SLUG, s.stepId, undefined, null, "Task 1");
     // All in: merged in task order, each validated; the phase goes on to verification.
     expect(s.state).toBe("VERIFY");
     expect(s.report).toMatch(/Task 1 \(endpoint 1\) merged \([0-9a-f]{7}\)[\s\S]*Task 2 \(endpoint 2\) merged[\s\S]*Task 3 \(endpoint 3\) merged/);

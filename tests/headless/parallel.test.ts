@@ -91,7 +91,7 @@ describe("autopilot run --parallel --budget: a wave's dispatches count against t
       "The wave's 3 task runs, counted before they start, would cross the session's budget (40k tokens spent of a 45k-token budget; 3 runs of about 10k tokens each would make it 70k tokens).",
     );
     expect(res.stdout).toContain("Stopped at the budget (EXECUTE, step");
-    expect(res.stdout).toContain(`To continue: autopilot run ${SPEC_REL} --runner scripted --yes --parallel --jobs 3 --budget 45k --budget <more>`);
+    expect(res.stdout).toContain(`To continue: autopilot run ${SPEC_REL} --runner scripted --yes --parallel --jobs 3 --budget <more>`);
     const state = await readState(r.dir);
     expect(state.stage).toBe("budgetWave");
     expect(state.decisions.at(-1)).toMatchObject({ decision: "stopped_budget", by: "policy" });
