@@ -2,7 +2,7 @@
 // git repositories with a spec, and reading what a run left behind.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
@@ -116,6 +116,20 @@ export async function readState(dir: string, slug = SLUG): Promise<Record<string
 
 export async function subjects(dir: string): Promise<string[]> {
   return (await git(dir, "log", "--format=%s")).trim().split("\n");
+}
+
+/** What the session's branch holds: every tracked file but the plans (a parallel plan has header lines), with its blob. */
+export async function tree(dir: string): Promise<string> {
+  return (await git(dir, "ls-tree", "-r", "HEAD")).split("\n").filter((l) => !l.includes("/plans/")).join("\n");
+}
+
+/** What is left of a parallel session's task worktrees and branches. */
+export async function leftovers(dir: string): Promise<{ worktrees: string[]; branches: string }> {
+  const wt = path.join(dir, ".harness/worktrees");
+  return {
+    worktrees: existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : [],
+    branches: (await git(dir, "branch", "--list", "autopilot-task/*")).trim(),
+  };
 }
 
 export async function writeConfig(dir: string, config: unknown): Promise<void> {

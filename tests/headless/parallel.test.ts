@@ -5,12 +5,11 @@
 // run leaves, and no worktree or task branch is left behind. The whole three-phase version (several
 // waves in one plan, a plan that falls back to serial) is tests/reliability/parallel-run.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { git, type TempRepo } from "../helpers/git.js";
+import type { TempRepo } from "../helpers/git.js";
 import { EXIT_CODES } from "../../src/headless/events.js";
-import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects } from "./_cli.js";
+import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects, tree, leftovers } from "./_cli.js";
 
 const ONE_PHASE = "# Word Count\n\n## Implementation Order\n\n### Phase 1: Counting Core\n<!-- complexity: low -->\nCount lines, words, characters.\n";
 const SCRIPT = { phases: { "0": { tasks: 3 } } };
@@ -28,11 +27,6 @@ async function run(...flags: string[]) {
   expect(res.stderr).toBe("");
   expect(res.code).toBe(0);
   return { r, res };
-}
-
-/** What the session's branch holds: every tracked file but the plans (a parallel plan has header lines), with its blob. */
-async function tree(dir: string): Promise<string> {
-  return (await git(dir, "ls-tree", "-r", "HEAD")).split("\n").filter((l) => !l.includes("/plans/")).join("\n");
 }
 
 describe("autopilot run --parallel --jobs 3", () => {
@@ -62,20 +56,9 @@ describe("autopilot run --parallel --jobs 3", () => {
     ]);
     expect(await tree(parallel.r.dir)).toBe(await tree(serial.r.dir));
     // Merged work's worktrees and branches are gone.
-    const wt = path.join(parallel.r.dir, ".harness/worktrees");
-    expect(existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : []).toEqual([]);
-    expect((await git(parallel.r.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
+    expect(await leftovers(parallel.r.dir)).toEqual({ worktrees: [], branches: "" });
   });
 });
-
-/** What is left of the wave's worktrees and branches. */
-async function leftovers(dir: string): Promise<{ worktrees: string[]; branches: string }> {
-  const wt = path.join(dir, ".harness/worktrees");
-  return {
-    worktrees: existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : [],
-    branches: (await git(dir, "branch", "--list", "autopilot-task/*")).trim(),
-  };
-}
 
 describe("autopilot run --parallel --budget: a wave's dispatches count against the budget before they start", () => {
   it("a wave whose runs together would cross the budget stops before any of its tasks starts; a larger --budget resumes it to DONE", async () => {

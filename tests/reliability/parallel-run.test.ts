@@ -12,11 +12,10 @@
 // serial run's files, nothing left behind). What only this file checks: several waves in one plan
 // (chains), a plan that falls back to serial in a parallel session, and waves across phases.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { git, type TempRepo } from "../helpers/git.js";
-import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects } from "../headless/_cli.js";
+import type { TempRepo } from "../helpers/git.js";
+import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects, tree, leftovers } from "../headless/_cli.js";
 
 const repos: TempRepo[] = [];
 beforeAll(() => assertBuilt());
@@ -31,20 +30,6 @@ async function run(script: unknown, ...flags: string[]) {
   expect(res.stderr).toBe("");
   expect(res.code).toBe(0);
   return { r, res };
-}
-
-/** What the session's branch holds: every tracked file but the plans (a parallel plan has header lines), with its blob. */
-async function tree(dir: string): Promise<string> {
-  return (await git(dir, "ls-tree", "-r", "HEAD")).split("\n").filter((l) => !l.includes("/plans/")).join("\n");
-}
-
-/** What is left of the wave's worktrees and branches. */
-async function leftovers(dir: string): Promise<{ worktrees: string[]; branches: string }> {
-  const wt = path.join(dir, ".harness/worktrees");
-  return {
-    worktrees: existsSync(wt) ? (await readdir(wt)).filter((f) => f !== ".gitignore") : [],
-    branches: (await git(dir, "branch", "--list", "autopilot-task/*")).trim(),
-  };
 }
 
 describe("autopilot run --parallel --jobs 3", () => {
