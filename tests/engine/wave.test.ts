@@ -300,6 +300,8 @@ describe("a parallel session's wave", () => {
     }
     expect(s.state).toBe("VERIFY");
     expect(s.next.kind === "ask" && s.next.name).not.toBe("waveTask");
+    // Every attempt sent back counts as a retry of the phase (its report says "Retries: 4").
+    expect((await state()).phaseRun.retriesUsed).toBe(2 * (RETRY_BUDGET - 1));
     const ledger = (await state()).phaseRun.waveRun;
     expect(ledger.tasks.map((t: { task: string; status: string; attempt: number }) => [t.task, t.status, t.attempt])).toEqual([
       ["1", "merged", RETRY_BUDGET],

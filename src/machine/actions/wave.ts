@@ -127,8 +127,11 @@ export const waveActions = {
       }),
     };
     const failures = event.events.filter((e) => e.kind === "exhausted" || e.kind === "outside");
+    // Each task sent back (a failed attempt, a conflict, a validation failing after its merge) is a
+    // retry of the phase, as in a serial run: the phase, done and learnings reports count them.
+    const retries = event.events.filter((e) => e.kind === "retry").length;
     return {
-      phaseRun: { ...context.phaseRun, waveRun: run },
+      phaseRun: { ...context.phaseRun, waveRun: run, retriesUsed: context.phaseRun.retriesUsed + retries },
       ...logged(context, run),
       commits: [...context.commits, ...commits],
       notices: [...context.notices, ...notices],
