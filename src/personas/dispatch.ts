@@ -457,7 +457,7 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
     `- Task: ${t.task} (${t.name})`,
     `- Worktree: ${t.worktree.path} (branch ${t.worktree.branch}, made from ${t.worktree.base.slice(0, 12)})`,
     `- Files it may change: ${may.join(", ") || "(none named)"}`,
-    `- Result: ${taskResultPath(state, t.dispatchedAt ?? state.stepId, t.task)} (write your JSON result there too)`,
+    `- Result: ${taskResultPath(state, t.dispatchedAt ?? state.stepId, t.task)} (in the project's checkout, not in the worktree: write your JSON result there too)`,
     `- Attempt: ${t.attempt}${t.attempt > (t.budgetFrom ?? 1) ? ` (retry ${t.attempt - (t.budgetFrom ?? 1)} of ${state.retryBudget.maxAttempts - 1})` : ""}`,
     "",
     "## How to do this step",

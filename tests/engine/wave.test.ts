@@ -124,6 +124,8 @@ describe("a parallel session's wave", () => {
     // Task 1's executor wrote its result to the file its brief names; the host reports only the step and the task.
     const resultFile = /^- Result: (\S+)/m.exec(await readFile(path.join(repo.dir, tasks[0].brief), "utf8"))![1];
     expect(resultFile).toBe(`.harness/sessions/${SLUG}/results/step-${step.stepId}-task-1.json`);
+    // The brief says every plan path is relative to the worktree: the result file is said to be in the project's checkout.
+    expect(await readFile(path.join(repo.dir, tasks[0].brief), "utf8")).toContain(`- Result: ${resultFile} (in the project's checkout, not in the worktree:`);
     await mkdir(path.dirname(path.join(repo.dir, resultFile)), { recursive: true });
     await writeFile(path.join(repo.dir, resultFile), JSON.stringify(done(tasks[0])));
     // A task that names no task is refused with a next step, nothing changed; a number (as a model may send it) is the task.
