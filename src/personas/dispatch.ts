@@ -198,7 +198,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       };
     });
     const list = `task${tasks.length === 1 ? "" : "s"} ${tasks.map((t) => t.task).join(", ")}`;
-    const running = tasks.every((t) => t.startedAt !== undefined);
+    const running = tasks.length > 0 && tasks.every((t) => t.startedAt !== undefined);
     return {
       next: {
         kind: "dispatch",

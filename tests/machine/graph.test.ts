@@ -150,7 +150,13 @@ function waveEvents(c: AutopilotState): AutopilotEvent[] {
   if (run) out.push({ type: "WAVE_OPENED", run: { ...run, tasks: run.tasks.map((t, i) => ({ ...t, status: i === 0 ? ("outside" as const) : t.status })) }, now });
   for (const t of run?.tasks ?? [])
     if (t.status === "running" && !t.reported)
-      out.push({ type: "TASK_REPORTED", task: t.task, done: true, evidence: ["ok"], now }, { type: "TASK_REPORTED", task: t.task, done: false, error: "e", learnings: ["l"], now });
+      out.push(
+        { type: "TASK_REPORTED", task: t.task, done: true, evidence: ["ok"], now },
+        { type: "TASK_REPORTED", task: t.task, done: false, error: "e", learnings: ["l"], now },
+        // Stopped at a human checkpoint: the serial checkpoint question once the wave's reports are
+        // in (in the first wave of the walk without a budget: everywhere would not end).
+        ...(c.budget || run?.wave !== 0 ? [] : [{ type: "TASK_REPORTED" as const, task: t.task, done: false, checkpoint: { type: "human-verify" as const, label: "look" }, now }]),
+      );
   if (run) {
     const as = (status: (i: number) => WaveTask["status"]) => ({ ...run, tasks: run.tasks.map((t, i) => ({ ...t, status: status(i), reported: null })) });
     const first = run.tasks[0]?.task ?? "1";
@@ -201,8 +207,9 @@ function serialize(s: Snap): string {
     ["PLAN", "APPROVE_PLAN", "EXECUTE"].includes(topOf(s)) ? (c.phaseRun.planDefects ?? 0) : null,
     topOf(s) === "REVIEW" ? (c.phaseRun.reviewChecks ?? 0) : null,
     topOf(s) === "FINAL_REVIEW" ? (c.finalReview.checks ?? 0) : null,
-    // A parallel session's wave, without its attempts (a retry is the same state again).
-    c.phaseRun.waveRun ? [c.phaseRun.waveRun.wave, c.phaseRun.waveRun.tasks.map((t) => [t.status, !!t.reported])] : null,
+    // A parallel session's wave, without its attempts (a retry is the same state again); a report
+    // at a checkpoint told apart from the others (two tasks at checkpoints ask twice).
+    c.phaseRun.waveRun ? [c.phaseRun.waveRun.wave, c.phaseRun.waveRun.tasks.map((t) => [t.status, t.reported ? (t.reported.checkpoint ? "checkpoint" : true) : false])] : null,
   ]);
 }
 
@@ -241,11 +248,14 @@ const budgetBlocks = (c: AutopilotState) => !!c.budget && !!budgetSpent(c.budget
 const budgetWalk = { input: budgetInput, events: (s: Snap) => eventsFor(s, true), serializeState: (s: Snap) => serialize(s) + (budgetBlocks(ctxOf(s)) ? "$" : ""), limit: 200_000 };
 const budgetPaths = getShortestPaths(stepped, budgetWalk);
 // A parallel session (issue 27): a third walk, fast and standard starts, plans with waves.
-const waveWalk = { input: { ...initState(), parallel: { minIndependent: 2 } }, events: (s: Snap) => eventsFor(s, "fastAndStandard"), serializeState: serialize, limit: 200_000 };
+const waveWalk = { input: { ...initState(), parallel: { minIndependent: 2 } }, events: (s: Snap) => eventsFor(s, "fastAndStandard"), serializeState: serialize, limit: 600_000 };
 const wavePaths = getShortestPaths(autopilotMachine, waveWalk);
-const paths = [...mainPaths, ...budgetPaths, ...wavePaths];
+// A parallel session far past its budget: the wave's budget gates (before a wave, before a task sent back).
+const waveBudgetWalk = { ...budgetWalk, input: { ...budgetInput, parallel: { minIndependent: 2 } } };
+const waveBudgetPaths = getShortestPaths(stepped, waveBudgetWalk);
+const paths = [...mainPaths, ...budgetPaths, ...wavePaths, ...waveBudgetPaths];
 
-// The walk is exhaustive and CPU-bound (about 43,000 states with the refused commits and the
+// The walk is exhaustive and CPU-bound (about 43,000 states in the main walk with the refused commits and the
 // send-back counters; 14-30 s for the largest test alone on 2 cores): the default 60 s timed out
 // while other suites loaded the machine, so these tests get more time, not a smaller walk.
 describe("the machine, walked by @xstate/graph", { timeout: 180_000 }, () => {
@@ -274,7 +284,8 @@ describe("the machine, walked by @xstate/graph", { timeout: 180_000 }, () => {
     });
     const budgetAdjacency = getAdjacencyMap(stepped, budgetWalk);
     const waveAdjacency = getAdjacencyMap(autopilotMachine, waveWalk);
-    for (const { state, transitions } of [...Object.values(adjacency), ...Object.values(budgetAdjacency), ...Object.values(waveAdjacency)])
+    const waveBudgetAdjacency = getAdjacencyMap(stepped, waveBudgetWalk);
+    for (const { state, transitions } of [...Object.values(adjacency), ...Object.values(budgetAdjacency), ...Object.values(waveAdjacency), ...Object.values(waveBudgetAdjacency)])
       for (const { event } of Object.values(transitions) as { event: unknown }[])
         for (const t of autopilotMachine.getTransitionData(state as never, event as never)) taken.add(t);
     const untaken: string[] = [];
