@@ -118,6 +118,18 @@ export async function subjects(dir: string): Promise<string[]> {
   return (await git(dir, "log", "--format=%s")).trim().split("\n");
 }
 
+/**
+ * `autopilot run SPEC --runner scripted --yes [flags]` in a new spec repository (kept in `repos` for
+ * clean-up); the run must end with exit 0 and nothing on stderr.
+ */
+export async function runScripted(repos: TempRepo[], opts: { spec?: string; script: unknown }, ...flags: string[]): Promise<{ r: TempRepo; res: Ran }> {
+  const r = await specRepo({ spec: opts.spec, config: { scripted: opts.script } });
+  repos.push(r);
+  const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", ...flags], { cwd: r.dir });
+  if (res.stderr !== "" || res.code !== 0) throw new Error(`autopilot run ${flags.join(" ")} ended with exit ${res.code}:\n${res.stderr}\n${res.stdout.slice(-2000)}`);
+  return { r, res };
+}
+
 /** What the session's branch holds: every tracked file but the plans (a parallel plan has header lines), with its blob. */
 export async function tree(dir: string): Promise<string> {
   return (await git(dir, "ls-tree", "-r", "HEAD")).split("\n").filter((l) => !l.includes("/plans/")).join("\n");

@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { TempRepo } from "../helpers/git.js";
 import { EXIT_CODES } from "../../src/headless/events.js";
-import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects, tree, leftovers } from "./_cli.js";
+import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects, tree, leftovers, runScripted } from "./_cli.js";
 
 const ONE_PHASE = "# Word Count\n\n## Implementation Order\n\n### Phase 1: Counting Core\n<!-- complexity: low -->\nCount lines, words, characters.\n";
 const SCRIPT = { phases: { "0": { tasks: 3 } } };
@@ -20,14 +20,7 @@ afterAll(async () => {
   await Promise.all(repos.map((r) => r.cleanup()));
 });
 
-async function run(...flags: string[]) {
-  const r = await specRepo({ spec: ONE_PHASE, config: { scripted: SCRIPT } });
-  repos.push(r);
-  const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", ...flags], { cwd: r.dir });
-  expect(res.stderr).toBe("");
-  expect(res.code).toBe(0);
-  return { r, res };
-}
+const run = (...flags: string[]) => runScripted(repos, { spec: ONE_PHASE, script: SCRIPT }, ...flags);
 
 describe("autopilot run --parallel --jobs 3", () => {
   it("runs a wave of three tasks in their worktrees, merges them in task order, and ends DONE with a serial run's files", async () => {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { TempRepo } from "../helpers/git.js";
-import { assertBuilt, cli, readState, SPEC_REL, specRepo, subjects, tree, leftovers } from "../headless/_cli.js";
+import { assertBuilt, readState, subjects, tree, leftovers, runScripted } from "../headless/_cli.js";
 
 const repos: TempRepo[] = [];
 beforeAll(() => assertBuilt());
@@ -23,14 +23,7 @@ afterAll(async () => {
   await Promise.all(repos.map((r) => r.cleanup()));
 });
 
-async function run(script: unknown, ...flags: string[]) {
-  const r = await specRepo({ config: { scripted: script } });
-  repos.push(r);
-  const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", ...flags], { cwd: r.dir });
-  expect(res.stderr).toBe("");
-  expect(res.code).toBe(0);
-  return { r, res };
-}
+const run = (script: unknown, ...flags: string[]) => runScripted(repos, { script }, ...flags);
 
 describe("autopilot run --parallel --jobs 3", () => {
   it("plans with header lines, runs each wave's tasks in their worktrees, merges them in task order, and ends DONE with a serial run's files", async () => {
