@@ -3,7 +3,7 @@
 // own HOME pointed at the loopback model, with `autopilot install <client> --global` run into that
 // HOME as a user would.
 import { execFile } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect } from "vitest";
@@ -223,4 +223,68 @@ export async function clientWithPackage(
     return { skip: packed.skip };
   }
   return { ...installed, autopilot: packed };
+}
+
+/** One phase whose plan (three tasks, scripted planner) has three independent tasks: one wave. */
+export const SPEC_ONE_WAVE =
+  "# Greeting Library\n\nA tiny library of greetings.\n\n## Implementation Order\n\n### Phase 1: Greetings\n<!-- complexity: low -->\nThree greetings, each in a module of its own: hello, goodbye, welcome.\n";
+
+/**
+ * A `--parallel` session on SPEC_ONE_WAVE driven through a client to DONE: the host started the
+ * wave's three executors through `dispatchTool` (each prompt naming its own worktree, which the
+ * Step gave), each executor (its own subagent conversation) wrote only in its worktree (`writes`
+ * gives an executor request's write paths, project-relative), the host reported each task once by
+ * `task`, the tasks' work is on the branch in task order, and no task worktree, branch or stray
+ * file is left. Returns, per host turn that started executors, their worktrees' numbers (the
+ * caller checks how they were grouped), and the worktrees.
+ */
+export async function expectWaveDone(
+  dir: string,
+  model: LoopbackModel,
+  why: string,
+  o: { dispatchTool: string; reportTool: string; promptOf: (args: Record<string, unknown>) => string; writes: (r: LoopbackModel["requests"][number]) => string[] },
+): Promise<{ dispatchTurns: number[][]; worktrees: string[] }> {
+  expect(() => readSession(dir), why).not.toThrow();
+  const { state } = readSession(dir);
+  expect(state.currentState, why).toBe("DONE");
+  expect(state.parallel, why).toBeTruthy();
+  // The worktree each prompt names ("in the git worktree <path> (work only there)").
+  const treeOf = (prompt: string) => /in the git worktree (\S+) \(work only there\)/.exec(prompt)?.[1];
+  const dispatchTurns: number[][] = [];
+  const worktrees: string[] = [];
+  for (const r of model.requests) {
+    if (r.kind !== "host" || r.decision?.kind !== "tool_calls") continue;
+    const trees = r.decision.calls.flatMap((c) => (c.name === o.dispatchTool ? (treeOf(o.promptOf(c.args)) ?? []) : []));
+    if (!trees.length) continue;
+    dispatchTurns.push(trees.map((t) => worktrees.push(t)));
+  }
+  expect(worktrees.length, why).toBe(3);
+  expect(new Set(worktrees).size, why).toBe(3);
+  // Each executor wrote only in the worktree its prompt named (and, at most, its result file).
+  const executors = model.requests.filter((r) => r.kind === "subagent" && r.persona === "harness-task-executor");
+  const written = new Map<string, Set<string>>();
+  for (const r of executors) {
+    const said = (r.conv?.messages ?? []).flatMap((m) => (m.role === "user" ? m.parts.flatMap((x) => (x.type === "text" ? [x.text] : [])) : [])).join("\n");
+    const tree = treeOf(said);
+    expect(worktrees, said.slice(0, 500)).toContain(tree);
+    for (const f of o.writes(r)) (written.get(tree!) ?? written.set(tree!, new Set()).get(tree!))!.add(f);
+  }
+  expect([...written.keys()].sort(), why).toEqual([...worktrees].sort());
+  for (const [tree, files] of written)
+    for (const f of files) expect(f.startsWith(`${tree}/`) || /^\.harness\/sessions\/[^/]+\/results\/step-\d+-task-\d\.json$/.test(f), f).toBe(true);
+  // The host reported each task once, by its task.
+  const reported = model.requests.flatMap((r) =>
+    r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === o.reportTool && c.args.task !== undefined).map((c) => String(c.args.task)) : [],
+  );
+  expect(reported.sort(), why).toEqual(["1", "2", "3"]);
+  // Each task's work is on the session's branch, in the project's own checkout, committed in task order.
+  for (const n of [1, 2, 3]) expect(readFileSync(path.join(dir, `src/greetings/part-${n}.js`), "utf8")).toContain(`export const part${n} `);
+  const tasks = (await commitSubjects(dir)).filter((s) => /^\[autopilot\] Task \d/.test(s)).reverse();
+  expect(tasks).toEqual(["[autopilot] Task 1: Greetings part 1", "[autopilot] Task 2: Greetings part 2", "[autopilot] Task 3: Greetings part 3"]);
+  // No task worktree or branch is left, and nothing uncommitted but autopilot's own session folder.
+  const gitOut = async (...args: string[]) => (await execFileP("git", args, { cwd: dir })).stdout;
+  expect((await gitOut("worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+  expect((await gitOut("branch", "--list", "autopilot-task/*")).trim()).toBe("");
+  expect((await gitOut("status", "--porcelain")).trim()).toBe("?? .harness/");
+  return { dispatchTurns, worktrees };
 }

@@ -15,7 +15,7 @@ import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { ClaudeRun } from "./claude-code.js";
 import { codex } from "./dialects/codex.js";
-import { clientWithPackage, codexHome, documentedStart, expectFastTwoPhaseDone, ensureCodex, explain, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import { clientWithPackage, codexHome, documentedStart, expectFastTwoPhaseDone, expectWaveDone, ensureCodex, explain, installFor, play, SPEC_ONE_WAVE, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
 import { makeProject } from "./project.js";
 import { startResponsesModel } from "./responses-sse.js";
 
@@ -104,5 +104,51 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
       r.conv?.messages.some((m) => m.parts.some((p) => p.type === "tool_result" && /Output:\n\{"session"/.test(p.result.text))),
     );
     expect(sawJson).toBe(true);
+  });
+
+  it("--fast --parallel: the host spawns a wave's three executors before waiting, each in its own worktree; all merged in task order, to DONE", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject(SPEC_ONE_WAVE);
+    repos.push(repo);
+    const home = mkdtempSync(path.join(tmpdir(), "autopilot-codex-home-"));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+
+    const log: string[] = [];
+    const brain = new Brain(codex, { tasksPerPlan: 3 });
+    const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    cleanups.push(() => void model.close());
+    const { output: out, env } = await installFor("codex", repo.dir, codexHome(home, model.url).env, installed.autopilot, ["--global"]);
+    const start = documentedStart(out);
+
+    let first: ClaudeRun | undefined;
+    const runs = await play(installed.bin, {
+      onRun: (r) => (first ??= r),
+      cwd: repo.dir,
+      env,
+      model,
+      first: ["exec", ...EXEC, `${start} docs/spec.md --fast --parallel`],
+      next: (answer) => ["exec", "resume", ...EXEC, threadOf(first!), answer],
+    });
+    const why = explain(`codex (start: ${start})`, runs, log);
+    expect(model.errors, why).toEqual([]);
+    // Codex offered its multi-agent tools without any feature flag in the user's config.
+    const hostTools = model.requests.find((r) => r.kind === "host")?.conv?.tools ?? [];
+    expect(hostTools, why).toEqual(expect.arrayContaining(["spawn_agent", "wait_agent", "close_agent"]));
+
+    const { dispatchTurns } = await expectWaveDone(repo.dir, model, why, {
+      dispatchTool: "spawn_agent",
+      reportTool: "mcp__autopilot__autopilot_report",
+      promptOf: (a) => String(a.message ?? ""),
+      writes: (r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.flatMap((c) => codex.writePathOf(r.conv!, { id: "", ...c }) ?? []) : []),
+    });
+    // The todo says: every spawn_agent before waiting. The three went out in one model turn, each
+    // told which persona it is, and Codex ran them at the same time: each executor had made its first
+    // request before any of them finished.
+    expect(dispatchTurns.map((t) => t.length), why).toEqual([3]);
+    const executors = model.requests.filter((r) => r.kind === "subagent" && r.persona === "harness-task-executor");
+    const firstReply = executors.find((r) => r.decision?.kind === "reply")!.n;
+    expect(executors.filter((r) => r.conv!.messages.length <= 2 && r.n < firstReply), why).toHaveLength(3);
+    const waits = model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "wait_agent") : []));
+    expect(waits.length, why).toBeGreaterThan(0);
   });
 });

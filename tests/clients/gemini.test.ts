@@ -15,7 +15,7 @@ import { ensureBuilt } from "../helpers/build.js";
 import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import { gemini } from "./dialects/gemini.js";
-import { clientWithPackage, documentedStart, expectFastTwoPhaseDone, ensureGemini, explain, geminiHome, installFor, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import { clientWithPackage, documentedStart, expectFastTwoPhaseDone, expectWaveDone, ensureGemini, explain, geminiHome, installFor, play, SPEC_ONE_WAVE, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
 import { startGeminiModel } from "./gemini-sse.js";
 import { makeProject } from "./project.js";
 
@@ -76,5 +76,39 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
     );
     expect(results.length).toBeGreaterThan(0);
     expect(results.every((t) => !t.trim().replace(/^<untrusted_context>\s*/, "").startsWith("{"))).toBe(true);
+  });
+
+  it("--fast --parallel: the host invokes a wave's three executors in one message, each in its own worktree; all merged in task order, to DONE", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject(SPEC_ONE_WAVE);
+    repos.push(repo);
+    const home = mkdtempSync(path.join(tmpdir(), "autopilot-gemini-home-"));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+
+    const log: string[] = [];
+    const brain = new Brain(gemini, { tasksPerPlan: 3 });
+    const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    cleanups.push(() => void model.close());
+    const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, installed.autopilot, ["--global"]);
+    const start = documentedStart(out);
+
+    const runs = await play(installed.bin, {
+      cwd: repo.dir,
+      env,
+      model,
+      first: ["-p", `${start} docs/spec.md --fast --parallel`, ...HEADLESS],
+      next: (answer) => ["-p", answer, "--resume", "latest", ...HEADLESS],
+    });
+    const why = explain(`gemini (start: ${start})`, runs, log);
+    expect(model.errors, why).toEqual([]);
+
+    const { dispatchTurns } = await expectWaveDone(repo.dir, model, why, {
+      dispatchTool: "invoke_agent",
+      reportTool: "mcp_autopilot_autopilot_report",
+      promptOf: (a) => String(a.prompt ?? ""),
+      writes: (r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.flatMap((c) => gemini.writePathOf(r.conv!, { id: "", ...c }) ?? []) : []),
+    });
+    // The host read the wave from the text view alone and made the three invoke_agent calls in one message.
+    expect(dispatchTurns.map((t) => t.length), why).toEqual([3]);
   });
 });

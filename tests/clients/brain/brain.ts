@@ -435,13 +435,20 @@ export class Brain {
     for (const e of evs) if (e.kind === "notification" && e.notice!.status === "completed") results.set(e.notice!.callId, { text: e.notice!.result, ...(e.notice!.usage ? { usage: e.notice!.usage } : {}) });
     const toStart: WaveEntry[] = [];
     const inHand: Array<{ entry: WaveEntry; text: string; usage?: string }> = [];
+    const running: ToolCall[] = [];
+    const promptOf = (c: ToolCall) => (this.dialect.promptOf ? this.dialect.promptOf(c) : c.args.prompt);
     for (const entry of entries) {
-      const started = dispatches.filter((c) => c.args.prompt === entry.prompt).at(-1);
+      const started = dispatches.filter((c) => promptOf(c) === entry.prompt).at(-1);
       // Started by this conversation (at this Step, or at an earlier one: startedAt): only reported.
       // One with startedAt that this conversation never started has no executor it knows of (as
       // after a restart): started again, as the Step's prompt allows.
       if (!started) toStart.push(entry);
-      else if (results.has(started.id)) inHand.push({ entry, ...results.get(started.id)! });
+      else if (this.dialect.finishedText) {
+        // The dispatch returned at once (Codex): the answer comes from a later wait.
+        const text = this.dialect.finishedText(conv, started);
+        if (text !== null) inHand.push({ entry, text });
+        else running.push(started);
+      } else if (results.has(started.id)) inHand.push({ entry, ...results.get(started.id)! });
     }
     if (toStart.length) {
       const calls = toStart.map((entry) => {
@@ -458,6 +465,9 @@ export class Brain {
       return { kind: "tool_calls", calls: calls as WantedCall[], ...(s.report ? { text: s.report } : {}) };
     }
     const ready = inHand[0];
+    // Nothing in hand, some still running, and the client waits for them with a call (Codex's wait_agent).
+    const wait = !ready && running.length ? this.dialect.awaitSubagents?.(conv, running) : null;
+    if (wait) return { kind: "tool_calls", calls: [wait] };
     if (!ready) return { kind: "reply", text: `The executors of tasks ${entries.map((t) => t.task).join(", ")} are running; I will report each when it finishes.` };
     const json = lastJsonBlock(ready.text);
     if (!json) return { kind: "reply", text: `The executor of task ${ready.entry.task} returned no JSON result:\n${ready.text.slice(0, 2000)}` };

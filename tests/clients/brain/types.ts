@@ -90,6 +90,16 @@ export interface Dialect {
   followDispatch?(conv: Conversation, call: ToolCall, result: ToolResult): WantedCall | null;
   /** The subagent's final text, from the dispatch tool's result (or earlier results in `conv`). */
   subagentText(result: ToolResult, conv: Conversation): string;
+  /** The prompt a dispatch call gave its subagent (Codex: the message after its persona line); absent: `args.prompt`. */
+  promptOf?(call: ToolCall): string | null;
+  /**
+   * For clients whose dispatch tool returns before the subagent finishes (Codex's spawn_agent):
+   * the final text of the subagent `call` started, once a later result (wait_agent) showed it
+   * finished; null while it runs. Absent: the dispatch call's own result is the subagent's answer.
+   */
+  finishedText?(conv: Conversation, call: ToolCall): string | null;
+  /** For such clients: the call that waits for these started, unfinished subagents (Codex: wait_agent). */
+  awaitSubagents?(conv: Conversation, calls: ToolCall[]): WantedCall | null;
   /**
    * The Step a tool result shows, for clients that show the model only the text content (Gemini):
    * read from the text rendering. Absent: the brain reads the JSON the client shows.

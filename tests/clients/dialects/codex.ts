@@ -104,6 +104,33 @@ export const codex: Dialect = {
     if (done) return done.completed;
     return `no completed subagent: ${result.text}`;
   },
+  // The message is "You are <persona>: follow <file>." (as the todo says), a blank line, the prompt.
+  promptOf: (call) => (call.name === "spawn_agent" && typeof call.args.message === "string" ? call.args.message.replace(/^You are [^\n]*\n\n/, "") : null),
+  finishedText(conv, call) {
+    // The agent id its spawn_agent result named, then the wait_agent results that show it completed.
+    const calls = new Map<string, ToolCall>();
+    let id: string | null = null;
+    let done: string | null = null;
+    for (const m of conv.messages)
+      for (const p of m.parts) {
+        if (p.type === "tool_call") calls.set(p.call.id, p.call);
+        if (p.type !== "tool_result") continue;
+        if (p.result.callId === call.id) id = agentIdOf(p.result);
+        else if (id && calls.get(p.result.callId)?.name === "wait_agent") {
+          const status = json(p.result.text.trim())?.status?.[id];
+          if (status && typeof status === "object")
+            done = typeof status.completed === "string" ? status.completed : "errored" in status || "failed" in status ? `the subagent failed: ${JSON.stringify(status)}` : done;
+        }
+      }
+    return done;
+  },
+  awaitSubagents(conv, calls) {
+    const ids = calls.flatMap((c) => {
+      for (const m of conv.messages) for (const p of m.parts) if (p.type === "tool_result" && p.result.callId === c.id) return agentIdOf(p.result) ?? [];
+      return [];
+    });
+    return ids.length ? { name: "wait_agent", args: { targets: ids, timeout_ms: 600_000 } } : null;
+  },
   isNotice: (text) => text.trim().startsWith("<subagent_notification>"),
   subagent(conv) {
     // A custom agent's developer_instructions are the persona file's body: "You are **<name>**".
@@ -113,7 +140,7 @@ export const codex: Dialect = {
     // "You are <persona>: ...".
     const first = conv.messages.find((x) => x.role === "user");
     const text = first?.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n") ?? "";
-    if (!/\bBrief: \S+/.test(text)) return null;
+    if (!/\bBrief: \S+|\bRead your brief \S+ first\b/.test(text)) return null;
     return { persona: /^You are (harness-[a-z-]+)\b/m.exec(text)?.[1] ?? null };
   },
   cwd(conv) {

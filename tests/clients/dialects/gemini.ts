@@ -22,6 +22,19 @@ export function stepFromText(raw: string): unknown | null {
   const first = /^1\. /m.exec(after);
   const report = first ? after.slice(0, first.index).trim() : "";
   const base = { session, stepId: Number(stepId), state, rigor, ...(report ? { report } : {}) };
+  // A parallel wave: "1. <what>: run these N <persona> subagents AT THE SAME TIME ...:" (or "these
+  // <persona> subagents run already ..."), then per task "   - task <task> (<description>[; running
+  // since step N]):" and its prompt indented by five spaces, then "2. As each returns ... kind "<result>"".
+  const wave = /^1\. (.*?): (?:run these \d+ |these )(harness-[a-z-]+) subagents[^\n]*\n\n([\s\S]*?)^(2\. As each returns[^\n]*kind "(\w+)"[^\n]*)$/m.exec(after);
+  if (wave) {
+    const tasks = [...wave[3].matchAll(/^ {3}- task (\S+) \((.*?)(?:; running since step (\d+))?\):\n((?: {5}.*\n?)+)/gm)].map((t) => ({
+      task: t[1],
+      description: t[2],
+      prompt: t[4].split("\n").map((l) => l.replace(/^ {5}/, "")).join("\n").trim(),
+      ...(t[3] ? { startedAt: Number(t[3]) } : {}),
+    }));
+    return { ...base, todo: `${wave[0].split("\n")[0]} ${wave[4]}`, next: { kind: "dispatch", persona: wave[2], description: wave[1], prompt: tasks[0]?.prompt ?? "", expects: { result: wave[5] }, tasks } };
+  }
   // "1. <what to do, naming the persona>:" then the prompt indented by three spaces, then
   // "2. Call autopilot_report ... kind "<result>"".
   const dispatch = /^1\. (.*):\n\n((?: {3}.*\n|\n)+?)2\. Call autopilot_report[^\n]*kind "(\w+)"/m.exec(after);
