@@ -11,6 +11,8 @@ import { ensureBuilt } from "../helpers/build.js";
 import { git, type TempRepo } from "../helpers/git.js";
 import { claudeEnv, ensureClaudeCode, type Installed } from "./claude-code.js";
 import { explain, playClaude, type Played, type PlayOptions } from "./claude-play.js";
+import type { Conversation } from "./brain/types.js";
+import { SPEC_ONE_WAVE } from "./codex-gemini.js";
 import { installPackedAutopilot } from "./autopilot-package.js";
 import { commitSubjects, installInto, makeProject, readSession } from "./project.js";
 import { startServer } from "../helpers/mcp-client.js";
@@ -363,6 +365,72 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect((await git(repo.dir, "worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
     expect((await git(repo.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
     // Nothing left uncommitted but autopilot's own session folder.
+    expect((await git(repo.dir, "status", "--porcelain")).trim()).toBe("?? .harness/");
+  });
+
+  it("--parallel, the client killed after the wave's first task was reported: the same /autopilot command in a new run starts only the unreported tasks again, to DONE, each merged once", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject(SPEC_ONE_WAVE);
+    repos.push(repo);
+    await installInto(repo.dir, "claude", { autopilot });
+    const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const command = "/autopilot docs/spec.md --fast --parallel";
+
+    // The task reports that went through (each autopilot_report call with a task whose result was no error).
+    const reportedIn = (conv: Conversation): string[] => {
+      const calls = new Map<string, string>();
+      const done: string[] = [];
+      for (const m of conv.messages)
+        for (const x of m.parts) {
+          if (x.type === "tool_call" && x.call.name === "mcp__autopilot__autopilot_report" && x.call.args.task !== undefined) calls.set(x.call.id, String(x.call.args.task));
+          if (x.type === "tool_result" && calls.has(x.result.callId) && !x.result.isError) done.push(calls.get(x.result.callId)!);
+        }
+      return done;
+    };
+    // The host machine stops right after the first task's report went through.
+    const first = await play("claude-code-wave-killed", repo.dir, command, { home, brain: { tasksPerPlan: 3 }, killWhen: (c) => reportedIn(c).length === 1 });
+    expect(first.runs[0].signal, explain(first)).toBe("SIGKILL");
+    const mid = sessionOf(repo.dir, first).state;
+    expect(mid.currentState, explain(first)).toBe("EXECUTE");
+    const before = (await commitSubjects(repo.dir)).filter((s) => /^\[autopilot\] Task \d/.test(s));
+
+    // A new client run, the same command (a resumed session keeps its flags).
+    const second = await play("claude-code-wave-resumed", repo.dir, command, { home, brain: { tasksPerPlan: 3 } });
+    expect(second.model.errors, explain(second)).toEqual([]);
+    const { state } = sessionOf(repo.dir, second);
+    expect(state.currentState, explain(second)).toBe("DONE");
+
+    const agentPrompts = (p: Played) =>
+      p.model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent" && c.args.subagent_type === "harness-task-executor").map((c) => String(c.args.prompt)) : []));
+    const taskOf = (prompt: string) => /^Do task (\d+) /.exec(prompt)?.[1];
+    const reports = (p: Played) =>
+      p.model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.task !== undefined).map((c) => String(c.args.task)) : []));
+    // Before the kill: the three executors started together; one task reported.
+    expect(agentPrompts(first).map(taskOf).sort(), explain(first)).toEqual(["1", "2", "3"]);
+    // (The model's answer to the request the kill came at never reached the client.)
+    const lastConv = first.model.requests.filter((r) => r.kind === "host").at(-1)!.conv!;
+    expect(reportedIn(lastConv)).toHaveLength(1);
+    expect(reports(first).slice(0, -1)).toEqual(reportedIn(lastConv));
+    const reportedFirst = reportedIn(lastConv)[0];
+    // After: the reported task was not started again; the two unreported ones were, in one message,
+    // in the worktrees the first run's Step named; each reported once.
+    const unreported = ["1", "2", "3"].filter((t) => t !== reportedFirst);
+    expect(agentPrompts(second).map(taskOf).sort(), explain(second)).toEqual(unreported);
+    const tree = (prompt: string) => /in the git worktree (\S+) \(work only there\)/.exec(prompt)?.[1];
+    const firstTrees = new Map(agentPrompts(first).map((pr) => [taskOf(pr), tree(pr)]));
+    for (const pr of agentPrompts(second)) expect(tree(pr)).toBe(firstTrees.get(taskOf(pr)));
+    const waveTurns = second.model.requests.filter((r) => r.kind === "host" && r.decision?.kind === "tool_calls" && r.decision.calls.some((c) => c.name === "Agent" && c.args.subagent_type === "harness-task-executor"));
+    expect(waveTurns.map((r) => (r.decision as { calls: unknown[] }).calls.length)).toEqual([2]);
+    expect(reports(second).sort()).toEqual(unreported);
+
+    // Each task merged once, in task order; nothing merged before all three were in.
+    expect(before).toEqual([]);
+    const tasks = (await commitSubjects(repo.dir)).filter((s) => /^\[autopilot\] Task \d/.test(s)).reverse();
+    expect(tasks).toEqual(["[autopilot] Task 1: Greetings part 1", "[autopilot] Task 2: Greetings part 2", "[autopilot] Task 3: Greetings part 3"]);
+    for (const n of [1, 2, 3]) expect(readFileSync(path.join(repo.dir, `src/greetings/part-${n}.js`), "utf8")).toContain(`export const part${n} `);
+    expect((await git(repo.dir, "worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+    expect((await git(repo.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
     expect((await git(repo.dir, "status", "--porcelain")).trim()).toBe("?? .harness/");
   });
 

@@ -129,10 +129,18 @@ export interface ClaudeRun {
 export function runClaude(
   bin: string,
   args: string[],
-  o: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string },
+  o: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string; onSpawn?: (kill: () => void) => void },
 ): Promise<ClaudeRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { cwd: o.cwd, env: o.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    // The client with every process it started (its MCP servers), as when the host machine stops.
+    o.onSpawn?.(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));

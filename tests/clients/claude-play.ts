@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { startModelServer, type ModelServer } from "./anthropic-sse.js";
 import { Brain, type BrainOptions } from "./brain/brain.js";
 import { claudeCode } from "./dialects/claude-code.js";
+import type { Conversation } from "./brain/types.js";
 import { runClaude, type ClaudeRun } from "./claude-code.js";
 
 export interface Played {
@@ -25,6 +26,8 @@ export interface PlayOptions {
   permissions?: string[];
   /** Claude Code's debug log goes here (`--debug-file`); explain() shows its MCP lines. */
   debugFile?: string;
+  /** Kill the client (SIGKILL, with its MCP servers) when the host model is sent a conversation for which this is true. */
+  killWhen?: (conv: Conversation) => boolean;
 }
 
 export async function playClaude(bin: string, label: string, dir: string, prompt: string, o: PlayOptions): Promise<Played> {
@@ -33,14 +36,23 @@ export async function playClaude(bin: string, label: string, dir: string, prompt
   const model = await startModelServer({
     label,
     dialect: claudeCode,
-    decide: (c) => brain.decide(c),
+    decide: (c) => {
+      // Killed before the model answers: the client does nothing more in this run.
+      if (kill && !brain.dialect.subagent(c) && o.killWhen?.(c)) {
+        kill();
+        kill = null;
+      }
+      return brain.decide(c);
+    },
     log: (l) => log.push(l),
   });
   const brain = new Brain(claudeCode, o.brain);
   const env = o.env(model.url);
   const common = ["--output-format", "stream-json", "--verbose", ...(o.permissions ?? ["--dangerously-skip-permissions"]), ...(o.debugFile ? ["--debug-file", o.debugFile] : [])];
   const runs: ClaudeRun[] = [];
-  let run = await runClaude(bin, ["-p", prompt, ...common], { cwd: dir, env });
+  let kill: (() => void) | null = null;
+  let run = await runClaude(bin, ["-p", prompt, ...common], { cwd: dir, env, onSpawn: (k) => (kill = k) });
+  kill = null;
   runs.push(run);
   for (let i = 0; i < (o.maxTurns ?? 20) && asksUser(run); i++) {
     run = await runClaude(bin, ["-p", answer(run.result.result), "--continue", ...common], { cwd: dir, env });
