@@ -85,7 +85,8 @@ function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
  * A parallel wave (next.tasks): every executor not running yet started together, each reported by
  * its task as it returns; an entry with `startedAt` runs already (another task reported since it was
  * started) and is only reported. Claude Code: several Agent calls in one message (one text for every
- * wave, so it is shown once a conversation); Codex: spawn_agent for each, then wait_agent; Gemini CLI
+ * wave, so it is shown once a conversation); Codex: spawn_agent for each, then wait_agent and close_agent
+ * (its agent limit counts agents not closed); Gemini CLI
  * and others: what they offer (docs/clients.md).
  */
 function waveTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
@@ -97,7 +98,10 @@ function waveTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
     case "claude-code":
       return `Start the entries of next.tasks without startedAt together: one Agent tool call each, all in ONE message (subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"}, prompt: the entry's prompt, run_in_background false); ${running}. Then autopilot_report {stepId, task: the entry's task, usage: its <usage> block} once per executor as each returns (each writes its result file; one report never waits for another). Launched in the background anyway: end your turn, and report each when its task notification brings its reply.`;
     case "codex":
-      return `For each entry of next.tasks without startedAt call spawn_agent with message "You are ${next.persona}: follow ${personaFile(view, next.persona)}." followed by the entry's prompt, all before waiting (${running}); then wait_agent for each and call ${report} once per executor.`;
+      // Codex counts every agent not closed against its limit (agents.max_threads, 6 by default in
+      // 0.169) and refuses a spawn past it ("agent thread limit reached"): a wave wider than that, or
+      // waves whose finished executors stay open, would stop there (tests/clients/codex.test.ts).
+      return `For each entry of next.tasks without startedAt call spawn_agent with message "You are ${next.persona}: follow ${personaFile(view, next.persona)}." followed by the entry's prompt, all before waiting (${running}); then wait_agent for each, close_agent it once its answer is in hand, and call ${report} once per executor. A spawn refused with "agent thread limit reached": spawn that entry again after your next close_agent.`;
     default:
       return `${runPersona(view, next.persona, "each entry's prompt")}, for every entry of next.tasks without startedAt, at the same time if you can (one after the other otherwise; ${running}); then call ${report} once per executor, as each returns.`;
   }

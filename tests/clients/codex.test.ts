@@ -106,15 +106,16 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     expect(sawJson).toBe(true);
   });
 
-  it("--fast --parallel: the host spawns a wave's three executors before waiting, each in its own worktree; all merged in task order, to DONE", async (ctx) => {
-    if ("skip" in installed) return ctx.skip(installed.skip);
+  /** `$autopilot docs/spec.md --fast --parallel` on SPEC_ONE_WAVE, the scripted planner writing `tasks` independent tasks. */
+  async function wave(tasks: number) {
+    if ("skip" in installed) throw new Error("unreachable");
     const repo = await makeProject(SPEC_ONE_WAVE);
     repos.push(repo);
     const home = mkdtempSync(path.join(tmpdir(), "autopilot-codex-home-"));
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
 
     const log: string[] = [];
-    const brain = new Brain(codex, { tasksPerPlan: 3 });
+    const brain = new Brain(codex, { tasksPerPlan: tasks });
     const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     cleanups.push(() => void model.close());
     const { output: out, env } = await installFor("codex", repo.dir, codexHome(home, model.url).env, installed.autopilot, ["--global"]);
@@ -134,13 +135,25 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     // Codex offered its multi-agent tools without any feature flag in the user's config.
     const hostTools = model.requests.find((r) => r.kind === "host")?.conv?.tools ?? [];
     expect(hostTools, why).toEqual(expect.arrayContaining(["spawn_agent", "wait_agent", "close_agent"]));
-
-    const { dispatchTurns } = await expectWaveDone(repo.dir, model, why, {
+    const done = await expectWaveDone(repo.dir, model, why, {
+      tasks,
       dispatchTool: "spawn_agent",
       reportTool: "mcp__autopilot__autopilot_report",
       promptOf: (a) => String(a.message ?? ""),
       writes: (r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.flatMap((c) => codex.writePathOf(r.conv!, { id: "", ...c }) ?? []) : []),
     });
+    // What Codex answered each spawn_agent of an executor: an agent id, or a refusal.
+    const spawnResults = model.requests
+      .filter((r) => r.kind === "host")
+      .at(-1)!
+      .conv!.messages.flatMap((m) => m.parts)
+      .flatMap((p) => (p.type === "tool_result" && /^\{"agent_id"|spawn failed/.test(p.result.text.trim()) ? [p.result.text.trim()] : []));
+    return { ...done, model, why, spawnResults };
+  }
+
+  it("--fast --parallel: the host spawns a wave's three executors before waiting, each in its own worktree; all merged in task order, to DONE", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const { dispatchTurns, model, why } = await wave(3);
     // The todo says: every spawn_agent before waiting. The three went out in one model turn, each
     // told which persona it is, and Codex ran them at the same time: each executor had made its first
     // request before any of them finished.
@@ -150,5 +163,15 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     expect(executors.filter((r) => r.conv!.messages.length <= 2 && r.n < firstReply), why).toHaveLength(3);
     const waits = model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "wait_agent") : []));
     expect(waits.length, why).toBeGreaterThan(0);
+  });
+
+  it("--fast --parallel with a wave of seven: Codex refuses the spawn past its limit of open agents; as the todo says, the host closes a finished one and spawns that task again, to DONE", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const { dispatchTurns, why, spawnResults } = await wave(7);
+    // Seven spawn_agent calls in one turn; Codex 0.169 started six and refused the seventh.
+    expect(dispatchTurns[0], why).toHaveLength(7);
+    expect(spawnResults.filter((t) => /agent thread limit reached/.test(t)).length, why).toBeGreaterThan(0);
+    // The refused task was spawned again after a close_agent, and every task ran and merged.
+    expect(dispatchTurns.flat().length, why).toBeGreaterThan(7);
   });
 });

@@ -100,6 +100,9 @@ describe("a parallel session's wave", () => {
     expect(tasks.every((t) => t.startedAt === undefined)).toBe(true);
     expect(todoFor(step, { host: "claude-code" })).toMatch(/^Start the entries of next\.tasks without startedAt together: one Agent tool call each, all in ONE message \(subagent_type next\.persona,/);
     expect(step.todo).toContain('"task":<the entry\'s task>');
+    // Codex refuses a spawn past its agent limit, which counts agents not closed: its todo says to
+    // close each executor once its answer is in hand, and to spawn a refused entry again after that.
+    expect(todoFor(step, { host: "codex" })).toMatch(/then wait_agent for each, close_agent it once its answer is in hand, and call autopilot_report .*"agent thread limit reached": spawn that entry again after your next close_agent\.$/);
     // Claude Code's lean Step (the JSON its model reads) keeps each entry's task and prompt.
     const lean = hostStep(step, { host: "claude-code" }).next;
     expect(lean).toMatchObject({ kind: "dispatch", tasks: tasks.map((t) => ({ task: t.task, prompt: t.prompt })) });

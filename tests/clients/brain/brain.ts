@@ -434,7 +434,7 @@ export class Brain {
         }
     for (const e of evs) if (e.kind === "notification" && e.notice!.status === "completed") results.set(e.notice!.callId, { text: e.notice!.result, ...(e.notice!.usage ? { usage: e.notice!.usage } : {}) });
     const toStart: WaveEntry[] = [];
-    const inHand: Array<{ entry: WaveEntry; text: string; usage?: string }> = [];
+    const inHand: Array<{ entry: WaveEntry; call: ToolCall; text: string; usage?: string }> = [];
     const running: ToolCall[] = [];
     const promptOf = (c: ToolCall) => (this.dialect.promptOf ? this.dialect.promptOf(c) : c.args.prompt);
     for (const entry of entries) {
@@ -442,13 +442,17 @@ export class Brain {
       // Started by this conversation (at this Step, or at an earlier one: startedAt): only reported.
       // One with startedAt that this conversation never started has no executor it knows of (as
       // after a restart): started again, as the Step's prompt allows.
+      const refused = started ? this.dialect.refusedForLimit?.(conv, started) : null;
       if (!started) toStart.push(entry);
-      else if (this.dialect.finishedText) {
+      else if (refused) {
+        // Refused for the client's limit of open agents: spawned again once one was closed, as the todo says.
+        if (refused.closedSince && /spawn that entry again after your next close_agent/.test(todo ?? "")) toStart.push(entry);
+      } else if (this.dialect.finishedText) {
         // The dispatch returned at once (Codex): the answer comes from a later wait.
         const text = this.dialect.finishedText(conv, started);
-        if (text !== null) inHand.push({ entry, text });
+        if (text !== null) inHand.push({ entry, call: started, text });
         else running.push(started);
-      } else if (results.has(started.id)) inHand.push({ entry, ...results.get(started.id)! });
+      } else if (results.has(started.id)) inHand.push({ entry, call: started, ...results.get(started.id)! });
     }
     if (toStart.length) {
       const calls = toStart.map((entry) => {
@@ -469,6 +473,9 @@ export class Brain {
     const wait = !ready && running.length ? this.dialect.awaitSubagents?.(conv, running) : null;
     if (wait) return { kind: "tool_calls", calls: [wait] };
     if (!ready) return { kind: "reply", text: `The executors of tasks ${entries.map((t) => t.task).join(", ")} are running; I will report each when it finishes.` };
+    // Its agent closed first, when the todo says so (Codex counts open agents against its limit).
+    const close = /close_agent/.test(todo ?? "") ? this.dialect.closeSubagent?.(conv, ready.call) : null;
+    if (close) return { kind: "tool_calls", calls: [close] };
     const json = lastJsonBlock(ready.text);
     if (!json) return { kind: "reply", text: `The executor of task ${ready.entry.task} returned no JSON result:\n${ready.text.slice(0, 2000)}` };
     const passResult = !todo || /"result"|result:/.test(todo);

@@ -100,6 +100,10 @@ export interface Dialect {
   finishedText?(conv: Conversation, call: ToolCall): string | null;
   /** For such clients: the call that waits for these started, unfinished subagents (Codex: wait_agent). */
   awaitSubagents?(conv: Conversation, calls: ToolCall[]): WantedCall | null;
+  /** The call that closes the finished subagent `call` started, while it is open (Codex: close_agent); null once closed. */
+  closeSubagent?(conv: Conversation, call: ToolCall): WantedCall | null;
+  /** The dispatch `call` was refused for the client's limit of open subagents (Codex: "agent thread limit reached"), and whether a subagent was closed since. */
+  refusedForLimit?(conv: Conversation, call: ToolCall): { closedSince: boolean } | null;
   /**
    * The Step a tool result shows, for clients that show the model only the text content (Gemini):
    * read from the text rendering. Absent: the brain reads the JSON the client shows.

@@ -64,6 +64,12 @@ function lastWait(conv: Conversation): any {
   return found;
 }
 
+/** The agent id the result of spawn_agent `call` named, or null. */
+function spawnedId(conv: Conversation, call: ToolCall): string | null {
+  for (const m of conv.messages) for (const p of m.parts) if (p.type === "tool_result" && p.result.callId === call.id) return agentIdOf(p.result);
+  return null;
+}
+
 export const codex: Dialect = {
   name: "codex",
   autopilotTool: (conv, tool) => (conv.tools.includes(MCP_PREFIX + tool) ? MCP_PREFIX + tool : null),
@@ -125,11 +131,24 @@ export const codex: Dialect = {
     return done;
   },
   awaitSubagents(conv, calls) {
-    const ids = calls.flatMap((c) => {
-      for (const m of conv.messages) for (const p of m.parts) if (p.type === "tool_result" && p.result.callId === c.id) return agentIdOf(p.result) ?? [];
-      return [];
-    });
+    const ids = calls.flatMap((c) => spawnedId(conv, c) ?? []);
     return ids.length ? { name: "wait_agent", args: { targets: ids, timeout_ms: 600_000 } } : null;
+  },
+  closeSubagent(conv, call) {
+    const id = spawnedId(conv, call);
+    if (!id) return null;
+    const closed = conv.messages.some((m) => m.parts.some((p) => p.type === "tool_call" && p.call.name === "close_agent" && p.call.args.target === id));
+    return closed ? null : { name: "close_agent", args: { target: id } };
+  },
+  refusedForLimit(conv, call) {
+    let refused = false;
+    let closedSince = false;
+    for (const m of conv.messages)
+      for (const p of m.parts) {
+        if (p.type === "tool_result" && p.result.callId === call.id) refused = /agent thread limit reached/.test(p.result.text);
+        if (refused && p.type === "tool_call" && p.call.name === "close_agent") closedSince = true;
+      }
+    return refused ? { closedSince } : null;
   },
   isNotice: (text) => text.trim().startsWith("<subagent_notification>"),
   subagent(conv) {
