@@ -420,6 +420,11 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     const tree = (prompt: string) => /in the git worktree (\S+) \(work only there\)/.exec(prompt)?.[1];
     const firstTrees = new Map(agentPrompts(first).map((pr) => [taskOf(pr), tree(pr)]));
     for (const pr of agentPrompts(second)) expect(tree(pr)).toBe(firstTrees.get(taskOf(pr)));
+    // The Step the new run's autopilot_start showed: the unreported tasks, each running since the wave began.
+    const resumed = second.model.requests
+      .flatMap((r) => (r.kind === "host" ? (r.conv?.messages ?? []).flatMap((m) => m.parts) : []))
+      .flatMap((x) => (x.type === "tool_result" && /^\{"session"/.test(x.result.text.trim()) ? [JSON.parse(x.result.text)] : []))[0];
+    expect(resumed?.next?.tasks?.map((t: any) => [t.task, typeof t.startedAt]), explain(second)).toEqual(unreported.map((t) => [t, "number"]));
     const waveTurns = second.model.requests.filter((r) => r.kind === "host" && r.decision?.kind === "tool_calls" && r.decision.calls.some((c) => c.name === "Agent" && c.args.subagent_type === "harness-task-executor"));
     expect(waveTurns.map((r) => (r.decision as { calls: unknown[] }).calls.length)).toEqual([2]);
     expect(reports(second).sort()).toEqual(unreported);
