@@ -362,7 +362,7 @@ async function setUp(ctx: TestContext, o: { extra?: string[]; trusted?: boolean;
   repos.push(repo);
   await installInto(repo.dir, "claude", { autopilot, extra: o.extra });
   const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-tui-home-"));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
   writeFileSync(
     path.join(home, ".claude.json"),
     JSON.stringify(

@@ -141,6 +141,6 @@ export class Terminal {
 
   async close(): Promise<void> {
     await this.tmux(["kill-server"]).catch(() => {});
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
