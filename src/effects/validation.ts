@@ -209,3 +209,23 @@ export async function runValidation(root: string, opts: RunValidationOptions = {
   const passed = notRun.length === 0 && results.every((r) => r.exitCode === 0);
   return { passed, source: resolved.source, results, summary: summarize(results, notRun) };
 }
+
+/**
+ * The failing commands' output for a persona's brief: each failed command with the last `maxLines`
+ * lines of what it printed (the end of a log is where failures are), the whole within `maxChars`.
+ * Empty when nothing failed.
+ */
+export function failureTail(v: Pick<ValidationResult, "results">, maxLines = 40, maxChars = 4000): string {
+  const per = Math.max(200, Math.floor(maxChars / Math.max(1, v.results.filter((r) => r.exitCode !== 0).length)));
+  return v.results
+    .filter((r) => r.exitCode !== 0)
+    .map((r) => {
+      const lines = r.output.replace(/\s+$/, "").split("\n");
+      let tail = lines.slice(-maxLines).join("\n");
+      if (tail.length > per) tail = tail.slice(-per);
+      const cut = lines.length > maxLines || tail.length === per ? "[… earlier output omitted]\n" : "";
+      const why = r.timedOut ? "timed out" : r.exitCode === null ? "stopped" : `exit ${r.exitCode}`;
+      return `$ ${r.command} (${why})\n${cut}${tail || "(no output)"}`;
+    })
+    .join("\n\n");
+}

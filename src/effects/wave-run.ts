@@ -17,7 +17,12 @@ import path from "node:path";
 import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, undoInterruptedRebase, type TaskScope, type TaskWorktree } from "./merge-queue.js";
 import { findEffectCommit, gitRunner } from "./git.js";
 
-export type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted" | "rerun";
+/**
+ * `defect`: its executor reported a defect in the plan, which goes back to the planner; `held`: not
+ * done when another task of its wave did so (it runs again from the revised plan). Both keep their
+ * worktree and branch, unmerged; the queue merges the wave's done tasks past them.
+ */
+export type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted" | "rerun" | "defect" | "held";
 
 export interface TaskRun {
   task: string;
@@ -33,6 +38,8 @@ export interface TaskRun {
   outside?: string[];
   /** Worktrees of earlier attempts that were never merged: kept until the user discards them. */
   unmerged?: TaskWorktree[];
+  /** The failing lines of the validation after its merge (its next brief shows them; the report, the summary). */
+  validationOutput?: string;
   /** The attempt a person's "re-run" started a fresh retry budget at (absent: 1). */
   budgetFrom?: number;
 }
@@ -59,7 +66,7 @@ export interface WaveOptions {
   slug: string;
   maxAttempts: number;
   /** The project's validation commands, run in the session's checkout after each merge. */
-  validate: (root: string) => Promise<{ passed: boolean; summary: string }>;
+  validate: (root: string) => Promise<{ passed: boolean; summary: string; /** The failing lines, for the executor's brief only. */ output?: string }>;
   /** Unique per session and phase, so a commit's effect id is found again on replay. */
   effectPrefix: string;
   /** Called after a merge (before its validation) and after that validation: the crash suite's kill points. */
@@ -129,6 +136,7 @@ export async function taskReported(
     } else {
       t.attempt += 1;
       t.error = outcome.error;
+      t.validationOutput = undefined;
       events.push({ kind: "retry", task, attempt: t.attempt, why: "failed", error: outcome.error });
     }
     return { run: { ...run, tasks }, events };
@@ -170,6 +178,24 @@ export async function tasksDone(root: string, run: WaveRun, tasks: readonly stri
 }
 
 /**
+ * A task that stops with its wave (a plan defect sends the plan back): `defect` for the task that
+ * reported it, `held` for one that was not done; its worktree and branch are kept, unmerged.
+ */
+export function holdTask(run: WaveRun, task: string, status: "defect" | "held", error: string): WaveRun {
+  return { ...run, tasks: run.tasks.map((t) => (t.task === task && t.status === "running" ? { ...t, status, error } : t)) };
+}
+
+/**
+ * A task whose report stops it for a person at once (a plan defect once the phase's send-backs are
+ * spent): `exhausted`, nothing of it merged, its worktree kept.
+ */
+export function stopTask(run: WaveRun, task: string, error: string): { run: WaveRun; events: WaveEvent[] } {
+  const t = run.tasks.find((x) => x.task === task);
+  if (!t || t.status !== "running") return { run, events: [] };
+  return { run: { ...run, tasks: run.tasks.map((x) => (x === t ? { ...x, status: "exhausted" as const, error } : x)) }, events: [{ kind: "exhausted", task, error }] };
+}
+
+/**
  * Merge the done tasks in task order until one is not done (it is still running, or went wrong).
  * Also what a resume calls to finish a merge a crash cut short.
  */
@@ -178,7 +204,8 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
   const events: WaveEvent[] = [];
   const removals = [...(run.removals ?? [])];
   for (const t of tasks) {
-    if (t.status === "merged") continue;
+    // A wave whose plan goes back to the planner: its done tasks merge past the ones that stop.
+    if (t.status === "merged" || t.status === "defect" || t.status === "held") continue;
     if (t.status !== "done") break;
     // Merged before a crash, its worktree and branch gone since: only its validation is owed. (With
     // its worktree there, the check passes and mergeTask finds the merge already made.)
@@ -206,7 +233,7 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
     const validation = await opts.validate(root);
     opts.onStep?.("validated");
     if (!validation.passed) {
-      await again(root, t, "validation", `the validation failed after its merge: ${validation.summary}`, opts, events);
+      await again(root, t, "validation", `the validation failed after its merge: ${validation.summary}`, opts, events, validation.output);
       break;
     }
     t.status = "merged";
@@ -261,8 +288,9 @@ function effectIdOf(t: TaskRun, opts: WaveOptions): string {
 }
 
 /** The task runs again from the session's head in a new worktree, within its retry budget; its earlier worktree is kept. */
-async function again(root: string, t: TaskRun, why: "conflict" | "validation", error: string, opts: WaveOptions, events: WaveEvent[]): Promise<void> {
+async function again(root: string, t: TaskRun, why: "conflict" | "validation", error: string, opts: WaveOptions, events: WaveEvent[], output?: string): Promise<void> {
   t.error = error;
+  t.validationOutput = output?.trim() ? output : undefined;
   if (budgetSpent(t, opts)) {
     t.status = "exhausted";
     events.push({ kind: "exhausted", task: t.task, error });

@@ -268,10 +268,12 @@ export class SessionEngine {
     const done = !!ex && (ex.outcome === "complete" || (ex.outcome === "checkpoint" && ex.checkpoint?.type === "passed"));
     // A human checkpoint: asked as in a serial session once the wave's reports are in; the task then goes on with the answer.
     const checkpoint = !done && ex?.outcome === "checkpoint" && ex.checkpoint && ex.checkpoint.type !== "passed" ? ex.checkpoint : undefined;
+    // A plan defect: the plan goes back to the planner once the wave's other reports are in (not a retry).
+    const defect = !done && ex?.outcome === "plan_defect" && !result.error?.trim() ? ex.defect?.trim() || "(no details)" : undefined;
     const error =
       done || checkpoint
         ? undefined
-        : result.error?.trim() || (ex?.outcome === "plan_defect" ? `the executor reports a defect in the plan: ${ex.defect ?? "(no details)"}` : "the executor reported a failure");
+        : result.error?.trim() || (defect ? `the executor reports a defect in the plan: ${defect}` : "the executor reported a failure");
     let s: AutopilotState = {
       ...state,
       usage: addUsage(state.usage, { persona: "harness-task-executor", phaseIndex: step.phase?.index ?? null, phaseName: step.phase?.name ?? null, usage }),
@@ -282,6 +284,7 @@ export class SessionEngine {
       done,
       ...(error ? { error } : {}),
       ...(checkpoint ? { checkpoint } : {}),
+      ...(defect ? { defect } : {}),
       ...(ex?.summary ? { summary: ex.summary } : {}),
       ...(ex?.learnings?.length ? { learnings: ex.learnings } : {}),
       ...(done && ex?.evidence?.length ? { evidence: ex.evidence.map((e) => `Task ${id}: ${e}`) } : {}),

@@ -13,8 +13,9 @@ import type { ProjectConfig } from "../session/config.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { confine } from "../session/confine.js";
 import { planHeaders } from "../markdown/plan-header.js";
-import { runValidation } from "../effects/validation.js";
-import { drain, removeMerged, rerunTask, startWave, taskReported, tasksDone, waveDone, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
+import { failureTail, runValidation } from "../effects/validation.js";
+import { planDefectSendBackLeft } from "../machine/policy.js";
+import { drain, holdTask, removeMerged, rerunTask, startWave, stopTask, taskReported, tasksDone, waveDone, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
 import { removeTaskWorktree, type TaskWorktree } from "../effects/merge-queue.js";
 
 export interface WaveProbeContext {
@@ -59,18 +60,21 @@ async function finishRemovals(root: string, owed: readonly TaskWorktree[]): Prom
 export function waveOptions(state: AutopilotState, ctx: WaveProbeContext): WaveOptions {
   const plan = (state.phaseRun.approvedPlanSha256 ?? state.phaseRun.planSha256 ?? "noplan").slice(0, 8);
   const phase = state.currentPhase + 1;
+  // After a plan defect sent the plan back, a revised plan that came back unchanged still gets new
+  // worktrees: the stopped attempts' worktrees are kept, unmerged.
+  const rev = state.phaseRun.tasksMerged !== undefined && state.phaseRun.planDefects ? `r${state.phaseRun.planDefects}` : "";
   return {
     slug: ctx.slug,
     maxAttempts: state.retryBudget.maxAttempts,
     // Unique per session (its starting commit), phase and plan: a revised plan's task 2 is not the first plan's.
-    effectPrefix: `${ctx.slug}@${(state.startingCommit ?? "none").slice(0, 12)}/p${phase}-${plan}`,
-    worktreeKey: `p${phase}-${plan.slice(0, 6)}-`,
+    effectPrefix: `${ctx.slug}@${(state.startingCommit ?? "none").slice(0, 12)}/p${phase}-${plan}${rev}`,
+    worktreeKey: `p${phase}-${plan.slice(0, 6)}${rev}-`,
     onStep: ctx.onStep,
     removeLater: true,
     validate: async (root) => {
       ctx.onProgress?.("running the project's validation commands after a merge");
       const v = await runValidation(root, { timeoutMs: ctx.validationTimeoutMs, config: await ctx.config() });
-      return { passed: v.passed, summary: v.summary };
+      return { passed: v.passed, summary: v.summary, output: failureTail(v) };
     },
   };
 }
@@ -124,10 +128,20 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
   if (run.removals?.length) run = { ...run, removals: await finishRemovals(ctx.root, run.removals) };
   const events: WaveEvent[] = [];
   const done: string[] = [];
+  // An executor reported a defect in the plan: within the phase's send-backs, the plan goes back to
+  // the planner once this wave's done tasks are merged; the tasks not done stop with their work
+  // kept (they run again from the revised plan). Past them, the task stops for a person.
+  const sendBack =
+    ledger.tasks.some((t) => t.status === "running" && t.reported?.defect) && planDefectSendBackLeft(state.phaseRun.planDefects, state.retryBudget.maxAttempts);
   for (const t of ledger.tasks) {
     if (t.status !== "running" || !t.reported) continue;
     if (t.reported.done) done.push(t.task);
-    else {
+    else if (sendBack) run = holdTask(run, t.task, t.reported.defect ? "defect" : "held", t.reported.defect ?? t.reported.error ?? "the executor reported a failure");
+    else if (t.reported.defect) {
+      const r = stopTask(run, t.task, `the executor reports a defect in the plan, and this phase's plan send-backs are spent: ${t.reported.defect}`);
+      run = r.run;
+      events.push(...r.events);
+    } else {
       const r = await taskReported(ctx.root, run, t.task, { done: false, error: t.reported.error ?? "the executor reported a failure" }, opts);
       run = r.run;
       events.push(...r.events);
@@ -141,8 +155,13 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
   events.push(...drained.events);
   run = drained.run;
   // The phase's last wave done: its worktrees go now, so nothing is owed when EXECUTE ends.
+  // The plan goes back to the planner: the stopped tasks' worktrees that hold no work go (git
+  // refuses to remove one with changes or commits not on the session's branch: that work is kept).
+  if (sendBack)
+    for (const t of run.tasks) if (t.status === "defect" || t.status === "held") await removeTaskWorktree(ctx.root, t.worktree).catch(() => false);
+  // So do the merged ones: the revised plan starts its waves afresh.
   const waves = state.phaseRun.waves?.waves.length ?? 0;
-  if (waveDone(run) && run.wave + 1 >= waves && run.removals?.length) {
+  if ((sendBack || (waveDone(run) && run.wave + 1 >= waves)) && run.removals?.length) {
     ctx.onProgress?.("removing the merged worktrees");
     for (const tw of run.removals) await removeTaskWorktree(ctx.root, tw);
     run = { ...run, removals: [] };

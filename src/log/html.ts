@@ -297,7 +297,7 @@ function finalReview(log: DecisionLog): string {
 
 function waves(log: DecisionLog): string {
   if (!log.waves.length) return "";
-  const cls = (s: string) => (s === "merged" || s === "done by hand" ? "o-complete" : s === "question" ? "o-failed" : s === "sent back" ? "o-overridden" : "o-pending");
+  const cls = (s: string) => (s === "merged" || s === "done by hand" ? "o-complete" : s === "question" ? "o-failed" : s === "sent back" || s === "plan sent back" ? "o-overridden" : "o-pending");
   return `<section class="card" aria-labelledby="waves-h">
   <h2 id="waves-h">Parallel waves</h2>
   <p class="hint">Each task's worktree and branch (removed once merged), what became of it, its merge and the validation after it.</p>

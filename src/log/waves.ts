@@ -10,12 +10,15 @@ import type { WaveTask } from "../session/wave-plan.js";
  * question), question (at its human checkpoint, or the merge queue stopped it: outside its
  * Files/Owns, or its retry budget spent; nothing of it merged), sent back (running again after a
  * failure, a conflict or a failing validation), re-run (a person asked for it again; its worktree opens next), running (first
- * attempt), waiting to merge (done; tasks before it merge first).
+ * attempt), waiting to merge (done; tasks before it merge first), plan sent back (its executor
+ * reported a defect in the plan: the plan went back to the planner; nothing of it merged), stopped
+ * for the revised plan (not done when another task sent the plan back; it runs again from the
+ * revised plan). Those two keep their worktree and branch, unmerged.
  */
 export interface WaveTaskLog {
   task: string;
   name: string;
-  status: "merged" | "done by hand" | "question" | "sent back" | "re-run" | "running" | "waiting to merge";
+  status: "merged" | "done by hand" | "question" | "sent back" | "re-run" | "running" | "waiting to merge" | "plan sent back" | "stopped for the revised plan";
   /** The status with its reason, in words. */
   statusText: string;
   /** Attempts started (1: the first run). */
@@ -58,6 +61,10 @@ function waveTaskLog(t: WaveTask): WaveTaskLog {
   const byHand = t.status === "merged" && !t.merged && t.error === "done by hand";
   const status: WaveTaskLog["status"] = byHand
     ? "done by hand"
+    : t.status === "defect"
+      ? "plan sent back"
+      : t.status === "held"
+        ? "stopped for the revised plan"
     : t.status === "merged"
       ? "merged"
       : t.status === "outside" || t.status === "exhausted" || (t.status === "running" && t.atCheckpoint)
@@ -80,6 +87,10 @@ function waveTaskLog(t: WaveTask): WaveTaskLog {
             : t.status === "outside"
             ? `question: changed files outside its Files/Owns (${(t.outside ?? []).join(", ")}); nothing merged`
             : `question: its retry budget is spent (${t.error ?? "unknown error"}); nothing merged`
+          : status === "plan sent back"
+            ? `plan sent back to the planner: its executor reports a defect in the plan (${t.error ?? "no detail"}); nothing of it merged; its worktree is kept while it holds work`
+            : status === "stopped for the revised plan"
+              ? `stopped for the revised plan: another task sent the plan back${t.error ? ` (its own report: ${t.error})` : ""}: nothing of it merged; its worktree is kept while it holds work`
           : status === "sent back"
             ? `sent back: ${SENT_BACK[last!.why]} (${last!.error}); attempt ${t.attempt} running`
             : status;

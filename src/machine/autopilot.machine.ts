@@ -401,6 +401,9 @@ export const autopilotMachine = setup({
           on: {
             WAVE_MERGED: [
               { guard: "waveNeedsPerson", target: "waveTask", actions: "storeWaveMerged" },
+              // An executor's plan defect (within the phase's send-backs): the wave's done tasks are
+              // merged, the others keep their work unmerged, and the plan goes back to the planner.
+              { guard: "waveSendsPlanBack", target: "#autopilot.PLAN.planning", actions: ["storeWaveMerged", "waveDefect"] },
               { guard: and(["waveAllMerged", "moreWaves"]), target: "budgetWave", actions: "storeWaveMerged" },
               { guard: and(["waveAllMerged", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["storeWaveMerged", "waveExecutionComplete"] },
               { guard: "waveAllMerged", target: "#autopilot.VERIFY.running", actions: ["storeWaveMerged", "waveExecutionComplete"] },

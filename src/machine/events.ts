@@ -94,6 +94,8 @@ export type AutopilotEvent =
       evidence?: string[];
       /** The task stopped at a human checkpoint (human-verify, human-action, decision): a person answers before it goes on. */
       checkpoint?: PendingCheckpoint;
+      /** The executor reports a defect in the plan (with the evidence): the plan goes back to the planner once the wave's reports are in. */
+      defect?: string;
     } & Now)
   | ({ type: "WAVE_MERGED"; run: WaveLedger; events: WaveEventRecord[] } & Now)
   | ({ type: "PLAN_CHANGED"; from: string | null; to: string | null } & Now)

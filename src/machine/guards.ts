@@ -4,7 +4,7 @@ import type { AutopilotState } from "../session/schema.js";
 import type { AutopilotEvent } from "./events.js";
 import { effectiveComplexity, hasBlocking, incompleteBlocking, sameTaskAs, goesToExecutor, MAX_FINAL_REVIEW_FIXES } from "./helpers.js";
 import { firedSignals, signalsFor } from "./signals.js";
-import { RIGOR, sendBacksAllowed } from "./policy.js";
+import { RIGOR, planDefectSendBackLeft, sendBacksAllowed } from "./policy.js";
 import { budgetSpent } from "../session/usage.js";
 import type { AnswerOf } from "./questions.js";
 
@@ -58,7 +58,7 @@ export const guards = {
   /** The executor reports a plan defect and the phase may still send its plan back. */
   planDefectWithinBudget: ({ context, event }: Args) => {
     assertEvent(event, "EXECUTED");
-    return event.outcome === "plan_defect" && (context.phaseRun.planDefects ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts);
+    return event.outcome === "plan_defect" && planDefectSendBackLeft(context.phaseRun.planDefects, context.retryBudget.maxAttempts);
   },
   fixPending: ({ context }: Args) => context.phaseRun.fix !== null,
   checkpointNeedsHuman: ({ event }: Args) => {

@@ -121,6 +121,19 @@ export function planWaves(context: AutopilotState): Pick<Decision, "waves"> {
   return context.phaseRun.waves ? { waves: context.phaseRun.waves } : {};
 }
 
+/**
+ * A revised plan's waves once an executor's plan defect sent the plan back mid-phase: the tasks
+ * already merged are left out, and the rest go on in waves (each task in its own worktree) even
+ * when too few remain to run at once, so none runs in the checkout over merged work.
+ */
+export function wavesWithout<W extends { parallel: boolean; waves: string[][]; reason: string } | null>(plan: W, merged: readonly string[] | undefined): W {
+  if (!plan || merged === undefined) return plan;
+  const done = new Set(merged);
+  const waves = plan.waves.map((w) => w.filter((t) => !done.has(t))).filter((w) => w.length);
+  const reason = merged.length ? `${plan.reason}; tasks ${merged.join(", ")} are merged already, the rest go on in waves` : plan.reason;
+  return { ...plan, parallel: true, waves, reason };
+}
+
 export function planHash(context: AutopilotState): Pick<Decision, "planSha256"> {
   const h = context.phaseRun.planSha256;
   return h ? { planSha256: h } : {};

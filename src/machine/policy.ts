@@ -29,6 +29,11 @@ export function sendBacksAllowed(maxAttempts: number): number {
   return Math.max(0, maxAttempts - 1);
 }
 
+/** Whether the phase may still send its plan back to the planner for an executor's plan defect (serial, or in a wave). */
+export function planDefectSendBackLeft(planDefects: number | undefined, maxAttempts: number): boolean {
+  return (planDefects ?? 0) < sendBacksAllowed(maxAttempts);
+}
+
 /**
  * Parallel sessions (`--parallel`, issue 27): a plan runs its tasks in waves only when at least this
  * many could run at once; fewer, and it runs serially (upstream's 3). `"parallelMinTasks"` in

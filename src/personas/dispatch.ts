@@ -467,14 +467,20 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
     `- Change only ${may.join(", ") || "the files the task names"}: work outside them stops the task for a person and is not merged.`,
     "- Run the task's Verify step in the worktree. A worktree holds only what git tracks: no installed dependencies (node_modules and the like). Where a check needs them, say so in your evidence; autopilot runs the project's validation on the merged result after your work is merged.",
     "- Do not commit: autopilot commits your work in the worktree and merges it onto the session's branch in task order.",
+    "- A step of your task that is wrong or unclear in the plan (not your code): reply plan_defect. The plan goes back to the planner once the wave's other tasks have reported (their finished work is merged); your worktree is kept, unmerged.",
     reply(
       "executed",
-      `{"kind":"executed","task":{"number":${/^\d+$/.test(t.task) ? t.task : JSON.stringify(t.task)},"name":${JSON.stringify(t.name)}},"outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...]} or {"kind":"executed","task":{...},"outcome":"failed","error":"...","fixAttempted":"..."}`,
+      `{"kind":"executed","task":{"number":${/^\d+$/.test(t.task) ? t.task : JSON.stringify(t.task)},"name":${JSON.stringify(t.name)}},"outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...]} or {"kind":"executed","task":{...},"outcome":"failed","error":"...","fixAttempted":"..."} or {"kind":"executed","task":{...},"outcome":"plan_defect","defect":"<what is wrong in the plan, with the evidence>"}`,
     ),
     "",
   );
   if (t.checkpointAnswer) out.push("## Human checkpoint answer", "", t.checkpointAnswer, "", "Go on with the task from its checkpoint, in the same worktree (your earlier work is there).", "");
   if (t.error) out.push("## What went wrong before", "", t.error, "", t.attempt > 1 ? escalationBrief(t.attempt - (t.budgetFrom ?? 1)) : "", "");
+  if (t.error && t.validationOutput) {
+    // What the validation printed after this task's merge: the failing lines, not only "exited 1".
+    const fence = fenceFor(t.validationOutput);
+    out.push("### What the failing validation printed (the end of each failed command's output)", "", `${fence}text`, t.validationOutput, fence, "");
+  }
   out.push(...learningsOf(facts));
   return out.join("\n");
 }

@@ -190,6 +190,8 @@ export class ScriptedRunner implements PersonaRunner {
     const slip = ps.planMissingVerifyOnce && m.plans[key] === 1;
     // A parallel session's brief asks for a header line per task; each scripted task has its own file.
     const headers = /runs independent tasks at the same time/.test(brief);
+    const why = /^## Why the plan goes back to you\n\n([\s\S]*?)(?:\n## |(?![\s\S]))/m.exec(brief)?.[1] ?? "";
+    const revised = new Set([...why.matchAll(/defect in the plan[\s\S]*?Revise task (\d+)/g)].map((m) => Number(m[1])));
     const lines = [
       `# Plan: ${name}`,
       "",
@@ -214,6 +216,8 @@ export class ScriptedRunner implements PersonaRunner {
       const dep = ps.chains && t > ps.chains ? `Task ${t - ps.chains}` : "none";
       lines.push(`### Task ${t}: ${taskName(name, t)}${marker}`, "", headers ? `**Depends on:** ${dep} | ${files}` : files, "");
       lines.push(`1. Write \`${taskFile(name, t)}\` exporting \`task${t}\`.`, `2. Run the project's checks.`, "");
+      // A revision after an executor's plan defect, as the brief's "Why the plan goes back to you" names it.
+      if (revised.has(t)) lines.push(`(Revised: the module this task needs is written by this task itself.)`, "");
       if (!(slip && t === 1)) lines.push(`**Verify:** \`node -e "import('./${taskFile(name, t)}')"\` → exits 0`, "");
     }
     await writeProjectFile(task.projectRoot, planPath, lines.join("\n"));
@@ -305,6 +309,20 @@ export class ScriptedRunner implements PersonaRunner {
     if (ps.taskMs) await new Promise((r) => setTimeout(r, ps.taskMs));
     const usage = this.script.usage ? { usage: { ...this.script.usage } } : {};
     const tag = (l: string[]) => l.map((x) => `[simulated ${task.persona}] ${x}`);
+    // The plan is wrong at this task (its first run only): the plan goes back to the planner.
+    if (ps.planDefectAt === number && mem.runs === 1) {
+      log.push(`task ${id}: the plan is wrong here (scripted plan defect)`);
+      return {
+        result: {
+          kind: "executed",
+          outcome: "plan_defect",
+          task: { number, name: taskName(name, number) },
+          defect: `Task ${number} writes ${taskFile(name, number)}, but the module it imports from is planned in a later task (simulated).`,
+        },
+        log: tag(log),
+        ...usage,
+      };
+    }
     if (ps.fail && ps.fail.task === number && mem.runs <= ps.fail.times) {
       log.push(`task ${id} failed (failure ${mem.runs} of ${ps.fail.times} scripted)`);
       return {

@@ -93,7 +93,14 @@ export const Notice = z.discriminatedUnion("kind", [
     sha: z.string().optional(),
   }),
   notice("checkpointReached", { type: z.string(), label: z.string(), details: z.string().nullable() }),
-  notice("planDefect", { taskNumber: z.number().nullable(), taskName: z.string(), defect: z.string(), committed: z.boolean().optional() }),
+  notice("planDefect", {
+    taskNumber: z.number().nullable(),
+    taskName: z.string(),
+    defect: z.string(),
+    committed: z.boolean().optional(),
+    /** In a parallel wave: the wave's tasks merged before the plan went back, and those whose work is kept unmerged. */
+    wave: z.looseObject({ merged: z.array(z.string()), kept: z.array(z.string()) }).optional(),
+  }),
   notice("fixDisputed", { disputed: z.array(z.looseObject({ finding: z.string(), evidence: z.string() })) }),
   notice("taskFailed", {
     taskNumber: z.number().nullable(),
@@ -302,6 +309,12 @@ export function renderNotice(n: Notice): string {
     case "checkpointReached":
       return `Checkpoint reached (${n.type}): ${n.label}${n.details ? `\n${n.details}` : ""}`;
     case "planDefect":
+      if (n.wave) {
+        const list = (ts: string[]) => `task${ts.length === 1 ? "" : "s"} ${ts.join(", ")}`;
+        const merged = n.wave.merged.length ? `the wave's ${list(n.wave.merged)} merged` : "nothing of the wave merged";
+        const kept = n.wave.kept.length ? `; nothing of ${list(n.wave.kept)} merged, ${n.wave.kept.length === 1 ? "its" : "their"} work (if any) kept on ${n.wave.kept.length === 1 ? "its branch" : "their branches"}` : "";
+        return `Task ${n.taskNumber ?? "?"}: ${n.taskName} — the executor reports a defect in the plan: ${n.defect}\nThe plan goes back to the planner with this (${merged}${kept}); the revised plan's tasks not merged yet run next.`;
+      }
       return `Task ${n.taskNumber ?? "?"}: ${n.taskName} — the executor reports a defect in the plan: ${n.defect}\nThe plan goes back to the planner with this${n.committed === false ? "" : "; the work done before it is kept in a commit"}.`;
     case "fixDisputed":
       return [

@@ -263,6 +263,11 @@ export const PhaseRun = z.looseObject({
   waves: WavePlan.nullable().optional(),
   /** The wave running now: each task's worktree, branch, status and merged commit (parallel sessions only). */
   waveRun: WaveLedger.nullable().optional(),
+  /**
+   * A parallel session's tasks merged in this phase under a plan that then went back to the planner
+   * (an executor's plan defect in a wave): the revised plan's waves leave them out.
+   */
+  tasksMerged: z.array(z.string()).optional(),
 });
 export type PhaseRun = z.infer<typeof PhaseRun>;
 

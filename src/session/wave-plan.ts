@@ -42,9 +42,12 @@ export const WaveTask = z.looseObject({
   /**
    * running: an executor works on it; done: committed in its worktree, waiting for its turn to
    * merge; merged; outside: it wrote outside its Files/Owns (a question); exhausted: its retry
-   * budget is spent (a question); rerun: a person asked for it again (its worktree opens next).
+   * budget is spent (a question); rerun: a person asked for it again (its worktree opens next);
+   * defect: its executor reported a defect in the plan, and the plan went back to the planner;
+   * held: not done when a task of its wave sent the plan back (it runs again from the revised plan).
+   * A defect or held task's worktree and branch are kept, unmerged.
    */
-  status: z.enum(["running", "done", "merged", "outside", "exhausted", "rerun"]),
+  status: z.enum(["running", "done", "merged", "outside", "exhausted", "rerun", "defect", "held"]),
   error: z.string().optional(),
   outside: z.array(z.string()).optional(),
   unmerged: z.array(TaskWorktreeRecord).optional(),
@@ -58,6 +61,8 @@ export const WaveTask = z.looseObject({
       done: z.boolean(),
       error: z.string().optional(),
       summary: z.string().optional(),
+      /** It reported a defect in the plan (what is wrong, with the evidence): the plan goes back to the planner. */
+      defect: z.string().optional(),
       /** It stopped at a human checkpoint: the question comes once the wave's reports are in. */
       checkpoint: z.looseObject({ type: z.string(), label: z.string(), options: z.array(z.string()).optional(), details: z.string().optional() }).optional(),
     })
@@ -71,6 +76,11 @@ export const WaveTask = z.looseObject({
   checkpointAnswer: z.string().optional(),
   /** The session's head after its merge. */
   merged: z.string().optional(),
+  /**
+   * The failing lines of the validation after its merge (a bounded tail of each failed command's
+   * output), for its executor's next brief only; the Step's report shows the summary.
+   */
+  validationOutput: z.string().optional(),
   /** Each time the merge queue sent the task back: the attempt that followed, why, and what went wrong. */
   sentBack: z
     .array(z.looseObject({ attempt: z.number().int().positive(), why: z.enum(["failed", "conflict", "validation"]), error: z.string() }))
@@ -100,6 +110,8 @@ export const WaveLogEntry = z.looseObject({
   plan: z.string().nullable(),
   /** The plan's sha-256 (its first 12 characters): a revised plan's waves are not the first plan's. */
   planSha: z.string().nullable(),
+  /** The plan defects sent back before this wave ran (a revised plan that came back unchanged is told apart). */
+  revision: z.number().int().nonnegative().optional(),
   wave: z.number().int().nonnegative(),
   tasks: z.array(WaveTask),
 });

@@ -337,4 +337,62 @@ describe("a parallel session's wave", () => {
     expect(s.state).toBe("VERIFY");
     expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "task 2 by hand", "[autopilot] Task 1: endpoint 1"]);
   });
+
+  it("a validation failing after a task's merge: the task's next brief holds the failing lines; the Step's report only the summary", async () => {
+    // The project's own check, committed with its config: it fails while src/e2.ts says "broken".
+    await writeFile(
+      path.join(repo.dir, "check.mjs"),
+      'import { readFileSync } from "node:fs";\nconsole.log("checking 3 endpoints");\nif (readFileSync("src/e2.ts", "utf8").includes("broken")) { console.error("FAIL endpoint 2: expected 200, got 500 (src/e2.ts:1)"); process.exit(1); }\nconsole.log("all good");\n',
+    );
+    await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
+    await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ validation: { commands: ["node check.mjs"] } }));
+    await git(repo.dir, "add", "-A");
+    await git(repo.dir, "commit", "-qm", "check");
+    const { engine, step } = await atWave(3);
+    const tasks = tasksOf(step);
+    let s = step;
+    for (const t of tasks) {
+      await work(t, { [`src/e${t.task}.ts`]: t.task === "2" ? "export const e2 = 'broken';\n" : `export const e${t.task} = ${t.task};\n` });
+      s = await engine.report(SLUG, s.stepId, done(t), null, t.task);
+    }
+    const again = tasksOf(s);
+    expect(again.map((t) => t.task)).toEqual(["2"]);
+    expect(s.report).toContain("the validation failed after its merge: 1 of 1 validation command run: 0 passed, 1 failed; node check.mjs exited 1.");
+    expect(s.report).not.toContain("FAIL endpoint 2");
+    const brief = await readFile(path.join(repo.dir, again[0].brief), "utf8");
+    expect(brief).toContain("### What the failing validation printed (the end of each failed command's output)");
+    expect(brief).toMatch(/\$ node check\.mjs \(exit 1\)\nchecking 3 endpoints\nFAIL endpoint 2: expected 200, got 500 \(src\/e2\.ts:1\)/);
+  });
+
+  it("an executor's plan defect: the wave's done tasks merge, the plan goes back to the planner, a stopped task's work stays in its worktree; the revised plan runs only the tasks not merged", async () => {
+    const { engine, step } = await atWave(3);
+    const [t1, t2, t3] = tasksOf(step);
+    await work(t1, { "src/e1.ts": "export const e1 = 1;\n" });
+    await work(t3, { "src/e3.ts": "export const e3 = 'half done';\n" });
+    let s = await engine.report(SLUG, step.stepId, done(t1), null, "1");
+    s = await engine.report(SLUG, step.stepId, { kind: "executed", outcome: "plan_defect", task: { number: 2, name: t2.name }, defect: "src/e2.ts must import src/e4.ts, which no task writes" }, null, "2");
+    s = await engine.report(SLUG, step.stepId, { kind: "executed", outcome: "failed", task: { number: 3, name: t3.name }, error: "e3 half done" }, null, "3");
+    // Back to the planner, as a serial plan defect: counted, with the defect and what is merged.
+    expect(s.state).toBe("PLAN");
+    expect(s.next.kind === "dispatch" && s.next.persona).toBe("harness-planner");
+    expect(s.report).toContain("the executor reports a defect in the plan: src/e2.ts must import src/e4.ts, which no task writes");
+    expect(s.report).toContain("(the wave's task 1 merged; nothing of tasks 2, 3 merged, their work (if any) kept on their branches)");
+    expect(await subjects()).toContain("[autopilot] Task 1: endpoint 1");
+    expect((await state()).phaseRun).toMatchObject({ planDefects: 1, tasksMerged: ["1"] });
+    const planBrief = await readFile(path.join(repo.dir, s.next.kind === "dispatch" ? s.next.expects.artifacts.brief! : ""), "utf8");
+    expect(planBrief).toContain("Task 1 is done and merged: keep it as it is (same numbers and headings). Revise task 2");
+    // Task 2's worktree held nothing and is gone; task 3's holds its half-done work, kept.
+    expect(existsSync(path.join(repo.dir, t2.worktree))).toBe(false);
+    expect(await readFile(path.join(repo.dir, t3.worktree, "src/e3.ts"), "utf8")).toBe("export const e3 = 'half done';\n");
+    // The revised plan: tasks 2 and 3 run, in new worktrees; task 1 is not run again.
+    const planPath = (await state()).phases[0].planPath;
+    await writeFile(path.join(repo.dir, planPath), planText(3).replace("1. Write the endpoint.", "1. Write the endpoint and its helper."));
+    s = await engine.report(SLUG, s.stepId, { kind: "planned", planPath, summary: "revised" });
+    const next = tasksOf(s);
+    expect(next.map((t) => t.task)).toEqual(["2", "3"]);
+    expect(next.map((t) => t.worktree)).not.toContain(t3.worktree);
+    const first = (await readDecisionLog(repo.dir, SLUG))!.waves[0].tasks.map((t) => [t.task, t.statusText]);
+    expect(first[1][1]).toContain("plan sent back to the planner: its executor reports a defect in the plan (src/e2.ts must import src/e4.ts, which no task writes)");
+    expect(first[2][1]).toContain("stopped for the revised plan: another task sent the plan back (its own report: e3 half done)");
+  });
 });

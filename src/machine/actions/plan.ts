@@ -6,7 +6,7 @@ import type { Notice } from "../../session/schema.js";
 import { channelPhrase } from "../../vocabulary.js";
 import { signalsFor } from "../signals.js";
 import { RIGOR, sendBacksAllowed } from "../policy.js";
-import { effectiveComplexity, complexityOverrideFor, effect, decision, answered, higherComplexity, planHash, planWaves, gateNotice, phaseNamed, planSignals } from "../helpers.js";
+import { effectiveComplexity, complexityOverrideFor, effect, decision, answered, higherComplexity, planHash, planWaves, gateNotice, phaseNamed, planSignals, wavesWithout } from "../helpers.js";
 import { act } from "./act.js";
 
 export const planActions = {
@@ -74,7 +74,8 @@ export const planActions = {
         nextTask: context.phaseRun.nextTask ?? 1,
         // A plan read again (a new plan, or one changed after its approval) starts its waves afresh:
         // an earlier plan's merged tasks are on the branch, its unmerged branches kept for the user.
-        ...(event.plan.waves !== undefined ? { waves: event.plan.waves, waveRun: null } : {}),
+        // After an executor's plan defect in a wave, the tasks merged under the earlier plan stay out.
+        ...(event.plan.waves !== undefined ? { waves: wavesWithout(event.plan.waves, context.phaseRun.tasksMerged), waveRun: null } : {}),
       },
       notices: note ? [...context.notices, note] : context.notices,
     };

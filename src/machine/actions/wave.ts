@@ -24,12 +24,13 @@ function logged(context: AutopilotState, run: WaveLedger): { waveLog: NonNullabl
   const phase = context.currentPhase;
   const plan = context.phases[phase]?.planPath ?? null;
   const planSha = (context.phaseRun.approvedPlanSha256 ?? context.phaseRun.planSha256 ?? null)?.slice(0, 12) ?? null;
-  const entry = { phase, plan, planSha, wave: run.wave, tasks: run.tasks.map(({ reported, dispatchedAt: _d, ...t }) =>
+  const revision = context.phaseRun.tasksMerged !== undefined ? (context.phaseRun.planDefects ?? 0) : undefined;
+  const entry = { phase, plan, planSha, ...(revision !== undefined ? { revision } : {}), wave: run.wave, tasks: run.tasks.map(({ reported, dispatchedAt: _d, validationOutput: _v, ...t }) =>
       reported?.checkpoint ? { ...t, atCheckpoint: reported.checkpoint.label } : reported?.done ? { ...t, reportedDone: true } : t,
     ),
   };
   const log = context.waveLog ?? [];
-  const at = log.findIndex((e) => e.phase === phase && e.planSha === planSha && e.wave === run.wave);
+  const at = log.findIndex((e) => e.phase === phase && e.planSha === planSha && e.revision === revision && e.wave === run.wave);
   return { waveLog: at < 0 ? [...log, entry] : log.map((e, i) => (i === at ? entry : e)) };
 }
 
@@ -77,6 +78,7 @@ export const waveActions = {
                 ...(event.error ? { error: event.error } : {}),
                 ...(event.summary ? { summary: event.summary } : {}),
                 ...(event.checkpoint ? { checkpoint: event.checkpoint } : {}),
+                ...(event.defect ? { defect: event.defect } : {}),
               },
             }
           : t,
@@ -179,6 +181,41 @@ export const waveActions = {
     };
     return { phaseRun: { ...context.phaseRun, waveRun: next }, ...logged(context, next) };
   }),
+  /**
+   * An executor of the wave reported a defect in the plan, and the merge queue merged the wave's
+   * done tasks (src/engine/wave.ts): the plan goes back to the planner with the defect, as in a
+   * serial session (counted against the phase's send-backs). The tasks merged so far in this phase
+   * are recorded: the revised plan keeps them, and its waves leave them out (storePlanFacts).
+   */
+  waveDefect: act(({ context, event }) => {
+    assertEvent(event, "WAVE_MERGED");
+    const run = event.run;
+    const defects = run.tasks.filter((t) => t.status === "defect");
+    const first = defects[0];
+    const defect = first?.error ?? "the executor gave no detail";
+    const byNumber = (a: string, b: string) => Number(a) - Number(b) || a.localeCompare(b);
+    const mergedNow = run.tasks.filter((t) => t.status === "merged").map((t) => t.task);
+    const earlier = (context.phaseRun.waves?.waves ?? []).slice(0, run.wave).flat();
+    const merged = [...new Set([...(context.phaseRun.tasksMerged ?? []), ...earlier, ...mergedNow])].sort(byNumber);
+    const kept = run.tasks.filter((t) => t.status !== "merged").map((t) => t.task);
+    const others = defects.slice(1).map((t) => `\nTask ${t.task} (${t.name}) also reports one: ${t.error ?? ""}`).join("");
+    const list = (ts: string[]) => `Task${ts.length === 1 ? "" : "s"} ${ts.join(", ")}`;
+    const revision = [
+      `The executor of task ${first?.task ?? "?"} (${first?.name ?? "unnamed task"}) stopped and reports a defect in the plan: ${defect}${others}`,
+      merged.length
+        ? `${list(merged)} ${merged.length === 1 ? "is" : "are"} done and merged: keep ${merged.length === 1 ? "it" : "them"} as ${merged.length === 1 ? "it is" : "they are"} (same numbers and headings). Revise task ${first?.task ?? "?"} and the tasks that depend on it so the work can succeed; every task not merged runs next, from your revised plan.`
+        : `No task is merged yet. Revise task ${first?.task ?? "?"} and the tasks that depend on it so the work can succeed.`,
+    ].join("\n");
+    const n = Number(first?.task);
+    return {
+      retryBudget: { ...context.retryBudget, currentTask: null },
+      phaseRun: { ...context.phaseRun, planDefects: (context.phaseRun.planDefects ?? 0) + 1, tasksMerged: merged, revision },
+      notices: [
+        ...context.notices,
+        { kind: "planDefect", taskNumber: Number.isInteger(n) ? n : null, taskName: first?.name ?? "unnamed task", defect, committed: false, wave: { merged: mergedNow, kept } },
+      ],
+    };
+  }),
   /** Every wave merged: the phase's execution is done (its commits are the tasks' merges). */
   waveExecutionComplete: act(({ context }) => ({
     retryBudget: { ...context.retryBudget, currentTask: null },
@@ -258,6 +295,11 @@ export const waveGuards = {
   waveNeedsPerson: ({ event }: Args) => {
     assertEvent(event, ["WAVE_MERGED", "WAVE_OPENED"]);
     return event.run.tasks.some((t) => t.status === "outside" || t.status === "exhausted");
+  },
+  /** A task of the wave reported a defect in the plan within the phase's send-backs (the merge queue held it): the plan goes back. */
+  waveSendsPlanBack: ({ event }: Args) => {
+    assertEvent(event, "WAVE_MERGED");
+    return event.run.tasks.some((t) => t.status === "defect");
   },
   waveAllMerged: ({ event }: Args) => {
     assertEvent(event, ["WAVE_MERGED", "WAVE_OPENED"]);
