@@ -185,6 +185,9 @@ export function holdTask(run: WaveRun, task: string, status: "defect" | "held", 
   return { ...run, tasks: run.tasks.map((t) => (t.task === task && t.status === "running" ? { ...t, status, error } : t)) };
 }
 
+/** How a task stopped for its plan defect past the phase's plan send-backs begins its error (the question words it so). */
+export const PLAN_DEFECT_STOP = "the executor reports a defect in the plan, and this phase's plan send-backs are spent";
+
 /**
  * A task whose report stops it for a person at once (a plan defect once the phase's send-backs are
  * spent): `exhausted`, nothing of it merged, its worktree kept.

@@ -13,6 +13,7 @@ import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
 import { todoFor } from "../protocol/host-view.js";
 import { waveBudgetCrossed, waveRunsToStart } from "../machine/actions/wave.js";
+import { PLAN_DEFECT_STOP } from "../effects/wave-run.js";
 
 /**
  * `--human-gates`: the answers only a person may give at the current question — approving (or
@@ -115,7 +116,7 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
     const lines = stopped.map((t) =>
       t.status === "outside"
         ? `Task ${t.task} (${t.name}) changed files outside its Files/Owns (${[...t.scope.files, ...t.scope.owns].join(", ") || "none"}): ${(t.outside ?? []).join(", ")}. Its work is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`
-        : `Task ${t.task} (${t.name}) spent its retry budget: ${t.error ?? "unknown error"}. Its last attempt is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`,
+        : `Task ${t.task} (${t.name}) ${t.error?.startsWith(PLAN_DEFECT_STOP) ? "is stopped" : "spent its retry budget"}: ${t.error ?? "unknown error"}. Its last attempt is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`,
     );
     return words(
       `What should happen to task${stopped.length === 1 ? "" : "s"} ${stopped.map((t) => t.task).join(", ")}?`,

@@ -15,7 +15,7 @@ import { confine } from "../session/confine.js";
 import { planHeaders } from "../markdown/plan-header.js";
 import { failureTail, runValidation } from "../effects/validation.js";
 import { planDefectSendBackLeft } from "../machine/policy.js";
-import { drain, holdTask, removeMerged, rerunTask, startWave, stopTask, taskReported, tasksDone, waveDone, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
+import { PLAN_DEFECT_STOP, drain, holdTask, removeMerged, rerunTask, startWave, stopTask, taskReported, tasksDone, waveDone, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
 import { removeTaskWorktree, type TaskWorktree } from "../effects/merge-queue.js";
 
 export interface WaveProbeContext {
@@ -138,7 +138,7 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
     if (t.reported.done) done.push(t.task);
     else if (sendBack) run = holdTask(run, t.task, t.reported.defect ? "defect" : "held", t.reported.defect ?? t.reported.error ?? "the executor reported a failure");
     else if (t.reported.defect) {
-      const r = stopTask(run, t.task, `the executor reports a defect in the plan, and this phase's plan send-backs are spent: ${t.reported.defect}`);
+      const r = stopTask(run, t.task, `${PLAN_DEFECT_STOP}: ${t.reported.defect}`);
       run = r.run;
       events.push(...r.events);
     } else {

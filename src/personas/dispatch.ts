@@ -4,7 +4,7 @@
 // writes that file (see briefContent) so the host model never copies kilobytes.
 import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
-import type { DispatchNext, ResultKind } from "../protocol/step.js";
+import type { DispatchNext, PersonaName, ResultKind } from "../protocol/step.js";
 import { stageMetaAt } from "../machine/stages.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
@@ -50,6 +50,21 @@ export function taskBriefPath(state: Pick<AutopilotState, "sessionDir">, stepId:
 /** The tasks of the wave an executor should work on now (running, not yet reported), in plan order. */
 export function waveTasksToRun(state: AutopilotState): NonNullable<AutopilotState["phaseRun"]["waveRun"]>["tasks"] {
   return (state.phaseRun.waveRun?.tasks ?? []).filter((t) => t.status === "running" && !t.reported);
+}
+
+/**
+ * The personas that record their result with the `autopilot_result` tool: they have no tool that
+ * writes files (personas/*.md `tools:` Read, Bash and autopilot_result). The others (Write, Edit, and
+ * no autopilot tool) write the result file themselves. tests/install/texts.test.ts holds the
+ * persona files, their briefs and this set to one account.
+ */
+export const RECORDS_WITH_RESULT_TOOL: ReadonlySet<PersonaName> = new Set<PersonaName>(["harness-verifier", "harness-code-reviewer"]);
+
+/** What the brief's "- Result:" line asks of this persona: only what its tools can do. */
+function resultHow(persona: PersonaName, stepId: number): string {
+  return RECORDS_WITH_RESULT_TOOL.has(persona)
+    ? `record your JSON result with autopilot_result, stepId ${stepId}: it writes this file`
+    : "write your JSON result there too";
 }
 
 export function plannedPlanPath(state: AutopilotState): string {
@@ -347,7 +362,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
     const start = phaseStartCommit(state);
     if (start) out.push(`- Phase start commit: ${start} (this phase's changes: git diff ${start}..HEAD)`);
   }
-  if (planned) out.push(`- Result: ${resultPath(state, state.stepId)} (write your JSON result there too, or record it with autopilot_result, stepId ${state.stepId})`);
+  if (planned) out.push(`- Result: ${resultPath(state, state.stepId)} (${resultHow(planned.next.persona, state.stepId)})`);
   out.push("");
   if (planned) out.push("## How to do this step", "", ...planned.rules.map((r) => `- ${r}`), "");
   if (state.currentState === "PLAN") {

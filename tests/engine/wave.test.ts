@@ -395,4 +395,23 @@ describe("a parallel session's wave", () => {
     expect(first[1][1]).toContain("plan sent back to the planner: its executor reports a defect in the plan (src/e2.ts must import src/e4.ts, which no task writes)");
     expect(first[2][1]).toContain("stopped for the revised plan: another task sent the plan back (its own report: e3 half done)");
   });
+
+  it("a plan defect past the phase's plan send-backs stops the task at the waveTask question instead", async () => {
+    // A retry budget of 1 allows no send-back: the defect goes to a person at once.
+    await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
+    await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ retryBudget: 1 }));
+    await git(repo.dir, "add", "-A");
+    await git(repo.dir, "commit", "-qm", "config");
+    const { engine, step } = await atWave(3);
+    const [t1, t2, t3] = tasksOf(step);
+    await work(t1, { "src/e1.ts": "export const e1 = 1;\n" });
+    await work(t3, { "src/e3.ts": "export const e3 = 3;\n" });
+    let s = await engine.report(SLUG, step.stepId, done(t1), null, "1");
+    s = await engine.report(SLUG, step.stepId, { kind: "executed", outcome: "plan_defect", task: { number: 2, name: t2.name }, defect: "no task writes src/e4.ts" }, null, "2");
+    s = await engine.report(SLUG, step.stepId, done(t3), null, "3");
+    expect(s.state).toBe("EXECUTE");
+    expect(s.next.kind === "ask" && s.next.name).toBe("waveTask");
+    expect(s.next.kind === "ask" && s.next.context).toContain("Task 2 (endpoint 2) is stopped: the executor reports a defect in the plan, and this phase's plan send-backs are spent: no task writes src/e4.ts.");
+    expect((await state()).phaseRun.planDefects ?? 0).toBe(0);
+  });
 });

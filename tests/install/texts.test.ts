@@ -11,8 +11,8 @@ import { REPO } from "./helpers.js";
 import { makeRepo, type TempRepo } from "../helpers/git.js";
 import { claudeCommandBody, commandBody, readPersonas } from "../../src/install/templates.js";
 import { planInstall, sessionsIgnoreNote } from "../../src/install/clients.js";
-import { briefContent } from "../../src/personas/dispatch.js";
-import { send, started } from "../machine/helpers.js";
+import { briefContent, dispatchFor, RECORDS_WITH_RESULT_TOOL } from "../../src/personas/dispatch.js";
+import { plan, send, started } from "../machine/helpers.js";
 
 const personas = readPersonas(REPO);
 const agent = (name: string) => personas.find((p) => p.name === name)!.body;
@@ -101,6 +101,34 @@ describe("what the personas read", () => {
       const seen = new Set<string>();
       const twice = sentences.filter((s) => (seen.has(s) ? true : (seen.add(s), false)));
       expect(twice, p.name).toEqual([]);
+    }
+  });
+
+  it("each persona's agent file and brief name only the way of handing back its result that its tools allow", () => {
+    // A brief at each persona's dispatch: planning, the plan's execution, verification, review.
+    const slug = "changes--scanner--proposal";
+    const planning = send(started([{ name: "Core", complexity: "low" }]), { type: "ASSESSED", planPath: null });
+    const executing = send(planning, { type: "PLANNED", plan: plan(3) });
+    const verifying = send(executing, { type: "EXECUTED", outcome: "complete" });
+    const reviewing = send(verifying, { type: "VERIFIED", verdict: "pass", findings: [] });
+    const at = { "harness-planner": planning, "harness-task-executor": executing, "harness-verifier": verifying, "harness-code-reviewer": reviewing } as const;
+    for (const p of personas) {
+      const tools = (p.tools ?? "").split(/,\s*/);
+      const resultTool = tools.includes("mcp__autopilot__autopilot_result");
+      // Every persona either records its result with the tool or writes the file: never offered the other way.
+      expect(resultTool || tools.includes("Write"), p.name).toBe(true);
+      expect(RECORDS_WITH_RESULT_TOOL.has(p.name as keyof typeof at), p.name).toBe(resultTool);
+      const state = at[p.name as keyof typeof at];
+      expect(dispatchFor(state, slug)?.persona, p.name).toBe(p.name);
+      const line = /^- Result: .*$/m.exec(briefContent(state, slug, {}))![0];
+      if (resultTool) {
+        expect(line, p.name).toMatch(/\(record your JSON result with autopilot_result, stepId \d+: it writes this file\)$/);
+        expect(p.body.replace(/\s+/g, " "), p.name).toContain("The one autopilot MCP tool you call is `autopilot_result`");
+      } else {
+        expect(line, p.name).toMatch(/\(write your JSON result there too\)$/);
+        expect(p.body, p.name).not.toContain("autopilot_result");
+        expect(p.body, p.name).toMatch(/Write the same JSON object to the result file the brief names/);
+      }
     }
   });
 

@@ -165,8 +165,9 @@ function waveEvents(c: AutopilotState): AutopilotEvent[] {
       { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "running" : "merged")), events: [{ kind: "retry", task: first, attempt: 2, why: "conflict", error: "c" }], now },
       { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "outside" : "done")), events: [{ kind: "outside", task: first, files: ["README.md"] }], now },
       { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "exhausted" : "done")), events: [{ kind: "exhausted", task: first, error: "e" }], now },
-      // An executor's plan defect within the phase's send-backs: the others merged, the plan goes back to the planner.
-      ...(c.phaseRun.waveRun?.wave === 0 ? [{ type: "WAVE_MERGED" as const, run: as((i) => (i === 0 ? "defect" : "merged")), events: [], now }] : []),
+      // An executor's plan defect within the phase's send-backs: the others merged, the plan goes back
+      // to the planner (in the first wave of the first phase, once: everywhere would pass the walk's limit).
+      ...(run.wave === 0 && c.currentPhase === 0 && !c.phaseRun.planDefects ? [{ type: "WAVE_MERGED" as const, run: as((i) => (i === 0 ? "defect" : "merged")), events: [], now }] : []),
     );
   }
   return out;

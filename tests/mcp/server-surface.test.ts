@@ -182,7 +182,7 @@ describe("what Claude Code gets", () => {
     expect(text).toContain('{"kind":"planned"');
     // The call after names the Step's own stepId and fields, not copies of them; the session is the
     // connection's. The persona writes its result where the brief says; the host reports only the step.
-    expect(text).toMatch(new RegExp(`^- Result: \\.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}\\.json \\(write your JSON result there too, or record it with autopilot_result, stepId ${step.stepId}\\)$`, "m"));
+    expect(text).toMatch(new RegExp(`^- Result: \\.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}\\.json \\(write your JSON result there too\\)$`, "m"));
     expect(step.todo).toBe(
       "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.",
     );
