@@ -270,10 +270,7 @@ export class SessionEngine {
     const checkpoint = !done && ex?.outcome === "checkpoint" && ex.checkpoint && ex.checkpoint.type !== "passed" ? ex.checkpoint : undefined;
     // A plan defect: the plan goes back to the planner once the wave's other reports are in (not a retry).
     const defect = !done && ex?.outcome === "plan_defect" && !result.error?.trim() ? ex.defect?.trim() || "(no details)" : undefined;
-    const error =
-      done || checkpoint
-        ? undefined
-        : result.error?.trim() || (defect ? `the executor reports a defect in the plan: ${defect}` : "the executor reported a failure");
+    const error = done || checkpoint ? undefined : result.error?.trim() || (defect ? `the executor reports a defect in the plan: ${defect}` : "the executor reported a failure");
     let s: AutopilotState = {
       ...state,
       usage: addUsage(state.usage, { persona: "harness-task-executor", phaseIndex: step.phase?.index ?? null, phaseName: step.phase?.name ?? null, usage }),

@@ -154,14 +154,16 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
   const drained = await drain(ctx.root, run, opts);
   events.push(...drained.events);
   run = drained.run;
-  // The phase's last wave done: its worktrees go now, so nothing is owed when EXECUTE ends.
-  // The plan goes back to the planner: the stopped tasks' worktrees that hold no work go (git
-  // refuses to remove one with changes or commits not on the session's branch: that work is kept).
-  if (sendBack)
+  // The plan goes back to the planner (now, or after a person's answer about another task): the
+  // stopped tasks' worktrees that hold no work go (git refuses to remove one with changes or
+  // commits not on the session's branch: that work is kept).
+  const planBack = run.tasks.some((t) => t.status === "defect");
+  if (planBack)
     for (const t of run.tasks) if (t.status === "defect" || t.status === "held") await removeTaskWorktree(ctx.root, t.worktree).catch(() => false);
-  // So do the merged ones: the revised plan starts its waves afresh.
+  // The phase's last wave done, or the plan going back (its revision starts its waves afresh): the
+  // merged worktrees go now, so nothing is owed when EXECUTE ends.
   const waves = state.phaseRun.waves?.waves.length ?? 0;
-  if ((sendBack || (waveDone(run) && run.wave + 1 >= waves)) && run.removals?.length) {
+  if ((planBack || (waveDone(run) && run.wave + 1 >= waves)) && run.removals?.length) {
     ctx.onProgress?.("removing the merged worktrees");
     for (const tw of run.removals) await removeTaskWorktree(ctx.root, tw);
     run = { ...run, removals: [] };

@@ -59,12 +59,11 @@ function waveTaskLog(t: WaveTask): WaveTaskLog {
   const sentBack = (t.sentBack ?? []).map((b) => ({ attempt: b.attempt, why: b.why, error: b.error }));
   const last = sentBack.at(-1);
   const byHand = t.status === "merged" && !t.merged && t.error === "done by hand";
+  const stopped = t.status === "defect" ? "plan sent back" : t.status === "held" ? "stopped for the revised plan" : null;
   const status: WaveTaskLog["status"] = byHand
     ? "done by hand"
-    : t.status === "defect"
-      ? "plan sent back"
-      : t.status === "held"
-        ? "stopped for the revised plan"
+    : stopped
+      ? stopped
     : t.status === "merged"
       ? "merged"
       : t.status === "outside" || t.status === "exhausted" || (t.status === "running" && t.atCheckpoint)

@@ -36,8 +36,8 @@ describe("the state graph is read from the machine definition", () => {
     // ASSESS targets PLAN.planning and PLAN.awaitingInteractivePlan: one edge to PLAN.
     expect(edge("ASSESS", "PLAN")!.details).toHaveLength(2);
     expect(edge("ASSESS", "APPROVE_PLAN")!.labels).toEqual(["plan already exists"]);
-    // The executor's plan_defect, and the answer "revise plan" at EXECUTE.exhausted.
-    expect(edge("EXECUTE", "PLAN")!.labels).toEqual(["plan defect within budget", "“revise plan”"]);
+    // The executor's plan_defect (serial, or in a wave), and the answer "revise plan" at EXECUTE.exhausted.
+    expect(edge("EXECUTE", "PLAN")!.labels).toEqual(["plan defect within budget", "wave sends plan back", "“revise plan”"]);
     expect(edge("VERIFY", "EXECUTE")!.labels).toEqual(["“fix”"]);
     expect(edge("REVIEW", "PHASE_COMPLETE")!.labels).toEqual(["no blocking findings", "“override”"]);
     expect(edge("PHASE_COMPLETE", "FINAL_REVIEW")!.labels).toEqual(["no more phases"]);
