@@ -5,6 +5,7 @@
 //  - a file we cannot read is never overwritten: the error names it and the last good copy;
 //  - before each write the previous file, if it still reads, is kept as the last good copy;
 //  - one process at a time works on a session (a lock that a crashed process cannot wedge).
+import { AsyncLocalStorage } from "node:async_hooks";
 import { constants as fsConstants } from "node:fs";
 import { access, mkdir, open, readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
@@ -26,6 +27,15 @@ export interface LockOptions {
 
 export const DEFAULT_LOCK_WAIT_MS = 3_000;
 export const DEFAULT_LOCK_STALE_MS = 10_000;
+
+/**
+ * Calls in this process for one session take turns here before the cross-process lock, so that
+ * several at once (a wave's reports in `autopilot run --jobs N`, or a host's parallel tool calls to
+ * the server) queue instead of failing `busy` after the lock wait. Keyed by the lock's path.
+ */
+const turns = new Map<string, Promise<void>>();
+/** The lock paths this async call chain holds: a nested call skips the queue (and fails `busy`). */
+const holding = new AsyncLocalStorage<ReadonlySet<string>>();
 
 /** Users diff these files: stable 2-space indent and a trailing newline. */
 export function serializeState(state: unknown): string {
@@ -209,11 +219,30 @@ export class SessionStore {
   }
 
   /**
-   * Run `fn` holding the session's cross-process lock. Not re-entrant: a nested call for the same
+   * Run `fn` holding the session's cross-process lock. Calls in this process take turns (no `busy`
+   * between them); another process waits up to `waitMs`. Not re-entrant: a nested call for the same
    * session waits and then fails with `busy`.
    */
   async withLock<T>(key: SessionKey, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
     const p = this.paths(key);
+    const mine = holding.getStore();
+    if (mine?.has(p.lock)) return this.lockAndRun(p, fn, opts);
+    // Wait for this process's earlier callers for the session; they are alive, so no time-out here.
+    const before = turns.get(p.lock) ?? Promise.resolve();
+    let done!: () => void;
+    const mineDone = new Promise<void>((resolve) => (done = resolve));
+    const tail = before.then(() => mineDone);
+    turns.set(p.lock, tail);
+    await before;
+    try {
+      return await holding.run(new Set([...(mine ?? []), p.lock]), () => this.lockAndRun(p, fn, opts));
+    } finally {
+      done();
+      if (turns.get(p.lock) === tail) turns.delete(p.lock);
+    }
+  }
+
+  private async lockAndRun<T>(p: SessionPaths, fn: () => Promise<T> | T, opts: LockOptions): Promise<T> {
     const stale = opts.staleMs ?? DEFAULT_LOCK_STALE_MS;
     let held: HeldLock;
     try {

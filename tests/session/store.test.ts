@@ -214,6 +214,24 @@ describe("one process at a time per session", () => {
     await holder.waitFor(/released/);
   });
 
+  it("calls in one process take turns instead of failing busy (a wave's reports at once), and a nested call still fails busy", async () => {
+    const spans: Array<[number, number]> = [];
+    const hold = (ms: number) => async () => {
+      const start = Date.now();
+      await new Promise((r) => setTimeout(r, ms));
+      spans.push([start, Date.now()]);
+      return spans.length;
+    };
+    // Each holds the session four times longer than the others may wait for the cross-process lock.
+    const results = await Promise.all([1, 2, 3, 4].map(() => store.withLock(SLUG, hold(400), { waitMs: 100 })));
+    expect(results.sort()).toEqual([1, 2, 3, 4]);
+    spans.sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < spans.length; i++) expect(spans[i][0]).toBeGreaterThanOrEqual(spans[i - 1][1]);
+    const nested = await rejection(store.withLock(SLUG, () => store.withLock(SLUG, () => "inner", { waitMs: 100 })));
+    expect(nested.code).toBe("busy");
+    expect(existsSync(store.paths(SLUG).lock)).toBe(false);
+  });
+
   it("a live holder keeps its lock fresh and is not taken over after the stale time", async () => {
     const holder = child("hold", root, SLUG, "6000", "2000", "100");
     await holder.waitFor(/locked/);
