@@ -262,7 +262,7 @@ const paths = [...mainPaths, ...budgetPaths, ...wavePaths, ...waveBudgetPaths];
 // send-back counters; 14-30 s for the largest test alone on 2 cores): the default 60 s timed out
 // while other suites loaded the machine, and the transitions test took 240 s at load 12 once the
 // wave walks grew (issue 27), so these tests get more time, not a smaller walk.
-describe("the machine, walked by @xstate/graph", { timeout: 600_000 }, () => {
+describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
   it("reaches every state node the machine defines", () => {
     const reached = new Set<string>();
     for (const p of paths) for (const id of p.state._nodes.map((n: AnyStateNode) => n.id)) reached.add(id);
