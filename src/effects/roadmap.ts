@@ -5,7 +5,7 @@
 // byte, line ending included. Idempotent: a status already at its target is left alone and the
 // file is not rewritten. A status a human set that is not on the way forward (done, blocked for
 // sync, anything unknown) is never regressed.
-import matter from "gray-matter";
+import { matter } from "../markdown/front-matter.js";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import type { ProjectPaths } from "../session/paths.js";
 
@@ -49,8 +49,7 @@ function frontMatterLines(lines: string[]): number {
 export function parseRoadmap(text: string): Roadmap {
   let frontMatter: Record<string, unknown> = {};
   try {
-    // `{}` as options: gray-matter caches by input string otherwise and returns shared objects.
-    frontMatter = { ...(matter(text, {}).data as Record<string, unknown>) };
+    frontMatter = { ...(matter(text).data as Record<string, unknown>) };
   } catch {
     frontMatter = {};
   }

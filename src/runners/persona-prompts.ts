@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import matter from "gray-matter";
+import { matter } from "../markdown/front-matter.js";
 import { z } from "zod";
 import {
   ExecutedResult,
@@ -91,8 +91,7 @@ export function loadPersonaPrompt(persona: PersonaName, kind: ResultKind, opts: 
   for (const dir of personasDirs(opts.personasDir, opts.bundled)) {
     const file = path.join(dir, `${persona}.md`);
     if (!existsSync(file)) continue;
-    // The `{}` options turn off gray-matter's content-keyed cache, which would hand back a shared object.
-    const body = matter(readFileSync(file, "utf8"), {}).content.trim();
+    const body = matter(readFileSync(file, "utf8")).content.trim();
     if (body) return body;
   }
   const role = ROLES[persona] ?? `You are the ${persona} persona.`;
