@@ -26,12 +26,14 @@ const MOCKING = mockingFiles();
  * test helper it imports: such files take seconds per test, the others milliseconds.
  */
 const SPAWNS = /node:child_process|node-pty|StdioClientTransport/;
-function spawnsProcesses(file: string): boolean {
+function spawnsProcesses(file: string, seen = new Set<string>()): boolean {
+  seen.add(file);
   const text = readFileSync(file, "utf8");
   if (SPAWNS.test(text)) return true;
   for (const m of text.matchAll(/from "(\.{1,2}\/[^"]+)\.js"/g)) {
+    // Helpers that import helpers (tests/headless/_resume.ts imports _cli.ts) count too.
     const helper = path.resolve(path.dirname(file), `${m[1]}.ts`);
-    if (helper.includes(`${path.sep}tests${path.sep}`) && existsSync(helper) && SPAWNS.test(readFileSync(helper, "utf8"))) return true;
+    if (helper.includes(`${path.sep}tests${path.sep}`) && !seen.has(helper) && existsSync(helper) && spawnsProcesses(helper, seen)) return true;
   }
   return false;
 }

@@ -1,61 +1,8 @@
 // A headless run SIGKILLed in the middle resumes with the same `autopilot run` and ends exactly like
-// a run that was never interrupted: same decisions (but for their timestamps), same history, same
-// commits. The kill lands wherever the process happens to be after the Nth progress line: inside a
-// persona, between a report and its effects, inside a commit.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TempRepo } from "../helpers/git.js";
-import { assertBuilt, cli, outcomeOf, readState, RICH_SCRIPT, SPEC_REL, specRepo, start, subjects } from "./_cli.js";
-import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
+// a run that was never interrupted (tests/headless/_resume.ts). Here one kill, in phase 2's retries;
+// the kills early in phase 1 and in the final review run in `npm run test:reliability`
+// (tests/reliability/resume-cli.test.ts), beside the engine's kills at every fault point
+// (tests/reliability/crash.test.ts), which a resumed CLI run goes through the same way.
+import { killAndResume } from "./_resume.js";
 
-const repos: TempRepo[] = [];
-const ARGS = ["run", SPEC_REL, "--runner", "scripted", "--yes"];
-
-beforeAll(() => assertBuilt());
-afterAll(async () => {
-  await Promise.all(repos.map((r) => r.cleanup()));
-});
-
-async function repo() {
-  const r = await specRepo({ config: { scripted: RICH_SCRIPT } });
-  repos.push(r);
-  return r;
-}
-
-describe("kill and resume", () => {
-  // The uninterrupted run every resumed one is compared with. It runs beside the three kill cases
-  // (each has its own repository), which wait for it only to compare.
-  let reference: Promise<{ outcome: ReturnType<typeof outcomeOf>; subjects: string[] }>;
-
-  beforeAll(() => {
-    reference = (async () => {
-      const r = await repo();
-      const res = await cli(ARGS, { cwd: r.dir });
-      expect(res.code).toBe(0);
-      const ref = { outcome: outcomeOf(await readState(r.dir)), subjects: await subjects(r.dir) };
-      expect(ref.outcome.currentState).toBe("DONE");
-      return ref;
-    })();
-    reference.catch(() => {}); // reported by each test that awaits it
-  });
-
-  // Progress lines ("[+1.2s] ...") at which the run is killed: early in phase 1, in phase 2's
-  // retries, around the blocking review, in the final review.
-  it.concurrent.each([3, 12, 21])("killed after %i progress lines, resumed, it ends the same", async (n) => {
-    const r = await repo();
-    const p = start(ARGS, { cwd: r.dir });
-    await p.waitFor(new RegExp(`(^\\[\\+.*\\n(?:(?!\\[\\+).*\\n)*){${n}}`, "m"));
-    p.child.kill("SIGKILL");
-    const killed = await p.done;
-    expect(killed.signal).toBe("SIGKILL");
-    expect(killed.stdout).not.toContain("DONE in");
-
-    const res = await cli(ARGS, { cwd: r.dir });
-    expect(res.stderr).toBe("");
-    expect(res.code).toBe(0);
-    expect(res.stdout).toContain("Resuming autopilot from state");
-    expect(res.stdout).toContain("DONE in");
-    const ref = await reference;
-    expect(outcomeOf(await readState(r.dir))).toEqual(ref.outcome);
-    expect(await subjects(r.dir)).toEqual(ref.subjects);
-  }, SIDE_BY_SIDE);
-});
+killAndResume([12]);
