@@ -38,6 +38,8 @@ function prune(distDir, srcDir) {
 }
 for (const top of ["src", "bench"]) prune(path.join(root, "dist", top), path.join(root, top));
 if (removed > 0) console.error(`prepack: removed ${removed} compiled file(s) whose source is gone`);
+// The bin and its chunks (they have no source of their own, so they go last, after the pruning).
+execFileSync(process.execPath, [path.join(root, "scripts/bundle.mjs")], { cwd: root, stdio: "inherit" });
 for (const need of ["dist/src/cli/main.js", "personas/harness-planner.md", "skills/harness-autopilot/SKILL.md", "examples/word-count/proposal.md"]) {
   if (!existsSync(path.join(root, need))) {
     console.error(`prepack: ${need} is missing; the package would not work`);

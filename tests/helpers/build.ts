@@ -53,6 +53,8 @@ export async function ensureBuilt(): Promise<void> {
       // A type error still emits JavaScript; the tests then say what is wrong.
       output = String((e as { stdout?: string }).stdout ?? e);
     }
+    // The bin, dist/src/cli/main.js, is the bundle of tsc's dist/src/cli/cli.js (scripts/bundle.mjs).
+    execFileSync(process.execPath, [path.join(projectRoot, "scripts/bundle.mjs")], { cwd: projectRoot, stdio: "pipe" });
     if (!existsSync(distCli)) throw new Error(`the build produced no ${distCli}:\n${output}`);
   } finally {
     await release();

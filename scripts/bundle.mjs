@@ -1,0 +1,41 @@
+// The second half of the build (after tsc): bundles dist/src/cli/cli.js, each command it imports and
+// the packages they use into dist/src/cli/main.js (the package's bin, what every client and test
+// starts) and shared chunks beside it, dist/src/cli/chunk-*.js, one per group of commands that need
+// them (serve's MCP SDK, run's engine...). Node then reads and links a few files instead of some 500
+// modules, the largest part of a process's start-up (docs/performance.md, Start-up). Everything
+// else in dist/ stays tsc's output, module per module (tests and the bench import those).
+// The chunks sit in the same folder as main.js, three levels under the package root like every
+// compiled module, so code that walks up from its own file to the package's personas/, skills/ or
+// examples/ finds them as before.
+import { readFileSync, readdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { rolldown } from "rolldown";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const out = path.join(root, "dist", "src", "cli");
+
+const bundle = await rolldown({
+  input: { main: path.join(out, "cli.js") },
+  platform: "node",
+  // CommonJS that reads its own __filename (write-file-atomic hashes it into temp names) has none in
+  // an ES module bundle: it stays a package, imported at run time. The check below finds others.
+  external: ["write-file-atomic"],
+  logLevel: "warn",
+  // gray-matter's JavaScript front-matter engine calls eval: its own business, not a build problem.
+  checks: { eval: false },
+});
+// Chunks of an earlier build: their names carry a hash of their content.
+for (const f of readdirSync(out)) if (/^chunk-.*\.js$/.test(f)) rmSync(path.join(out, f));
+await bundle.write({ dir: out, format: "esm", entryFileNames: "[name].js", chunkFileNames: "chunk-[hash].js" });
+await bundle.close();
+
+for (const f of readdirSync(out)) {
+  if (f !== "main.js" && !/^chunk-.*\.js$/.test(f)) continue;
+  const text = readFileSync(path.join(out, f), "utf8");
+  const m = /\b__(?:filename|dirname)\b/.exec(text);
+  if (m) {
+    console.error(`bundle: dist/src/cli/${f} uses ${m[0]}, undefined in an ES module: add its package to external in scripts/bundle.mjs`);
+    process.exit(1);
+  }
+}
