@@ -72,4 +72,13 @@ describe.skipIf(!built)("autopilot spec and autopilot plan on the command line",
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("plan_not_found");
   });
+
+  it("an unknown command exits 2 with the usage, also one named like an object's property", () => {
+    for (const name of ["frobnicate", "toString", "constructor"]) {
+      const r = cli(name);
+      expect(r.code, name).toBe(2);
+      expect(r.stderr).toContain(`autopilot: unknown command "${name}"`);
+      expect(r.stderr).toContain("usage: autopilot <command>");
+    }
+  });
 });
