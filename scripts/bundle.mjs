@@ -18,9 +18,10 @@ const out = path.join(root, "dist", "src", "cli");
 const bundle = await rolldown({
   input: { main: path.join(out, "cli.js") },
   platform: "node",
-  // CommonJS that reads its own __filename (write-file-atomic hashes it into temp names) has none in
-  // an ES module bundle: it stays a package, imported at run time. The check below finds others.
-  external: ["write-file-atomic"],
+  // Packages that stay packages, imported at run time: CommonJS that reads its own __filename
+  // (write-file-atomic hashes it into temp names), which an ES module bundle has not, and a UMD
+  // build that requires its own files by computed paths (jsonc-parser). The check below finds others.
+  external: ["write-file-atomic", "jsonc-parser"],
   logLevel: "warn",
   // gray-matter's JavaScript front-matter engine calls eval: its own business, not a build problem.
   checks: { eval: false },
@@ -33,9 +34,9 @@ await bundle.close();
 for (const f of readdirSync(out)) {
   if (f !== "main.js" && !/^chunk-.*\.js$/.test(f)) continue;
   const text = readFileSync(path.join(out, f), "utf8");
-  const m = /\b__(?:filename|dirname)\b/.exec(text);
+  const m = /\b__(?:filename|dirname)\b|\brequire\(\s*["']\.\.?\/[^"']*["']\s*\)/.exec(text);
   if (m) {
-    console.error(`bundle: dist/src/cli/${f} uses ${m[0]}, undefined in an ES module: add its package to external in scripts/bundle.mjs`);
+    console.error(`bundle: dist/src/cli/${f} has ${m[0]}, which fails at run time (no __filename in an ES module; a relative require the bundler left unresolved): add its package to external in scripts/bundle.mjs`);
     process.exit(1);
   }
 }
