@@ -318,5 +318,9 @@ export async function rerunTask(root: string, t: TaskRun, opts: WaveOptions): Pr
   const head = (await gitRunner(root)(["rev-parse", "HEAD"])).trim();
   const attempt = t.attempt + 1;
   const worktree = await openTaskWorktree(root, opts.slug, worktreeTask(t.task, opts.worktreeKey), attempt, head);
-  return { ...t, attempt, budgetFrom: attempt, worktree, status: "running", unmerged: [...(t.unmerged ?? []), t.worktree], outside: undefined };
+  // The new attempt's brief says why the last one stopped (an exhausted task keeps its last error).
+  const error = t.outside?.length
+    ? `Attempt ${t.attempt} changed files outside what the task may change (${t.outside.join(", ")}), so nothing of it was merged; a person asked for the task again. Change only the files the task may change.`
+    : t.error;
+  return { ...t, attempt, budgetFrom: attempt, worktree, status: "running", unmerged: [...(t.unmerged ?? []), t.worktree], outside: undefined, ...(error ? { error } : {}) };
 }

@@ -477,7 +477,8 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
     "",
     "## How to do this step",
     "",
-    `- Do task ${t.task} of the plan, and only it: other executors do the other tasks at the same time, each in its own worktree.`,
+    `- Do task ${t.task} of the plan, and only it${(state.phaseRun.waveRun?.tasks.filter((x) => x.status === "running").length ?? 0) > 1 ? ": other executors do the other tasks at the same time, each in its own worktree" : ""}.`,
+    "- Keep no execution state file (state.json): autopilot records each task of a wave itself.",
     `- Work only in the git worktree ${t.worktree.path}: every path of the plan is relative to it. Do not touch the project's own checkout or another task's worktree, and do not switch branches.`,
     `- Change only ${may.join(", ") || "the files the task names"}: work outside them stops the task for a person and is not merged.`,
     "- Run the task's Verify step in the worktree. A worktree holds only what git tracks: no installed dependencies (node_modules and the like). Where a check needs them, say so in your evidence; autopilot runs the project's validation on the merged result after your work is merged.",
@@ -490,7 +491,7 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
     "",
   );
   if (t.checkpointAnswer) out.push("## Human checkpoint answer", "", t.checkpointAnswer, "", "Go on with the task from its checkpoint, in the same worktree (your earlier work is there).", "");
-  if (t.error) out.push("## What went wrong before", "", t.error, "", t.attempt > 1 ? escalationBrief(t.attempt - (t.budgetFrom ?? 1)) : "", "");
+  if (t.error) out.push("## What went wrong before", "", t.error, "", t.attempt > (t.budgetFrom ?? 1) ? escalationBrief(t.attempt - (t.budgetFrom ?? 1)) : "", "");
   if (t.error && t.validationOutput) {
     // What the validation printed after this task's merge: the failing lines, not only "exited 1".
     const fence = fenceFor(t.validationOutput);

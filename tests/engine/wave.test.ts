@@ -93,6 +93,8 @@ describe("a parallel session's wave", () => {
       expect(brief).toContain(`- Task: ${t.task} (endpoint ${t.task})`);
       expect(brief).toContain(`- Worktree: ${t.worktree}`);
       expect(brief).toContain(`- Files it may change: src/e${t.task}.ts`);
+      expect(brief).toContain("other executors do the other tasks at the same time");
+      expect(brief).toContain("Keep no execution state file (state.json)");
       expect(brief).toContain(`Work only in the git worktree ${t.worktree}`);
     }
     // The host is told to start them together (Claude Code: several Agent calls in one message,
@@ -206,6 +208,11 @@ describe("a parallel session's wave", () => {
     const again = tasksOf(s);
     expect(again.map((t) => [t.task, t.description])).toEqual([["2", "Task 2 (attempt 2), phase 1: endpoint 2"]]);
     expect(await readFile(path.join(repo.dir, again[0].worktree, "src/e1.ts"), "utf8")).toBe("1\n");
+    // Its brief says why the first attempt stopped, and that it now runs alone.
+    const brief = await readFile(path.join(repo.dir, again[0].brief), "utf8");
+    expect(brief).toContain("## What went wrong before");
+    expect(brief).toContain("Attempt 1 changed files outside what the task may change (README.md)");
+    expect(brief).not.toContain("other executors do the other tasks");
     await work(again[0], { "src/e2.ts": "2\n" });
     s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
     expect(s.state).toBe("VERIFY");
