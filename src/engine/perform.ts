@@ -3,6 +3,7 @@
 // replaying an outbox after a crash changes nothing that was already done.
 import { formatCost } from "../session/usage.js";
 import { channelPhrase } from "../vocabulary.js";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Notice } from "../session/schema.js";
@@ -145,7 +146,8 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
     }
     case "reportHarnessFiles": {
       const status = await harnessFilesStatus(root, slug).catch(() => null);
-      return status ? notify(state, { kind: "harnessFiles", ...status }) : state;
+      const kept = keptWorktrees(root, state);
+      return status ? notify(state, { kind: "harnessFiles", ...status, ...(kept.length ? { kept } : {}) }) : state;
     }
     case "appendFailure": {
       const { date, skill, type, text } = effect.args;
@@ -244,4 +246,18 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       throw new Error(`unknown effect ${JSON.stringify(unknown)}`);
     }
   }
+}
+
+/**
+ * A parallel session's worktrees that hold a stopped attempt's work, never merged (a task re-run
+ * after it wrote outside its files, or a defect's or held task's), and still on disk.
+ */
+function keptWorktrees(root: string, state: AutopilotState): Array<{ worktree: string; branch: string }> {
+  const kept = new Map<string, string>();
+  for (const wave of state.waveLog ?? [])
+    for (const t of wave.tasks) {
+      for (const u of t.unmerged ?? []) kept.set(u.path, u.branch);
+      if (t.status === "defect" || t.status === "held") kept.set(t.worktree.path, t.worktree.branch);
+    }
+  return [...kept].filter(([p]) => existsSync(path.resolve(root, p))).map(([worktree, branch]) => ({ worktree, branch }));
 }

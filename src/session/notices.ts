@@ -213,6 +213,8 @@ export const Notice = z.discriminatedUnion("kind", [
     commit: z.array(z.string()),
     /** Whether .harness/sessions/ is already ignored by git. */
     sessionsIgnored: z.boolean(),
+    /** A parallel session's worktrees kept unmerged (a stopped attempt's work), still on disk. */
+    kept: z.array(z.object({ worktree: z.string(), branch: z.string() })).optional(),
   }),
   notice("learningsPrune", { count: z.number().int(), threshold: z.number().int() }),
 ]);
@@ -432,6 +434,12 @@ export function renderNotice(n: Notice): string {
         n.sessionsIgnored
           ? "  - .harness/sessions/ is this session's working state and git already ignores it."
           : "  - .harness/sessions/ is this session's working state: keep it out of git (add the line `.harness/sessions/` to .gitignore).",
+        ...(n.kept?.length
+          ? [
+              "  - kept for you, unmerged (a stopped attempt's work: look at it, then `git worktree remove --force <folder>` and `git branch -D <branch>`):",
+              ...n.kept.map((k) => `    ${k.worktree} (branch ${k.branch})`),
+            ]
+          : []),
       ].join("\n");
     case "learningsPrune":
       return `Global learnings.md has ${n.count} entries (threshold: ${n.threshold}). Run \`harness learnings prune\` to analyze patterns and archive old entries.`;

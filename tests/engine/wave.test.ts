@@ -8,6 +8,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
+import { PolicyGate, drive } from "../../src/headless/drive.js";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { Engine } from "../../src/engine/engine.js";
 import type { Step, WaveDispatch } from "../../src/protocol/step.js";
 import { renderStepText, todoFor } from "../../src/protocol/host-view.js";
@@ -222,6 +224,12 @@ describe("a parallel session's wave", () => {
     const kept = (await state()).phaseRun.waveRun.tasks[1].unmerged;
     expect(kept).toHaveLength(1);
     expect(await readFile(path.join(repo.dir, kept[0].path, "README.md"), "utf8")).toContain("rewritten");
+    // At DONE the report names that worktree and branch, and how to remove them.
+    const { final } = await drive(engine, s, new ScriptedRunner(), new PolicyGate());
+    expect(final.state).toBe("DONE");
+    expect(final.report).toContain("kept for you, unmerged");
+    expect(final.report).toContain(`${kept[0].path} (branch ${kept[0].branch})`);
+    expect(existsSync(path.join(repo.dir, kept[0].path))).toBe(true);
   });
 
   it("a conflict (the session's branch moved under the wave) sends that task alone back on the merged result; the tasks merged stay merged", async () => {
