@@ -34,29 +34,33 @@ afterAll(async () => {
 
 const HEADLESS = ["--yolo", "--output-format", "stream-json"];
 
+/** A project with `spec`, the loopback model driven by a brain, install --global, and the documented start command with `args`, played to its end. */
+async function playGemini(spec: string, brain: Brain, args: string) {
+  if ("skip" in installed) throw new Error(installed.skip);
+  const { autopilot, bin } = installed;
+  const repo = await makeProject(spec);
+  repos.push(repo);
+  const home = mkdtempSync(path.join(tmpdir(), "autopilot-gemini-home-"));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  const log: string[] = [];
+  const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+  cleanups.push(() => void model.close());
+  const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, autopilot, ["--global"]);
+  const start = documentedStart(out);
+  const runs = await play(bin, {
+    cwd: repo.dir,
+    env,
+    model,
+    first: ["-p", `${start} ${args}`, ...HEADLESS],
+    next: (answer) => ["-p", answer, "--resume", "latest", ...HEADLESS],
+  });
+  return { repo, model, runs, why: explain(`gemini (start: ${start})`, runs, log) };
+}
+
 describe("Gemini CLI (real binary) with autopilot install gemini --global", () => {
   it(`the documented start command with ${START_ARGS} runs a two-phase spec to DONE through Gemini's subagents`, async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
-    const repo = await makeProject(SPEC_TWO_PHASES);
-    repos.push(repo);
-    const home = mkdtempSync(path.join(tmpdir(), "autopilot-gemini-home-"));
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-
-    const log: string[] = [];
-    const brain = new Brain(gemini);
-    const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
-    cleanups.push(() => void model.close());
-    const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, installed.autopilot, ["--global"]);
-    const start = documentedStart(out);
-
-    const runs = await play(installed.bin, {
-      cwd: repo.dir,
-      env,
-      model,
-      first: ["-p", `${start} ${START_ARGS}`, ...HEADLESS],
-      next: (answer) => ["-p", answer, "--resume", "latest", ...HEADLESS],
-    });
-    const why = explain(`gemini (start: ${start})`, runs, log);
+    const { repo, model, runs, why } = await playGemini(SPEC_TWO_PHASES, new Brain(gemini), START_ARGS);
     expect(model.errors, why).toEqual([]);
     // Gemini found the command by the name install documents (no clash renamed it away).
     expect(runs[0].stderr, why).not.toMatch(/Conflicts detected for command/);
@@ -80,26 +84,7 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
 
   it("--fast --parallel: the host invokes a wave's three executors in one message, each in its own worktree; all merged in task order, to DONE", async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
-    const repo = await makeProject(SPEC_ONE_WAVE);
-    repos.push(repo);
-    const home = mkdtempSync(path.join(tmpdir(), "autopilot-gemini-home-"));
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-
-    const log: string[] = [];
-    const brain = new Brain(gemini, { tasksPerPlan: 3 });
-    const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
-    cleanups.push(() => void model.close());
-    const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, installed.autopilot, ["--global"]);
-    const start = documentedStart(out);
-
-    const runs = await play(installed.bin, {
-      cwd: repo.dir,
-      env,
-      model,
-      first: ["-p", `${start} docs/spec.md --fast --parallel`, ...HEADLESS],
-      next: (answer) => ["-p", answer, "--resume", "latest", ...HEADLESS],
-    });
-    const why = explain(`gemini (start: ${start})`, runs, log);
+    const { repo, model, runs, why } = await playGemini(SPEC_ONE_WAVE, new Brain(gemini, { tasksPerPlan: 3 }), "docs/spec.md --fast --parallel");
     expect(model.errors, why).toEqual([]);
 
     const { dispatchTurns } = await expectWaveDone(repo.dir, model, why, {
