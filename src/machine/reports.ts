@@ -126,7 +126,14 @@ export function sessionSoFar(state: AutopilotState): string[] {
     const now: string[] = [];
     if (phase.planPath) now.push(`plan ${phase.planPath}${run.taskCount !== null ? ` (${run.taskCount} tasks)` : ""}${run.approvedPlanSha256 ? ", approved" : ""}`);
     if (run.checkpointsPassed.length) now.push(`committed: ${run.checkpointsPassed.map((c) => `"${c}"`).join(", ")}`);
-    if (run.nextTask && ["EXECUTE"].includes(state.currentState) && !run.fix) now.push(`next: task ${run.nextTask}`);
+    const wave = state.currentState === "EXECUTE" ? (run.waveRun?.tasks ?? []) : [];
+    if (wave.length) {
+      // A parallel wave: which tasks have reported and which executors are still owed (not "next: task 1").
+      const owed = wave.filter((t) => t.status === "running" && !t.reported).map((t) => t.task);
+      const reported = wave.filter((t) => !(t.status === "running" && !t.reported)).map((t) => t.task);
+      const tasks = (list: string[]) => `task${list.length === 1 ? "" : "s"} ${list.join(", ")}`;
+      now.push(`wave ${run.waveRun!.wave + 1}: ${[reported.length ? `${tasks(reported)} reported` : "", owed.length ? `${tasks(owed)} running` : ""].filter(Boolean).join(", ")}`);
+    } else if (run.nextTask && state.currentState === "EXECUTE" && !run.fix) now.push(`next: task ${run.nextTask}`);
     const vf = (run.verificationRounds ?? []).filter((r) => r.verdict === "fail").length;
     if (vf) now.push(`${vf} failed verification(s)`);
     if (run.fix) now.push(`fixing the ${run.fix.source} findings`);

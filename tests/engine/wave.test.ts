@@ -115,6 +115,10 @@ describe("a parallel session's wave", () => {
     // Task 3 reports first: recorded, nothing merged, the Step still dispatches tasks 1 and 2.
     let s = await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
     expect(tasksOf(s).map((t) => t.task)).toEqual(["1", "2"]);
+    // A host that lost its context starts again: the resume report says where the wave stands.
+    const resumed = (await new Engine(repo.dir, { now }).start(SPEC_PATH, "--parallel")).step;
+    expect(resumed.report).toContain("wave 1: task 3 reported, tasks 1, 2 running");
+    expect(resumed.report).not.toContain("next: task");
     // Tasks 1 and 2 run already: the Step says so (startedAt, the prompt, the text view), so a host
     // reports them as they return instead of starting them again.
     expect(tasksOf(s).map((t) => t.startedAt)).toEqual([step.stepId, step.stepId]);
