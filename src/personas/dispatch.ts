@@ -220,7 +220,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
         persona,
         description: running ? `Wave ${w}/${total}, phase ${n}: ${phase.name} (${list} running)` : `Execute wave ${w}/${total}, phase ${n}: ${phase.name} (${list})`,
         prompt: running
-          ? `The executor${tasks.length === 1 ? "" : "s"} of ${list} (wave ${w}/${total} of phase ${of} "${phase.name}") run since step ${tasks[0].startedAt}: report each with autopilot_report and its "task" as it returns (start one again only if its executor is gone, as after a restart).`
+          ? tasks.length === 1
+            ? `The executor of ${list} (wave ${w}/${total} of phase ${of} "${phase.name}") has run since step ${tasks[0].startedAt}: report it with autopilot_report and its "task" when it returns (start it again only if its executor is gone, as after a restart).`
+            : `The executors of ${list} (wave ${w}/${total} of phase ${of} "${phase.name}") have run since step ${tasks[0].startedAt}: report each with autopilot_report and its "task" as it returns (start one again only if its executor is gone, as after a restart).`
           : `Run ${tasks.length === 1 ? "this task's executor" : `these ${tasks.length} task executors at the same time`} (wave ${w}/${total} of phase ${of} "${phase.name}"): one ${persona} per entry of next.tasks, with that entry's prompt. Report each with autopilot_report and its "task".`,
         tasks,
         expects: { result, artifacts: { plan } },

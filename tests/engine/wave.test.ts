@@ -122,7 +122,7 @@ describe("a parallel session's wave", () => {
     // Tasks 1 and 2 run already: the Step says so (startedAt, the prompt, the text view), so a host
     // reports them as they return instead of starting them again.
     expect(tasksOf(s).map((t) => t.startedAt)).toEqual([step.stepId, step.stepId]);
-    expect(s.next.kind === "dispatch" && s.next.prompt).toMatch(new RegExp(`^The executors of tasks 1, 2 \\(wave 1/1 of phase 1/1 "Endpoints"\\) run since step ${step.stepId}: report each`));
+    expect(s.next.kind === "dispatch" && s.next.prompt).toMatch(new RegExp(`^The executors of tasks 1, 2 \\(wave 1/1 of phase 1/1 "Endpoints"\\) have run since step ${step.stepId}: report each`));
     expect(hostStep(s, { host: "claude-code" }).next).toMatchObject({ tasks: [{ task: "1", startedAt: step.stepId }, { task: "2", startedAt: step.stepId }] });
     expect(renderStepText(s, { host: "gemini" })).toContain("these harness-task-executor subagents run already; start one again (with its prompt) only if it is gone");
     expect(await subjects()).toHaveLength(3);
