@@ -362,7 +362,15 @@ async function setUp(ctx: TestContext, o: { extra?: string[]; trusted?: boolean;
   repos.push(repo);
   await installInto(repo.dir, "claude", { autopilot, extra: o.extra });
   const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-tui-home-"));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }));
+  cleanups.push(() => {
+    // Claude Code's own background work can still be writing in its home after the TUI is gone: a
+    // temporary folder left behind is reported, not a failed suite.
+    try {
+      rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    } catch (e) {
+      console.warn(`[clients] left ${home} behind: ${(e as Error).message}`);
+    }
+  });
   writeFileSync(
     path.join(home, ".claude.json"),
     JSON.stringify(
