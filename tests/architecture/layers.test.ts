@@ -13,7 +13,9 @@ describe("imports", () => {
   it("form no circle in src/", () => {
     const graph = importGraph(sourceFiles(REPO_ROOT, ["src"]));
     expect(graph.size).toBeGreaterThan(50);
-    const found = circles(graph).map((c) => loopThrough(graph, c).map(rel).join(" → ") + (c.length > 2 ? `  (${c.length} files in the circle)` : ""));
+    const found = circles(graph).map(
+      (c) => loopThrough(graph, c).map(rel).join(" → ") + (c.length > 2 ? `  (${c.length} files in the circle)` : ""),
+    );
     expect(found).toEqual([]);
   });
 
@@ -21,10 +23,21 @@ describe("imports", () => {
     const a = path.join(REPO_ROOT, "a.ts");
     const b = path.join(REPO_ROOT, "b.ts");
     const c = path.join(REPO_ROOT, "c.ts");
-    const graph = new Map([[a, [b]], [b, [c]], [c, [a]]]);
+    const graph = new Map([
+      [a, [b]],
+      [b, [c]],
+      [c, [a]],
+    ]);
     expect(circles(graph).map((x) => x.map(rel))).toEqual([["a.ts", "b.ts", "c.ts"]]);
     expect(loopThrough(graph, [a, b, c]).map(rel)).toEqual(["a.ts", "b.ts", "c.ts", "a.ts"]);
-    expect(circles(new Map([[a, [b]], [b, []]]))).toEqual([]);
+    expect(
+      circles(
+        new Map([
+          [a, [b]],
+          [b, []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -39,16 +52,33 @@ describe("layers", () => {
   it("nothing below the front ends imports them", () => {
     const frontEnds = /^src\/(mcp|headless|cli)\//;
     const below = [...graph.keys()].map(rel).filter((f) => !frontEnds.test(f) && !/^src\/(install|runners)\//.test(f));
-    const upward = below.flatMap((f) => (importsOf(f) ?? []).filter((d) => frontEnds.test(d)).map((d) => `${f} → ${d}`));
+    const upward = below.flatMap((f) =>
+      (importsOf(f) ?? []).filter((d) => frontEnds.test(d)).map((d) => `${f} → ${d}`),
+    );
     expect(upward).toEqual([]);
   });
 });
 
 describe("file size", () => {
-  it("no source file is above 700 lines, except the statechart", () => {
+  // Measured after Prettier (120 columns). The files still above 500 lines are listed with the most
+  // they may have until they are split; a file not listed may not pass 500, and a listed one may
+  // not grow.
+  const LIMIT = 500;
+  const NOT_YET_SPLIT: Record<string, number> = {
+    "src/engine/session.ts": 803,
+    "src/session/migrate-fields.ts": 699,
+    "src/effects/git.ts": 677,
+    "src/personas/dispatch.ts": 668,
+    "src/log/model.ts": 665,
+    "src/runners/tools.ts": 634,
+    "src/runners/scripted.ts": 594,
+    "src/log/html.ts": 527,
+    "src/session/notices.ts": 523,
+  };
+  it(`no source file is above ${LIMIT} lines, except the statechart and the files still to split`, () => {
     const big = sourceFiles(REPO_ROOT, ["src"])
-      .map((f) => ({ file: rel(f), lines: readFileSync(f, "utf8").split("\n").length }))
-      .filter((x) => x.lines > 700 && !/autopilot\.machine\.ts$/.test(x.file))
+      .map((f) => ({ file: rel(f), lines: readFileSync(f, "utf8").trimEnd().split("\n").length }))
+      .filter((x) => x.lines > (NOT_YET_SPLIT[x.file] ?? LIMIT) && !/autopilot\.machine\.ts$/.test(x.file))
       .map((x) => `${x.file}: ${x.lines} lines`);
     expect(big).toEqual([]);
   });
