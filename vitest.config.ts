@@ -15,7 +15,8 @@ function mockingFiles(dir = "tests"): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...mockingFiles(p));
-    else if (e.name.endsWith(".test.ts") && /\bvi\.(mock|doMock)\(/.test(readFileSync(p, "utf8"))) out.push(p.split(path.sep).join("/"));
+    else if (e.name.endsWith(".test.ts") && /\bvi\.(mock|doMock)\(/.test(readFileSync(p, "utf8")))
+      out.push(p.split(path.sep).join("/"));
   }
   return out;
 }
@@ -33,7 +34,13 @@ function spawnsProcesses(file: string, seen = new Set<string>()): boolean {
   for (const m of text.matchAll(/from "(\.{1,2}\/[^"]+)\.js"/g)) {
     // Helpers that import helpers (tests/headless/_resume.ts imports _cli.ts) count too.
     const helper = path.resolve(path.dirname(file), `${m[1]}.ts`);
-    if (helper.includes(`${path.sep}tests${path.sep}`) && !seen.has(helper) && existsSync(helper) && spawnsProcesses(helper, seen)) return true;
+    if (
+      helper.includes(`${path.sep}tests${path.sep}`) &&
+      !seen.has(helper) &&
+      existsSync(helper) &&
+      spawnsProcesses(helper, seen)
+    )
+      return true;
   }
   return false;
 }
@@ -49,7 +56,8 @@ class SpawningFilesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const timed = (f: TestSpecification) =>
-      this.ctx.cache.getFileTestResults(`${f.project.name}:${path.relative(this.ctx.config.root, f.moduleId)}`) !== undefined;
+      this.ctx.cache.getFileTestResults(`${f.project.name}:${path.relative(this.ctx.config.root, f.moduleId)}`) !==
+      undefined;
     if (sorted.some(timed)) return sorted;
     const heavy = new Map(sorted.map((f) => [f, spawnsProcesses(f.moduleId)]));
     // Per project, in the order vitest gives the projects: spawning files, then the others.
@@ -67,7 +75,15 @@ export default defineConfig({
     // configs: npm run test:clients, test:repos, test:reliability, test:external (.ci/run runs all of them). The
     // exhaustive walk of the machine (tests/machine/graph.test.ts, ~43,000 states, CPU-bound) runs
     // with the reliability suites.
-    exclude: ["tests/clients/**", "tests/package/**", "tests/repos/**", "tests/reliability/**", "tests/machine/graph.test.ts", ...EXTERNAL, "**/node_modules/**"],
+    exclude: [
+      "tests/clients/**",
+      "tests/package/**",
+      "tests/repos/**",
+      "tests/reliability/**",
+      "tests/machine/graph.test.ts",
+      ...EXTERNAL,
+      "**/node_modules/**",
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -5,7 +5,12 @@
 // five minutes on two cores.
 import { defineConfig } from "vitest/config";
 
-export const EXTERNAL = ["tests/log/browser.test.ts", "tests/mcp/inspector-cli.test.ts", "tests/headless/ci-workflow.test.ts", "tests/session/corpus.test.ts"];
+export const EXTERNAL = [
+  "tests/log/browser.test.ts",
+  "tests/mcp/inspector-cli.test.ts",
+  "tests/headless/ci-workflow.test.ts",
+  "tests/session/corpus.test.ts",
+];
 
 export default defineConfig({
   test: {

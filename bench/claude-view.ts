@@ -56,7 +56,11 @@ export function installedClaude(project: string): InstalledClaude {
     const p = f.path.split("\\").join("/");
     if (/\/\.claude\/agents\/[^/]+\.md$/.test(p)) {
       const m = matter(f.after, {});
-      agents.push({ name: String(m.data.name), description: String(m.data.description ?? ""), ...(m.data.tools ? { tools: String(m.data.tools) } : {}) });
+      agents.push({
+        name: String(m.data.name),
+        description: String(m.data.description ?? ""),
+        ...(m.data.tools ? { tools: String(m.data.tools) } : {}),
+      });
     } else if (p.endsWith("/.claude/commands/autopilot.md")) {
       const m = matter(f.after, {});
       command = { description: String(m.data.description ?? ""), body: m.content.replace(/^\n/, "") };
@@ -73,7 +77,11 @@ export function installedClaudeIn(project: string): InstalledClaude {
     .filter((f) => f.endsWith(".md"))
     .map((f) => {
       const m = matter(readFileSync(join(dir, "agents", f), "utf8"), {});
-      return { name: String(m.data.name), description: String(m.data.description ?? ""), ...(m.data.tools ? { tools: String(m.data.tools) } : {}) };
+      return {
+        name: String(m.data.name),
+        description: String(m.data.description ?? ""),
+        ...(m.data.tools ? { tools: String(m.data.tools) } : {}),
+      };
     });
   const m = matter(readFileSync(join(dir, "commands", "autopilot.md"), "utf8"), {});
   return { agents, command: { description: String(m.data.description ?? ""), body: m.content.replace(/^\n/, "") } };
@@ -94,7 +102,12 @@ export function toolDefinition(t: ListedTool): string {
 
 /** The deferred-tool lines: the resource tools and every tool not always-loaded. */
 export function deferredLines(tools: ListedTool[], resources: boolean): string {
-  return [...(resources ? RESOURCE_TOOLS : []), ...tools.filter((t) => !alwaysLoaded(t)).map((t) => `mcp__${SERVER}__${t.name}`)].map((l) => `${l}\n`).join("");
+  return [
+    ...(resources ? RESOURCE_TOOLS : []),
+    ...tools.filter((t) => !alwaysLoaded(t)).map((t) => `mcp__${SERVER}__${t.name}`),
+  ]
+    .map((l) => `${l}\n`)
+    .join("");
 }
 
 export function agentLine(a: InstalledClaude["agents"][number]): string {
@@ -164,11 +177,23 @@ export function composeClaudeView(o: {
         text: sent.map(toolDefinition).join(""),
         resident: true,
       },
-      { part: "deferred-tool name lines (autopilot tools + resource tools)", text: deferredLines(o.tools, o.resources), resident: true },
-      { part: `agent-type lines of the ${o.installed.agents.length} personas`, text: o.installed.agents.map(agentLine).join(""), resident: true },
+      {
+        part: "deferred-tool name lines (autopilot tools + resource tools)",
+        text: deferredLines(o.tools, o.resources),
+        resident: true,
+      },
+      {
+        part: `agent-type lines of the ${o.installed.agents.length} personas`,
+        text: o.installed.agents.map(agentLine).join(""),
+        resident: true,
+      },
       { part: "skill-list line (the /autopilot command)", text: skillLine(o.installed.command), resident: true },
       { part: "server instructions", text: instructionsBlock(o.instructions), resident: true },
-      { part: "ToolSearch round loading the deferred tools it calls", text: searched.length ? toolSearchRound(searched) : "", resident: true },
+      {
+        part: "ToolSearch round loading the deferred tools it calls",
+        text: searched.length ? toolSearchRound(searched) : "",
+        resident: true,
+      },
       { part: "/autopilot command text (once)", text: turn.block + turn.body, resident: true },
     ],
     results: o.results.map((r) => JSON.stringify(r)),

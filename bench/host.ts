@@ -26,7 +26,12 @@ export interface Spawned {
   close(): Promise<void>;
 }
 
-export async function spawnServer(args: string[], cwd: string, env: Record<string, string> = {}, clientName = "autopilot-bench-host"): Promise<Spawned> {
+export async function spawnServer(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  clientName = "autopilot-bench-host",
+): Promise<Spawned> {
   const t0 = performance.now();
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -133,7 +138,8 @@ async function timedCall(client: Client, st: SessionStats, name: string, args: R
   st.readText += b.text;
   st.readStructured += b.structured;
   st.structured.push(r.structuredContent);
-  if (r.isError) throw new Error(`${name} failed: ${r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")}`);
+  if (r.isError)
+    throw new Error(`${name} failed: ${r.content.map((c) => (c.type === "text" ? c.text : "")).join("\n")}`);
   // Claude Code's Step after a report or a decision leaves out the session the call named (or the
   // connection's, when the call left it out): the host knows it (st.structured keeps what the
   // model was shown).
@@ -167,7 +173,13 @@ const agreeable = (options: string[]) => {
   return options[0];
 };
 
-export async function startSession(client: Client, root: string, specPath: string, st: SessionStats, flags?: string): Promise<Step> {
+export async function startSession(
+  client: Client,
+  root: string,
+  specPath: string,
+  st: SessionStats,
+  flags?: string,
+): Promise<Step> {
   const { step } = await timedCall(client, st, "autopilot_start", { spec: specPath, ...(flags ? { flags } : {}) });
   await afterTransition(root, st, step);
   st.last = step;
@@ -199,14 +211,22 @@ export async function play(
       st.dispatchPromptBytes += bytes(task.prompt) + bytes(task.description);
       const { result } = await runner.run(task);
       const before = (await git(root, "rev-parse", "HEAD")).trim();
-      const out = await timedCall(client, st, "autopilot_report", { ...(lean ? {} : { session: step.session }), stepId: step.stepId, ...(lean ? {} : { result }) });
+      const out = await timedCall(client, st, "autopilot_report", {
+        ...(lean ? {} : { session: step.session }),
+        stepId: step.stepId,
+        ...(lean ? {} : { result }),
+      });
       const after = (await git(root, "rev-parse", "HEAD")).trim();
       const size = await afterTransition(root, st, out.step);
       st.reports.push({ ms: out.ms, kind: result.kind, committed: before !== after, stateBytes: size });
       step = out.step;
     } else {
       const answer = agreeable(step.next.options);
-      const out = await timedCall(client, st, "autopilot_decide", { ...(lean ? {} : { session: step.session }), stepId: step.stepId, answer });
+      const out = await timedCall(client, st, "autopilot_decide", {
+        ...(lean ? {} : { session: step.session }),
+        stepId: step.stepId,
+        answer,
+      });
       await afterTransition(root, st, out.step);
       st.decides.push(out.ms);
       step = out.step;

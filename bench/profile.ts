@@ -40,13 +40,32 @@ if (DECISIONS) {
   const file = stateFile(proj.dir, st.slug);
   const s = JSON.parse(await readFile(file, "utf8"));
   for (let i = 0; i < DECISIONS; i++)
-    s.decisions.push({ phase: 0, decision: "Plan approved automatically", timestamp: new Date(i * 1000).toISOString(), by: "auto", state: "APPROVE_PLAN", fired: [], signals: { reviewPlans: false, highComplexity: "low", complexityOverride: null, plannerConcerns: [], taskCount: 3, taskThreshold: 6 } });
+    s.decisions.push({
+      phase: 0,
+      decision: "Plan approved automatically",
+      timestamp: new Date(i * 1000).toISOString(),
+      by: "auto",
+      state: "APPROVE_PLAN",
+      fired: [],
+      signals: {
+        reviewPlans: false,
+        highComplexity: "low",
+        complexityOverride: null,
+        plannerConcerns: [],
+        taskCount: 3,
+        taskThreshold: 6,
+      },
+    });
   await writeFile(file, JSON.stringify(s, null, 2) + "\n");
 }
 // Count git calls per tool call: mark the log before each call via the bench's own hooks.
-const lines = () => (readFileSync(gitLog, "utf8").trim().split("\n").filter(Boolean));
+const lines = () => readFileSync(gitLog, "utf8").trim().split("\n").filter(Boolean);
 let seen = 0;
-try { seen = lines().length; } catch { seen = 0; }
+try {
+  seen = lines().length;
+} catch {
+  seen = 0;
+}
 console.log(`autopilot_start: ${seen} git calls`);
 const perKind = new Map<string, number[]>();
 const origPush = st.reports.push.bind(st.reports);
@@ -80,7 +99,10 @@ if (file) {
   const self = new Map<string, number>();
   prof.samples.forEach((id, i) => {
     const n = byId.get(id)!;
-    const url = n.callFrame.url.replace(/^file:\/\//, "").replace(/.*node_modules\//, "nm/").replace(/.*\/dist\//, "");
+    const url = n.callFrame.url
+      .replace(/^file:\/\//, "")
+      .replace(/.*node_modules\//, "nm/")
+      .replace(/.*\/dist\//, "");
     const key = `${n.callFrame.functionName || "(anon)"} ${url}:${n.callFrame.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + (prof.timeDeltas[i] ?? 0) / 1000);
   });

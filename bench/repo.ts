@@ -56,6 +56,10 @@ export async function makeProject(spec: string, specPath = "docs/changes/bench/p
   }
   await git(dir, "add", "-A");
   await git(dir, "commit", "-q", "-m", "initial commit");
-  const slug = specPath.replace(/^docs\//, "").replace(/\.md$/, "").split("/").join("--");
+  const slug = specPath
+    .replace(/^docs\//, "")
+    .replace(/\.md$/, "")
+    .split("/")
+    .join("--");
   return { dir, specPath, slug, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }

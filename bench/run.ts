@@ -11,12 +11,21 @@ import { makeProject, specWith } from "./repo.js";
 import { newStats, play, spawnServer, startSession, stateFile, type SessionStats } from "./host.js";
 import { bytes, kb, median, ms, percentile, ratio, sum, table } from "./stats.js";
 import { mergeQueueBench, waveWallTimeBench } from "./waves.js";
-import { CLAUDE_CODE_VERSION, bytesOf, composeClaudeView, installedClaude, resultParts, tokensOf } from "./claude-view.js";
+import {
+  CLAUDE_CODE_VERSION,
+  bytesOf,
+  composeClaudeView,
+  installedClaude,
+  resultParts,
+  tokensOf,
+} from "./claude-view.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = path.resolve(here, "../.."); // dist/bench → the package root
 // BENCH_SERVER: another build's dist/src/cli/main.js, to measure it with this bench (before/after).
-const MAIN_JS = process.env.BENCH_SERVER ? path.resolve(process.env.BENCH_SERVER) : path.join(REPO_ROOT, "dist/src/cli/main.js");
+const MAIN_JS = process.env.BENCH_SERVER
+  ? path.resolve(process.env.BENCH_SERVER)
+  : path.join(REPO_ROOT, "dist/src/cli/main.js");
 const ECHO_JS = path.join(here, "echo-server.js");
 const SKILL = path.resolve(REPO_ROOT, "../shared/seeds/002_001e486e8664ef6a.txt");
 /** Size of the upstream SKILL text (harness-autopilot) as measured on 2026-05 when it is absent. */
@@ -48,7 +57,9 @@ async function skillText(): Promise<string> {
 
 async function skillBytes(): Promise<{ size: number; note: string }> {
   if (existsSync(SKILL)) return { size: statSync(SKILL).size, note: path.relative(REPO_ROOT, SKILL) };
-  console.log(`note: ${SKILL} is not here (it is on the CI machine, not in a clone); using its measured size, ${SKILL_FALLBACK_BYTES} bytes.`);
+  console.log(
+    `note: ${SKILL} is not here (it is on the CI machine, not in a clone); using its measured size, ${SKILL_FALLBACK_BYTES} bytes.`,
+  );
   return { size: SKILL_FALLBACK_BYTES, note: `fallback ${SKILL_FALLBACK_BYTES} B (file absent)` };
 }
 
@@ -121,9 +132,16 @@ async function otherClient(clientName: string, shows: "structured" | "text", fla
     const prompt = await promptText(srv.client, proj.specPath);
     const step = await startSession(srv.client, proj.dir, proj.specPath, st, flags || undefined);
     const end = await play(srv.client, proj.dir, step, st);
-    if (end.next.kind !== "done") throw new Error(`the ${clientName} session stopped at ${end.state} (${end.next.kind})`);
+    if (end.next.kind !== "done")
+      throw new Error(`the ${clientName} session stopped at ${end.state} (${end.next.kind})`);
     await srv.close();
-    return bytes(srv.toolsJson) + bytes(srv.instructions) + bytes(prompt) + (shows === "structured" ? st.readStructured : st.readText) + st.write;
+    return (
+      bytes(srv.toolsJson) +
+      bytes(srv.instructions) +
+      bytes(prompt) +
+      (shows === "structured" ? st.readStructured : st.readText) +
+      st.write
+    );
   } finally {
     await proj.cleanup();
   }
@@ -139,7 +157,9 @@ async function otherClients() {
     for (const flags of ["--fast", "", "--thorough"]) xs.push(String(await otherClient(name, shows, flags)));
     rows.push([label, ...xs]);
   }
-  console.log("\nOther clients, one 3-phase session: tools/list + instructions + MCP prompt + results as the client shows them + inputs (bytes)");
+  console.log(
+    "\nOther clients, one 3-phase session: tools/list + instructions + MCP prompt + results as the client shows them + inputs (bytes)",
+  );
   console.log(table(["client", "fast", "standard", "thorough"], rows));
 }
 
@@ -155,7 +175,8 @@ async function claudeSession(flags: string, skillSize: number) {
     const step = await startSession(srv.client, proj.dir, proj.specPath, st, flags || undefined);
     // As Claude Code's todo says: report only the step (the persona wrote its result file).
     const end = await play(srv.client, proj.dir, step, st, undefined, undefined, true);
-    if (end.next.kind !== "done") throw new Error(`the 3-phase session (${flags || "standard"}) stopped at ${end.state} (${end.next.kind})`);
+    if (end.next.kind !== "done")
+      throw new Error(`the 3-phase session (${flags || "standard"}) stopped at ${end.state} (${end.next.kind})`);
     await srv.close();
     const view = composeClaudeView({
       tools: srv.tools,
@@ -183,7 +204,11 @@ async function claudeView(skillText: string) {
   const rows: string[][] = [];
   const summary: string[][] = [];
   let standard: { ratio: number; upstreamRatio: number } | undefined;
-  for (const [label, flags] of [["fast", "--fast"], ["standard", ""], ["thorough", "--thorough"]] as const) {
+  for (const [label, flags] of [
+    ["fast", "--fast"],
+    ["standard", ""],
+    ["thorough", "--thorough"],
+  ] as const) {
     const { st, view, baseline, upstream } = await claudeSession(flags, skillBT[0]);
     const fixed = view.parts.map((p) => [p.part, ...bt(p.text)] as const);
     const results = bt(view.results);
@@ -199,7 +224,11 @@ async function claudeView(skillText: string) {
       // BENCH_DUMP=<file>: the standard session's view as composed (parts, results, inputs), to read it.
       if (process.env.BENCH_DUMP) await writeFile(process.env.BENCH_DUMP, JSON.stringify(view, null, 2));
       for (const f of fixed) rows.push([f[0], String(f[1]), String(f[2])]);
-      rows.push([`${view.results.length} tool results (structuredContent JSON)`, String(results[0]), String(results[1])]);
+      rows.push([
+        `${view.results.length} tool results (structuredContent JSON)`,
+        String(results[0]),
+        String(results[1]),
+      ]);
       let [restB, restT] = results;
       for (const p of resultParts(view.results)) {
         const [b, t] = bt(p.texts);
@@ -207,17 +236,41 @@ async function claudeView(skillText: string) {
         restB -= b;
         restT -= t;
       }
-      rows.push(["  of which the rest (keys, session, stepId, state, persona, question, options, ...)", String(restB), String(restT)]);
-      rows.push([`  per result: min / mean / max bytes`, `${Math.min(...view.results.map(bytesOf))} / ${(results[0] / view.results.length).toFixed(0)} / ${Math.max(...view.results.map(bytesOf))}`, ""]);
+      rows.push([
+        "  of which the rest (keys, session, stepId, state, persona, question, options, ...)",
+        String(restB),
+        String(restT),
+      ]);
+      rows.push([
+        `  per result: min / mean / max bytes`,
+        `${Math.min(...view.results.map(bytesOf))} / ${(results[0] / view.results.length).toFixed(0)} / ${Math.max(...view.results.map(bytesOf))}`,
+        "",
+      ]);
       rows.push([`${view.writes.length} tool-call inputs the model writes`, String(writes[0]), String(writes[1])]);
       rows.push(["autopilot total (standard, 3 phases)", String(totalB), String(totalT)]);
       rows.push([`skill file (read once)`, String(skillBT[0]), String(skillBT[1])]);
-      rows.push([`upstream-shaped state file re-reads (${st.steps.length} transitions; bench/upstream-state.ts)`, String(st.upstreamReadsBytes), String(st.upstreamReadsTokens ?? 0)]);
+      rows.push([
+        `upstream-shaped state file re-reads (${st.steps.length} transitions; bench/upstream-state.ts)`,
+        String(st.upstreamReadsBytes),
+        String(st.upstreamReadsTokens ?? 0),
+      ]);
       rows.push(["skill-driven baseline, upstream-shaped (the goal's)", String(upstream), String(upstreamT)]);
-      rows.push([`our state file re-reads (${st.steps.length} transitions)`, String(st.stateReadsBytes), String(stateTokens)]);
+      rows.push([
+        `our state file re-reads (${st.steps.length} transitions)`,
+        String(st.stateReadsBytes),
+        String(stateTokens),
+      ]);
       rows.push(["skill-driven baseline, our state file", String(baseline), String(baseT)]);
-      const resident = sum(view.parts.filter((p) => p.resident && !p.part.startsWith("/autopilot")).map((p) => bytesOf(p.text)));
-      rows.push(["resident in every request once loaded (tools, lines, instructions)", String(resident), String(sum(view.parts.filter((p) => p.resident && !p.part.startsWith("/autopilot")).map((p) => tokensOf(p.text))))]);
+      const resident = sum(
+        view.parts.filter((p) => p.resident && !p.part.startsWith("/autopilot")).map((p) => bytesOf(p.text)),
+      );
+      rows.push([
+        "resident in every request once loaded (tools, lines, instructions)",
+        String(resident),
+        String(
+          sum(view.parts.filter((p) => p.resident && !p.part.startsWith("/autopilot")).map((p) => tokensOf(p.text))),
+        ),
+      ]);
       standard = { ratio: totalB / baseline, upstreamRatio: totalB / upstream };
       ccStandardPerCall = (results[0] + writes[0]) / Math.max(1, view.results.length);
     }
@@ -232,11 +285,21 @@ async function claudeView(skillText: string) {
       `${ratio(totalB, baseline)} / ${ratio(totalT, baseT)}`,
     ]);
   }
-  console.log(`\nClaude Code ${CLAUDE_CODE_VERSION} view (bench/claude-view.ts), one 3-phase session at standard rigor; tokens by @anthropic-ai/tokenizer (approximate for current Claude models)`);
+  console.log(
+    `\nClaude Code ${CLAUDE_CODE_VERSION} view (bench/claude-view.ts), one 3-phase session at standard rigor; tokens by @anthropic-ai/tokenizer (approximate for current Claude models)`,
+  );
   console.log(table(["part, as Claude Code sends it to the model", "bytes", "tokens"], rows));
   console.log(
     table(
-      ["rigor", "transitions", "autopilot (Claude Code view)", "baseline, upstream-shaped state", "ratio bytes / tokens (goal ≤ 0.10)", "baseline, our state file", "ratio bytes / tokens"],
+      [
+        "rigor",
+        "transitions",
+        "autopilot (Claude Code view)",
+        "baseline, upstream-shaped state",
+        "ratio bytes / tokens (goal ≤ 0.10)",
+        "baseline, our state file",
+        "ratio bytes / tokens",
+      ],
       summary,
     ),
   );
@@ -335,7 +398,8 @@ async function main() {
   const echoP99 = percentile(echo, 99);
 
   const smalls = [];
-  for (let i = 0; i < SMALL_SESSIONS && (i === 0 || Date.now() < DEADLINE - 60_000); i++) smalls.push(await smallSession(i === 0));
+  for (let i = 0; i < SMALL_SESSIONS && (i === 0 || Date.now() < DEADLINE - 60_000); i++)
+    smalls.push(await smallSession(i === 0));
   const s0 = smalls[0];
   const st = s0.st;
   const readFixed = s0.fixed.tools + s0.fixed.instructions + s0.fixed.prompt;
@@ -360,18 +424,42 @@ async function main() {
         ["server instructions", String(s0.fixed.instructions), "from initialize"],
         ["prompt `autopilot`", String(s0.fixed.prompt), "the text the user's slash command inserts"],
         ["results as text content", String(st.readText), `${(st.readText / st.calls).toFixed(0)} B per call`],
-        ["results as structuredContent JSON", String(st.readStructured), `${(st.readStructured / st.calls).toFixed(0)} B per call`],
+        [
+          "results as structuredContent JSON",
+          String(st.readStructured),
+          `${(st.readStructured / st.calls).toFixed(0)} B per call`,
+        ],
         ["host writes (tool arguments)", String(st.write), `${(st.write / st.calls).toFixed(0)} B per call`],
-        ["(dispatch prompts the host forwards)", String(st.dispatchPromptBytes), "Agent tool input, not MCP; not counted"],
+        [
+          "(dispatch prompts the host forwards)",
+          String(st.dispatchPromptBytes),
+          "Agent tool input, not MCP; not counted",
+        ],
         ["host total, text client", String(hostText), "tools + instructions + prompt + text + writes"],
         ["host total, structured client", String(hostStruct), "the same with structuredContent instead of text"],
         ["skill file", String(skill.size), skill.note],
-        ["upstream-shaped state file re-reads", String(st.upstreamReadsBytes), `Σ after each of ${transitions} transitions of the file upstream's skill keeps (bench/upstream-state.ts)`],
+        [
+          "upstream-shaped state file re-reads",
+          String(st.upstreamReadsBytes),
+          `Σ after each of ${transitions} transitions of the file upstream's skill keeps (bench/upstream-state.ts)`,
+        ],
         ["skill-driven baseline, upstream-shaped", String(upstreamBaseline), "skill + upstream-shaped state re-reads"],
-        ["ratio host / upstream-shaped baseline", ratio(hostTotal, upstreamBaseline), `text ${ratio(hostText, upstreamBaseline)}, structured ${ratio(hostStruct, upstreamBaseline)}`],
-        ["our state file re-reads", String(st.stateReadsBytes), `Σ of its size after each of ${transitions} transitions`],
+        [
+          "ratio host / upstream-shaped baseline",
+          ratio(hostTotal, upstreamBaseline),
+          `text ${ratio(hostText, upstreamBaseline)}, structured ${ratio(hostStruct, upstreamBaseline)}`,
+        ],
+        [
+          "our state file re-reads",
+          String(st.stateReadsBytes),
+          `Σ of its size after each of ${transitions} transitions`,
+        ],
         ["skill-driven baseline, our state file", String(baseline), "skill + our state re-reads"],
-        ["ratio host / baseline on our state file", ratio(hostTotal, baseline), `text ${ratio(hostText, baseline)}, structured ${ratio(hostStruct, baseline)}`],
+        [
+          "ratio host / baseline on our state file",
+          ratio(hostTotal, baseline),
+          `text ${ratio(hostText, baseline)}, structured ${ratio(hostStruct, baseline)}`,
+        ],
       ],
     ),
   );
@@ -385,9 +473,19 @@ async function main() {
   await claudeView(await skillText());
   await otherClients();
 
-  const sc = await scale(s0.decisions.length ? s0.decisions : [{ phase: 0, decision: "approved", timestamp: null, by: "auto" }]);
-  const Sb = { all: lat([sc.before], () => true), commit: lat([sc.before], (r) => r.committed), nocommit: lat([sc.before], (r) => !r.committed) };
-  const Sa = { all: lat([sc.after], () => true), commit: lat([sc.after], (r) => r.committed), nocommit: lat([sc.after], (r) => !r.committed) };
+  const sc = await scale(
+    s0.decisions.length ? s0.decisions : [{ phase: 0, decision: "approved", timestamp: null, by: "auto" }],
+  );
+  const Sb = {
+    all: lat([sc.before], () => true),
+    commit: lat([sc.before], (r) => r.committed),
+    nocommit: lat([sc.before], (r) => !r.committed),
+  };
+  const Sa = {
+    all: lat([sc.after], () => true),
+    commit: lat([sc.after], (r) => r.committed),
+    nocommit: lat([sc.after], (r) => !r.committed),
+  };
   const row = (label: string, x: { p50: number; p99: number; n: number }) => [
     label,
     String(x.n),
@@ -396,7 +494,9 @@ async function main() {
     ratio(x.p50, echoP50),
     ratio(x.p99, echoP99),
   ];
-  console.log(`\nLatency: autopilot_report round trips vs echo (echo p50 ${ms(echoP50)}, p99 ${ms(echoP99)}, n=${echo.length})`);
+  console.log(
+    `\nLatency: autopilot_report round trips vs echo (echo p50 ${ms(echoP50)}, p99 ${ms(echoP99)}, n=${echo.length})`,
+  );
   console.log(
     table(
       ["reports", "n", "p50", "p99", "p50/echo", "p99/echo"],
@@ -416,7 +516,13 @@ async function main() {
 
   console.log(`\nCold start: spawn → first tools/list answer, median of ${COLD_N} (ratio: median of per-pair ratios)`);
   console.log(
-    table(["server", "median", "ratio"], [["autopilot serve", ms(cold.ours), `${cold.ratio.toFixed(2)}×`], ["minimal SDK echo", ms(cold.echo), "1.00×"]]),
+    table(
+      ["server", "median", "ratio"],
+      [
+        ["autopilot serve", ms(cold.ours), `${cold.ratio.toFixed(2)}×`],
+        ["minimal SDK echo", ms(cold.echo), "1.00×"],
+      ],
+    ),
   );
 
   const smallSize = median(st.stateSizes);
@@ -429,10 +535,25 @@ async function main() {
     table(
       ["figure", "3 phases", `200 ph, 0 dec`, `200 ph, ${sc.decisions} dec`],
       [
-        ["state file (median over steps)", kb(smallSize), kb(median(sc.before.stateSizes)), kb(median(sc.after.stateSizes))],
+        [
+          "state file (median over steps)",
+          kb(smallSize),
+          kb(median(sc.before.stateSizes)),
+          kb(median(sc.after.stateSizes)),
+        ],
         ["host bytes per call", perStep(st).toFixed(0), perStep(sc.before).toFixed(0), perStep(sc.after).toFixed(0)],
-        ["Claude Code view per call (result + input)", ccStandardPerCall.toFixed(0), ccPer(sc.before).toFixed(0), ccPer(sc.after).toFixed(0)],
-        ["upstream-shaped state file (median over steps)", kb(median(st.upstreamSizes)), kb(median(sc.before.upstreamSizes)), kb(median(sc.after.upstreamSizes))],
+        [
+          "Claude Code view per call (result + input)",
+          ccStandardPerCall.toFixed(0),
+          ccPer(sc.before).toFixed(0),
+          ccPer(sc.after).toFixed(0),
+        ],
+        [
+          "upstream-shaped state file (median over steps)",
+          kb(median(st.upstreamSizes)),
+          kb(median(sc.before.upstreamSizes)),
+          kb(median(sc.after.upstreamSizes)),
+        ],
         [
           "  Claude Code view per call ÷ upstream-shaped state re-read",
           ratio(ccStandardPerCall, median(st.upstreamSizes)),

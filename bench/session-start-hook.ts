@@ -23,7 +23,14 @@ function project(finished: number, inProgress: boolean): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "autopilot-hook-bench-"));
   execFileSync("git", ["init", "-q", dir]);
   const state = (currentState: string, stepId: number, i: number) =>
-    JSON.stringify({ schemaVersion: 5, currentState, stepId, updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), phases: Array.from({ length: 8 }, (_, p) => ({ name: `Phase ${p}`, status: "complete" })), decisions: [] });
+    JSON.stringify({
+      schemaVersion: 5,
+      currentState,
+      stepId,
+      updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+      phases: Array.from({ length: 8 }, (_, p) => ({ name: `Phase ${p}`, status: "complete" })),
+      decisions: [],
+    });
   for (let i = 0; i < finished; i++) {
     mkdirSync(path.join(dir, ".harness/sessions", `done-${i}`), { recursive: true });
     writeFileSync(path.join(dir, ".harness/sessions", `done-${i}`, "autopilot-state.json"), state("DONE", 60, i));
@@ -67,7 +74,9 @@ for (let i = 0; i < N; i++) {
   }
 }
 const base = median(times[0]);
-console.log(`SessionStart hook · ${N} runs each · ${os.cpus()[0]?.model.trim()} · ${os.cpus().length} cores · node ${process.version} · load ${os.loadavg()[0].toFixed(2)}`);
+console.log(
+  `SessionStart hook · ${N} runs each · ${os.cpus()[0]?.model.trim()} · ${os.cpus().length} cores · node ${process.version} · load ${os.loadavg()[0].toFixed(2)}`,
+);
 console.log(`printed: ${line}`);
 console.log(
   table(

@@ -9,7 +9,8 @@ export function percentile(xs: number[], p: number): number {
 export const median = (xs: number[]) => percentile(xs, 50);
 export const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 export const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(x < 10 ? 2 : 1)} ms` : "n/a");
-export const kb = (b: number) => (b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(2)} MB` : `${(b / 1024).toFixed(1)} KB`);
+export const kb = (b: number) =>
+  b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(2)} MB` : `${(b / 1024).toFixed(1)} KB`;
 export const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(a / b < 1 ? 3 : 1)}×` : "n/a");
 export const bytes = (s: string) => Buffer.byteLength(s, "utf8");
 

@@ -35,7 +35,16 @@ export const UPSTREAM_FIELDS = [
 ] as const;
 const PHASE_FIELDS = ["name", "complexity", "complexityOverride", "planPath", "status"] as const;
 /** PHASE_COMPLETE step 2's record. */
-const HISTORY_FIELDS = ["phase", "name", "startedAt", "completedAt", "tasksCompleted", "retriesUsed", "verificationPassed", "reviewFindings"] as const;
+const HISTORY_FIELDS = [
+  "phase",
+  "name",
+  "startedAt",
+  "completedAt",
+  "tasksCompleted",
+  "retriesUsed",
+  "verificationPassed",
+  "reviewFindings",
+] as const;
 /** APPROVE_PLAN's record (`{phase, decision, timestamp, signals}`) and an override's rationale. */
 const DECISION_FIELDS = ["phase", "decision", "timestamp", "signals", "rationale"] as const;
 /** The retry bookkeeping EXECUTE's retry logic keeps ("timestamp, error, fix attempted, result"). */
@@ -52,7 +61,9 @@ const FINDING_FIELDS = ["severity", "file", "line", "title", "status"] as const;
  */
 function recordedUpstream(d: Obj): boolean {
   if (d.state === "APPROVE_PLAN") return true;
-  return ["skipped_verification", "overrode_review", "overrode_final_review", "skipped_phase"].includes(String(d.decision));
+  return ["skipped_verification", "overrode_review", "overrode_final_review", "skipped_phase"].includes(
+    String(d.decision),
+  );
 }
 
 export function upstreamState(ours: Obj): Obj {
@@ -62,19 +73,27 @@ export function upstreamState(ours: Obj): Obj {
     const v = ours[k];
     if (k === "phases" && Array.isArray(v)) out[k] = v.map((p) => pick(p, PHASE_FIELDS));
     else if (k === "history" && Array.isArray(v)) out[k] = v.map((h) => pick(h, HISTORY_FIELDS));
-    else if (k === "decisions" && Array.isArray(v)) out[k] = v.filter((d) => recordedUpstream(d as Obj)).map((d) => pick(d, DECISION_FIELDS));
+    else if (k === "decisions" && Array.isArray(v))
+      out[k] = v.filter((d) => recordedUpstream(d as Obj)).map((d) => pick(d, DECISION_FIELDS));
     else if (k === "retryBudget" && v && typeof v === "object") {
       const rb = v as Obj;
       const task = rb.currentTask as Obj | null | undefined;
       out[k] = {
         maxAttempts: rb.maxAttempts,
         currentTask: task
-          ? { ...pick(task, TASK_FIELDS), ...(Array.isArray(task.attempts) ? { attempts: task.attempts.map((a) => pick(a, ATTEMPT_FIELDS)) } : {}) }
+          ? {
+              ...pick(task, TASK_FIELDS),
+              ...(Array.isArray(task.attempts) ? { attempts: task.attempts.map((a) => pick(a, ATTEMPT_FIELDS)) } : {}),
+            }
           : null,
       };
     } else if (k === "finalReview" && v && typeof v === "object") {
       const fr = v as Obj;
-      out[k] = { status: fr.status, findings: Array.isArray(fr.findings) ? fr.findings.map((f) => pick(f, FINDING_FIELDS)) : [], retryCount: fr.retryCount };
+      out[k] = {
+        status: fr.status,
+        findings: Array.isArray(fr.findings) ? fr.findings.map((f) => pick(f, FINDING_FIELDS)) : [],
+        retryCount: fr.retryCount,
+      };
     } else out[k] = v;
   }
   return out;

@@ -9,7 +9,14 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { makeProject, specWith } from "./repo.js";
 import { ms, percentile, table } from "./stats.js";
-import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, type TaskWorktree } from "../src/effects/merge-queue.js";
+import {
+  checkTask,
+  commitTaskWork,
+  mergeTask,
+  openTaskWorktree,
+  removeTaskWorktree,
+  type TaskWorktree,
+} from "../src/effects/merge-queue.js";
 import { gitRunner } from "../src/effects/git.js";
 import type { PersonaRunner } from "../src/runners/types.js";
 
@@ -19,7 +26,14 @@ const WAVES = [
 ];
 
 export async function mergeQueueBench(rounds: number): Promise<void> {
-  const steps = { open: [] as number[], commit: [] as number[], check: [] as number[], merge: [] as number[], remove: [] as number[], total: [] as number[] };
+  const steps = {
+    open: [] as number[],
+    commit: [] as number[],
+    check: [] as number[],
+    merge: [] as number[],
+    remove: [] as number[],
+    total: [] as number[],
+  };
   for (let r = 0; r < rounds; r++) {
     const proj = await makeProject(specWith(1));
     try {
@@ -46,7 +60,8 @@ export async function mergeQueueBench(rounds: number): Promise<void> {
           if (!check.ok) throw new Error(`bench: task ${tw.task} failed its check: ${JSON.stringify(check)}`);
           t.push(performance.now());
           const merged = await mergeTask(proj.dir, tw);
-          if (merged.kind !== "merged") throw new Error(`bench: task ${tw.task} did not merge: ${JSON.stringify(merged)}`);
+          if (merged.kind !== "merged")
+            throw new Error(`bench: task ${tw.task} did not merge: ${JSON.stringify(merged)}`);
           t.push(performance.now());
           await removeTaskWorktree(proj.dir, tw);
           t.push(performance.now());
@@ -61,11 +76,17 @@ export async function mergeQueueBench(rounds: number): Promise<void> {
       await proj.cleanup();
     }
   }
-  console.log(`\nMerge queue, a phase of 6 tasks in 3 independent chains (${rounds} run${rounds === 1 ? "" : "s"}, ${steps.total.length} tasks)`);
+  console.log(
+    `\nMerge queue, a phase of 6 tasks in 3 independent chains (${rounds} run${rounds === 1 ? "" : "s"}, ${steps.total.length} tasks)`,
+  );
   console.log(
     table(
       ["step per task", "p50", "p90"],
-      Object.entries(steps).map(([k, xs]) => [k === "total" ? "merge-queue overhead per task (commit+check+merge+remove)" : k, ms(percentile(xs, 50)), ms(percentile(xs, 90))]),
+      Object.entries(steps).map(([k, xs]) => [
+        k === "total" ? "merge-queue overhead per task (commit+check+merge+remove)" : k,
+        ms(percentile(xs, 50)),
+        ms(percentile(xs, 90)),
+      ]),
     ),
   );
 }
@@ -100,7 +121,10 @@ function breakdown(marks: { t: number; what: string }[], entered: number, left: 
     if (w && t - w.start < 1000) continue;
     waves.push({ start: t, end: 0 });
   }
-  waves.forEach((w, i) => (w.end = Math.max(...ends.filter((t) => t >= w.start && (i + 1 >= waves.length || t < waves[i + 1].start)))));
+  waves.forEach(
+    (w, i) =>
+      (w.end = Math.max(...ends.filter((t) => t >= w.start && (i + 1 >= waves.length || t < waves[i + 1].start)))),
+  );
   out[STRETCHES[0]] += (waves[0]?.start ?? left) - entered;
   waves.forEach((w, i) => {
     out[STRETCHES[1]] += w.end - w.start;
@@ -164,12 +188,19 @@ export async function waveWallTimeBench(rounds: number, taskMs: number): Promise
             mark("report end");
           }
         };
-        await drive(engine, step, runner, new PolicyGate(), {
-          onStep: (s) => {
-            if (s.state === "EXECUTE" && !entered) entered = performance.now();
-            else if (s.state !== "EXECUTE" && entered && !left) left = performance.now();
+        await drive(
+          engine,
+          step,
+          runner,
+          new PolicyGate(),
+          {
+            onStep: (s) => {
+              if (s.state === "EXECUTE" && !entered) entered = performance.now();
+              else if (s.state !== "EXECUTE" && entered && !left) left = performance.now();
+            },
           },
-        }, { jobs: 3 });
+          { jobs: 3 },
+        );
         if (!entered || !left) throw new Error(`bench: the ${mode} run did not pass through EXECUTE`);
         times[mode].push(left - entered);
         if (mode === "parallel") parts.push(breakdown(marks, entered, left));
@@ -181,22 +212,47 @@ export async function waveWallTimeBench(rounds: number, taskMs: number): Promise
   const s = percentile(times.serial, 50);
   const p = percentile(times.parallel, 50);
   const ratio = p / s;
-  console.log(`\nEXECUTE wall time, a phase of 6 tasks in 3 independent chains, scripted executors of ${ms(taskMs)} per task (${rounds} run${rounds === 1 ? "" : "s"} each, p50)`);
+  console.log(
+    `\nEXECUTE wall time, a phase of 6 tasks in 3 independent chains, scripted executors of ${ms(taskMs)} per task (${rounds} run${rounds === 1 ? "" : "s"} each, p50)`,
+  );
   console.log(
     table(
       ["run", "EXECUTE wall time", "÷ serial"],
       [
         ["serial (one executor, 6 tasks)", ms(s), "1.00x"],
         ["--parallel --jobs 3 (2 waves of 3)", ms(p), `${ratio.toFixed(2)}x`],
-        ["  of it beyond 2 x the task time, per task (worktrees, commits, merges, validations)", ms((p - 2 * taskMs) / 6), ""],
+        [
+          "  of it beyond 2 x the task time, per task (worktrees, commits, merges, validations)",
+          ms((p - 2 * taskMs) / 6),
+          "",
+        ],
       ],
     ),
   );
-  console.log(`\nWhere the --parallel run's EXECUTE time goes (summed over its 2 waves, p50 of ${parts.length} run${parts.length === 1 ? "" : "s"})`);
-  console.log(table(["stretch", "time"], STRETCHES.map((k) => [k, ms(percentile(parts.map((b) => b[k]), 50))])));
+  console.log(
+    `\nWhere the --parallel run's EXECUTE time goes (summed over its 2 waves, p50 of ${parts.length} run${parts.length === 1 ? "" : "s"})`,
+  );
+  console.log(
+    table(
+      ["stretch", "time"],
+      STRETCHES.map((k) => [
+        k,
+        ms(
+          percentile(
+            parts.map((b) => b[k]),
+            50,
+          ),
+        ),
+      ]),
+    ),
+  );
   const perTask = (p - 2 * taskMs) / 6;
-  console.log(`target: <= 0.45x serial; ${ratio <= 0.45 ? "met" : "NOT met"} at ${ratio.toFixed(2)}x with ${ms(taskMs)} per task`);
+  console.log(
+    `target: <= 0.45x serial; ${ratio <= 0.45 ? "met" : "NOT met"} at ${ratio.toFixed(2)}x with ${ms(taskMs)} per task`,
+  );
   // With c per task beyond the executors' time, 2T + 6c <= 0.45 x 6T holds from T >= 6c / 0.7.
-  console.log(`with this machine's ${ms(perTask)} per task beyond the executors' time, 0.45x is reached from ${ms((6 * perTask) / 0.7)} per task`);
+  console.log(
+    `with this machine's ${ms(perTask)} per task beyond the executors' time, 0.45x is reached from ${ms((6 * perTask) / 0.7)} per task`,
+  );
   return { ratio };
 }

@@ -36,7 +36,9 @@ for (const f of readdirSync(out)) {
   const text = readFileSync(path.join(out, f), "utf8");
   const m = /\b__(?:filename|dirname)\b|\brequire\(\s*["']\.\.?\/[^"']*["']\s*\)/.exec(text);
   if (m) {
-    console.error(`bundle: dist/src/cli/${f} has ${m[0]}, which fails at run time (no __filename in an ES module; a relative require the bundler left unresolved): add its package to external in scripts/bundle.mjs`);
+    console.error(
+      `bundle: dist/src/cli/${f} has ${m[0]}, which fails at run time (no __filename in an ES module; a relative require the bundler left unresolved): add its package to external in scripts/bundle.mjs`,
+    );
     process.exit(1);
   }
 }

@@ -30,7 +30,9 @@ for (const f of buildManifests(root)) {
 }
 if (check) {
   if (stale.length > 0) {
-    console.error(`manifests: ${stale.length} file(s) differ from package.json and the install templates:\n  ${stale.join("\n  ")}\nRun \`npm run manifests\` and commit the result.`);
+    console.error(
+      `manifests: ${stale.length} file(s) differ from package.json and the install templates:\n  ${stale.join("\n  ")}\nRun \`npm run manifests\` and commit the result.`,
+    );
     process.exit(1);
   }
   console.log("manifests: up to date");

@@ -40,7 +40,12 @@ for (const top of ["src", "bench"]) prune(path.join(root, "dist", top), path.joi
 if (removed > 0) console.error(`prepack: removed ${removed} compiled file(s) whose source is gone`);
 // The bin and its chunks (they have no source of their own, so they go last, after the pruning).
 execFileSync(process.execPath, [path.join(root, "scripts/bundle.mjs")], { cwd: root, stdio: "inherit" });
-for (const need of ["dist/src/cli/main.js", "personas/harness-planner.md", "skills/harness-autopilot/SKILL.md", "examples/word-count/proposal.md"]) {
+for (const need of [
+  "dist/src/cli/main.js",
+  "personas/harness-planner.md",
+  "skills/harness-autopilot/SKILL.md",
+  "examples/word-count/proposal.md",
+]) {
   if (!existsSync(path.join(root, need))) {
     console.error(`prepack: ${need} is missing; the package would not work`);
     process.exit(1);

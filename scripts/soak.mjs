@@ -16,5 +16,8 @@ console.log(
   `soak: seed ${env.RELIABILITY_SEED}, ${env.RELIABILITY_CHAINS} sessions per kill point x ${env.RELIABILITY_KILLS} kills, ` +
     `${env.RELIABILITY_RUNS} generated runs, ${env.RELIABILITY_HOSTS} racing hosts`,
 );
-const r = spawnSync("npx", ["vitest", "run", "--config", "vitest.reliability.config.ts", "--reporter=verbose"], { stdio: "inherit", env });
+const r = spawnSync("npx", ["vitest", "run", "--config", "vitest.reliability.config.ts", "--reporter=verbose"], {
+  stdio: "inherit",
+  env,
+});
 process.exit(r.status ?? 1);

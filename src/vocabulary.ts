@@ -114,11 +114,13 @@ export const CHANNEL_PHRASES: Record<DecisionBy, string> = {
   piped: "read from piped input to autopilot run (a script or a person; not a terminal)",
   policy: "answered by the --yes policy",
   auto: "decided automatically",
-  human: "recorded as \"human\" by an earlier version, which did not tell a person from the host model",
+  human: 'recorded as "human" by an earlier version, which did not tell a person from the host model',
 };
 
 export function channelPhrase(by: unknown): string {
-  return typeof by === "string" && by in CHANNEL_PHRASES ? CHANNEL_PHRASES[by as DecisionBy] : "who answered was not recorded";
+  return typeof by === "string" && by in CHANNEL_PHRASES
+    ? CHANNEL_PHRASES[by as DecisionBy]
+    : "who answered was not recorded";
 }
 
 /** "2 by the user in the client's form, 1 by the host model (no person may have seen it), 3 automatic". */
@@ -131,7 +133,7 @@ export function channelCounts(decisions: readonly { by?: unknown }[]): string {
     ["piped", "from piped input"],
     ["policy", "by the --yes policy"],
     ["auto", "automatic"],
-    ["human", "recorded as \"human\" (person or host model, not told apart)"],
+    ["human", 'recorded as "human" (person or host model, not told apart)'],
     ["unknown", "not recorded"],
   ];
   const n = new Map<string, number>();

@@ -13,7 +13,10 @@ type CommandModule = { run: (argv: string[]) => Promise<number> };
 
 const COMMANDS: Record<string, { summary: string }> = {
   serve: { summary: "MCP server on stdio in the current project (the default)" },
-  run: { summary: "run a spec headless: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--parallel] [--runner NAME] [--yes]" },
+  run: {
+    summary:
+      "run a spec headless: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--parallel] [--runner NAME] [--yes]",
+  },
   merge: { summary: "merge a --worktree session's branch back: autopilot merge SLUG" },
   demo: { summary: "a complete run on a bundled example spec in a temporary git repository" },
   approve: { summary: "answer the question a session waits on, as a person at this terminal: autopilot approve SLUG" },
@@ -91,7 +94,6 @@ export function reportError(command: string, e: unknown): number {
   process.stderr.write(`autopilot ${command}: unexpected error: ${(e as Error)?.stack ?? String(e)}\n`);
   return 1;
 }
-
 
 const invokedDirectly = (() => {
   try {

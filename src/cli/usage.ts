@@ -41,10 +41,13 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T, usage: string
       const opt = /--([\w-]+)/.exec(err.message)?.[1];
       const type = opt ? (config.options?.[opt] as { type?: string } | undefined)?.type : undefined;
       throw new UsageError(
-        type === "boolean" ? `--${opt} takes no value\n${usage}` : `${opt ? `--${opt}` : "an option"} needs a value\n${usage}`,
+        type === "boolean"
+          ? `--${opt} takes no value\n${usage}`
+          : `${opt ? `--${opt}` : "an option"} needs a value\n${usage}`,
       );
     }
-    if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") throw new UsageError(`unexpected argument "${quoted}"\n${usage}`);
+    if (err.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL")
+      throw new UsageError(`unexpected argument "${quoted}"\n${usage}`);
     throw new UsageError(`${err.message.split("\n")[0]}\n${usage}`);
   }
 }

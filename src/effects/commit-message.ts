@@ -75,7 +75,9 @@ export function conventionalSummary(label: string): string {
 }
 
 function fill(template: string, label: string): string {
-  return template.replace(/\{(label|summary)\}/g, (_, k: string) => (k === "label" ? sanitizeLabel(label) : conventionalSummary(label)));
+  return template.replace(/\{(label|summary)\}/g, (_, k: string) =>
+    k === "label" ? sanitizeLabel(label) : conventionalSummary(label),
+  );
 }
 
 function bounded(subject: string, max: number): string {

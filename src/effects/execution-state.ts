@@ -37,13 +37,25 @@ export async function resetExecutionState(ws: SessionPaths, phase: string): Prom
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return { written: false };
   const o = parsed as Record<string, unknown>;
   if (o.autopilotPhase === phase && isEmpty(o.progress)) return { written: false };
-  const position = o.position && typeof o.position === "object" && !Array.isArray(o.position) ? { ...(o.position as Record<string, unknown>) } : {};
+  const position =
+    o.position && typeof o.position === "object" && !Array.isArray(o.position)
+      ? { ...(o.position as Record<string, unknown>) }
+      : {};
   delete position.task;
   // Nothing is lost: the earlier phase's progress is kept under its name.
   const earlier = typeof o.autopilotPhase === "string" ? o.autopilotPhase : "before autopilot";
-  const kept = o.earlierPhases && typeof o.earlierPhases === "object" && !Array.isArray(o.earlierPhases) ? { ...(o.earlierPhases as Record<string, unknown>) } : {};
+  const kept =
+    o.earlierPhases && typeof o.earlierPhases === "object" && !Array.isArray(o.earlierPhases)
+      ? { ...(o.earlierPhases as Record<string, unknown>) }
+      : {};
   if (!isEmpty(o.progress) || o.position !== undefined) kept[earlier] = { position: o.position, progress: o.progress };
-  const next = { ...o, autopilotPhase: phase, position, progress: {}, ...(Object.keys(kept).length ? { earlierPhases: kept } : {}) };
+  const next = {
+    ...o,
+    autopilotPhase: phase,
+    position,
+    progress: {},
+    ...(Object.keys(kept).length ? { earlierPhases: kept } : {}),
+  };
   const body = JSON.stringify(next, null, 2) + "\n";
   if (body === text) return { written: false };
   await writeTextAtomic(file, body);

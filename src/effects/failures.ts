@@ -69,7 +69,10 @@ export function formatFailureLine(input: FailureInput): string {
   return `- **${dayOf(input.date)} [skill:${tag(input.skill)}] [type:${tag(input.type)}]:** ${oneLine(input.text)} ${markerFor(input.effectId)}`;
 }
 
-export async function appendFailure(project: ProjectPaths, input: FailureInput): Promise<{ appended: boolean; line: string }> {
+export async function appendFailure(
+  project: ProjectPaths,
+  input: FailureInput,
+): Promise<{ appended: boolean; line: string }> {
   const file = project.failures;
   const line = formatFailureLine(input);
   const marker = markerFor(input.effectId);

@@ -25,6 +25,10 @@ export function eolOf(text: string): "\r\n" | "\n" {
 
 /** An effect id as it is embedded in Markdown: no `--` (would end the comment) and no newlines. */
 export function markerFor(effectId: string): string {
-  const safe = String(effectId).replace(/[\r\n]+/g, " ").replace(/--+/g, "-").replace(/>/g, "").trim();
+  const safe = String(effectId)
+    .replace(/[\r\n]+/g, " ")
+    .replace(/--+/g, "-")
+    .replace(/>/g, "")
+    .trim();
   return `<!-- autopilot:${safe} -->`;
 }

@@ -33,7 +33,10 @@ interface Git {
 
 function plainGit(root: string): Git {
   if (!existsSync(root)) {
-    throw new AutopilotError("not_a_git_repo", `Project directory ${root} does not exist. Run autopilot from your project root.`);
+    throw new AutopilotError(
+      "not_a_git_repo",
+      `Project directory ${root} does not exist. Run autopilot from your project root.`,
+    );
   }
   return { root, config: [] };
 }
@@ -86,7 +89,8 @@ export async function assertGitReady(root: string): Promise<{ branch: string }> 
   const quick = (await raw(g, ["rev-parse", "--is-inside-work-tree", "--symbolic-full-name", "HEAD"]).catch(() => ""))
     .trim()
     .split("\n");
-  if (quick.length === 2 && quick[0] === "true" && quick[1].startsWith("refs/")) return { branch: quick[1].replace(/^refs\/heads\//, "") };
+  if (quick.length === 2 && quick[0] === "true" && quick[1].startsWith("refs/"))
+    return { branch: quick[1].replace(/^refs\/heads\//, "") };
   let inside = "";
   try {
     inside = (await raw(g, ["rev-parse", "--is-inside-work-tree"])).trim();
@@ -104,7 +108,7 @@ export async function assertGitReady(root: string): Promise<{ branch: string }> 
   if (!head) {
     throw new AutopilotError(
       "no_commits",
-      "The repository has no commits yet, so there is no starting commit to review against. Make an initial commit (`git add -A && git commit -m \"initial commit\"`), then start autopilot again.",
+      'The repository has no commits yet, so there is no starting commit to review against. Make an initial commit (`git add -A && git commit -m "initial commit"`), then start autopilot again.',
     );
   }
   const ref = (await raw(g, ["symbolic-ref", "-q", "HEAD"]).catch(() => "")).trim();
@@ -125,15 +129,24 @@ export async function headCommit(root: string): Promise<string> {
 /** One line, no control characters, bounded: the label is data, never syntax. */
 export function sanitizeLabel(label: string): string {
   // eslint-disable-next-line no-control-regex
-  const flat = String(label ?? "").replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
+  const flat = String(label ?? "")
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   const bounded = flat.length > 200 ? flat.slice(0, 199) + "…" : flat;
   return bounded || "checkpoint";
 }
 
 function sanitizeEffectId(effectId: string): string {
   // eslint-disable-next-line no-control-regex
-  const id = String(effectId ?? "").replace(/[\u0000-\u001f\u007f\s]+/g, "_").trim();
-  if (!id) throw new AutopilotError("bad_input", "commitCheckpoint needs a non-empty effectId so a replay can find its commit.");
+  const id = String(effectId ?? "")
+    .replace(/[\u0000-\u001f\u007f\s]+/g, "_")
+    .trim();
+  if (!id)
+    throw new AutopilotError(
+      "bad_input",
+      "commitCheckpoint needs a non-empty effectId so a replay can find its commit.",
+    );
   return id;
 }
 
@@ -157,7 +170,10 @@ export function checkpointMessage(label: string, recovery = false): string {
 function assertRev(rev: string, what: string): string {
   // Only object names: a value like `--output=x` must never reach git as an option.
   if (typeof rev !== "string" || !/^[0-9a-f]{4,64}$/i.test(rev.trim())) {
-    throw new AutopilotError("bad_input", `${what} "${String(rev)}" is not a commit id. Use the full sha from \`git rev-parse HEAD\`.`);
+    throw new AutopilotError(
+      "bad_input",
+      `${what} "${String(rev)}" is not a commit id. Use the full sha from \`git rev-parse HEAD\`.`,
+    );
   }
   return rev.trim();
 }
@@ -263,7 +279,10 @@ async function commonDir(root: string, own = false): Promise<string> {
   const key = `${own ? "own" : "common"}\0${root}`;
   const known = commonDirs.get(key);
   if (known && existsSync(known)) return known;
-  const common = path.resolve(root, (await raw(plainGit(root), ["rev-parse", own ? "--git-dir" : "--git-common-dir"])).trim());
+  const common = path.resolve(
+    root,
+    (await raw(plainGit(root), ["rev-parse", own ? "--git-dir" : "--git-common-dir"])).trim(),
+  );
   commonDirs.set(key, common);
   return common;
 }
@@ -279,12 +298,19 @@ async function commonDir(root: string, own = false): Promise<string> {
  * its index and its own branch (a wave task's commit, src/effects/merge-queue.ts), so the tasks of
  * a wave commit at once. Everything that touches the session's branch takes the repository's lock.
  */
-export async function withRepoLock<T>(root: string, fn: () => Promise<T>, opts: { worktree?: boolean } = {}): Promise<T> {
+export async function withRepoLock<T>(
+  root: string,
+  fn: () => Promise<T>,
+  opts: { worktree?: boolean } = {},
+): Promise<T> {
   const common = await commonDir(root, opts.worktree === true);
   const lockPath = path.join(common, "autopilot-commit.lock");
   let held: HeldLock;
   try {
-    held = await acquireLock({ target: common, dir: lockPath }, { staleMs: 10_000, waitMs: REPO_LOCK_WAIT_MS, pollMs: 25 });
+    held = await acquireLock(
+      { target: common, dir: lockPath },
+      { staleMs: 10_000, waitMs: REPO_LOCK_WAIT_MS, pollMs: 25 },
+    );
   } catch (e) {
     if (!(e instanceof LockBusyError)) throw e;
     throw new AutopilotError(
@@ -335,18 +361,32 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
   try {
     await writeFile(list, stage.map((p) => `:(literal)${p}`).join("\0") + "\0");
     const from = [`--pathspec-from-file=${list}`, "--pathspec-file-nul"];
-    const commitArgs = ["commit", "-q", ...(args.noVerify ? ["--no-verify"] : []), "-m", subject, "-m", `${EFFECT_TRAILER}: ${effectTrailerValue(id)}`, ...from];
+    const commitArgs = [
+      "commit",
+      "-q",
+      ...(args.noVerify ? ["--no-verify"] : []),
+      "-m",
+      subject,
+      "-m",
+      `${EFFECT_TRAILER}: ${effectTrailerValue(id)}`,
+      ...from,
+    ];
     await raw(g, ["add", "-A", ...from]);
     const before = await hashes(root, stage);
     let attempt = await commitTraced(g, commitArgs, path.join(dir, "trace"));
     // A formatter run by the pre-commit hook (the pre-commit framework's fixers) rewrites the files
     // and fails the commit, as it does for a person, who adds the files again and commits again.
     // autopilot does the same, once, for its own files only.
-    if (attempt.rejection?.kind === "hook" && attempt.rejection.hook === "pre-commit" && (await hashes(root, stage)) !== before) {
+    if (
+      attempt.rejection?.kind === "hook" &&
+      attempt.rejection.hook === "pre-commit" &&
+      (await hashes(root, stage)) !== before
+    ) {
       await raw(g, ["add", "-A", ...from]);
       attempt = await commitTraced(g, commitArgs, path.join(dir, "trace-again"));
     }
-    if (attempt.rejection) throw new CommitRejected(attempt.rejection.kind, attempt.rejection.hook, attempt.rejection.output, stage);
+    if (attempt.rejection)
+      throw new CommitRejected(attempt.rejection.kind, attempt.rejection.hook, attempt.rejection.output, stage);
     if (attempt.failure) throw attempt.failure;
     // `git commit -- <paths>` runs the hooks on a temporary index; what a hook changed there (a
     // formatter run by lint-staged) is committed, while the real index keeps the paths as they were
@@ -363,7 +403,11 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
 /** One hash of the content of `paths`, to tell whether a hook rewrote any of them. */
 async function hashes(root: string, paths: string[]): Promise<string> {
   const h = createHash("sha256");
-  for (const p of paths) h.update(p).update("\0").update((await hashPath(root, p)) ?? "-").update("\0");
+  for (const p of paths)
+    h.update(p)
+      .update("\0")
+      .update((await hashPath(root, p)) ?? "-")
+      .update("\0");
   return h.digest("hex");
 }
 
@@ -382,7 +426,9 @@ export class CommitRejected extends Error {
     /** The paths autopilot tried to commit. */
     readonly paths: string[],
   ) {
-    super(kind === "hook" ? `the ${hook} hook rejected the commit: ${output}` : `git could not sign the commit: ${output}`);
+    super(
+      kind === "hook" ? `the ${hook} hook rejected the commit: ${output}` : `git could not sign the commit: ${output}`,
+    );
     this.name = "CommitRejected";
   }
 }
@@ -408,7 +454,8 @@ export function trimOutput(text: string): string {
   return out;
 }
 
-const SIGNING_FAILED = /failed to sign|gpg failed|ssh-keygen|signing failed|failed to write commit object|error: (?:could not|couldn't|cannot) .*\bsign/i;
+const SIGNING_FAILED =
+  /failed to sign|gpg failed|ssh-keygen|signing failed|failed to write commit object|error: (?:could not|couldn't|cannot) .*\bsign/i;
 
 /**
  * `git commit` with its hooks observed: git's trace2 event stream (to a file, so nothing is added
@@ -436,7 +483,14 @@ async function hookRuns(traceFile: string): Promise<{ name: string; code: number
   const runs: { name: string; code: number | null; id: number }[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
-    let ev: { event?: string; sid?: string; child_id?: number; child_class?: string; hook_name?: string; code?: number };
+    let ev: {
+      event?: string;
+      sid?: string;
+      child_id?: number;
+      child_class?: string;
+      hook_name?: string;
+      code?: number;
+    };
     try {
       ev = JSON.parse(line);
     } catch {
@@ -456,7 +510,11 @@ async function hookRuns(traceFile: string): Promise<{ name: string; code: number
 }
 
 /** Run git (argv, no shell) with extra environment; resolves with the exit code and the output's last 64 KB. */
-function spawnGit(g: Git, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function spawnGit(
+  g: Git,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const KEEP = 64 * 1024;
   return new Promise((resolve, reject) => {
     const child = spawn("git", [...g.config.flatMap((c) => ["-c", c]), ...args], {
@@ -485,7 +543,10 @@ export async function diffScope(root: string, startingCommit: string): Promise<D
   const g = plainGit(root);
   const full = await resolveCommit(g, startingCommit);
   const range = `${full}..HEAD`;
-  const files = (await raw(g, ["diff", "--name-only", range])).split("\n").map((s) => s.trim()).filter(Boolean);
+  const files = (await raw(g, ["diff", "--name-only", range]))
+    .split("\n")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const stat = (await raw(g, ["diff", "--stat", range])).trimEnd();
   return { range, files, stat };
 }
@@ -494,7 +555,10 @@ async function resolveCommit(g: Git, rev: string): Promise<string> {
   const r = assertRev(rev, "startingCommit");
   const full = (await raw(g, ["rev-parse", "--verify", "-q", `${r}^{commit}`]).catch(() => "")).trim();
   if (!full) {
-    throw new AutopilotError("bad_input", `startingCommit ${r} is not a commit in this repository. Check the session's startingCommit.`);
+    throw new AutopilotError(
+      "bad_input",
+      `startingCommit ${r} is not a commit in this repository. Check the session's startingCommit.`,
+    );
   }
   return full;
 }
@@ -546,7 +610,8 @@ export async function prTitleAndBody(
   const commits = await commitsSince(root, startingCommit);
   const own = new Map((opts.own ?? []).map((c) => [c.sha, c]));
   const isOwn = (c: CommitSummary) => own.has(c.sha) || c.subject.startsWith("[autopilot]");
-  const labelOf = (c: CommitSummary) => own.get(c.sha)?.label ?? c.subject.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
+  const labelOf = (c: CommitSummary) =>
+    own.get(c.sha)?.label ?? c.subject.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
   let title = sanitizeLabel(opts.specTitle ?? "");
   if (!opts.specTitle || !opts.specTitle.trim()) {
     const firstUsers = commits.find((c) => !isOwn(c));
@@ -596,7 +661,10 @@ export async function prTitleAndBody(
  * as new or changed that are worth committing (learnings, failures), and whether git already
  * ignores the session folders. Reads only.
  */
-export async function harnessFilesStatus(root: string, slug: string): Promise<{ commit: string[]; sessionsIgnored: boolean }> {
+export async function harnessFilesStatus(
+  root: string,
+  slug: string,
+): Promise<{ commit: string[]; sessionsIgnored: boolean }> {
   const g = plainGit(root);
   const commit: string[] = [];
   for (const rel of HARNESS_SHARED_FILES_REL) {

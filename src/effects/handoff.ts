@@ -7,7 +7,6 @@
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import type { SessionPaths } from "../session/paths.js";
 
-
 export interface HandoffDecision {
   what: string;
   why?: string;
@@ -83,7 +82,8 @@ function findPlanPath(raw: Record<string, unknown>): string | null {
   const artifacts = raw.artifacts;
   if (artifacts && typeof artifacts === "object" && !Array.isArray(artifacts)) {
     const a = artifacts as Record<string, unknown>;
-    for (const k of ["planPath", "plan"]) if (typeof a[k] === "string" && (a[k] as string).trim()) return (a[k] as string).trim();
+    for (const k of ["planPath", "plan"])
+      if (typeof a[k] === "string" && (a[k] as string).trim()) return (a[k] as string).trim();
   }
   // Only a planner's artifacts are taken as its plan: an executor lists plan files it merely read.
   if (typeof raw.fromSkill === "string" && /plann/i.test(raw.fromSkill)) {
@@ -169,7 +169,10 @@ export interface FinalHandoffInput {
 }
 
 /** DONE step 3: the final handoff with the fields the skill lists, replacing the last skill's. */
-export async function writeFinalHandoff(ws: SessionPaths, data: FinalHandoffInput): Promise<{ path: string; written: boolean }> {
+export async function writeFinalHandoff(
+  ws: SessionPaths,
+  data: FinalHandoffInput,
+): Promise<{ path: string; written: boolean }> {
   const file = ws.handoff;
   const out: Record<string, unknown> = { fromSkill: "harness-autopilot", phase: "DONE" };
   if (data.timestamp) out.timestamp = data.timestamp;

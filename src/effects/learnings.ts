@@ -16,7 +16,6 @@ export const PROMOTABLE_OUTCOMES = ["gotcha", "decision", "observation"] as cons
 const HEADER = "# Learnings";
 const MARKER_RE = /\s*<!-- autopilot:.*? -->/g;
 
-
 /**
  * Split a learnings file into entries the way upstream counts them: an entry starts at a dated
  * bullet (`- **YYYY-MM-DD`) or a dated heading (`## YYYY-MM-DD`) and takes the non-blank lines
@@ -53,7 +52,9 @@ function appendBlock(current: string | null, block: string): string {
 }
 
 function oneLine(s: string): string {
-  return String(s ?? "").replace(/\s*\r?\n\s*/g, " ").trim();
+  return String(s ?? "")
+    .replace(/\s*\r?\n\s*/g, " ")
+    .trim();
 }
 
 export interface DoneLearningsInput {
@@ -79,7 +80,10 @@ export function formatDoneBlock(input: DoneLearningsInput): string {
 }
 
 /** DONE step 4: append the autopilot block to the global learnings file, once per effect id. */
-export async function appendDoneLearnings(project: ProjectPaths, input: DoneLearningsInput): Promise<{ appended: boolean }> {
+export async function appendDoneLearnings(
+  project: ProjectPaths,
+  input: DoneLearningsInput,
+): Promise<{ appended: boolean }> {
   const file = project.learnings;
   const current = await readTextOrNull(file);
   if (current !== null && current.includes(markerFor(input.effectId))) return { appended: false };
@@ -183,7 +187,8 @@ export async function readLearnings(
   const maxChars = opts.maxChars ?? 8000;
   const maxEntry = opts.maxEntryChars ?? 600;
   if (max < 0 || maxChars < 0) throw new AutopilotError("bad_input", "readLearnings bounds must be non-negative.");
-  const session = "sessionLearnings" in paths ? parseLearningEntries((await readTextOrNull(paths.sessionLearnings)) ?? "") : [];
+  const session =
+    "sessionLearnings" in paths ? parseLearningEntries((await readTextOrNull(paths.sessionLearnings)) ?? "") : [];
   const global = parseLearningEntries((await readTextOrNull(paths.learnings)) ?? "");
   const all: LearningItem[] = [
     ...session.reverse().map((t) => ({ source: "session" as const, text: t })),

@@ -14,7 +14,14 @@ import path from "node:path";
 import { minimatch } from "minimatch";
 import { projectPaths, WORKTREES_DIR_REL } from "../session/paths.js";
 import { writeTextAtomic } from "./fsutil.js";
-import { commitCheckpoint, committingRunner, gitExitCode, gitRunner, withRepoLock, type CommitCheckpointResult } from "./git.js";
+import {
+  commitCheckpoint,
+  committingRunner,
+  gitExitCode,
+  gitRunner,
+  withRepoLock,
+  type CommitCheckpointResult,
+} from "./git.js";
 import { ensureSessionLink } from "./worktree.js";
 
 export interface TaskWorktree {
@@ -50,8 +57,20 @@ export function taskWorktreePath(slug: string, task: string, attempt: number): s
  * it was made (an existing branch is never moved or reset: its work is kept). The session's folder
  * is linked into it, so the executor's brief and execution state are where it looks.
  */
-export async function openTaskWorktree(root: string, slug: string, task: string, attempt: number, base: string): Promise<TaskWorktree> {
-  const tw: TaskWorktree = { task, attempt, path: taskWorktreePath(slug, task, attempt), branch: taskBranch(slug, task, attempt), base };
+export async function openTaskWorktree(
+  root: string,
+  slug: string,
+  task: string,
+  attempt: number,
+  base: string,
+): Promise<TaskWorktree> {
+  const tw: TaskWorktree = {
+    task,
+    attempt,
+    path: taskWorktreePath(slug, task, attempt),
+    branch: taskBranch(slug, task, attempt),
+    base,
+  };
   const abs = path.join(root, tw.path);
   const git = gitRunner(root);
   await withRepoLock(root, async () => {
@@ -63,13 +82,25 @@ export async function openTaskWorktree(root: string, slug: string, task: string,
     // The usual case in one git process: a new branch from the base in a new worktree. When git
     // refuses (the branch is there from before a crash, or a folder removed by hand is still
     // registered), find out which and do what that case needs; an existing branch is never moved.
-    if (await git(["worktree", "add", "-q", "-b", tw.branch, abs, base]).then(() => existsSync(path.join(abs, ".git")), () => false)) return;
+    if (
+      await git(["worktree", "add", "-q", "-b", tw.branch, abs, base]).then(
+        () => existsSync(path.join(abs, ".git")),
+        () => false,
+      )
+    )
+      return;
     const has = (await git(["rev-parse", "--verify", "-q", `refs/heads/${tw.branch}`]).catch(() => "")).trim();
     await git(["worktree", "prune"]);
     if (has) await git(["worktree", "add", "-q", abs, tw.branch]);
     else await git(["worktree", "add", "-q", "-b", tw.branch, abs, base]);
   });
-  await ensureSessionLink(root, slug, { path: tw.path, branch: tw.branch, baseBranch: "", startingCommit: base, createdAt: "" });
+  await ensureSessionLink(root, slug, {
+    path: tw.path,
+    branch: tw.branch,
+    baseBranch: "",
+    startingCommit: base,
+    createdAt: "",
+  });
   return tw;
 }
 
@@ -78,9 +109,22 @@ export async function openTaskWorktree(root: string, slug: string, task: string,
  * Only that worktree's index and branch change, so it takes that worktree's lock alone: the tasks
  * of a wave commit at once.
  */
-export async function commitTaskWork(root: string, slug: string, tw: TaskWorktree, label: string, effectId: string): Promise<CommitCheckpointResult> {
+export async function commitTaskWork(
+  root: string,
+  slug: string,
+  tw: TaskWorktree,
+  label: string,
+  effectId: string,
+): Promise<CommitCheckpointResult> {
   await undoInterruptedRebase(root, tw);
-  return commitCheckpoint(path.join(root, tw.path), { label, effectId, since: tw.base, slug, baseline: null, ownIndex: true });
+  return commitCheckpoint(path.join(root, tw.path), {
+    label,
+    effectId,
+    since: tw.base,
+    slug,
+    baseline: null,
+    ownIndex: true,
+  });
 }
 
 /**
@@ -117,14 +161,25 @@ export type TaskCheck =
 export async function checkTask(root: string, tw: TaskWorktree, scope: TaskScope): Promise<TaskCheck> {
   const on = await worktreeBranch(root, tw);
   if (on !== tw.branch)
-    return { ok: false, why: "base", message: `The worktree ${tw.path} is on ${on || "a detached HEAD"}, not on its branch ${tw.branch}.` };
+    return {
+      ok: false,
+      why: "base",
+      message: `The worktree ${tw.path} is on ${on || "a detached HEAD"}, not on its branch ${tw.branch}.`,
+    };
   const ref = `refs/heads/${tw.branch}`;
   if ((await gitExitCode(root, ["merge-base", "--is-ancestor", tw.base, ref])) !== 0)
-    return { ok: false, why: "base", message: `Branch ${tw.branch} did not grow from the recorded base ${tw.base.slice(0, 7)}.` };
+    return {
+      ok: false,
+      why: "base",
+      message: `Branch ${tw.branch} did not grow from the recorded base ${tw.base.slice(0, 7)}.`,
+    };
   // `HEAD...branch`: from where the task's branch left the session's branch (its own commits only).
   const git = gitRunner(root);
   const diff = (range: string) => git(["diff", "--name-only", "--no-renames", range]);
-  const changed = (await diff(`HEAD...${ref}`).catch(() => diff(`${tw.base}..${ref}`))).split("\n").map((s) => s.trim()).filter(Boolean);
+  const changed = (await diff(`HEAD...${ref}`).catch(() => diff(`${tw.base}..${ref}`)))
+    .split("\n")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const outside = changed.filter((f) => !inScope(f, scope));
   return outside.length ? { ok: false, why: "outside", changed, outside } : { ok: true, changed };
 }
@@ -147,7 +202,8 @@ export async function mergeTask(root: string, tw: TaskWorktree): Promise<MergeOu
     // A rebase a crash interrupted (when the caller did not undo it first): start it again.
     if (await rebaseInProgress(wtAbs)) await (await committingRunner(wtAbs))(["rebase", "--abort"]).catch(() => "");
     const [head, tip] = await headAndTip(root, tw);
-    if (!tip) return { kind: "refused", message: `The task's branch ${tw.branch} is gone, so its work cannot be merged.` };
+    if (!tip)
+      return { kind: "refused", message: `The task's branch ${tw.branch} is gone, so its work cannot be merged.` };
     // Where the two meet: the task's tip (merged already), the session's head (a fast-forward), or
     // an earlier commit (other tasks merged first: the task's own commits are rebased onto the head).
     const meet = (await git(["merge-base", head, tip]).catch(() => "")).trim();
@@ -161,22 +217,32 @@ export async function mergeTask(root: string, tw: TaskWorktree): Promise<MergeOu
         failure = e;
       }
       if (failure || (await rebaseInProgress(wtAbs))) {
-        const conflicts = (await wt(["diff", "--name-only", "--diff-filter=U"]).catch(() => "")).split("\n").map((s) => s.trim()).filter(Boolean);
+        const conflicts = (await wt(["diff", "--name-only", "--diff-filter=U"]).catch(() => ""))
+          .split("\n")
+          .map((s) => s.trim())
+          .filter(Boolean);
         if (conflicts.length || (await rebaseInProgress(wtAbs))) {
           await wt(["rebase", "--abort"]).catch(() => "");
           return { kind: "conflict", files: conflicts };
         }
-        return { kind: "refused", message: `git could not rebase ${tw.branch} onto ${head.slice(0, 7)}: ${firstLine(failure)}` };
+        return {
+          kind: "refused",
+          message: `git could not rebase ${tw.branch} onto ${head.slice(0, 7)}: ${firstLine(failure)}`,
+        };
       }
     }
     // --ff-only refuses unless the session's head is on the task's (rebased) branch: never a force.
     try {
       await git(["merge", "-q", "--ff-only", tw.branch]);
     } catch (e) {
-      return { kind: "refused", message: `git could not fast-forward to ${tw.branch}: ${firstLine(e)}. Nothing was forced.` };
+      return {
+        kind: "refused",
+        message: `git could not fast-forward to ${tw.branch}: ${firstLine(e)}. Nothing was forced.`,
+      };
     }
     const [after, tipAfter] = await headAndTip(root, tw);
-    if (!after || after !== tipAfter) return { kind: "refused", message: `${tw.branch} is not on the session's branch after the fast-forward.` };
+    if (!after || after !== tipAfter)
+      return { kind: "refused", message: `${tw.branch} is not on the session's branch after the fast-forward.` };
     return { kind: "merged", sha: after, already: false };
   });
 }
@@ -184,8 +250,11 @@ export async function mergeTask(root: string, tw: TaskWorktree): Promise<MergeOu
 /** The session's head and the task branch's tip (empty when the branch is gone), in one git process. */
 async function headAndTip(root: string, tw: TaskWorktree): Promise<[string, string]> {
   const git = gitRunner(root);
-  const both = (await git(["rev-parse", "HEAD", `refs/heads/${tw.branch}`]).catch(() => "")).split("\n").map((s) => s.trim());
-  if (both.length >= 2 && /^[0-9a-f]{40,64}$/.test(both[0]) && /^[0-9a-f]{40,64}$/.test(both[1])) return [both[0], both[1]];
+  const both = (await git(["rev-parse", "HEAD", `refs/heads/${tw.branch}`]).catch(() => ""))
+    .split("\n")
+    .map((s) => s.trim());
+  if (both.length >= 2 && /^[0-9a-f]{40,64}$/.test(both[0]) && /^[0-9a-f]{40,64}$/.test(both[1]))
+    return [both[0], both[1]];
   return [(await git(["rev-parse", "HEAD"])).trim(), ""];
 }
 
@@ -194,7 +263,11 @@ async function headAndTip(root: string, tw: TaskWorktree): Promise<[string, stri
  * user discarded it: `discard`). Returns false, removing nothing, when the work is not merged, or
  * when git refuses (the worktree holds changes that were never committed).
  */
-export async function removeTaskWorktree(root: string, tw: TaskWorktree, opts: { discard?: boolean } = {}): Promise<boolean> {
+export async function removeTaskWorktree(
+  root: string,
+  tw: TaskWorktree,
+  opts: { discard?: boolean } = {},
+): Promise<boolean> {
   const git = gitRunner(root);
   return withRepoLock(root, async () => {
     const tip = (await git(["rev-parse", "--verify", "-q", `refs/heads/${tw.branch}`]).catch(() => "")).trim();
@@ -244,12 +317,21 @@ async function worktreeBranch(root: string, tw: TaskWorktree): Promise<string> {
 async function rebaseInProgress(wtAbs: string): Promise<boolean> {
   const dir = await worktreeGitDir(wtAbs);
   for (const d of ["rebase-merge", "rebase-apply"]) {
-    const p = dir ? path.join(dir, d) : path.resolve(wtAbs, (await gitRunner(wtAbs)(["rev-parse", "--git-path", d]).catch(() => "")).trim() || ".git/none");
+    const p = dir
+      ? path.join(dir, d)
+      : path.resolve(
+          wtAbs,
+          (await gitRunner(wtAbs)(["rev-parse", "--git-path", d]).catch(() => "")).trim() || ".git/none",
+        );
     if (existsSync(p)) return true;
   }
   return false;
 }
 
 function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).trim().split("\n")[0] ?? "";
+  return (
+    String((e as Error)?.message ?? e)
+      .trim()
+      .split("\n")[0] ?? ""
+  );
 }

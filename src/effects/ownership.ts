@@ -13,7 +13,13 @@ import { createHash } from "node:crypto";
 import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
-import { HARNESS_SHARED_FILES_REL, projectPaths, SESSIONS_DIR_REL, STATE_FILE, type SessionPaths } from "../session/paths.js";
+import {
+  HARNESS_SHARED_FILES_REL,
+  projectPaths,
+  SESSIONS_DIR_REL,
+  STATE_FILE,
+  type SessionPaths,
+} from "../session/paths.js";
 import { LEFT_OUT_SHOWN, type NoticeOf } from "../session/notices.js";
 
 export interface BaselineEntry {
@@ -118,7 +124,16 @@ export async function writeBaseline(ws: SessionPaths, baseline: Baseline): Promi
  * Files `autopilot install` writes in a project (client configs, personas, commands): the user's
  * setup, not the session's work. The same list as src/install/clients.ts, by prefix.
  */
-const CLIENT_CONFIG = [".mcp.json", ".claude/", ".cursor/", ".vscode/mcp.json", ".codex/", ".gemini/", ".github/prompts/", ".github/agents/"];
+const CLIENT_CONFIG = [
+  ".mcp.json",
+  ".claude/",
+  ".cursor/",
+  ".vscode/mcp.json",
+  ".codex/",
+  ".gemini/",
+  ".github/prompts/",
+  ".github/agents/",
+];
 
 export function isClientConfig(rel: string): boolean {
   return CLIENT_CONFIG.some((c) => (c.endsWith("/") ? rel.startsWith(c) : rel === c));
@@ -171,7 +186,10 @@ export async function selectOwnChanges(
     if (before.has(p)) {
       const now = await hashPath(root, p);
       if (now === before.get(p)) continue; // the user's change, untouched: theirs, silently
-      leftOut.push({ path: p, why: "you had uncommitted changes there when the session started, and it has changed since" });
+      leftOut.push({
+        path: p,
+        why: "you had uncommitted changes there when the session started, and it has changed since",
+      });
       continue;
     }
     if (isClientConfig(p)) {

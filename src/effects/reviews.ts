@@ -56,7 +56,12 @@ export function normalizeFinding(raw: unknown): Finding {
   const word = o.severity ?? o.level ?? o.priority;
   const severity: Severity = normalizeSeverity(word) ?? "note";
   const title = str(o.title) ?? str(o.summary) ?? str(o.message) ?? str(o.description) ?? "(untitled finding)";
-  const rationale = str(o.rationale) ?? str(o.detail) ?? str(o.details) ?? (title !== o.description ? str(o.description) : undefined) ?? str(o.fix);
+  const rationale =
+    str(o.rationale) ??
+    str(o.detail) ??
+    str(o.details) ??
+    (title !== o.description ? str(o.description) : undefined) ??
+    str(o.fix);
   const out: Record<string, unknown> = { ...o, severity, title };
   delete out.line;
   const file = str(o.file) ?? str(o.path);
@@ -71,7 +76,8 @@ function findingsOf(parsed: unknown): unknown[] {
   if (Array.isArray(parsed)) return parsed;
   if (parsed && typeof parsed === "object") {
     const o = parsed as Record<string, unknown>;
-    for (const k of ["findings", "reviewFindings", "issues", "items"]) if (Array.isArray(o[k])) return o[k] as unknown[];
+    for (const k of ["findings", "reviewFindings", "issues", "items"])
+      if (Array.isArray(o[k])) return o[k] as unknown[];
   }
   return [];
 }
@@ -80,7 +86,14 @@ function findingsOf(parsed: unknown): unknown[] {
 function ordered(f: FindingInput | Finding): Record<string, unknown> {
   const n = normalizeFinding(f) as Record<string, unknown>;
   const { severity, file: fl, line, title, rationale, ...rest } = n;
-  return { severity, ...(fl ? { file: fl } : {}), ...(line !== undefined ? { line } : {}), title, ...(rationale ? { rationale } : {}), ...rest };
+  return {
+    severity,
+    ...(fl ? { file: fl } : {}),
+    ...(line !== undefined ? { line } : {}),
+    title,
+    ...(rationale ? { rationale } : {}),
+    ...rest,
+  };
 }
 
 export interface ReviewRoundInput {
@@ -97,7 +110,8 @@ function statusOf(f: Finding, k: number, rounds: ReviewRoundInput[]): string {
   const r = rounds[k];
   if (f.severity !== "blocking") return "recorded, not addressed";
   if (r.resolution === "override") return "overridden by a decision";
-  if (r.resolution === "fix") return k + 1 < rounds.length ? `fixed (re-reviewed in round ${k + 2})` : "sent back for a fix";
+  if (r.resolution === "fix")
+    return k + 1 < rounds.length ? `fixed (re-reviewed in round ${k + 2})` : "sent back for a fix";
   return "open";
 }
 
@@ -112,7 +126,8 @@ export async function writePhaseReview(
   findings: FindingInput[] | Finding[],
   opts: { rounds?: ReviewRoundInput[]; name?: string } = {},
 ): Promise<{ path: string; written: boolean }> {
-  if (!Number.isInteger(phaseIndex) || phaseIndex < 0) throw new RangeError(`phaseIndex must be a 0-based index, got ${phaseIndex}`);
+  if (!Number.isInteger(phaseIndex) || phaseIndex < 0)
+    throw new RangeError(`phaseIndex must be a 0-based index, got ${phaseIndex}`);
   const file = ws.review(phaseIndex);
   let value: unknown = findings.map(ordered);
   if (opts.rounds?.length) {
@@ -133,7 +148,11 @@ export async function writePhaseReview(
       phaseNumber: phaseIndex + 1,
       ...(opts.name ? { name: opts.name } : {}),
       findings: all,
-      rounds: opts.rounds.map((r, k) => ({ round: k + 1, resolution: r.resolution, findings: r.findings.map(ordered) })),
+      rounds: opts.rounds.map((r, k) => ({
+        round: k + 1,
+        resolution: r.resolution,
+        findings: r.findings.map(ordered),
+      })),
     };
   }
   const body = JSON.stringify(value, null, 2) + "\n";
@@ -225,10 +244,14 @@ export function formatFindingsForPrompt(
       const loc = f.file ? ` ${f.file}${f.line !== undefined ? `:${f.line}` : ""}` : "";
       const why = f.rationale ? `: ${flat(f.rationale)}` : "";
       const scenario = f.scenario ? ` Scenario: ${flat(f.scenario)}` : "";
-      const status = typeof (f as Record<string, unknown>).status === "string" ? ` [${(f as Record<string, unknown>).status}]` : "";
+      const status =
+        typeof (f as Record<string, unknown>).status === "string" ? ` [${(f as Record<string, unknown>).status}]` : "";
       if (!push(`- [${f.severity}]${loc} — ${flat(f.title)}${status}${why}${scenario}`)) omitted++;
     }
   }
-  if (omitted) out.push(`(${omitted} more finding${omitted === 1 ? "" : "s"} omitted for length; see the phase-N-review.json files.)`);
+  if (omitted)
+    out.push(
+      `(${omitted} more finding${omitted === 1 ? "" : "s"} omitted for length; see the phase-N-review.json files.)`,
+    );
   return out.join("\n");
 }

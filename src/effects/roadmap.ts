@@ -78,7 +78,15 @@ export function parseRoadmap(text: string): Roadmap {
       milestones.push(milestone);
       feature = null;
     } else if ((m = /^###\s+(.+?)\s*#*\s*$/.exec(line))) {
-      feature = { name: m[1], milestone: milestone?.name ?? null, status: null, spec: null, fields: {}, line: i, statusLine: null };
+      feature = {
+        name: m[1],
+        milestone: milestone?.name ?? null,
+        status: null,
+        spec: null,
+        fields: {},
+        line: i,
+        statusLine: null,
+      };
       features.push(feature);
       milestone?.features.push(feature);
     } else if (/^#{4,}\s/.test(line)) {
@@ -111,7 +119,11 @@ function normPath(p: string): string {
  * The spec's feature: the first whose `- **Spec:**` names the spec path; otherwise the first whose
  * name equals the spec's H1 title, case-insensitively. Null when neither matches.
  */
-export function findFeature(roadmap: Roadmap, specPath: string | null | undefined, featureName: string | null | undefined): RoadmapFeature | null {
+export function findFeature(
+  roadmap: Roadmap,
+  specPath: string | null | undefined,
+  featureName: string | null | undefined,
+): RoadmapFeature | null {
   if (specPath) {
     const want = normPath(specPath);
     const bySpec = roadmap.features.find((f) => {
@@ -149,7 +161,8 @@ async function setStatus(
   const feature = findFeature(parseRoadmap(text), specPath, featureName);
   if (!feature) return { changed: false, reason: "no_feature" };
   if (feature.statusLine === null) return { changed: false, reason: "no_status_line", feature: feature.name };
-  if (feature.status === target) return { changed: false, reason: "already", feature: feature.name, from: feature.status, to: target };
+  if (feature.status === target)
+    return { changed: false, reason: "already", feature: feature.name, from: feature.status, to: target };
   if (!feature.status || !from.has(feature.status)) {
     return { changed: false, reason: "human_status", feature: feature.name, from: feature.status };
   }
@@ -184,6 +197,15 @@ export async function syncRoadmap(project: ProjectPaths, args: SyncRoadmapArgs):
  * DONE: the spec's feature becomes `done` from any step of the way (backlog, planned,
  * in-progress, blocked: the work is finished). Unknown statuses are left for a human.
  */
-export async function setFeatureDone(project: ProjectPaths, args: { specPath: string; featureName?: string | null }): Promise<RoadmapChange> {
-  return setStatus(project, args.specPath, args.featureName, "done", new Set(["backlog", "planned", "in-progress", "blocked"]));
+export async function setFeatureDone(
+  project: ProjectPaths,
+  args: { specPath: string; featureName?: string | null },
+): Promise<RoadmapChange> {
+  return setStatus(
+    project,
+    args.specPath,
+    args.featureName,
+    "done",
+    new Set(["backlog", "planned", "in-progress", "blocked"]),
+  );
 }

@@ -13,7 +13,10 @@ import { checkPath, confine } from "../session/confine.js";
 import type { SessionPaths } from "../session/paths.js";
 
 function refuse(what: string): never {
-  throw new AutopilotError("outside_project", `${what} Scratchpad files must be plain file names inside the session's scratchpad folder.`);
+  throw new AutopilotError(
+    "outside_project",
+    `${what} Scratchpad files must be plain file names inside the session's scratchpad folder.`,
+  );
 }
 
 /** "Phase 1: Core Scanner" → "phase-1-core-scanner"; a bare index n → "phase-<n>". */
@@ -32,7 +35,10 @@ export function phaseSlug(phase: string | number): string {
     .slice(0, 80);
   if (slug) return slug;
   if (!String(phase).trim())
-    throw new AutopilotError("bad_input", `Phase "${phase}" has no usable name for a scratchpad folder. Pass the phase name or index.`);
+    throw new AutopilotError(
+      "bad_input",
+      `Phase "${phase}" has no usable name for a scratchpad folder. Pass the phase name or index.`,
+    );
   // A name with no Latin letters or digits ("中文", "🚀") once threw here, and since every
   // dispatch Step names the scratchpad folder, such a session could never render a Step again
   // (found by tests/reliability/hostile.test.ts). A stable hash gives it a folder of its own.
@@ -43,7 +49,8 @@ function checkFilename(filename: string): string {
   if (filename !== undefined && filename !== null)
     requireString(filename, "The scratchpad file name", "Pass a plain name like research-topic.md.");
   const name = filename ?? "";
-  if (!name.trim()) throw new AutopilotError("bad_input", "Scratchpad file name is empty. Pass a name like research-topic.md.");
+  if (!name.trim())
+    throw new AutopilotError("bad_input", "Scratchpad file name is empty. Pass a name like research-topic.md.");
   if (name.includes("\0")) refuse(`File name contains a NUL byte.`);
   if (name.includes("/") || name.includes("\\")) refuse(`File name "${name}" contains a path separator.`);
   if (path.isAbsolute(name) || /^[a-zA-Z]:/.test(name)) refuse(`File name "${name}" is absolute.`);
@@ -85,7 +92,8 @@ export async function writeScratchpad(
   filename: string,
   content: string,
 ): Promise<string> {
-  if (content !== undefined && content !== null) requireString(content, "The scratchpad content", "Pass the text to save.");
+  if (content !== undefined && content !== null)
+    requireString(content, "The scratchpad content", "Pass the text to save.");
   const name = checkFilename(filename);
   const dir = await phaseDir(ws, phase);
   const file = path.join(dir, name);
@@ -117,7 +125,10 @@ export async function listScratchpad(
     const dir = path.join(base, p);
     if ((await isLink(dir)) !== false) continue;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    const files = entries.filter((e) => e.isFile()).map((e) => e.name).sort();
+    const files = entries
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort();
     out.push({ phase: p, files });
   }
   return out;

@@ -30,7 +30,9 @@ const LABELS: Array<[keyof SessionSummaryFields, string]> = [
 ];
 
 function oneLine(s: unknown): string {
-  return String(s ?? "").replace(/\s*\r?\n\s*/g, " ").trim();
+  return String(s ?? "")
+    .replace(/\s*\r?\n\s*/g, " ")
+    .trim();
 }
 
 export function formatSessionSummary(f: SessionSummaryFields): string {
@@ -53,7 +55,9 @@ export function indexDescription(f: SessionSummaryFields): string {
 }
 
 export function indexLine(slug: string, f: SessionSummaryFields): string {
-  const day = /^\d{4}-\d{2}-\d{2}/.test(f.lastActive) ? f.lastActive.slice(0, 10) : new Date().toISOString().slice(0, 10);
+  const day = /^\d{4}-\d{2}-\d{2}/.test(f.lastActive)
+    ? f.lastActive.slice(0, 10)
+    : new Date().toISOString().slice(0, 10);
   return `- [${slug}](${slug}/summary.md) — ${indexDescription(f)} (${day})`;
 }
 

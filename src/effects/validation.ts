@@ -38,7 +38,9 @@ export async function resolveValidation(root: string, config?: ProjectConfig): P
   if (pkgText !== null) {
     try {
       const scripts = (JSON.parse(pkgText) as { scripts?: Record<string, unknown> }).scripts ?? {};
-      const commands = PACKAGE_SCRIPTS.filter((s) => typeof scripts[s] === "string" && (scripts[s] as string).trim()).map((s) => `npm run ${s}`);
+      const commands = PACKAGE_SCRIPTS.filter(
+        (s) => typeof scripts[s] === "string" && (scripts[s] as string).trim(),
+      ).map((s) => `npm run ${s}`);
       if (commands.length) return { commands, source: "package.json" };
     } catch {
       // An unparsable package.json is the project's own problem and its own scripts would fail
@@ -117,7 +119,13 @@ function killGroup(pid: number | undefined, sig: NodeJS.Signals): void {
   }
 }
 
-function runOne(root: string, command: string, timeoutMs: number, maxBytes: number, signal?: AbortSignal): Promise<CommandResult> {
+function runOne(
+  root: string,
+  command: string,
+  timeoutMs: number,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<CommandResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const out = new TailBuffer(maxBytes);
@@ -156,7 +164,8 @@ function runOne(root: string, command: string, timeoutMs: number, maxBytes: numb
       child.stdout?.destroy();
       child.stderr?.destroy();
       let output = out.toString();
-      if (timedOut) output += `${output.endsWith("\n") || !output ? "" : "\n"}[killed after ${timeoutMs} ms time limit]`;
+      if (timedOut)
+        output += `${output.endsWith("\n") || !output ? "" : "\n"}[killed after ${timeoutMs} ms time limit]`;
       else if (signal?.aborted) output += `${output.endsWith("\n") || !output ? "" : "\n"}[aborted]`;
       resolve({
         command,
@@ -176,9 +185,17 @@ function runOne(root: string, command: string, timeoutMs: number, maxBytes: numb
 
 function summarize(results: CommandResult[], notRun: string[]): string {
   const failed = results.filter((r) => r.exitCode !== 0);
-  const parts = [`${results.length} of ${results.length + notRun.length} validation command${results.length + notRun.length === 1 ? "" : "s"} run: ${results.length - failed.length} passed, ${failed.length} failed`];
+  const parts = [
+    `${results.length} of ${results.length + notRun.length} validation command${results.length + notRun.length === 1 ? "" : "s"} run: ${results.length - failed.length} passed, ${failed.length} failed`,
+  ];
   for (const r of failed) {
-    parts.push(r.timedOut ? `${r.command} timed out after ${r.durationMs} ms` : r.exitCode === null ? `${r.command} was stopped` : `${r.command} exited ${r.exitCode}`);
+    parts.push(
+      r.timedOut
+        ? `${r.command} timed out after ${r.durationMs} ms`
+        : r.exitCode === null
+          ? `${r.command} was stopped`
+          : `${r.command} exited ${r.exitCode}`,
+    );
   }
   if (notRun.length) parts.push(`not run: ${notRun.join(", ")}`);
   return parts.join("; ") + ".";
@@ -188,7 +205,9 @@ function summarize(results: CommandResult[], notRun: string[]): string {
 export async function runValidation(root: string, opts: RunValidationOptions = {}): Promise<ValidationResult> {
   const timeoutMs = opts.timeoutMs ?? 300_000;
   const maxOutputBytes = opts.maxOutputBytes ?? 16_000;
-  const resolved: ResolvedValidation = opts.commands ? { commands: opts.commands, source: "harness-config" } : await resolveValidation(root, opts.config);
+  const resolved: ResolvedValidation = opts.commands
+    ? { commands: opts.commands, source: "harness-config" }
+    : await resolveValidation(root, opts.config);
   if (!resolved.commands.length) {
     return {
       passed: true,

@@ -14,7 +14,16 @@
 // The session runs it from its probes (src/engine/session.ts: waveOpen, waveMerge), one wave at a time.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { checkTask, commitTaskWork, mergeTask, openTaskWorktree, removeTaskWorktree, undoInterruptedRebase, type TaskScope, type TaskWorktree } from "./merge-queue.js";
+import {
+  checkTask,
+  commitTaskWork,
+  mergeTask,
+  openTaskWorktree,
+  removeTaskWorktree,
+  undoInterruptedRebase,
+  type TaskScope,
+  type TaskWorktree,
+} from "./merge-queue.js";
 import { findEffectCommit, gitRunner } from "./git.js";
 
 /**
@@ -66,7 +75,13 @@ export interface WaveOptions {
   slug: string;
   maxAttempts: number;
   /** The project's validation commands, run in the session's checkout after each merge. */
-  validate: (root: string) => Promise<{ passed: boolean; summary: string; /** The failing lines, for the executor's brief only. */ output?: string }>;
+  validate: (
+    root: string,
+  ) => Promise<{
+    passed: boolean;
+    summary: string;
+    /** The failing lines, for the executor's brief only. */ output?: string;
+  }>;
   /** Unique per session and phase, so a commit's effect id is found again on replay. */
   effectPrefix: string;
   /** Called after a merge (before its validation) and after that validation: the crash suite's kill points. */
@@ -100,7 +115,14 @@ export async function startWave(
   const base = (await gitRunner(root)(["rev-parse", "HEAD"])).trim();
   const runs: TaskRun[] = [];
   for (const t of tasks)
-    runs.push({ task: t.number, name: t.name, scope: t.scope, attempt: 1, worktree: await openTaskWorktree(root, slug, worktreeTask(t.number, worktreeKey), 1, base), status: "running" });
+    runs.push({
+      task: t.number,
+      name: t.name,
+      scope: t.scope,
+      attempt: 1,
+      worktree: await openTaskWorktree(root, slug, worktreeTask(t.number, worktreeKey), 1, base),
+      status: "running",
+    });
   return { wave, tasks: runs };
 }
 
@@ -168,13 +190,21 @@ export async function taskDone(root: string, run: WaveRun, task: string, opts: W
  * Several tasks reported done at once: taskDone for each, their commits made at the same time (each
  * in its own worktree, under that worktree's lock). Running it again after a crash changes nothing.
  */
-export async function tasksDone(root: string, run: WaveRun, tasks: readonly string[], opts: WaveOptions): Promise<WaveRun> {
+export async function tasksDone(
+  root: string,
+  run: WaveRun,
+  tasks: readonly string[],
+  opts: WaveOptions,
+): Promise<WaveRun> {
   // Every commit ends before this returns (a refused one is thrown after the others finished).
   const settled = await Promise.allSettled(tasks.map((task) => taskDone(root, run, task, opts)));
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed) throw failed.reason;
   const after = settled.map((r) => (r as PromiseFulfilledResult<WaveRun>).value);
-  return { ...run, tasks: run.tasks.map((t) => after[tasks.indexOf(t.task)]?.tasks.find((x) => x.task === t.task) ?? t) };
+  return {
+    ...run,
+    tasks: run.tasks.map((t) => after[tasks.indexOf(t.task)]?.tasks.find((x) => x.task === t.task) ?? t),
+  };
 }
 
 /**
@@ -182,7 +212,10 @@ export async function tasksDone(root: string, run: WaveRun, tasks: readonly stri
  * reported it, `held` for one that was not done; its worktree and branch are kept, unmerged.
  */
 export function holdTask(run: WaveRun, task: string, status: "defect" | "held", error: string): WaveRun {
-  return { ...run, tasks: run.tasks.map((t) => (t.task === task && t.status === "running" ? { ...t, status, error } : t)) };
+  return {
+    ...run,
+    tasks: run.tasks.map((t) => (t.task === task && t.status === "running" ? { ...t, status, error } : t)),
+  };
 }
 
 /** How a task stopped for its plan defect past the phase's plan send-backs begins its error (the question words it so). */
@@ -195,14 +228,21 @@ export const PLAN_DEFECT_STOP = "the executor reports a defect in the plan, and 
 export function stopTask(run: WaveRun, task: string, error: string): { run: WaveRun; events: WaveEvent[] } {
   const t = run.tasks.find((x) => x.task === task);
   if (!t || t.status !== "running") return { run, events: [] };
-  return { run: { ...run, tasks: run.tasks.map((x) => (x === t ? { ...x, status: "exhausted" as const, error } : x)) }, events: [{ kind: "exhausted", task, error }] };
+  return {
+    run: { ...run, tasks: run.tasks.map((x) => (x === t ? { ...x, status: "exhausted" as const, error } : x)) },
+    events: [{ kind: "exhausted", task, error }],
+  };
 }
 
 /**
  * Merge the done tasks in task order until one is not done (it is still running, or went wrong).
  * Also what a resume calls to finish a merge a crash cut short.
  */
-export async function drain(root: string, run: WaveRun, opts: WaveOptions): Promise<{ run: WaveRun; events: WaveEvent[] }> {
+export async function drain(
+  root: string,
+  run: WaveRun,
+  opts: WaveOptions,
+): Promise<{ run: WaveRun; events: WaveEvent[] }> {
   const tasks = run.tasks.map((t) => ({ ...t }));
   const events: WaveEvent[] = [];
   const removals = [...(run.removals ?? [])];
@@ -226,7 +266,9 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
       }
       break;
     }
-    const merged = already ? { kind: "merged" as const, sha: (await gitRunner(root)(["rev-parse", "HEAD"])).trim() } : await mergeTask(root, t.worktree);
+    const merged = already
+      ? { kind: "merged" as const, sha: (await gitRunner(root)(["rev-parse", "HEAD"])).trim() }
+      : await mergeTask(root, t.worktree);
     if (merged.kind !== "merged") {
       const error = merged.kind === "conflict" ? `merging it conflicts in ${merged.files.join(", ")}` : merged.message;
       await again(root, t, "conflict", error, opts, events);
@@ -236,7 +278,15 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
     const validation = await opts.validate(root);
     opts.onStep?.("validated");
     if (!validation.passed) {
-      await again(root, t, "validation", `the validation failed after its merge: ${validation.summary}`, opts, events, validation.output);
+      await again(
+        root,
+        t,
+        "validation",
+        `the validation failed after its merge: ${validation.summary}`,
+        opts,
+        events,
+        validation.output,
+      );
       break;
     }
     t.status = "merged";
@@ -252,7 +302,11 @@ export async function drain(root: string, run: WaveRun, opts: WaveOptions): Prom
  * Returns those still owed: git could not be asked (the repository busy); a worktree git refuses
  * to remove (it holds uncommitted changes) is left, as the queue always left it.
  */
-export async function removeMerged(root: string, worktrees: readonly TaskWorktree[], onRemoved?: () => void): Promise<TaskWorktree[]> {
+export async function removeMerged(
+  root: string,
+  worktrees: readonly TaskWorktree[],
+  onRemoved?: () => void,
+): Promise<TaskWorktree[]> {
   const owed: TaskWorktree[] = [];
   for (const tw of worktrees) {
     try {
@@ -271,13 +325,24 @@ export async function removeMerged(root: string, worktrees: readonly TaskWorktre
  * records it; a running task whose worktree is gone gets it back from its branch, work kept. Then
  * the queue drains as it would have.
  */
-export async function resumeWave(root: string, run: WaveRun, opts: WaveOptions): Promise<{ run: WaveRun; events: WaveEvent[] }> {
+export async function resumeWave(
+  root: string,
+  run: WaveRun,
+  opts: WaveOptions,
+): Promise<{ run: WaveRun; events: WaveEvent[] }> {
   const tasks = run.tasks.map((t) => ({ ...t }));
   for (const t of tasks) {
     if (t.status !== "running" && t.status !== "done") continue;
     // The task's commit (found by its effect id, rebased or not) is on the session's branch.
     if (await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base)) t.status = "done";
-    else t.worktree = await openTaskWorktree(root, opts.slug, worktreeTask(t.task, opts.worktreeKey), t.attempt, t.worktree.base);
+    else
+      t.worktree = await openTaskWorktree(
+        root,
+        opts.slug,
+        worktreeTask(t.task, opts.worktreeKey),
+        t.attempt,
+        t.worktree.base,
+      );
   }
   return drain(root, { ...run, tasks }, opts);
 }
@@ -291,7 +356,15 @@ function effectIdOf(t: TaskRun, opts: WaveOptions): string {
 }
 
 /** The task runs again from the session's head in a new worktree, within its retry budget; its earlier worktree is kept. */
-async function again(root: string, t: TaskRun, why: "conflict" | "validation", error: string, opts: WaveOptions, events: WaveEvent[], output?: string): Promise<void> {
+async function again(
+  root: string,
+  t: TaskRun,
+  why: "conflict" | "validation",
+  error: string,
+  opts: WaveOptions,
+  events: WaveEvent[],
+  output?: string,
+): Promise<void> {
   t.error = error;
   t.validationOutput = output?.trim() ? output : undefined;
   if (budgetSpent(t, opts)) {
@@ -322,5 +395,14 @@ export async function rerunTask(root: string, t: TaskRun, opts: WaveOptions): Pr
   const error = t.outside?.length
     ? `Attempt ${t.attempt} changed files outside what the task may change (${t.outside.join(", ")}), so nothing of it was merged; a person asked for the task again. Change only the files the task may change.`
     : t.error;
-  return { ...t, attempt, budgetFrom: attempt, worktree, status: "running", unmerged: [...(t.unmerged ?? []), t.worktree], outside: undefined, ...(error ? { error } : {}) };
+  return {
+    ...t,
+    attempt,
+    budgetFrom: attempt,
+    worktree,
+    status: "running",
+    unmerged: [...(t.unmerged ?? []), t.worktree],
+    outside: undefined,
+    ...(error ? { error } : {}),
+  };
 }

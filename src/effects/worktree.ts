@@ -12,7 +12,14 @@ import { lstat, mkdir, readFile, stat, symlink } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 import { shellWord } from "../session/slug.js";
-import { projectPaths, sessionDirRel, sessionPaths, WORKTREE_POINTER_FILE, WORKTREES_DIR_REL, type SessionPaths } from "../session/paths.js";
+import {
+  projectPaths,
+  sessionDirRel,
+  sessionPaths,
+  WORKTREE_POINTER_FILE,
+  WORKTREES_DIR_REL,
+  type SessionPaths,
+} from "../session/paths.js";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import { assertGitReady, gitRunner, withRepoLock } from "./git.js";
 
@@ -92,7 +99,10 @@ export async function createWorktree(root: string, slug: string, now: string): P
 /** The worktree's `.harness/sessions/<slug>` → the project's session folder (made again if missing). */
 export async function ensureSessionLink(root: string, slug: string, pointer: WorktreePointer): Promise<void> {
   const link = sessionPaths(path.join(root, pointer.path), slug).sessionDir;
-  const exists = await lstat(link).then(() => true, () => false);
+  const exists = await lstat(link).then(
+    () => true,
+    () => false,
+  );
   if (exists) return;
   await mkdir(path.dirname(link), { recursive: true });
   await symlink(sessionPaths(root, slug).sessionDir, link, "dir");
@@ -102,19 +112,31 @@ export async function ensureSessionLink(root: string, slug: string, pointer: Wor
  * The worktree is still there, on its branch, and the branch still holds the session's last
  * commit. Otherwise an error that says what happened and what to do: never a silent "complete".
  */
-export async function checkWorktree(root: string, slug: string, pointer: WorktreePointer, lastCommit: string | null): Promise<string> {
+export async function checkWorktree(
+  root: string,
+  slug: string,
+  pointer: WorktreePointer,
+  lastCommit: string | null,
+): Promise<string> {
   const abs = path.join(root, pointer.path);
   const git = gitRunner(root);
   const branchTip = (await git(["rev-parse", "--verify", "-q", `refs/heads/${pointer.branch}`]).catch(() => "")).trim();
-  const isDir = await stat(abs).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(abs).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!isDir || !existsSync(path.join(abs, ".git"))) {
     const fix = branchTip
       ? `Its branch ${pointer.branch} is still there (at ${branchTip.slice(0, 7)}) and the session's record is kept in ${sessionDirRel(slug)}/: recreate the worktree with \`git worktree prune && git worktree add ${shellWord(pointer.path)} ${shellWord(pointer.branch)}\`, then call again to continue where it stopped.`
       : `Its branch ${pointer.branch} is gone too, so the session's commits are lost to it. To start over, run \`git worktree prune\` and move ${sessionDirRel(slug)}/ away, then start the spec again.`;
-    throw new AutopilotError("worktree_missing", `The worktree of session "${slug}" (${pointer.path}) was removed. ${fix}`, {
-      worktree: pointer.path,
-      branch: pointer.branch,
-    });
+    throw new AutopilotError(
+      "worktree_missing",
+      `The worktree of session "${slug}" (${pointer.path}) was removed. ${fix}`,
+      {
+        worktree: pointer.path,
+        branch: pointer.branch,
+      },
+    );
   }
   const wt = gitRunner(abs);
   const on = (await wt(["symbolic-ref", "-q", "--short", "HEAD"]).catch(() => "")).trim();
@@ -171,7 +193,10 @@ export interface MergeResult {
 export async function mergeBack(root: string, slug: string): Promise<MergeResult> {
   const pointer = await readPointer(sessionPaths(root, slug));
   if (!pointer)
-    throw new AutopilotError("unknown_session", `Session "${slug}" does not run in a worktree (no ${sessionDirRel(slug)}/${WORKTREE_POINTER_FILE}); its commits are already on your branch.`);
+    throw new AutopilotError(
+      "unknown_session",
+      `Session "${slug}" does not run in a worktree (no ${sessionDirRel(slug)}/${WORKTREE_POINTER_FILE}); its commits are already on your branch.`,
+    );
   const { branch } = await assertGitReady(root);
   if (branch !== pointer.baseBranch)
     throw new AutopilotError(
@@ -204,11 +229,20 @@ export async function mergeBack(root: string, slug: string): Promise<MergeResult
       }
       throw new AutopilotError(
         "bad_input",
-        `git could not merge ${pointer.branch} into ${branch}: ${String((e as Error).message).trim().split("\n")[0]}. Nothing was forced; fix that (e.g. commit or stash your own changes), then merge again.`,
+        `git could not merge ${pointer.branch} into ${branch}: ${
+          String((e as Error).message)
+            .trim()
+            .split("\n")[0]
+        }. Nothing was forced; fix that (e.g. commit or stash your own changes), then merge again.`,
       );
     }
     const after = (await git(["rev-parse", "HEAD"])).trim();
-    if (after === before) return { merged: false, sha: after, message: `${branch} already contains ${pointer.branch}; nothing to merge.` };
-    return { merged: true, sha: after, message: `Merged ${pointer.branch} into ${branch} (${after.slice(0, 7)}). The worktree stays at ${pointer.path}: \`git worktree remove ${pointer.path}\` when you are done with it.` };
+    if (after === before)
+      return { merged: false, sha: after, message: `${branch} already contains ${pointer.branch}; nothing to merge.` };
+    return {
+      merged: true,
+      sha: after,
+      message: `Merged ${pointer.branch} into ${branch} (${after.slice(0, 7)}). The worktree stays at ${pointer.path}: \`git worktree remove ${pointer.path}\` when you are done with it.`,
+    };
   });
 }

@@ -62,7 +62,14 @@ export class Engine {
     const routed = await this.worktreeRoute(ref, () => Promise.resolve(config), { evenIfDone: true });
     if (routed) return routed.engine.start(routed.ref, withoutWorktree(request));
     if (parsed.worktree || config.worktree === true) {
-      const fresh = !(await this.store.exists(ref)) || (await this.here().read(ref).then((st) => st.currentState === "DONE", () => false));
+      const fresh =
+        !(await this.store.exists(ref)) ||
+        (await this.here()
+          .read(ref)
+          .then(
+            (st) => st.currentState === "DONE",
+            () => false,
+          ));
       if (fresh) return this.startInWorktree(ref, withoutWorktree(request), config);
     }
     return this.session(() => Promise.resolve(config)).start(ref, request);
@@ -117,11 +124,14 @@ export class Engine {
     const ref = sessionRef(this.root, slug);
     await this.opts.beforeChange?.(ref);
     assertStepId(stepId);
-    requireString(answer, "answer", "Pass one of the ask Step's options, e.g. \"yes\".");
+    requireString(answer, "answer", 'Pass one of the ask Step\'s options, e.g. "yes".');
     if (rationale !== undefined && rationale !== null && typeof rationale !== "string")
       throw new AutopilotError("bad_input", "rationale must be a string (the user's reason, in their words).");
     if (!DecisionChannelSchema.safeParse(by).success)
-      throw new AutopilotError("bad_input", `by must be the channel the answer came through (${DECISION_CHANNELS.map((o) => `"${o}"`).join(", ")}), not ${shown(by)}.`);
+      throw new AutopilotError(
+        "bad_input",
+        `by must be the channel the answer came through (${DECISION_CHANNELS.map((o) => `"${o}"`).join(", ")}), not ${shown(by)}.`,
+      );
     const routed = await this.route(ref);
     return routed.engine.decide(routed.ref, stepId, answer, rationale, by, userWords);
   }
@@ -186,10 +196,18 @@ export class Engine {
    * Checks the worktree first: a removed worktree or a branch that lost the session's commits is
    * an error saying what to do. A DONE session needs no worktree to be read.
    */
-  private async worktreeRoute(ref: SessionRef, config: () => Promise<ProjectConfig>, opts: { evenIfDone?: boolean } = {}): Promise<Route | null> {
+  private async worktreeRoute(
+    ref: SessionRef,
+    config: () => Promise<ProjectConfig>,
+    opts: { evenIfDone?: boolean } = {},
+  ): Promise<Route | null> {
     const pointer = await readPointer(ref.paths);
     if (!pointer) return null;
-    const state = (await this.store.exists(ref)) ? await this.here().read(ref).catch(() => null) : null;
+    const state = (await this.store.exists(ref))
+      ? await this.here()
+          .read(ref)
+          .catch(() => null)
+      : null;
     if (state?.currentState === "DONE" && !opts.evenIfDone) return null;
     const last = state?.commits.at(-1)?.sha ?? state?.startingCommit ?? null;
     const abs = await checkWorktree(this.root, ref.slug, pointer, last);
@@ -209,11 +227,15 @@ export class Engine {
     const pointer = await createWorktree(this.root, ref.slug, (this.opts.now?.() ?? new Date()).toISOString());
     const abs = path.join(this.root, pointer.path);
     const copied = await bringSpec(this.root, abs, rel);
-    const engine = new SessionEngine(abs, { ...this.opts, workspace: { projectRoot: this.root, pointer } }, () => Promise.resolve(config));
+    const engine = new SessionEngine(abs, { ...this.opts, workspace: { projectRoot: this.root, pointer } }, () =>
+      Promise.resolve(config),
+    );
     const r = await engine.start(sessionRefAt(abs, ref), request);
     const note =
       `Working in its own git worktree ${pointer.path} on branch ${pointer.branch} (from ${pointer.startingCommit.slice(0, 7)} on ${pointer.baseBranch}); your checkout and branch are not touched.` +
-      (copied ? ` The spec ${rel} differs from the committed one (or is not committed), so your copy was put into the worktree.` : "");
+      (copied
+        ? ` The spec ${rel} differs from the committed one (or is not committed), so your copy was put into the worktree.`
+        : "");
     return { ...r, step: { ...r.step, report: [note, r.step.report].filter(Boolean).join("\n\n") } };
   }
 }
@@ -229,10 +251,16 @@ function taskOf(task: unknown): string | undefined {
   if (task === undefined || task === null) return undefined;
   if (typeof task === "number" && Number.isSafeInteger(task)) return String(task);
   if (typeof task === "string" && task.trim()) return task.trim().replace(/^(?:task\s*#?|#)\s*(?=\d+$)/i, "");
-  throw new AutopilotError("bad_input", `task must be the task of the wave Step's next.tasks this result is for (e.g. "3"), not ${shown(task)}.`);
+  throw new AutopilotError(
+    "bad_input",
+    `task must be the task of the wave Step's next.tasks this result is for (e.g. "3"), not ${shown(task)}.`,
+  );
 }
 
 function assertStepId(stepId: unknown): asserts stepId is number {
   if (typeof stepId !== "number" || !Number.isSafeInteger(stepId))
-    throw new AutopilotError("bad_input", `stepId must be the integer stepId of the Step being answered, not ${shown(stepId)}. Call autopilot_next for the current Step.`);
+    throw new AutopilotError(
+      "bad_input",
+      `stepId must be the integer stepId of the Step being answered, not ${shown(stepId)}. Call autopilot_next for the current Step.`,
+    );
 }

@@ -6,7 +6,14 @@
 // With the variable unset (every real run) `faultPoint` returns at once: the spec is parsed once,
 // at first use, and the common path is one null check.
 
-export const FAULT_POINTS = ["before-save", "after-save", "mid-effects", "after-effects", "after-probe-save", "commit-rejected"] as const;
+export const FAULT_POINTS = [
+  "before-save",
+  "after-save",
+  "mid-effects",
+  "after-effects",
+  "after-probe-save",
+  "commit-rejected",
+] as const;
 /**
  * Reached only by a parallel session's wave (src/engine/wave.ts): a task's report saved (the
  * others not yet in, or the queue not yet run), its worktrees opened, a task
@@ -14,7 +21,14 @@ export const FAULT_POINTS = ["before-save", "after-save", "mid-effects", "after-
  * its event is saved, an earlier wave's merged worktree removed while the next wave runs (the
  * ledger still owing the others). tests/reliability/wave-crash.test.ts kills at each.
  */
-export const WAVE_FAULT_POINTS = ["wave-reported", "wave-opened", "wave-merge", "wave-validated", "wave-merged", "wave-removed"] as const;
+export const WAVE_FAULT_POINTS = [
+  "wave-reported",
+  "wave-opened",
+  "wave-merge",
+  "wave-validated",
+  "wave-merged",
+  "wave-removed",
+] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number] | (typeof WAVE_FAULT_POINTS)[number];
 
 let plan: Map<string, number> | null | undefined;
@@ -27,7 +41,9 @@ function parsePlan(spec: string | undefined): Map<string, number> | null {
     const m = /^\s*([a-z-]+):(\d+)\s*$/.exec(part);
     if (!m || ![...FAULT_POINTS, ...WAVE_FAULT_POINTS].includes(m[1] as FaultPoint) || Number(m[2]) < 1) {
       // A typo here would silently test nothing: say so loudly, once.
-      process.emitWarning(`AUTOPILOT_FAULT entry ${JSON.stringify(part)} ignored: use <point>:<n> with point one of ${[...FAULT_POINTS, ...WAVE_FAULT_POINTS].join(", ")}`);
+      process.emitWarning(
+        `AUTOPILOT_FAULT entry ${JSON.stringify(part)} ignored: use <point>:<n> with point one of ${[...FAULT_POINTS, ...WAVE_FAULT_POINTS].join(", ")}`,
+      );
       continue;
     }
     out.set(m[1], Number(m[2]));

@@ -47,7 +47,10 @@ function isFlagLike(t: Token): boolean {
 
 /** The known flag a mistyped word most likely meant, or null. */
 export function suggestFlag(word: string): string | null {
-  const bare = word.replace(/^[-—–]+/, "").toLowerCase().replace(/_/g, "-");
+  const bare = word
+    .replace(/^[-—–]+/, "")
+    .toLowerCase()
+    .replace(/_/g, "-");
   if (!bare) return null;
   let best: { flag: string; d: number } | null = null;
   for (const flag of [...FLAGS, BUDGET_FLAG]) {
@@ -71,7 +74,10 @@ function unknownFlags(words: string[]): AutopilotError {
 
 /** Split flag words at commas ("--fast,--review-plans") and normalise their dashes. */
 function flagWords(tokens: Token[]): string[] {
-  return tokens.flatMap((t) => t.text.split(",")).map((w) => normalizeDashes(w.trim())).filter(Boolean);
+  return tokens
+    .flatMap((t) => t.text.split(","))
+    .map((w) => normalizeDashes(w.trim()))
+    .filter(Boolean);
 }
 
 /** `--fast`, `--thorough`, `--review-plans`, `--worktree`, space or comma separated, from any number of strings. */
@@ -82,7 +88,8 @@ export function parseFlags(flags: string | string[] | undefined): Flags & { give
 /** Flags as one line. A caller may send anything, {"toString": 1} included: only strings pass. */
 function flagText(flags: unknown): string {
   const list: unknown[] = Array.isArray(flags) ? flags : [flags ?? ""];
-  for (const f of list) requireString(f, "flags", 'Pass them as one string, e.g. "--fast --review-plans", or leave them out.');
+  for (const f of list)
+    requireString(f, "flags", 'Pass them as one string, e.g. "--fast --review-plans", or leave them out.');
   return (list as string[]).join(" ");
 }
 
@@ -157,7 +164,11 @@ export function splitCommandLine(line: string): CommandLine {
  * (a path may hold spaces, quotes or dashes); otherwise flags are read out of it too. Every word in
  * `flags` must be a flag.
  */
-export function startArgs(root: string, spec: string, flags?: string | string[]): CommandLine & Flags & { given: string[] } {
+export function startArgs(
+  root: string,
+  spec: string,
+  flags?: string | string[],
+): CommandLine & Flags & { given: string[] } {
   // Every word, `--budget` and its value included (checked together below).
   const extra = flagWords(tokenize(flagText(flags)));
   let line: CommandLine;

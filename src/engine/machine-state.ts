@@ -1,12 +1,7 @@
 // Between the saved file and the pure machine: rebuild a machine snapshot from a state file, apply
 // one event with XState's pure `transition()`, and say which facts the engine must gather next.
 import { transition } from "xstate";
-import {
-  autopilotMachine,
-  type AutopilotEvent,
-  type Probe,
-  type StateValue,
-} from "../machine/autopilot.machine.js";
+import { autopilotMachine, type AutopilotEvent, type Probe, type StateValue } from "../machine/autopilot.machine.js";
 import { RESTING_STAGES, defaultStage, stageMetaAt, type StageMeta } from "../machine/stages.js";
 import type { AutopilotState } from "../session/schema.js";
 import { AutopilotError } from "../protocol/errors.js";
@@ -62,7 +57,9 @@ export function describeState(state: AutopilotState): string {
 /** What the stage the saved state rests in means (its state node's `meta`), or null. */
 export function restingMeta(state: AutopilotState): StageMeta | null {
   const value = stateValueOf(state);
-  return typeof value === "string" ? stageMetaAt(value, null) : stageMetaAt(state.currentState, value[state.currentState]);
+  return typeof value === "string"
+    ? stageMetaAt(value, null)
+    : stageMetaAt(state.currentState, value[state.currentState]);
 }
 
 /**

@@ -9,7 +9,14 @@ import path from "node:path";
 import type { AutopilotState, Effect, Notice } from "../session/schema.js";
 import type { SessionPaths } from "../session/paths.js";
 import type { ProjectConfig } from "../session/config.js";
-import { commitCheckpoint, gitRunner, harnessFilesStatus, leftOutNotice, prTitleAndBody, withRepoLock } from "../effects/git.js";
+import {
+  commitCheckpoint,
+  gitRunner,
+  harnessFilesStatus,
+  leftOutNotice,
+  prTitleAndBody,
+  withRepoLock,
+} from "../effects/git.js";
 import { commitSubject } from "../effects/commit-message.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
@@ -65,12 +72,25 @@ const SHARED_FILE_EFFECTS = new Set<Effect["type"]>(["appendFailure", "appendLea
  * Performs one effect; every path it touches comes from `ws`, the session's paths. `config`: the
  * project config of this call (the engine reads it at most once per call; else read here).
  */
-export async function performEffect(ws: SessionPaths, state: AutopilotState, effect: Effect, now: string, config?: () => Promise<ProjectConfig>): Promise<AutopilotState> {
-  if (SHARED_FILE_EFFECTS.has(effect.type)) return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now, config));
+export async function performEffect(
+  ws: SessionPaths,
+  state: AutopilotState,
+  effect: Effect,
+  now: string,
+  config?: () => Promise<ProjectConfig>,
+): Promise<AutopilotState> {
+  if (SHARED_FILE_EFFECTS.has(effect.type))
+    return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now, config));
   return performUnlocked(ws, state, effect, now, config);
 }
 
-async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: Effect, now: string, config?: () => Promise<ProjectConfig>): Promise<AutopilotState> {
+async function performUnlocked(
+  ws: SessionPaths,
+  state: AutopilotState,
+  effect: Effect,
+  now: string,
+  config?: () => Promise<ProjectConfig>,
+): Promise<AutopilotState> {
   const root = ws.projectRoot;
   const slug = ws.slug;
   switch (effect.type) {
@@ -115,7 +135,11 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       const paths = (baseline?.entries ?? []).map((e) => e.path);
       const r = await commitCheckpoint(root, {
         label: "changes made before autopilot",
-        subject: await commitSubject(root, { label: `Work in progress before autopilot (${slug})`, userWork: true }, await config?.()),
+        subject: await commitSubject(
+          root,
+          { label: `Work in progress before autopilot (${slug})`, userWork: true },
+          await config?.(),
+        ),
         effectId: sharedEffectId(slug, state, effect),
         since: state.startingCommit,
         paths,
@@ -139,10 +163,21 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
     case "appendSessionLearnings": {
       let added = 0;
       for (const text of effect.args.items) {
-        const r = await appendSessionLearning(ws, { date: effect.args.date, skill: effect.args.skill, outcome: "gotcha", text });
+        const r = await appendSessionLearning(ws, {
+          date: effect.args.date,
+          skill: effect.args.skill,
+          outcome: "gotcha",
+          text,
+        });
         if (r.appended) added++;
       }
-      return added ? notify(state, { kind: "learningsKept", count: added, file: path.posix.join(ws.sessionDirRel, "learnings.md") }) : state;
+      return added
+        ? notify(state, {
+            kind: "learningsKept",
+            count: added,
+            file: path.posix.join(ws.sessionDirRel, "learnings.md"),
+          })
+        : state;
     }
     case "reportHarnessFiles": {
       const status = await harnessFilesStatus(root, slug).catch(() => null);
@@ -199,7 +234,10 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
         pending: [],
         concerns: [],
         decisions: state.decisions,
-        contextKeywords: (title ?? "").split(/\W+/).filter((w) => w.length > 3).slice(0, 8),
+        contextKeywords: (title ?? "")
+          .split(/\W+/)
+          .filter((w) => w.length > 3)
+          .slice(0, 8),
         finalReview: { status: state.finalReview.status, findingsCount: state.finalReview.findings.length },
       });
       if (!state.startingCommit) return state;
@@ -215,7 +253,12 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
         },
         decisions: state.decisions
           .filter((d) => d.decision !== "note")
-          .map((d) => ({ phase: d.phase, decision: d.decision, ...(d.answer ? { answer: d.answer } : {}), who: channelPhrase(d.by) })),
+          .map((d) => ({
+            phase: d.phase,
+            decision: d.decision,
+            ...(d.answer ? { answer: d.answer } : {}),
+            who: channelPhrase(d.by),
+          })),
       });
       return notify({ ...state, pullRequest: pr }, { kind: "prTitle", title: pr.title });
     }
@@ -237,7 +280,12 @@ async function performUnlocked(ws: SessionPaths, state: AutopilotState, effect: 
       const promoted = await promoteSessionLearnings(ws);
       return notify(
         state,
-        { kind: "learningsPromoted", promoted: promoted.promoted, kept: promoted.kept, summaryTo: ".harness/learnings.md" },
+        {
+          kind: "learningsPromoted",
+          promoted: promoted.promoted,
+          kept: promoted.kept,
+          summaryTo: ".harness/learnings.md",
+        },
         pruneNotice(await countLearningEntries(ws)),
       );
     }
@@ -259,5 +307,7 @@ function keptWorktrees(root: string, state: AutopilotState): Array<{ worktree: s
       for (const u of t.unmerged ?? []) kept.set(u.path, u.branch);
       if (t.status === "defect" || t.status === "held") kept.set(t.worktree.path, t.worktree.branch);
     }
-  return [...kept].filter(([p]) => existsSync(path.resolve(root, p))).map(([worktree, branch]) => ({ worktree, branch }));
+  return [...kept]
+    .filter(([p]) => existsSync(path.resolve(root, p)))
+    .map(([worktree, branch]) => ({ worktree, branch }));
 }

@@ -49,7 +49,11 @@ export async function readPlanFacts(
   }
   if (!checked.ok) {
     if (checked.escape.why === "link")
-      throw new AutopilotError("outside_project", `The plan ${planPath} links to ${checked.escape.real}, outside the project. Write the plan inside the project.`, { path: planPath });
+      throw new AutopilotError(
+        "outside_project",
+        `The plan ${planPath} links to ${checked.escape.real}, outside the project. Write the plan inside the project.`,
+        { path: planPath },
+      );
     return null; // a dangling link: no plan there
   }
   try {
@@ -115,7 +119,9 @@ export async function locatePlan(
   return { facts: null, tried };
 }
 
-function normalizeFindings(findings: { severity: string; title: string; file?: string; line?: number; rationale?: string; scenario?: string }[]): Finding[] {
+function normalizeFindings(
+  findings: { severity: string; title: string; file?: string; line?: number; rationale?: string; scenario?: string }[],
+): Finding[] {
   return findings.map((f) => {
     const severity = normalizeSeverity(f.severity) ?? "note";
     const out: Finding = { severity, title: f.title };
@@ -161,17 +167,25 @@ export async function resultToEvent(
       const task = result.task ? { task: { number: result.task.number ?? null, name: result.task.name } } : {};
       if (outcome === "checkpoint") {
         if (!result.checkpoint)
-          throw new AutopilotError("bad_result", 'outcome "checkpoint" needs checkpoint: {type, label}. Report again with it.');
+          throw new AutopilotError(
+            "bad_result",
+            'outcome "checkpoint" needs checkpoint: {type, label}. Report again with it.',
+          );
         return { type: "EXECUTED", outcome, checkpoint: result.checkpoint, ...task, ...extra, now };
       }
       if (outcome === "plan_defect") {
         const defect = result.defect?.trim() || error;
         if (!defect)
-          throw new AutopilotError("bad_result", 'outcome "plan_defect" needs defect: what is wrong in the plan at that task, with the evidence. Report again with it.');
+          throw new AutopilotError(
+            "bad_result",
+            'outcome "plan_defect" needs defect: what is wrong in the plan at that task, with the evidence. Report again with it.',
+          );
         return {
           type: "EXECUTED",
           outcome,
-          task: result.task ? { number: result.task.number ?? null, name: result.task.name } : { number: null, name: "unnamed task" },
+          task: result.task
+            ? { number: result.task.number ?? null, name: result.task.name }
+            : { number: null, name: "unnamed task" },
           defect,
           error: defect,
           ...extra,
@@ -194,7 +208,8 @@ export async function resultToEvent(
       return { type: "EXECUTED", outcome, ...(result.summary ? { summary: result.summary } : {}), ...extra, now };
     }
     case "verified":
-      if (!result.verdict) throw new AutopilotError("bad_result", 'A "verified" result needs verdict "pass" or "fail".');
+      if (!result.verdict)
+        throw new AutopilotError("bad_result", 'A "verified" result needs verdict "pass" or "fail".');
       return {
         type: "VERIFIED",
         verdict: result.verdict,

@@ -30,7 +30,14 @@ import { addUsage, formatBudget, parseUsage } from "../session/usage.js";
 import type { ProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
-import { briefContent, briefPath, plannedPlanPath, resultPath, taskBriefContent, taskResultPath } from "../personas/dispatch.js";
+import {
+  briefContent,
+  briefPath,
+  plannedPlanPath,
+  resultPath,
+  taskBriefContent,
+  taskResultPath,
+} from "../personas/dispatch.js";
 import { mergeWave, openWave } from "./wave.js";
 import { gatherDispatchFacts } from "./facts.js";
 // Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
@@ -90,71 +97,88 @@ export class SessionEngine {
 
   async start(ref: SessionRef, { parsed, rel }: StartRequest): Promise<StartResult> {
     const config = await this.config();
-    return this.store.withLock(ref, async () => {
-      if (await this.store.exists(ref)) {
-        const { state, notes } = await this.load(ref);
-        if (state.currentState !== "DONE") {
-          let s = await this.finishPending(ref, state);
-          // A budget given on a resume replaces the session's (the way to raise it from outside).
-          const budget = parsed.budget ?? (state.budget ? null : (config.budget ?? null));
-          if (budget) s = { ...s, budget: { ...budget, continueOnceAt: null } };
-          const baselineNote = await this.ensureBaseline(ref);
-          s = await this.advance(ref, s, { type: "RESUME", now: this.now() });
-          const looked = await this.lookForInteractivePlan(ref, s);
-          s = looked.state;
-          return {
-            step: await this.render(ref, s),
-            resumed: true,
-            ignoredFlags: parsed.given,
-            notes: [
-              // "Resuming autopilot from state …" is the machine's (the RESUME report); saying it
-              // here too printed it twice.
-              ...(baselineNote ? [baselineNote] : []),
-              ...(looked.note ? [looked.note] : []),
-              ...(parsed.budget ? [`Budget set to ${formatBudget(parsed.budget)}.`] : []),
-              ...(parsed.given.length
-                ? [`Flags ${parsed.given.join(" ")} ignored: a resumed session keeps the flags it started with (rigor ${s.rigorLevel}${s.reviewPlans ? ", --review-plans" : ""}).`]
-                : []),
-              ...notes,
-            ],
-          };
+    return this.store.withLock(
+      ref,
+      async () => {
+        if (await this.store.exists(ref)) {
+          const { state, notes } = await this.load(ref);
+          if (state.currentState !== "DONE") {
+            let s = await this.finishPending(ref, state);
+            // A budget given on a resume replaces the session's (the way to raise it from outside).
+            const budget = parsed.budget ?? (state.budget ? null : (config.budget ?? null));
+            if (budget) s = { ...s, budget: { ...budget, continueOnceAt: null } };
+            const baselineNote = await this.ensureBaseline(ref);
+            s = await this.advance(ref, s, { type: "RESUME", now: this.now() });
+            const looked = await this.lookForInteractivePlan(ref, s);
+            s = looked.state;
+            return {
+              step: await this.render(ref, s),
+              resumed: true,
+              ignoredFlags: parsed.given,
+              notes: [
+                // "Resuming autopilot from state …" is the machine's (the RESUME report); saying it
+                // here too printed it twice.
+                ...(baselineNote ? [baselineNote] : []),
+                ...(looked.note ? [looked.note] : []),
+                ...(parsed.budget ? [`Budget set to ${formatBudget(parsed.budget)}.`] : []),
+                ...(parsed.given.length
+                  ? [
+                      `Flags ${parsed.given.join(" ")} ignored: a resumed session keeps the flags it started with (rigor ${s.rigorLevel}${s.reviewPlans ? ", --review-plans" : ""}).`,
+                    ]
+                  : []),
+                ...notes,
+              ],
+            };
+          }
+          await this.archiveDone(ref);
         }
-        await this.archiveDone(ref);
-      }
-      const specText = await readFile(path.join(this.root, rel), "utf8").catch((e: NodeJS.ErrnoException) => {
-        throw new AutopilotError("spec_not_found", `Cannot read the spec ${rel}: ${e.code ?? e.message}.`);
-      });
-      assertParseableMarkdown(specText, `The spec ${rel}`);
-      const { phases } = parseSpec(specText);
-      await assertGitReady(this.root);
-      const startingCommit = await headCommit(this.root);
-      const now = this.now();
-      // What the working tree held before autopilot did anything: never autopilot's to commit.
-      const baseline = await takeBaseline(this.root, gitRunner(this.root), now);
-      await writeBaseline(ref.paths, baseline);
-      // Step ids start again at a fresh session: an earlier session's result files must not answer its steps.
-      await rm(path.join(this.root, path.dirname(resultPath({ sessionDir: ref.paths.sessionDirRel }, 1))), { recursive: true, force: true });
-      const maxAttempts = config.retryBudget;
-      const initial = initState({ sessionDir: ref.paths.sessionDirRel, specPath: rel, startingCommit, now, maxAttempts });
-      const budget = parsed.budget ?? config.budget ?? null;
-      if (budget) initial.budget = { ...budget, continueOnceAt: null };
-      // --human-gates: the flag, else the config's `humanGates`, else on with --thorough.
-      if (parsed.humanGates || (config.humanGates ?? RIGOR[parsed.rigorLevel].humanGates)) initial.humanOnlyGates = true;
-      if (parsed.parallel || config.parallel === true) initial.parallel = { minIndependent: config.parallelMinTasks ?? PARALLEL_MIN_TASKS };
-      const s = await this.advance(ref, initial, {
-        type: "START",
-        phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),
-        specPath: rel,
-        sessionDir: ref.paths.sessionDirRel,
-        startingCommit,
-        rigorLevel: parsed.rigorLevel,
-        reviewPlans: parsed.reviewPlans,
-        userChanges: baseline.entries.map((e) => e.path),
-        now,
-      });
-      const step = await this.render(ref, s);
-      return { step, resumed: false, ignoredFlags: [], notes: [] };
-    }, this.opts.lock);
+        const specText = await readFile(path.join(this.root, rel), "utf8").catch((e: NodeJS.ErrnoException) => {
+          throw new AutopilotError("spec_not_found", `Cannot read the spec ${rel}: ${e.code ?? e.message}.`);
+        });
+        assertParseableMarkdown(specText, `The spec ${rel}`);
+        const { phases } = parseSpec(specText);
+        await assertGitReady(this.root);
+        const startingCommit = await headCommit(this.root);
+        const now = this.now();
+        // What the working tree held before autopilot did anything: never autopilot's to commit.
+        const baseline = await takeBaseline(this.root, gitRunner(this.root), now);
+        await writeBaseline(ref.paths, baseline);
+        // Step ids start again at a fresh session: an earlier session's result files must not answer its steps.
+        await rm(path.join(this.root, path.dirname(resultPath({ sessionDir: ref.paths.sessionDirRel }, 1))), {
+          recursive: true,
+          force: true,
+        });
+        const maxAttempts = config.retryBudget;
+        const initial = initState({
+          sessionDir: ref.paths.sessionDirRel,
+          specPath: rel,
+          startingCommit,
+          now,
+          maxAttempts,
+        });
+        const budget = parsed.budget ?? config.budget ?? null;
+        if (budget) initial.budget = { ...budget, continueOnceAt: null };
+        // --human-gates: the flag, else the config's `humanGates`, else on with --thorough.
+        if (parsed.humanGates || (config.humanGates ?? RIGOR[parsed.rigorLevel].humanGates))
+          initial.humanOnlyGates = true;
+        if (parsed.parallel || config.parallel === true)
+          initial.parallel = { minIndependent: config.parallelMinTasks ?? PARALLEL_MIN_TASKS };
+        const s = await this.advance(ref, initial, {
+          type: "START",
+          phases: phases.map((p) => ({ name: p.name, complexity: p.complexity })),
+          specPath: rel,
+          sessionDir: ref.paths.sessionDirRel,
+          startingCommit,
+          rigorLevel: parsed.rigorLevel,
+          reviewPlans: parsed.reviewPlans,
+          userChanges: baseline.entries.map((e) => e.path),
+          now,
+        });
+        const step = await this.render(ref, s);
+        return { step, resumed: false, ignoredFlags: [], notes: [] };
+      },
+      this.opts.lock,
+    );
   }
 
   /** The result a persona wrote to its result file; bad_result (with the current Step) when there is none that parses. */
@@ -172,7 +196,9 @@ export class SessionEngine {
       );
     }
     const dispatchedAt = task ? (run?.tasks.find((t) => t.task === task)?.dispatchedAt ?? stepId) : stepId;
-    const rel = task ? taskResultPath({ sessionDir: ref.paths.sessionDirRel }, dispatchedAt, task) : resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
+    const rel = task
+      ? taskResultPath({ sessionDir: ref.paths.sessionDirRel }, dispatchedAt, task)
+      : resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
     const text = await readFile(path.join(this.root, rel), "utf8").catch(() => null);
     let why = text === null ? `the persona wrote no ${rel}` : "";
     if (text !== null) {
@@ -185,7 +211,11 @@ export class SessionEngine {
       }
     }
     const step = await this.peek(ref).catch(() => undefined);
-    throw new AutopilotError("bad_result", `No result: ${why}. Call autopilot_report again with result: the persona's JSON reply.`, step ? { step } : undefined);
+    throw new AutopilotError(
+      "bad_result",
+      `No result: ${why}. Call autopilot_report again with result: the persona's JSON reply.`,
+      step ? { step } : undefined,
+    );
   }
 
   /** The current Step again. Finishes work a crash left half-done; otherwise changes nothing. */
@@ -212,7 +242,8 @@ export class SessionEngine {
     const result = await this.parseResult(ref, raw);
     return this.withSession(ref, async (state) => {
       let s = await this.finishPending(ref, state);
-      if (s.currentState === "EXECUTE" && s.stage === "wave" && !s.stopped) return this.reportTask(ref, s, stepId, result, usage, task);
+      if (s.currentState === "EXECUTE" && s.stage === "wave" && !s.stopped)
+        return this.reportTask(ref, s, stepId, result, usage, task);
       const step = await this.dispatchAt(ref, s, stepId, result);
       const event = await resultToEvent(ref.paths, s, result, step.next.expects.artifacts.plan, this.now());
       const final = step.state === "FINAL_REVIEW";
@@ -235,11 +266,19 @@ export class SessionEngine {
    * yet, from the step that dispatched it or any later one (the others' reports move the step on
    * without making this one stale). The task is the report's `task`, else the result's task number.
    */
-  private async reportTask(ref: SessionRef, state: AutopilotState, stepId: number, result: PersonaResult, usage: ReturnType<typeof parseUsage>, given?: string): Promise<Step> {
+  private async reportTask(
+    ref: SessionRef,
+    state: AutopilotState,
+    stepId: number,
+    result: PersonaResult,
+    usage: ReturnType<typeof parseUsage>,
+    given?: string,
+  ): Promise<Step> {
     const step = renderStep(state, ref.slug);
     const run = state.phaseRun.waveRun;
     const running = (run?.tasks ?? []).filter((t) => t.status === "running");
-    const fromResult = result.kind === "executed" && result.task?.number != null ? String(result.task.number) : undefined;
+    const fromResult =
+      result.kind === "executed" && result.task?.number != null ? String(result.task.number) : undefined;
     const id = given?.trim() || fromResult;
     const waiting = running.filter((t) => !t.reported).map((t) => t.task);
     if (!id)
@@ -263,17 +302,35 @@ export class SessionEngine {
       );
     }
     if (result.kind !== "executed" && !result.error)
-      throw new AutopilotError("bad_result", `Task ${id} expects an "executed" result from harness-task-executor, not "${result.kind}".`, { step });
+      throw new AutopilotError(
+        "bad_result",
+        `Task ${id} expects an "executed" result from harness-task-executor, not "${result.kind}".`,
+        { step },
+      );
     const ex = result.kind === "executed" ? result : null;
-    const done = !!ex && (ex.outcome === "complete" || (ex.outcome === "checkpoint" && ex.checkpoint?.type === "passed"));
+    const done =
+      !!ex && (ex.outcome === "complete" || (ex.outcome === "checkpoint" && ex.checkpoint?.type === "passed"));
     // A human checkpoint: asked as in a serial session once the wave's reports are in; the task then goes on with the answer.
-    const checkpoint = !done && ex?.outcome === "checkpoint" && ex.checkpoint && ex.checkpoint.type !== "passed" ? ex.checkpoint : undefined;
+    const checkpoint =
+      !done && ex?.outcome === "checkpoint" && ex.checkpoint && ex.checkpoint.type !== "passed"
+        ? ex.checkpoint
+        : undefined;
     // A plan defect: the plan goes back to the planner once the wave's other reports are in (not a retry).
-    const defect = !done && ex?.outcome === "plan_defect" && !result.error?.trim() ? ex.defect?.trim() || "(no details)" : undefined;
-    const error = done || checkpoint ? undefined : result.error?.trim() || (defect ? `the executor reports a defect in the plan: ${defect}` : "the executor reported a failure");
+    const defect =
+      !done && ex?.outcome === "plan_defect" && !result.error?.trim() ? ex.defect?.trim() || "(no details)" : undefined;
+    const error =
+      done || checkpoint
+        ? undefined
+        : result.error?.trim() ||
+          (defect ? `the executor reports a defect in the plan: ${defect}` : "the executor reported a failure");
     let s: AutopilotState = {
       ...state,
-      usage: addUsage(state.usage, { persona: "harness-task-executor", phaseIndex: step.phase?.index ?? null, phaseName: step.phase?.name ?? null, usage }),
+      usage: addUsage(state.usage, {
+        persona: "harness-task-executor",
+        phaseIndex: step.phase?.index ?? null,
+        phaseName: step.phase?.name ?? null,
+        usage,
+      }),
     };
     s = await this.advance(ref, s, {
       type: "TASK_REPORTED",
@@ -326,7 +383,14 @@ export class SessionEngine {
         const step = renderStep(s, ref.slug);
         throw new AutopilotError(
           "human_required",
-          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : by === "relayed" ? "the host model relaying what it says are the user's words (a person's answer must reach autopilot directly)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(ref.slug)}\` in their own terminal; then call autopilot_next. ${step.next.kind === "ask" ? `Answers the host may pass on here: ${step.next.options.filter((o) => !humanOnlyAnswers(s).includes(o)).map((o) => `"${o}"`).join(", ")}.` : ""}`,
+          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : by === "relayed" ? "the host model relaying what it says are the user's words (a person's answer must reach autopilot directly)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(ref.slug)}\` in their own terminal; then call autopilot_next. ${
+            step.next.kind === "ask"
+              ? `Answers the host may pass on here: ${step.next.options
+                  .filter((o) => !humanOnlyAnswers(s).includes(o))
+                  .map((o) => `"${o}"`)
+                  .join(", ")}.`
+              : ""
+          }`,
           { step },
         );
       }
@@ -357,7 +421,10 @@ export class SessionEngine {
   async writeScratchpad(ref: SessionRef, phase: string | number, filename: string, content: string): Promise<string> {
     const state = await this.read(ref);
     if (RIGOR[state.rigorLevel].scratchpad === "none")
-      throw new AutopilotError("bad_input", "This session runs with --fast: the scratchpad is skipped. Keep the research in the conversation.");
+      throw new AutopilotError(
+        "bad_input",
+        "This session runs with --fast: the scratchpad is skipped. Keep the research in the conversation.",
+      );
     const name = typeof phase === "number" && state.phases[phase] ? state.phases[phase].name : phase;
     return writeScratchpad(ref.paths, name, filename, content);
   }
@@ -372,7 +439,11 @@ export class SessionEngine {
     return this.withSession(ref, async (state) => {
       const s = await this.finishPending(ref, state);
       if (s.currentState === "EXECUTE" && s.stage === "wave")
-        throw new AutopilotError("bad_result", "A parallel wave's task records its result in the file its brief names (- Result:), not here.", { step: renderStep(s, ref.slug) });
+        throw new AutopilotError(
+          "bad_result",
+          "A parallel wave's task records its result in the file its brief names (- Result:), not here.",
+          { step: renderStep(s, ref.slug) },
+        );
       await this.dispatchAt(ref, s, stepId, result);
       const rel = resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
       await writeTextAtomic(path.join(this.root, rel), JSON.stringify(result) + "\n");
@@ -397,7 +468,12 @@ export class SessionEngine {
   }
 
   /** The dispatch Step `stepId` is the current one and expects this result's kind; its Step. */
-  private async dispatchAt(ref: SessionRef, s: AutopilotState, stepId: number, result: PersonaResult): Promise<Step & { next: { kind: "dispatch" } }> {
+  private async dispatchAt(
+    ref: SessionRef,
+    s: AutopilotState,
+    stepId: number,
+    result: PersonaResult,
+  ): Promise<Step & { next: { kind: "dispatch" } }> {
     await this.assertStep(ref, s, stepId);
     const step = renderStep(s, ref.slug);
     if (step.next.kind !== "dispatch")
@@ -430,7 +506,8 @@ export class SessionEngine {
     const { pointer } = ws;
     const where = path.join(ws.projectRoot, pointer.path);
     if (step.next.kind === "dispatch") {
-      const inside = (prompt: string) => `Work in ${where} (this session's git worktree, branch ${pointer.branch}): every path below is relative to it.\n${prompt}`;
+      const inside = (prompt: string) =>
+        `Work in ${where} (this session's git worktree, branch ${pointer.branch}): every path below is relative to it.\n${prompt}`;
       return {
         ...step,
         next: {
@@ -515,12 +592,11 @@ export class SessionEngine {
     const phase = state.phases[state.currentPhase];
     if (!phase?.planPath) return state;
     const run = state.phaseRun;
-    const expected =
-      ["EXECUTE", "VERIFY", "REVIEW"].includes(state.currentState)
-        ? run.approvedPlanSha256
-        : state.currentState === "APPROVE_PLAN" && state.stage === "review"
-          ? run.planSha256
-          : null;
+    const expected = ["EXECUTE", "VERIFY", "REVIEW"].includes(state.currentState)
+      ? run.approvedPlanSha256
+      : state.currentState === "APPROVE_PLAN" && state.stage === "review"
+        ? run.planSha256
+        : null;
     // Files written before plan hashes were kept have none: nothing to compare.
     if (!expected) return state;
     const now = await planFileSha256(this.root, phase.planPath);
@@ -546,7 +622,14 @@ export class SessionEngine {
         faultPoint("commit-rejected");
         const event: CommitRejectedEvent | null =
           e.kind === "hook" && effect.type === "commit" && !rejected
-            ? { type: "COMMIT_REJECTED", commit: effect, hook: e.hook ?? "pre-commit", output: e.output, paths: e.paths, now: this.now() }
+            ? {
+                type: "COMMIT_REJECTED",
+                commit: effect,
+                hook: e.hook ?? "pre-commit",
+                output: e.output,
+                paths: e.paths,
+                now: this.now(),
+              }
             : null;
         // Signing, or a commit no state can route (the user's own changes): a coded error, the
         // commit still owed by the saved outbox.
@@ -579,13 +662,25 @@ export class SessionEngine {
       faultPoint("after-probe-save");
       s = await this.performOutbox(ref, s);
     }
-    throw new AutopilotError("internal", "The session did not come to rest after 20 automatic steps. Please report this.");
+    throw new AutopilotError(
+      "internal",
+      "The session did not come to rest after 20 automatic steps. Please report this.",
+    );
   }
 
   private async probe(ref: SessionRef, state: AutopilotState, probe: Probe): Promise<AutopilotEvent> {
     const now = this.now();
     if (probe === "waveOpen" || probe === "waveMerge") {
-      const ctx = { root: this.root, slug: ref.slug, config: this.config, validationTimeoutMs: this.opts.validationTimeoutMs, onProgress: this.opts.onProgress, now, onStep: (p: "merged" | "validated" | "removed") => faultPoint(p === "merged" ? "wave-merge" : p === "validated" ? "wave-validated" : "wave-removed") };
+      const ctx = {
+        root: this.root,
+        slug: ref.slug,
+        config: this.config,
+        validationTimeoutMs: this.opts.validationTimeoutMs,
+        onProgress: this.opts.onProgress,
+        now,
+        onStep: (p: "merged" | "validated" | "removed") =>
+          faultPoint(p === "merged" ? "wave-merge" : p === "validated" ? "wave-validated" : "wave-removed"),
+      };
       const event = probe === "waveOpen" ? await openWave(state, ctx) : await mergeWave(state, ctx);
       faultPoint(probe === "waveOpen" ? "wave-opened" : "wave-merged");
       return event;
@@ -619,7 +714,10 @@ export class SessionEngine {
   }
 
   /** Resuming a phase that waits for an interactive plan: has the human written it yet? */
-  private async lookForInteractivePlan(ref: SessionRef, state: AutopilotState): Promise<{ state: AutopilotState; note?: string }> {
+  private async lookForInteractivePlan(
+    ref: SessionRef,
+    state: AutopilotState,
+  ): Promise<{ state: AutopilotState; note?: string }> {
     if (state.currentState !== "PLAN" || state.stage !== "awaitingInteractivePlan" || state.stopped) return { state };
     const { facts, tried } = await locatePlan(ref.paths, state, undefined, plannedPlanPath(state));
     if (!facts)
@@ -627,7 +725,9 @@ export class SessionEngine {
         state,
         note: `No plan for phase ${state.currentPhase + 1} yet: checked ${tried.join(", ") || "nothing"}; ${planSearchText(state)}.`,
       };
-    return { state: await this.advance(ref, state, { type: "PLANNED", plan: facts, now: this.now() }, { keepReport: true }) };
+    return {
+      state: await this.advance(ref, state, { type: "PLANNED", plan: facts, now: this.now() }, { keepReport: true }),
+    };
   }
 
   /**
@@ -680,9 +780,13 @@ type CommitRejectedEvent = Extract<AutopilotEvent, { type: "COMMIT_REJECTED" }>;
 
 /** A refused commit the session cannot route to the executor or a question: what happened, and what to do. */
 function commitRejectedError(e: CommitRejected, effect: AutopilotState["outbox"][number]): AutopilotError {
-  const what = effect.type === "commit" ? `autopilot's commit "${effect.args.label}"` : "the commit of your changes made before autopilot";
+  const what =
+    effect.type === "commit"
+      ? `autopilot's commit "${effect.args.label}"`
+      : "the commit of your changes made before autopilot";
   const output = e.output ? `:\n${e.output}\n` : ". ";
-  const then = "then continue the session (autopilot_next, or the same `autopilot run` command): the commit is still owed, and is made once.";
+  const then =
+    "then continue the session (autopilot_next, or the same `autopilot run` command): the commit is still owed, and is made once.";
   if (e.kind === "signing")
     return new AutopilotError(
       "commit_rejected",

@@ -55,12 +55,24 @@ function blockingList(findings: Finding[]): string {
  */
 function planGateContext(state: AutopilotState): string {
   const run = state.phaseRun;
-  const size = run.taskCount === null ? "" : ` (${run.taskCount} task${run.taskCount === 1 ? "" : "s"}${run.checkpointCount ? `, ${run.checkpointCount} checkpoint${run.checkpointCount === 1 ? "" : "s"}` : ""})`;
+  const size =
+    run.taskCount === null
+      ? ""
+      : ` (${run.taskCount} task${run.taskCount === 1 ? "" : "s"}${run.checkpointCount ? `, ${run.checkpointCount} checkpoint${run.checkpointCount === 1 ? "" : "s"}` : ""})`;
   const signals = signalsFor(state);
   const fired = firedSignals(signals);
-  const ctx = { snapshot: signals as Record<string, unknown>, has: (n: string) => (fired as string[]).includes(n), rigor: state.rigorLevel };
-  const why = SIGNAL_DEFS.filter((d) => ctx.has(d.name)).flatMap((d) => d.gateLine(signals, true, ctx)?.replace(/ \(triggered\)$/, "") ?? []);
-  return [`Plan: ${state.phases[state.currentPhase].planPath ?? "?"}${size}`, ...(why.length ? [`Paused by: ${why.join("; ")}`] : [])].join("\n");
+  const ctx = {
+    snapshot: signals as Record<string, unknown>,
+    has: (n: string) => (fired as string[]).includes(n),
+    rigor: state.rigorLevel,
+  };
+  const why = SIGNAL_DEFS.filter((d) => ctx.has(d.name)).flatMap(
+    (d) => d.gateLine(signals, true, ctx)?.replace(/ \(triggered\)$/, "") ?? [],
+  );
+  return [
+    `Plan: ${state.phases[state.currentPhase].planPath ?? "?"}${size}`,
+    ...(why.length ? [`Paused by: ${why.join("; ")}`] : []),
+  ].join("\n");
 }
 
 /**
@@ -69,10 +81,7 @@ function planGateContext(state: AutopilotState): string {
  */
 export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | null> = {
   personaFailed: (state) =>
-    words(
-      "The persona could not finish this step. Retry the step or stop?",
-      state.phaseRun.personaError ?? undefined,
-    ),
+    words("The persona could not finish this step. Retry the step or stop?", state.phaseRun.personaError ?? undefined),
   userChanges: (state) => {
     const uc = state.userChanges ?? { count: 0, paths: [] };
     const more = uc.count > uc.paths.length ? [`… and ${uc.count - uc.paths.length} more`] : [];
@@ -112,7 +121,9 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
     );
   },
   waveTask: (state) => {
-    const stopped = (state.phaseRun.waveRun?.tasks ?? []).filter((t) => t.status === "outside" || t.status === "exhausted");
+    const stopped = (state.phaseRun.waveRun?.tasks ?? []).filter(
+      (t) => t.status === "outside" || t.status === "exhausted",
+    );
     const lines = stopped.map((t) =>
       t.status === "outside"
         ? `Task ${t.task} (${t.name}) changed files outside its Files/Owns (${[...t.scope.files, ...t.scope.owns].join(", ") || "none"}): ${(t.outside ?? []).join(", ")}. Its work is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`
@@ -132,10 +143,7 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
       state.phaseRun.verificationFindings.map((f) => `- ${f}`).join("\n") || undefined,
     ),
   reviewBlocked: (state) =>
-    words(
-      "Address blocking findings before completing this phase?",
-      blockingList(state.phaseRun.reviewFindings),
-    ),
+    words("Address blocking findings before completing this phase?", blockingList(state.phaseRun.reviewFindings)),
   continuePhase: (state) => {
     const n = state.currentPhase + 1;
     const next = state.phases[state.currentPhase + 1];
@@ -145,10 +153,7 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
     );
   },
   finalBlocked: (state) =>
-    words(
-      "Address blocking findings before completing?",
-      blockingList(state.finalReview.findings),
-    ),
+    words("Address blocking findings before completing?", blockingList(state.finalReview.findings)),
   commitRejected: (state) => {
     const held = state.phaseRun.rejectedCommit;
     if (!held) return null;
@@ -169,7 +174,8 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
   },
   budget: (state) => {
     const spent = budgetSpent(state.budget, state.usage);
-    const wave = !spent && (state.stage === "budgetWave" || state.stage === "budgetWaveRetry") ? waveBudgetCrossed(state) : null;
+    const wave =
+      !spent && (state.stage === "budgetWave" || state.stage === "budgetWaveRetry") ? waveBudgetCrossed(state) : null;
     if (wave && state.budget) {
       const runs = waveRunsToStart(state);
       return words(
@@ -184,17 +190,22 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
     );
   },
   finalExhausted: (state) =>
-    words(
-      "How should we proceed?",
-      `Blocking findings remain after ${state.finalReview.retryCount - 1} fix rounds.`,
-    ),
+    words("How should we proceed?", `Blocking findings remain after ${state.finalReview.retryCount - 1} fix rounds.`),
 };
 
 function questionFor(state: AutopilotState): AskNext | null {
   if (state.stopped) return null;
   const name = restingMeta(state)?.ask;
   const w = name ? WORDING[name](state) : null;
-  return name && w ? { kind: "ask", name, question: w.question, options: optionsOf(name, state), ...(w.context ? { context: w.context } : {}) } : null;
+  return name && w
+    ? {
+        kind: "ask",
+        name,
+        question: w.question,
+        options: optionsOf(name, state),
+        ...(w.context ? { context: w.context } : {}),
+      }
+    : null;
 }
 
 export function nextFor(state: AutopilotState, slug: string): Next {
@@ -250,10 +261,21 @@ export function planSearchText(state: AutopilotState): string {
  */
 export function whereNow(state: AutopilotState, next: Next): string {
   const phase = state.phases[state.currentPhase];
-  const where = phase && !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) ? `Phase ${state.currentPhase + 1}/${state.phases.length}: ${phase.name}` : state.currentState === "FINAL_REVIEW" ? "Final review" : state.currentState;
+  const where =
+    phase && !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState)
+      ? `Phase ${state.currentPhase + 1}/${state.phases.length}: ${phase.name}`
+      : state.currentState === "FINAL_REVIEW"
+        ? "Final review"
+        : state.currentState;
   switch (next.kind) {
     case "dispatch": {
-      const from = next.persona === "harness-task-executor" && state.phaseRun.nextTask && !state.phaseRun.fix && state.stage === "running" ? ` from task ${state.phaseRun.nextTask}` : "";
+      const from =
+        next.persona === "harness-task-executor" &&
+        state.phaseRun.nextTask &&
+        !state.phaseRun.fix &&
+        state.stage === "running"
+          ? ` from task ${state.phaseRun.nextTask}`
+          : "";
       return `${where} — next: ${next.persona} (${next.description}${from}).`;
     }
     case "ask":

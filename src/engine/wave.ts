@@ -15,7 +15,21 @@ import { confine } from "../session/confine.js";
 import { planHeaders } from "../markdown/plan-header.js";
 import { failureTail, runValidation } from "../effects/validation.js";
 import { planDefectSendBackLeft } from "../machine/policy.js";
-import { PLAN_DEFECT_STOP, drain, holdTask, removeMerged, rerunTask, startWave, stopTask, taskReported, tasksDone, waveDone, type WaveEvent, type WaveOptions, type WaveRun } from "../effects/wave-run.js";
+import {
+  PLAN_DEFECT_STOP,
+  drain,
+  holdTask,
+  removeMerged,
+  rerunTask,
+  startWave,
+  stopTask,
+  taskReported,
+  tasksDone,
+  waveDone,
+  type WaveEvent,
+  type WaveOptions,
+  type WaveRun,
+} from "../effects/wave-run.js";
 import { removeTaskWorktree, type TaskWorktree } from "../effects/merge-queue.js";
 
 export interface WaveProbeContext {
@@ -53,7 +67,10 @@ function removeInBackground(root: string, owed: readonly TaskWorktree[], onRemov
 async function finishRemovals(root: string, owed: readonly TaskWorktree[]): Promise<TaskWorktree[]> {
   const done = (await removing.get(root)) ?? new Set<string>();
   removing.delete(root);
-  return removeMerged(root, owed.filter((tw) => !done.has(tw.path)));
+  return removeMerged(
+    root,
+    owed.filter((tw) => !done.has(tw.path)),
+  );
 }
 
 /** The merge queue's options for this session, phase and plan. */
@@ -62,7 +79,8 @@ export function waveOptions(state: AutopilotState, ctx: WaveProbeContext): WaveO
   const phase = state.currentPhase + 1;
   // After a plan defect sent the plan back, a revised plan that came back unchanged still gets new
   // worktrees: the stopped attempts' worktrees are kept, unmerged.
-  const rev = state.phaseRun.tasksMerged !== undefined && state.phaseRun.planDefects ? `r${state.phaseRun.planDefects}` : "";
+  const rev =
+    state.phaseRun.tasksMerged !== undefined && state.phaseRun.planDefects ? `r${state.phaseRun.planDefects}` : "";
   return {
     slug: ctx.slug,
     maxAttempts: state.retryBudget.maxAttempts,
@@ -79,11 +97,21 @@ export function waveOptions(state: AutopilotState, ctx: WaveProbeContext): WaveO
   };
 }
 
-async function taskScopes(root: string, state: AutopilotState): Promise<Map<string, { name: string; files: string[]; owns: string[] }>> {
+async function taskScopes(
+  root: string,
+  state: AutopilotState,
+): Promise<Map<string, { name: string; files: string[]; owns: string[] }>> {
   const planPath = state.phases[state.currentPhase]?.planPath;
-  if (!planPath) throw new AutopilotError("plan_not_found", `The plan of phase ${state.currentPhase + 1} is not recorded; the wave cannot start.`);
+  if (!planPath)
+    throw new AutopilotError(
+      "plan_not_found",
+      `The plan of phase ${state.currentPhase + 1} is not recorded; the wave cannot start.`,
+    );
   const text = await readFile(confine(root, planPath), "utf8").catch(() => {
-    throw new AutopilotError("plan_not_found", `The plan ${planPath} is missing. Restore the file (git checkout) and call autopilot_next again.`);
+    throw new AutopilotError(
+      "plan_not_found",
+      `The plan ${planPath} is missing. Restore the file (git checkout) and call autopilot_next again.`,
+    );
   });
   return new Map(planHeaders(text).map((h) => [h.number, { name: h.name, files: h.files, owns: h.owns }]));
 }
@@ -107,10 +135,19 @@ export async function openWave(state: AutopilotState, ctx: WaveProbeContext): Pr
     // owed until the next probe has seen them gone.
     const owed = (ledger?.removals ?? []) as TaskWorktree[];
     removeInBackground(ctx.root, owed, () => ctx.onStep?.("removed"));
-    return { type: "WAVE_OPENED", run: { ...run, ...(owed.length ? { removals: owed } : {}) } as WaveLedger, now: ctx.now };
+    return {
+      type: "WAVE_OPENED",
+      run: { ...run, ...(owed.length ? { removals: owed } : {}) } as WaveLedger,
+      now: ctx.now,
+    };
   }
   const tasks: WaveLedger["tasks"] = [];
-  for (const t of ledger.tasks) tasks.push(t.status === "rerun" ? ((await rerunTask(ctx.root, t as WaveRun["tasks"][number], opts)) as WaveLedger["tasks"][number]) : t);
+  for (const t of ledger.tasks)
+    tasks.push(
+      t.status === "rerun"
+        ? ((await rerunTask(ctx.root, t as WaveRun["tasks"][number], opts)) as WaveLedger["tasks"][number])
+        : t,
+    );
   return { type: "WAVE_OPENED", run: { ...ledger, tasks }, now: ctx.now };
 }
 
@@ -132,17 +169,30 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
   // the planner once this wave's done tasks are merged; the tasks not done stop with their work
   // kept (they run again from the revised plan). Past them, the task stops for a person.
   const sendBack =
-    ledger.tasks.some((t) => t.status === "running" && t.reported?.defect) && planDefectSendBackLeft(state.phaseRun.planDefects, state.retryBudget.maxAttempts);
+    ledger.tasks.some((t) => t.status === "running" && t.reported?.defect) &&
+    planDefectSendBackLeft(state.phaseRun.planDefects, state.retryBudget.maxAttempts);
   for (const t of ledger.tasks) {
     if (t.status !== "running" || !t.reported) continue;
     if (t.reported.done) done.push(t.task);
-    else if (sendBack) run = holdTask(run, t.task, t.reported.defect ? "defect" : "held", t.reported.defect ?? t.reported.error ?? "the executor reported a failure");
+    else if (sendBack)
+      run = holdTask(
+        run,
+        t.task,
+        t.reported.defect ? "defect" : "held",
+        t.reported.defect ?? t.reported.error ?? "the executor reported a failure",
+      );
     else if (t.reported.defect) {
       const r = stopTask(run, t.task, `${PLAN_DEFECT_STOP}: ${t.reported.defect}`);
       run = r.run;
       events.push(...r.events);
     } else {
-      const r = await taskReported(ctx.root, run, t.task, { done: false, error: t.reported.error ?? "the executor reported a failure" }, opts);
+      const r = await taskReported(
+        ctx.root,
+        run,
+        t.task,
+        { done: false, error: t.reported.error ?? "the executor reported a failure" },
+        opts,
+      );
       run = r.run;
       events.push(...r.events);
     }
@@ -159,7 +209,9 @@ export async function mergeWave(state: AutopilotState, ctx: WaveProbeContext): P
   // commits not on the session's branch: that work is kept).
   const planBack = run.tasks.some((t) => t.status === "defect");
   if (planBack)
-    for (const t of run.tasks) if (t.status === "defect" || t.status === "held") await removeTaskWorktree(ctx.root, t.worktree).catch(() => false);
+    for (const t of run.tasks)
+      if (t.status === "defect" || t.status === "held")
+        await removeTaskWorktree(ctx.root, t.worktree).catch(() => false);
   // The phase's last wave done, or the plan going back (its revision starts its waves afresh): the
   // merged worktrees go now, so nothing is owed when EXECUTE ends.
   const waves = state.phaseRun.waves?.waves.length ?? 0;

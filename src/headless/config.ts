@@ -54,7 +54,10 @@ export function parseScript(raw: unknown, where: string): Script {
   const parsed = ScriptSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AutopilotError("bad_input", `${where}: "${issue.path.join(".") || "(root)"}" is invalid: ${issue.message}.`);
+    throw new AutopilotError(
+      "bad_input",
+      `${where}: "${issue.path.join(".") || "(root)"}" is invalid: ${issue.message}.`,
+    );
   }
   return toScript(parsed.data);
 }

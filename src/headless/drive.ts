@@ -68,7 +68,15 @@ export const DEFAULT_JOBS = 3;
  * worktree; each is reported by its task as soon as it returns (one report never waits for
  * another). The Step after the last report is the one the run goes on with.
  */
-async function runWave(engine: Engine, step: Step, next: DispatchNext, runner: PersonaRunner, events: DriveEvents, jobs: number, signal?: AbortSignal): Promise<Step> {
+async function runWave(
+  engine: Engine,
+  step: Step,
+  next: DispatchNext,
+  runner: PersonaRunner,
+  events: DriveEvents,
+  jobs: number,
+  signal?: AbortSignal,
+): Promise<Step> {
   const root = await engine.rootFor(step.session);
   const queue = [...(next.tasks ?? [])];
   let last: Step = step;
@@ -156,7 +164,11 @@ export class PolicyGate implements Gate {
     const map = rule.atMost === "fixRounds" ? this.fixes : this.retries;
     const n = await this.count(map, `${step.state}:${step.phase?.index ?? "final"}`, step, rule.take);
     return n <= max
-      ? { answer: rule.take, by, rationale: `--yes policy: ${rule.why.replace("{n}", String(n)).replace("{max}", String(max))}` }
+      ? {
+          answer: rule.take,
+          by,
+          rationale: `--yes policy: ${rule.why.replace("{n}", String(n)).replace("{max}", String(max))}`,
+        }
       : { answer: "stop", by, rationale: `--yes policy: ${rule.thenWhy}` };
   }
 }

@@ -36,7 +36,10 @@ const base = {
 };
 const stepId = z.number().int().nonnegative();
 const state = z.enum(STATE_NAMES);
-const phase = z.object({ number: z.number().int().positive(), total: z.number().int().positive(), name: z.string() }).strict().nullable();
+const phase = z
+  .object({ number: z.number().int().positive(), total: z.number().int().positive(), name: z.string() })
+  .strict()
+  .nullable();
 const persona = z.enum(PERSONAS);
 const count = z.number().nonnegative();
 
@@ -137,7 +140,11 @@ export const RunEvent = z.discriminatedUnion("event", [
 export type RunEvent = z.infer<typeof RunEvent>;
 
 /** Distributive Omit: each event without the fields every event carries. */
-export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "v" | "time" | "session"> : never) : never;
+export type RunEventBody = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, "v" | "time" | "session">
+    : never
+  : never;
 
 /** The schema as JSON Schema (draft 2020-12), for tools outside TypeScript. */
 export function runEventJsonSchema(): unknown {

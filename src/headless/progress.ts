@@ -34,7 +34,8 @@ export class RunProgress {
     // A fresh start runs INIT; every phase begins in ASSESS, which decides between planning,
     // approval of an existing plan, or waiting for an interactive plan.
     if (this.first && !this.opts.resumed) states.push("INIT");
-    if (newPhase && !(this.first && this.opts.resumed) && ["PLAN", "APPROVE_PLAN"].includes(step.state)) states.push("ASSESS");
+    if (newPhase && !(this.first && this.opts.resumed) && ["PLAN", "APPROVE_PLAN"].includes(step.state))
+      states.push("ASSESS");
     states.push(step.state);
     return states.join(" → ");
   }
@@ -60,7 +61,14 @@ export class RunProgress {
   }
 
   answer(a: GateAnswer): void {
-    const who = a.by === "policy" ? "by policy" : a.by === "auto" ? "automatically" : a.by === "piped" ? "from the input" : "by you";
+    const who =
+      a.by === "policy"
+        ? "by policy"
+        : a.by === "auto"
+          ? "automatically"
+          : a.by === "piped"
+            ? "from the input"
+            : "by you";
     this.write(`    → "${a.answer}" ${who}${a.rationale ? `: ${a.rationale}` : ""}`);
   }
 }

@@ -56,7 +56,12 @@ export interface HeadlessRunResult {
 }
 
 /** How a run that ended at `final` ended. */
-export function outcomeOf(final: Step, state: AutopilotState | null, question: boolean, interrupted: boolean): RunOutcome {
+export function outcomeOf(
+  final: Step,
+  state: AutopilotState | null,
+  question: boolean,
+  interrupted: boolean,
+): RunOutcome {
   if (interrupted) return "interrupted";
   if (final.next.kind === "done") return "done";
   if (question) return "waiting";
@@ -94,7 +99,8 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
         budget: at?.budget ? formatBudget(at.budget) : null,
       });
     }
-    const phaseOf = (s: Step) => (s.phase ? { number: s.phase.number, total: s.phase.total, name: s.phase.name } : null);
+    const phaseOf = (s: Step) =>
+      s.phase ? { number: s.phase.number, total: s.phase.total, name: s.phase.name } : null;
 
     const gate: Gate = o.yes
       ? new PolicyGate(2, async (s) => (await engine.read(s)).decisions)
@@ -112,18 +118,42 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
           onStep: (s) => {
             progress.step(s);
             if (!ev) return;
-            ev.emit({ event: "transition", stepId: s.stepId, state: s.state, phase: phaseOf(s), next: s.next.kind, ...(s.report ? { report: s.report } : {}) });
+            ev.emit({
+              event: "transition",
+              stepId: s.stepId,
+              state: s.state,
+              phase: phaseOf(s),
+              next: s.next.kind,
+              ...(s.report ? { report: s.report } : {}),
+            });
             if (s.next.kind === "dispatch")
-              ev.emit({ event: "dispatch", stepId: s.stepId, state: s.state, phase: phaseOf(s), persona: s.next.persona, description: s.next.description });
+              ev.emit({
+                event: "dispatch",
+                stepId: s.stepId,
+                state: s.state,
+                phase: phaseOf(s),
+                persona: s.next.persona,
+                description: s.next.description,
+              });
           },
           onRunnerLog: (l) => progress.runnerLog(l),
           onUsage: (s, u) => {
-            if (ev && s.next.kind === "dispatch") ev.emit({ event: "usage", stepId: s.stepId, persona: s.next.persona, usage: u ? { ...u } : null });
+            if (ev && s.next.kind === "dispatch")
+              ev.emit({ event: "usage", stepId: s.stepId, persona: s.next.persona, usage: u ? { ...u } : null });
           },
           onAnswer: (s, a) => {
             progress.answer(a);
             if (ev && s.next.kind === "ask")
-              ev.emit({ event: "decision", stepId: s.stepId, state: s.state, name: s.next.name, question: s.next.question, answer: a.answer, by: a.by, ...(a.rationale ? { rationale: a.rationale } : {}) });
+              ev.emit({
+                event: "decision",
+                stepId: s.stepId,
+                state: s.state,
+                name: s.next.name,
+                question: s.next.question,
+                answer: a.answer,
+                by: a.by,
+                ...(a.rationale ? { rationale: a.rationale } : {}),
+              });
           },
         },
         { signal: o.signal, ...(o.jobs ? { jobs: o.jobs } : {}) },
@@ -187,7 +217,9 @@ async function startWaiting(engine: Engine, rel: string, flags: string[], progre
     } catch (e) {
       if (!(e instanceof AutopilotError && e.code === "busy") || Date.now() > deadline) throw e;
       if (!told) {
-        progress.write("The session's lock is held by another process, or was left by a run that was killed (it clears 10 s after its last refresh): waiting…");
+        progress.write(
+          "The session's lock is held by another process, or was left by a run that was killed (it clears 10 s after its last refresh): waiting…",
+        );
         told = true;
       }
       await new Promise((r) => setTimeout(r, 500));
@@ -197,7 +229,12 @@ async function startWaiting(engine: Engine, rel: string, flags: string[], progre
 
 export function costOf(state: AutopilotState) {
   const t = state.usage?.total;
-  return { display: formatCost(t), dispatches: t?.dispatches ?? 0, tokens: t?.tokens ?? null, costUsd: t?.costUsd ?? null };
+  return {
+    display: formatCost(t),
+    dispatches: t?.dispatches ?? 0,
+    tokens: t?.tokens ?? null,
+    costUsd: t?.costUsd ?? null,
+  };
 }
 
 function reasonOf(final: Step, outcome: RunOutcome): string {
@@ -208,7 +245,11 @@ function reasonOf(final: Step, outcome: RunOutcome): string {
     case "interrupted":
       return `Interrupted at ${final.state} (step ${final.stepId}); the session is saved.`;
     case "waiting":
-      return n.kind === "ask" ? `A question needs a human: ${n.question}` : n.kind === "wait" ? n.reason : `Waiting at ${final.state}.`;
+      return n.kind === "ask"
+        ? `A question needs a human: ${n.question}`
+        : n.kind === "wait"
+          ? n.reason
+          : `Waiting at ${final.state}.`;
     case "budget":
       return final.report?.split("\n").find((l) => /budget/i.test(l)) ?? "Stopped: the session's budget is spent.";
     default:
@@ -229,21 +270,35 @@ async function summarise(
   p.write("");
   if (outcome === "waiting" && final.next.kind === "ask" && final.next.humanOnly?.length && (o.yes || !o.interactive)) {
     p.write(`Stopped at a human gate (${final.state}, step ${final.stepId}): ${final.next.question}`);
-    p.write(`The session runs with --human-gates: only a person may answer ${final.next.humanOnly.map((a) => `"${a}"`).join(" or ")} here, not the --yes policy or piped input.`);
-    p.write(`To continue: run \`autopilot approve ${shellWord(slug)}\` (or \`${o.resumeCommand.replace(/\s--yes\b/, "")}\`) in your own terminal and answer.`);
+    p.write(
+      `The session runs with --human-gates: only a person may answer ${final.next.humanOnly.map((a) => `"${a}"`).join(" or ")} here, not the --yes policy or piped input.`,
+    );
+    p.write(
+      `To continue: run \`autopilot approve ${shellWord(slug)}\` (or \`${o.resumeCommand.replace(/\s--yes\b/, "")}\`) in your own terminal and answer.`,
+    );
   } else if (outcome === "waiting" && final.next.kind === "ask" && o.yes) {
-    p.write(`Stopped at a question the --yes policy does not answer (${final.state}, step ${final.stepId}): ${final.next.question}`);
+    p.write(
+      `Stopped at a question the --yes policy does not answer (${final.state}, step ${final.stepId}): ${final.next.question}`,
+    );
     if (final.next.context) for (const l of final.next.context.split("\n")) p.write(`  ${l}`);
-    p.write(`To continue: answer it yourself: run \`autopilot approve ${shellWord(slug)}\` (or \`${o.resumeCommand.replace(/\s--yes\b/, "")}\`) in your own terminal. A chat client can answer it too (autopilot_decide).`);
+    p.write(
+      `To continue: answer it yourself: run \`autopilot approve ${shellWord(slug)}\` (or \`${o.resumeCommand.replace(/\s--yes\b/, "")}\`) in your own terminal. A chat client can answer it too (autopilot_decide).`,
+    );
   } else if (outcome === "waiting" && final.next.kind === "ask") {
     p.write(`Stopped at a question (${final.state}, step ${final.stepId}): ${final.next.question}`);
     p.write(`No answer came: the input is not a terminal and it ended. The session is saved at this question.`);
-    p.write(`To continue: run \`${o.resumeCommand}\` in a terminal and answer, pipe the answer in (\`echo 1 | ${o.resumeCommand}\`),`);
+    p.write(
+      `To continue: run \`${o.resumeCommand}\` in a terminal and answer, pipe the answer in (\`echo 1 | ${o.resumeCommand}\`),`,
+    );
     p.write(`or add --yes to answer by policy. A chat client can answer it too (autopilot_decide).`);
   } else if (outcome === "interrupted") {
-    p.write(`Interrupted at ${final.state} (step ${final.stepId}). The session is saved; continue with: ${o.resumeCommand}`);
+    p.write(
+      `Interrupted at ${final.state} (step ${final.stepId}). The session is saved; continue with: ${o.resumeCommand}`,
+    );
   } else if (outcome === "budget") {
-    p.write(`Stopped at the budget (${final.state}, step ${final.stepId}): ${state?.budget ? `budget ${formatBudget(state.budget)}, ` : ""}spent ${formatCost(state?.usage?.total)}.`);
+    p.write(
+      `Stopped at the budget (${final.state}, step ${final.stepId}): ${state?.budget ? `budget ${formatBudget(state.budget)}, ` : ""}spent ${formatCost(state?.usage?.total)}.`,
+    );
     // The command with the budget it was given replaced (one --budget, not two).
     const without = o.resumeCommand.replace(/\s(?:'--budget=[^']*'|--budget=\S+|--budget\s+(?:'[^']*'|\S+))/g, "");
     p.write(`To continue: ${without} --budget <more>   (or answer "raise budget" / "continue once" on a terminal)`);
@@ -262,9 +317,14 @@ async function summarise(
   if (state) {
     if (state.commits.length) {
       p.write(`Commits (${state.commits.length}):`);
-      for (const c of state.commits) p.write(`  ${c.sha.slice(0, 7)} ${c.subject ?? `${c.recovery ? "[autopilot][recovery]" : "[autopilot]"} ${c.label}`}`);
+      for (const c of state.commits)
+        p.write(
+          `  ${c.sha.slice(0, 7)} ${c.subject ?? `${c.recovery ? "[autopilot][recovery]" : "[autopilot]"} ${c.label}`}`,
+        );
     } else p.write("Commits: none yet");
-    p.write(`Decisions: ${state.decisions.length} recorded (${channelCounts(state.decisions)}) in ${dir}/autopilot-state.json`);
+    p.write(
+      `Decisions: ${state.decisions.length} recorded (${channelCounts(state.decisions)}) in ${dir}/autopilot-state.json`,
+    );
   }
   const usage = state?.usage?.total;
   if (usage?.dispatches) {

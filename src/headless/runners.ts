@@ -27,7 +27,11 @@ export function chooseRunnerName(flag: string | undefined, config: HeadlessConfi
  * The runner. The Anthropic SDK is loaded only when that runner is chosen: importing it costs about
  * half a second, which every other `autopilot run` (scripted, command, a usage error) paid before.
  */
-export async function createRunner(name: RunnerName, config: HeadlessConfig, env: NodeJS.ProcessEnv = process.env): Promise<PersonaRunner> {
+export async function createRunner(
+  name: RunnerName,
+  config: HeadlessConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PersonaRunner> {
   switch (name) {
     case "scripted":
       return new ScriptedRunner(config.scripted ?? {});

@@ -127,7 +127,9 @@ export class TerminalGate implements Gate {
         // Only an interactive terminal is a person for sure; piped input may be a script.
         return { ...parsed, by: this.interactive ? "terminal" : "piped" };
       }
-      w(`  "${line.trim()}" is not one of the options. Type 1-${ask.options.length} or one of: ${ask.options.join(" / ")}.`);
+      w(
+        `  "${line.trim()}" is not one of the options. Type 1-${ask.options.length} or one of: ${ask.options.join(" / ")}.`,
+      );
     }
   }
 }

@@ -15,7 +15,16 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { JSONC, STRICT_JSON, mergeJsonList, mergeJsonListItem, mergeJsonServer, mergeTomlServer, type Entry, type JsonDialect } from "./merge.js";
+import {
+  JSONC,
+  STRICT_JSON,
+  mergeJsonList,
+  mergeJsonListItem,
+  mergeJsonServer,
+  mergeTomlServer,
+  type Entry,
+  type JsonDialect,
+} from "./merge.js";
 import { codexHome, vscodeUserDir } from "./paths.js";
 import { packageVersion, type ServerCommand } from "./server-command.js";
 import {
@@ -44,7 +53,13 @@ export type Client = (typeof CLIENTS)[number];
 export const SERVER_NAME = "autopilot";
 
 /** Skill folders earlier versions installed into .claude/skills/. */
-const OLD_SKILLS = ["harness-autopilot", "harness-planning", "harness-execution", "harness-verification", "harness-code-review"];
+const OLD_SKILLS = [
+  "harness-autopilot",
+  "harness-planning",
+  "harness-execution",
+  "harness-verification",
+  "harness-code-review",
+];
 
 /** Gemini CLI strips comments from settings.json before parsing it; trailing commas still fail. */
 const GEMINI_JSON: JsonDialect = { comments: true, trailingCommas: false };
@@ -99,12 +114,24 @@ const SERVER_ADDS = `the "${SERVER_NAME}" server entry; other entries kept`;
 
 function json(path: string, rootKey: string, entry: Entry, dialect: JsonDialect = STRICT_JSON): PlannedFile {
   const before = read(path);
-  return { path, before, after: mergeJsonServer(path, before, rootKey, SERVER_NAME, entry, dialect).text, merged: true, adds: SERVER_ADDS };
+  return {
+    path,
+    before,
+    after: mergeJsonServer(path, before, rootKey, SERVER_NAME, entry, dialect).text,
+    merged: true,
+    adds: SERVER_ADDS,
+  };
 }
 
 function toml(path: string, entry: Entry): PlannedFile {
   const before = read(path);
-  return { path, before, after: mergeTomlServer(path, before, SERVER_NAME, entry).text, merged: true, adds: SERVER_ADDS };
+  return {
+    path,
+    before,
+    after: mergeTomlServer(path, before, SERVER_NAME, entry).text,
+    merged: true,
+    adds: SERVER_ADDS,
+  };
 }
 
 /** One change to a JSON settings file: what it adds (for the summary), and the merge that makes it. */
@@ -123,14 +150,18 @@ function jsonEdits(path: string, edits: JsonEdit[]): PlannedFile {
 
 /** Adds strings to the list at a path of object keys. */
 function listEdit(at: string[], values: string[]): JsonEdit {
-  return { adds: `${values.map((v) => JSON.stringify(v)).join(", ")} to ${at.join(".")}`, apply: (path, text) => mergeJsonList(path, text, at, values).text };
+  return {
+    adds: `${values.map((v) => JSON.stringify(v)).join(", ")} to ${at.join(".")}`,
+    apply: (path, text) => mergeJsonList(path, text, at, values).text,
+  };
 }
 
 /** Our hook group in `hooks.SessionStart` (replaced when an earlier install's differs). */
 function sessionStartEdit(group: Record<string, unknown>, dialect: JsonDialect = STRICT_JSON): JsonEdit {
   return {
     adds: "the autopilot SessionStart hook to hooks.SessionStart",
-    apply: (path, text) => mergeJsonListItem(path, text, ["hooks", "SessionStart"], group, isSessionStartGroup, dialect).text,
+    apply: (path, text) =>
+      mergeJsonListItem(path, text, ["hooks", "SessionStart"], group, isSessionStartGroup, dialect).text,
   };
 }
 
@@ -161,13 +192,31 @@ export function planInstall(o: InstallOptions): InstallPlan {
       // root Claude Code names; --global: the user settings, the script by its absolute path.
       const hookScript = join(dir, "hooks", SESSION_START_SCRIPT);
       files.push(owned(hookScript, sessionStartScript(o.root)));
-      const hook = sessionStartEdit(sessionStartGroup(o.global ? `node ${JSON.stringify(hookScript)}` : `node "$CLAUDE_PROJECT_DIR/.claude/hooks/${SESSION_START_SCRIPT}"`));
+      const hook = sessionStartEdit(
+        sessionStartGroup(
+          o.global
+            ? `node ${JSON.stringify(hookScript)}`
+            : `node "$CLAUDE_PROJECT_DIR/.claude/hooks/${SESSION_START_SCRIPT}"`,
+        ),
+      );
       // With --allow: project, the personal settings file (trusting a server is each user's call;
       // Claude Code writes its own "don't ask again" answers there too); --global, the user settings.
-      if (o.global) files.push(jsonEdits(join(dir, "settings.json"), [hook, ...(o.allow ? [listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE])] : [])]));
+      if (o.global)
+        files.push(
+          jsonEdits(join(dir, "settings.json"), [
+            hook,
+            ...(o.allow ? [listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE])] : []),
+          ]),
+        );
       else {
         files.push(jsonEdits(join(dir, "settings.json"), [hook]));
-        if (o.allow) files.push(jsonEdits(join(dir, "settings.local.json"), [listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE]), listEdit(["enabledMcpjsonServers"], [SERVER_NAME])]));
+        if (o.allow)
+          files.push(
+            jsonEdits(join(dir, "settings.local.json"), [
+              listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE]),
+              listEdit(["enabledMcpjsonServers"], [SERVER_NAME]),
+            ]),
+          );
       }
       const oldSkills = OLD_SKILLS.filter((s) => existsSync(join(dir, "skills", s, "SKILL.md")));
       if (oldSkills.length > 0) {
@@ -184,7 +233,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
       );
       notes.push(
         "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__start)",
-        "After /clear, a compaction or a restart, say \"continue\": the SessionStart hook in settings.json tells the model which session is in progress (Claude Code's folder-trust question mentions this hook).",
+        'After /clear, a compaction or a restart, say "continue": the SessionStart hook in settings.json tells the model which session is in progress (Claude Code\'s folder-trust question mentions this hook).',
         o.global
           ? ""
           : o.allow
@@ -202,30 +251,55 @@ export function planInstall(o: InstallOptions): InstallPlan {
         dispatchText: `Personas are Cursor subagents (\`${o.global ? "~/.cursor/agents/" : ".cursor/agents/"}\`): delegate to the subagent the Step names, with the prompt it gives. If subagents are not available, follow the persona file yourself.`,
       });
       files.push(owned(join(dir, "commands", "autopilot.md"), markdownCommand(null, body)));
-      notes.push("Start: in Agent chat, /autopilot docs/changes/<topic>/proposal.md --fast", "Enable the `autopilot` server under Cursor Settings > MCP if Cursor lists it as disabled.");
-      if (o.allow) notes.push("--allow: Cursor keeps tool approvals in its settings UI, not in a file install can write: allow the autopilot tools when Cursor first asks (or turn on auto-run).");
+      notes.push(
+        "Start: in Agent chat, /autopilot docs/changes/<topic>/proposal.md --fast",
+        "Enable the `autopilot` server under Cursor Settings > MCP if Cursor lists it as disabled.",
+      );
+      if (o.allow)
+        notes.push(
+          "--allow: Cursor keeps tool approvals in its settings UI, not in a file install can write: allow the autopilot tools when Cursor first asks (or turn on auto-run).",
+        );
       break;
     }
     case "vscode": {
       const userDir = vscodeUserDir(o.home);
-      files.push(json(o.global ? join(userDir, "mcp.json") : join(o.project, ".vscode", "mcp.json"), "servers", { type: "stdio", command, args }, JSONC));
+      files.push(
+        json(
+          o.global ? join(userDir, "mcp.json") : join(o.project, ".vscode", "mcp.json"),
+          "servers",
+          { type: "stdio", command, args },
+          JSONC,
+        ),
+      );
       let personaText: string;
       if (o.global) {
         personaText = `There are no persona agents at user level: when a Step says dispatch, read \`${packagePersonas}/<persona>.md\` and do that persona's work yourself (in a subagent if your chat offers one).`;
       } else {
-        for (const p of personas) files.push(owned(join(o.project, ".github", "agents", `${p.name}.agent.md`), vscodeAgent(p)));
+        for (const p of personas)
+          files.push(owned(join(o.project, ".github", "agents", `${p.name}.agent.md`), vscodeAgent(p)));
         personaText =
           "Personas are custom agents in `.github/agents/<persona>.agent.md`. Run the one the Step names as a subagent, with the prompt it gives, when your chat offers subagents; otherwise read that file and do the persona's work yourself.";
       }
-      const body = commandBody(o.root, { argumentsText: "the text the user typed after `/autopilot`.", dispatchText: personaText });
+      const body = commandBody(o.root, {
+        argumentsText: "the text the user typed after `/autopilot`.",
+        dispatchText: personaText,
+      });
       files.push(
         owned(
-          o.global ? join(userDir, "prompts", "autopilot.prompt.md") : join(o.project, ".github", "prompts", "autopilot.prompt.md"),
+          o.global
+            ? join(userDir, "prompts", "autopilot.prompt.md")
+            : join(o.project, ".github", "prompts", "autopilot.prompt.md"),
           markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT, agent: "agent" }, body),
         ),
       );
-      notes.push("Start: in Copilot Chat (Agent mode), /autopilot docs/changes/<topic>/proposal.md --fast", "Start the server from the mcp.json CodeLens or MCP: List Servers if VS Code does not start it by itself.");
-      if (o.allow) notes.push("--allow: VS Code keeps tool approvals in its own state, not in mcp.json: choose \"Always allow\" for the autopilot server when Copilot first asks.");
+      notes.push(
+        "Start: in Copilot Chat (Agent mode), /autopilot docs/changes/<topic>/proposal.md --fast",
+        "Start the server from the mcp.json CodeLens or MCP: List Servers if VS Code does not start it by itself.",
+      );
+      if (o.allow)
+        notes.push(
+          '--allow: VS Code keeps tool approvals in its own state, not in mcp.json: choose "Always allow" for the autopilot server when Copilot first asks.',
+        );
       break;
     }
     case "codex": {
@@ -249,7 +323,14 @@ export function planInstall(o: InstallOptions): InstallPlan {
           dispatchText,
         }),
       );
-      files.push(owned(o.global ? join(home, "skills", "autopilot", "SKILL.md") : join(o.project, ".agents", "skills", "autopilot", "SKILL.md"), skill));
+      files.push(
+        owned(
+          o.global
+            ? join(home, "skills", "autopilot", "SKILL.md")
+            : join(o.project, ".agents", "skills", "autopilot", "SKILL.md"),
+          skill,
+        ),
+      );
       // The SessionStart hook (hooks.json next to the config layer). Codex runs hooks from the
       // session's folder, so a project's script is found from the repository root.
       const codexDir = o.global ? home : join(o.project, ".codex");
@@ -257,18 +338,33 @@ export function planInstall(o: InstallOptions): InstallPlan {
       files.push(owned(hookScript, sessionStartScript(o.root)));
       files.push(
         jsonEdits(join(codexDir, "hooks.json"), [
-          sessionStartEdit(sessionStartGroup(o.global ? `node ${JSON.stringify(hookScript)}` : `node "$(git rev-parse --show-toplevel)/.codex/hooks/${SESSION_START_SCRIPT}"`)),
+          sessionStartEdit(
+            sessionStartGroup(
+              o.global
+                ? `node ${JSON.stringify(hookScript)}`
+                : `node "$(git rev-parse --show-toplevel)/.codex/hooks/${SESSION_START_SCRIPT}"`,
+            ),
+          ),
         ]),
       );
-      notes.push("Codex runs a new hook only once you trust it: open /hooks in Codex and trust the autopilot SessionStart hook (it tells the model which session is in progress after /clear or a restart).");
+      notes.push(
+        "Codex runs a new hook only once you trust it: open /hooks in Codex and trust the autopilot SessionStart hook (it tells the model which session is in progress after /clear or a restart).",
+      );
       if (o.global) {
         const body = commandBody(o.root, { argumentsText: "$ARGUMENTS", dispatchText });
-        files.push(owned(join(home, "prompts", "autopilot.md"), markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body)));
-        notes.push("Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`; in the interactive TUI /prompts:autopilot works too)");
+        files.push(
+          owned(
+            join(home, "prompts", "autopilot.md"),
+            markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body),
+          ),
+        );
+        notes.push(
+          "Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`; in the interactive TUI /prompts:autopilot works too)",
+        );
       } else {
         notes.push(
           "Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`)",
-          "Codex reads .codex/config.toml only in a trusted project: trust it when Codex asks, run `codex exec --trust ...` once, or set trust_level = \"trusted\" under [projects.\"<this folder>\"] in ~/.codex/config.toml. Or install with --global.",
+          'Codex reads .codex/config.toml only in a trusted project: trust it when Codex asks, run `codex exec --trust ...` once, or set trust_level = "trusted" under [projects."<this folder>"] in ~/.codex/config.toml. Or install with --global.',
         );
       }
       break;
@@ -282,10 +378,20 @@ export function planInstall(o: InstallOptions): InstallPlan {
         jsonEdits(join(dir, "settings.json"), [
           {
             adds: SERVER_ADDS,
-            apply: (path, text) => mergeJsonServer(path, text, "mcpServers", SERVER_NAME, { command, args, ...(o.allow ? { trust: true } : {}) }, GEMINI_JSON).text,
+            apply: (path, text) =>
+              mergeJsonServer(
+                path,
+                text,
+                "mcpServers",
+                SERVER_NAME,
+                { command, args, ...(o.allow ? { trust: true } : {}) },
+                GEMINI_JSON,
+              ).text,
           },
           sessionStartEdit(
-            geminiSessionStartGroup(`node ${o.global ? JSON.stringify(hookScript) : `"$GEMINI_PROJECT_DIR/.gemini/hooks/${SESSION_START_SCRIPT}"`} --json`),
+            geminiSessionStartGroup(
+              `node ${o.global ? JSON.stringify(hookScript) : `"$GEMINI_PROJECT_DIR/.gemini/hooks/${SESSION_START_SCRIPT}"`} --json`,
+            ),
             GEMINI_JSON,
           ),
         ]),
@@ -332,7 +438,10 @@ export const IGNORE_LINES = [".harness/sessions/"];
  * already ignores them, or the folder is no git repository (or git is missing).
  */
 export function sessionsIgnoreNote(project: string): string | null {
-  const probe = spawnSync("git", ["check-ignore", "-q", "--", ".harness/sessions/x/autopilot-state.json"], { cwd: project, encoding: "utf8" });
+  const probe = spawnSync("git", ["check-ignore", "-q", "--", ".harness/sessions/x/autopilot-state.json"], {
+    cwd: project,
+    encoding: "utf8",
+  });
   // 0: ignored; 1: not ignored; anything else (128: not a repository; no git): nothing to offer.
   if (probe.status !== 1) return null;
   return `autopilot keeps each session's working files (state, briefs, reviews) in .harness/sessions/: keep them out of git by adding to .gitignore:\n  ${IGNORE_LINES.join("\n  ")}\n(.harness/learnings.md and .harness/failures.md are worth committing.)`;

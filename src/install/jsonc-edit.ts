@@ -3,7 +3,16 @@
 // `modify` re-formats the whole lines it touches (a one-line sibling object gets spread over
 // several lines), so the text we add is laid out here, in the file's own indentation and line
 // endings, and nothing outside it changes, not even whitespace.
-import { applyEdits, findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Edit, type Node, type ParseError } from "jsonc-parser";
+import {
+  applyEdits,
+  findNodeAtLocation,
+  getNodeValue,
+  parseTree,
+  printParseErrorCode,
+  type Edit,
+  type Node,
+  type ParseError,
+} from "jsonc-parser";
 
 /** What a client accepts in its JSON config besides strict JSON. */
 export interface JsonDialect {
@@ -56,11 +65,20 @@ export function parseJsonFile(text: string, dialect: JsonDialect): ParsedJson {
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   const body = text.slice(bom.length);
   const errors: ParseError[] = [];
-  const tree = parseTree(body, errors, { disallowComments: !dialect.comments, allowTrailingComma: dialect.trailingCommas });
+  const tree = parseTree(body, errors, {
+    disallowComments: !dialect.comments,
+    allowTrailingComma: dialect.trailingCommas,
+  });
   if (errors.length > 0) {
     const e = errors[0]!;
     const name = printParseErrorCode(e.error);
-    return { body, bom, tree, value: undefined, error: `${PARSE_ERRORS[name] ?? name} at line ${lineOf(body, e.offset)}` };
+    return {
+      body,
+      bom,
+      tree,
+      value: undefined,
+      error: `${PARSE_ERRORS[name] ?? name} at line ${lineOf(body, e.offset)}`,
+    };
   }
   return { body, bom, tree, value: tree ? getNodeValue(tree) : undefined, error: null };
 }
@@ -89,7 +107,9 @@ function spans(text: string, node: Node): boolean {
 
 function render(value: unknown, indent: string, f: Formatting, multiline: boolean): string {
   if (!multiline) return JSON.stringify(value);
-  return JSON.stringify(value, null, f.unit).split("\n").join(f.eol + indent);
+  return JSON.stringify(value, null, f.unit)
+    .split("\n")
+    .join(f.eol + indent);
 }
 
 /**
@@ -105,7 +125,13 @@ function addMember(text: string, container: Node, key: string | null, value: unk
     if (!f.multiline) return [{ offset: container.offset + 1, length: 0, content: member("", false) }];
     const outer = lineIndent(text, container.offset);
     const inner = outer + f.unit;
-    return [{ offset: container.offset + 1, length: 0, content: f.eol + inner + member(inner, true) + (spans(text, container) ? "" : f.eol + outer) }];
+    return [
+      {
+        offset: container.offset + 1,
+        length: 0,
+        content: f.eol + inner + member(inner, true) + (spans(text, container) ? "" : f.eol + outer),
+      },
+    ];
   }
   const last = children[children.length - 1]!;
   const end = last.offset + last.length;
@@ -115,7 +141,9 @@ function addMember(text: string, container: Node, key: string | null, value: unk
     const m = member("", false);
     return [{ offset: afterComma, length: 0, content: comma ? ` ${m},` : `, ${m}` }];
   }
-  const indent = startsLine(text, last.offset) ? lineIndent(text, last.offset) : lineIndent(text, container.offset) + f.unit;
+  const indent = startsLine(text, last.offset)
+    ? lineIndent(text, last.offset)
+    : lineIndent(text, container.offset) + f.unit;
   const rest = /^[^\r\n]*/.exec(text.slice(afterComma))![0];
   const at = /^[ \t]*(\/\/.*|\/\*.*\*\/[ \t]*)?$/.test(rest) ? afterComma + rest.length : afterComma;
   const insert = f.eol + indent + member(indent, true) + (comma ? "," : "");
@@ -146,7 +174,13 @@ export function setJsonValue(text: string, tree: Node, path: string[], value: un
 }
 
 /** Replaces the value at `path` (keys and list indexes; it must exist), laid out like the line it starts on. */
-export function replaceJsonValue(text: string, tree: Node, path: Array<string | number>, value: unknown, f: Formatting): string {
+export function replaceJsonValue(
+  text: string,
+  tree: Node,
+  path: Array<string | number>,
+  value: unknown,
+  f: Formatting,
+): string {
   const current = findNodeAtLocation(tree, path)!;
   const content = render(value, lineIndent(text, current.offset), f, spans(text, current.parent ?? tree));
   return applyEdits(text, [{ offset: current.offset, length: current.length, content }]);

@@ -64,7 +64,8 @@ interface PackageJson {
 export function readPackageJson(root: string): PackageJson {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Partial<PackageJson>;
   for (const k of ["name", "version", "description", "license", "author", "mcpName"] as const) {
-    if (typeof pkg[k] !== "string" || pkg[k]!.length === 0) throw new Error(`package.json has no "${k}": the manifests are made from it`);
+    if (typeof pkg[k] !== "string" || pkg[k]!.length === 0)
+      throw new Error(`package.json has no "${k}": the manifests are made from it`);
   }
   return { keywords: [], ...pkg } as PackageJson;
 }
@@ -77,7 +78,10 @@ export function pluginServerCommand(version: string, extra: string[] = []): { co
 /** The registry allows 100 characters: the package description up to its colon. */
 export function shortDescription(description: string): string {
   const head = description.split(":")[0]!.trim();
-  if (head.length > 100) throw new Error(`package.json description before its first ":" is ${head.length} characters; the MCP Registry allows 100`);
+  if (head.length > 100)
+    throw new Error(
+      `package.json description before its first ":" is ${head.length} characters; the MCP Registry allows 100`,
+    );
   return head;
 }
 
@@ -106,7 +110,17 @@ function claudePlugin(root: string, pkg: PackageJson): ManifestFile[] {
         name: MARKETPLACE_NAME,
         owner: author,
         description: `${pkg.description} The Claude Code plugin.`,
-        plugins: [{ name: PLUGIN_NAME, source: `./${dir}`, description: pkg.description, version: pkg.version, author, license: pkg.license, keywords: pkg.keywords }],
+        plugins: [
+          {
+            name: PLUGIN_NAME,
+            source: `./${dir}`,
+            description: pkg.description,
+            version: pkg.version,
+            author,
+            license: pkg.license,
+            keywords: pkg.keywords,
+          },
+        ],
       }),
     },
     {
@@ -119,16 +133,27 @@ function claudePlugin(root: string, pkg: PackageJson): ManifestFile[] {
         license: pkg.license,
         keywords: pkg.keywords,
         // The plugin's agents are `autopilot:<persona>`: the server names them so in each todo.
-        mcpServers: { [SERVER]: { type: "stdio", ...pluginServerCommand(pkg.version, ["--agent-prefix", `${PLUGIN_NAME}:`]) } },
+        mcpServers: {
+          [SERVER]: { type: "stdio", ...pluginServerCommand(pkg.version, ["--agent-prefix", `${PLUGIN_NAME}:`]) },
+        },
       }),
     },
   ];
-  for (const p of readPersonas(root)) files.push({ path: `${dir}/agents/${p.name}.md`, content: claudeAgent(p, `mcp__plugin_${PLUGIN_NAME}_${SERVER}__`) });
+  for (const p of readPersonas(root))
+    files.push({
+      path: `${dir}/agents/${p.name}.md`,
+      content: claudeAgent(p, `mcp__plugin_${PLUGIN_NAME}_${SERVER}__`),
+    });
   files.push({
     path: `${dir}/commands/autopilot.md`,
-    content: markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, claudeCommandBody(`mcp__plugin_${PLUGIN_NAME}_${SERVER}__`)),
+    content: markdownCommand(
+      { description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT },
+      claudeCommandBody(`mcp__plugin_${PLUGIN_NAME}_${SERVER}__`),
+    ),
   });
-  files.push(...pluginHook(root, dir, sessionStartGroup(`node "\${CLAUDE_PLUGIN_ROOT}/hooks/${SESSION_START_SCRIPT}"`)));
+  files.push(
+    ...pluginHook(root, dir, sessionStartGroup(`node "\${CLAUDE_PLUGIN_ROOT}/hooks/${SESSION_START_SCRIPT}"`)),
+  );
   return files;
 }
 
@@ -144,7 +169,14 @@ function codexPlugin(root: string, pkg: PackageJson): ManifestFile[] {
       content: json({
         name: MARKETPLACE_NAME,
         interface: { displayName: "autopilot" },
-        plugins: [{ name: PLUGIN_NAME, source: { source: "local", path: `./${dir}` }, policy: { installation: "AVAILABLE", authentication: "ON_INSTALL" }, category: "Coding" }],
+        plugins: [
+          {
+            name: PLUGIN_NAME,
+            source: { source: "local", path: `./${dir}` },
+            policy: { installation: "AVAILABLE", authentication: "ON_INSTALL" },
+            category: "Coding",
+          },
+        ],
       }),
     },
     {
@@ -172,13 +204,25 @@ function codexPlugin(root: string, pkg: PackageJson): ManifestFile[] {
       // `codex exec` sends its first turn without waiting for servers that are not required: the
       // skill would reach the model before autopilot's tools. A minute for npx's first download; ten
       // for a tool call (one runs the project's validation commands).
-      content: json({ mcpServers: { [SERVER]: { ...pluginServerCommand(pkg.version), required: true, startup_timeout_sec: 60, tool_timeout_sec: 600 } } }),
+      content: json({
+        mcpServers: {
+          [SERVER]: {
+            ...pluginServerCommand(pkg.version),
+            required: true,
+            startup_timeout_sec: 60,
+            tool_timeout_sec: 600,
+          },
+        },
+      }),
     },
     {
       path: `${dir}/skills/autopilot/SKILL.md`,
       content: codexSkill(
         // Codex names a plugin's skill <plugin>:<skill>: the user types `$autopilot:autopilot`.
-        commandBody(root, { argumentsText: "the words after `$autopilot:autopilot` in the user's message: the spec path, then the flags.", dispatchText }),
+        commandBody(root, {
+          argumentsText: "the words after `$autopilot:autopilot` in the user's message: the spec path, then the flags.",
+          dispatchText,
+        }),
       ),
     },
     // Codex runs a plugin's hook only once the user has trusted it in /hooks, as for any hook.
@@ -191,7 +235,12 @@ function geminiExtension(root: string, pkg: PackageJson): ManifestFile[] {
   const files: ManifestFile[] = [
     {
       path: `${dir}/gemini-extension.json`,
-      content: json({ name: PLUGIN_NAME, version: pkg.version, description: pkg.description, mcpServers: { [SERVER]: pluginServerCommand(pkg.version) } }),
+      content: json({
+        name: PLUGIN_NAME,
+        version: pkg.version,
+        description: pkg.description,
+        mcpServers: { [SERVER]: pluginServerCommand(pkg.version) },
+      }),
     },
     {
       path: `${dir}/commands/autopilot.toml`,
@@ -205,7 +254,13 @@ function geminiExtension(root: string, pkg: PackageJson): ManifestFile[] {
     },
   ];
   for (const p of readPersonas(root)) files.push({ path: `${dir}/agents/${p.name}.md`, content: geminiAgent(p) });
-  files.push(...pluginHook(root, dir, geminiSessionStartGroup(`node "\${extensionPath}\${/}hooks\${/}${SESSION_START_SCRIPT}" --json`)));
+  files.push(
+    ...pluginHook(
+      root,
+      dir,
+      geminiSessionStartGroup(`node "\${extensionPath}\${/}hooks\${/}${SESSION_START_SCRIPT}" --json`),
+    ),
+  );
   return files;
 }
 

@@ -1,6 +1,14 @@
 // Merging our server entry into a client's config file without touching anything else in it.
 // These functions are pure: text in, text out. They refuse (throw) rather than guess.
-import { appendJsonValues, detectFormatting, parseJsonFile, replaceJsonValue, setJsonValue, STRICT_JSON, type JsonDialect } from "./jsonc-edit.js";
+import {
+  appendJsonValues,
+  detectFormatting,
+  parseJsonFile,
+  replaceJsonValue,
+  setJsonValue,
+  STRICT_JSON,
+  type JsonDialect,
+} from "./jsonc-edit.js";
 export { JSONC, STRICT_JSON, type JsonDialect } from "./jsonc-edit.js";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { AutopilotError } from "../protocol/errors.js";
@@ -75,7 +83,8 @@ export function mergeJsonServer(
 
 function verify(file: string, text: string, dialect: JsonDialect, expected: unknown, snippet: string): void {
   const again = parseJsonFile(text, dialect);
-  if (again.error !== null || !deepEqual(again.value, expected)) refuse(file, "could not merge without changing other settings", snippet);
+  if (again.error !== null || !deepEqual(again.value, expected))
+    refuse(file, "could not merge without changing other settings", snippet);
 }
 
 /**
@@ -83,8 +92,18 @@ function verify(file: string, text: string, dialect: JsonDialect, expected: unkn
  * each one not already there, as insertions after the list's last item. Every step of the path
  * that exists must be an object, and the list a list.
  */
-export function mergeJsonList(file: string, before: string | null, path: string[], values: string[], dialect: JsonDialect = STRICT_JSON): MergeResult {
-  const snippet = JSON.stringify(path.reduceRight<unknown>((v, k) => ({ [k]: v }), values), null, 2);
+export function mergeJsonList(
+  file: string,
+  before: string | null,
+  path: string[],
+  values: string[],
+  dialect: JsonDialect = STRICT_JSON,
+): MergeResult {
+  const snippet = JSON.stringify(
+    path.reduceRight<unknown>((v, k) => ({ [k]: v }), values),
+    null,
+    2,
+  );
   if (before === null || before.trim() === "") return { text: snippet + "\n", changed: true };
   const doc = parseJsonFile(before, dialect);
   if (doc.error !== null) refuse(file, `cannot parse it: ${doc.error}`, snippet);
@@ -97,7 +116,8 @@ export function mergeJsonList(file: string, before: string | null, path: string[
       break;
     }
     const last = i === path.length - 1;
-    if (last ? !Array.isArray(next) : !isPlainObject(next)) refuse(file, `"${path.slice(0, i + 1).join(".")}" is not ${last ? "a list" : "an object"}`, snippet);
+    if (last ? !Array.isArray(next) : !isPlainObject(next))
+      refuse(file, `"${path.slice(0, i + 1).join(".")}" is not ${last ? "a list" : "an object"}`, snippet);
     holder = next;
   }
   const current = (holder as unknown[] | undefined) ?? [];
@@ -126,7 +146,11 @@ export function mergeJsonListItem(
   isOurs: (existing: unknown) => boolean,
   dialect: JsonDialect = STRICT_JSON,
 ): MergeResult {
-  const snippet = JSON.stringify(path.reduceRight<unknown>((v, k) => ({ [k]: v }), [item]), null, 2);
+  const snippet = JSON.stringify(
+    path.reduceRight<unknown>((v, k) => ({ [k]: v }), [item]),
+    null,
+    2,
+  );
   if (before === null || before.trim() === "") return { text: snippet + "\n", changed: true };
   const doc = parseJsonFile(before, dialect);
   if (doc.error !== null) refuse(file, `cannot parse it: ${doc.error}`, snippet);
@@ -139,14 +163,19 @@ export function mergeJsonListItem(
       break;
     }
     const last = i === path.length - 1;
-    if (last ? !Array.isArray(next) : !isPlainObject(next)) refuse(file, `"${path.slice(0, i + 1).join(".")}" is not ${last ? "a list" : "an object"}`, snippet);
+    if (last ? !Array.isArray(next) : !isPlainObject(next))
+      refuse(file, `"${path.slice(0, i + 1).join(".")}" is not ${last ? "a list" : "an object"}`, snippet);
     holder = next;
   }
   const current = (holder as unknown[] | undefined) ?? [];
   const at = current.findIndex(isOurs);
   if (at >= 0 && deepEqual(current[at], item)) return { text: before, changed: false };
   const f = detectFormatting(doc.body);
-  const text = doc.bom + (at >= 0 ? replaceJsonValue(doc.body, doc.tree!, [...path, at], item, f) : appendJsonValues(doc.body, doc.tree!, path, [item], f));
+  const text =
+    doc.bom +
+    (at >= 0
+      ? replaceJsonValue(doc.body, doc.tree!, [...path, at], item, f)
+      : appendJsonValues(doc.body, doc.tree!, path, [item], f));
   const expected = structuredClone(doc.value) as Record<string, unknown>;
   let node: Record<string, unknown> = expected;
   for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
@@ -158,7 +187,12 @@ export function mergeJsonListItem(
 const HEADER = /^[ \t]*\[\[?[ \t]*([^\]\n#]+?)[ \t]*\]\]?[ \t]*(#.*)?$/;
 
 function tableKey(header: string): string[] {
-  return header.split(".").map((p) => p.trim().replace(/^"(.*)"$/, "$1").replace(/^'(.*)'$/, "$1"));
+  return header.split(".").map((p) =>
+    p
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .replace(/^'(.*)'$/, "$1"),
+  );
 }
 
 /**
@@ -195,7 +229,11 @@ export function mergeTomlServer(file: string, before: string | null, name: strin
       return m !== null && !l.trimStart().startsWith("[[") && deepEqual(tableKey(m[1]!), ["mcp_servers", name]);
     });
     if (start < 0) {
-      refuse(file, `[mcp_servers.${name}] is written in a form this installer does not rewrite (inline or dotted keys)`, desiredBlock);
+      refuse(
+        file,
+        `[mcp_servers.${name}] is written in a form this installer does not rewrite (inline or dotted keys)`,
+        desiredBlock,
+      );
     }
     let end = start + 1;
     for (; end < lines.length; end++) {

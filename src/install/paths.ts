@@ -55,11 +55,14 @@ export function homeDir(): string {
 /** VS Code's user profile folder (where the user-level mcp.json and prompts/ live). */
 export function vscodeUserDir(home: string = homeDir()): string {
   if (process.platform === "darwin") return join(home, "Library", "Application Support", "Code", "User");
-  if (process.platform === "win32") return join(process.env.APPDATA ?? join(home, "AppData", "Roaming"), "Code", "User");
+  if (process.platform === "win32")
+    return join(process.env.APPDATA ?? join(home, "AppData", "Roaming"), "Code", "User");
   return join(process.env.XDG_CONFIG_HOME || join(home, ".config"), "Code", "User");
 }
 
 /** Codex keeps its config and prompts in $CODEX_HOME, ~/.codex by default. */
 export function codexHome(home: string = homeDir()): string {
-  return process.env.CODEX_HOME && process.env.CODEX_HOME.length > 0 ? resolve(process.env.CODEX_HOME) : join(home, ".codex");
+  return process.env.CODEX_HOME && process.env.CODEX_HOME.length > 0
+    ? resolve(process.env.CODEX_HOME)
+    : join(home, ".codex");
 }

@@ -42,7 +42,11 @@ function sameFile(a: string, b: string): boolean {
  * The `autopilot` command on PATH when it runs this very package (a global install, `npm link`):
  * on POSIX a symlink to our main.js; on Windows an npm .cmd shim naming it.
  */
-export function binOnPath(main: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | null {
+export function binOnPath(
+  main: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | null {
   const dirs = (env.PATH ?? env.Path ?? "").split(delimiter).filter((d) => d.length > 0);
   for (const dir of dirs) {
     if (platform === "win32") {
@@ -73,7 +77,11 @@ export function binOnPath(main: string, env: NodeJS.ProcessEnv = process.env, pl
  * 5. otherwise (a checkout run without `npm link`): `node <absolute path>/dist/src/cli/main.js serve`,
  *    marked machine-local so install warns before it goes into a project file.
  */
-export function resolveServerCommand(root: string, override?: string, env: NodeJS.ProcessEnv = process.env): ServerCommand {
+export function resolveServerCommand(
+  root: string,
+  override?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ServerCommand {
   if (override !== undefined) {
     const words = commandWords(override);
     if (words.length === 0) throw new UsageError(`--command must not be empty, e.g. --command "${BIN_NAME} serve"`);
@@ -81,14 +89,20 @@ export function resolveServerCommand(root: string, override?: string, env: NodeJ
   }
   const version = packageVersion(root);
   const main = join(root, "dist", "src", "cli", "main.js");
-  if (root.includes(`${sep}_npx${sep}`)) return npxCommand(version, "run through npx: pinned to the version that ran this install");
+  if (root.includes(`${sep}_npx${sep}`))
+    return npxCommand(version, "run through npx: pinned to the version that ran this install");
   if (existsSync(main) && binOnPath(main, env)) {
     return { command: BIN_NAME, args: ["serve"], source: `the ${BIN_NAME} command on your PATH`, machineLocal: false };
   }
   if (dirname(root).split(sep).includes("node_modules") || !existsSync(main)) {
     return npxCommand(version, "installed as a package: npx runs this exact version");
   }
-  return { command: "node", args: [main, "serve"], source: "this checkout, a path on this machine only", machineLocal: true };
+  return {
+    command: "node",
+    args: [main, "serve"],
+    source: "this checkout, a path on this machine only",
+    machineLocal: true,
+  };
 }
 
 /** A command line's words as a POSIX shell reads them: '...' and "..." group, \\ escapes. */

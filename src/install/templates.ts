@@ -60,7 +60,11 @@ export function readPersonas(root: string): Persona[] {
     const source = readFileSync(join(root, "personas", `${name}.md`), "utf8");
     // gray-matter caches by content unless given options; {} keeps parses independent
     const parsed = matter(source, {});
-    const body = foldSkill(parsed.content.replace(/^\n+/, ""), PERSONA_SKILLS[name], readSkill(root, PERSONA_SKILLS[name]));
+    const body = foldSkill(
+      parsed.content.replace(/^\n+/, ""),
+      PERSONA_SKILLS[name],
+      readSkill(root, PERSONA_SKILLS[name]),
+    );
     const tools = parsed.data.tools === undefined ? undefined : String(parsed.data.tools);
     return { name, description: String(parsed.data.description ?? ""), tools, body };
   });
@@ -193,5 +197,12 @@ export function geminiSessionStartGroup(command: string): Record<string, unknown
 /** A hook group install wrote: one of its hooks runs our script. */
 export function isSessionStartGroup(group: unknown): boolean {
   const hooks = (group as { hooks?: unknown } | null)?.hooks;
-  return Array.isArray(hooks) && hooks.some((h) => typeof (h as { command?: unknown })?.command === "string" && (h as { command: string }).command.includes(SESSION_START_SCRIPT));
+  return (
+    Array.isArray(hooks) &&
+    hooks.some(
+      (h) =>
+        typeof (h as { command?: unknown })?.command === "string" &&
+        (h as { command: string }).command.includes(SESSION_START_SCRIPT),
+    )
+  );
 }

@@ -112,7 +112,14 @@ export function stateGraph(machine: AnyStateMachine = autopilotMachine): StateGr
         const key = `${top.key}>${to.key}`;
         let e = edges.get(key);
         if (!e) edges.set(key, (e = { from: top.key, to: to.key, labels: [], details: [] }));
-        const short = ev === "DECIDE" && g.short ? `“${g.short}”` : g.short ? humanize(g.short) : ev === "always" ? "automatic" : ev;
+        const short =
+          ev === "DECIDE" && g.short
+            ? `“${g.short}”`
+            : g.short
+              ? humanize(g.short)
+              : ev === "always"
+                ? "automatic"
+                : ev;
         if (!e.labels.includes(short)) e.labels.push(short);
         e.details.push(detail);
       }
@@ -230,7 +237,8 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
   };
   side(above, "top");
   side(below, "bottom");
-  const port = (sideName: string, e: GraphEdge, end: "from" | "to") => ports.get(`${sideName}:${e.from}>${e.to}:${end}`)!;
+  const port = (sideName: string, e: GraphEdge, end: "from" | "to") =>
+    ports.get(`${sideName}:${e.from}>${e.to}:${end}`)!;
 
   // Forward jumps: arcs above the row.
   for (const e of above) {
@@ -271,7 +279,9 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
     const stageLine = isCurrent && opts.stage ? 6 : 0;
     const firstY = midY - ((lines.length - 1) * lineH) / 2 + 4.5 - stageLine;
     const parts: string[] = [];
-    parts.push(`<g class="${cls}" data-state="${escapeXml(node.id)}"${isCurrent ? ' data-current="true" aria-current="step"' : ""}>`);
+    parts.push(
+      `<g class="${cls}" data-state="${escapeXml(node.id)}"${isCurrent ? ' data-current="true" aria-current="step"' : ""}>`,
+    );
     parts.push(`<title>${escapeXml(tip)}</title>`);
     if (node.internal.length) {
       // A loop on top of the box: the state has transitions that stay inside it.
@@ -288,10 +298,11 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
       `<rect class="sd-box" x="${x(i)}" y="${nodeY}" width="${NODE_W}" height="${NODE_H}" rx="9" stroke-width="${node.final ? 3 : 1.5}"/>`,
     );
     lines.forEach((line, k) =>
-      parts.push(`<text class="sd-label" x="${cx(i)}" y="${firstY + k * lineH}" text-anchor="middle">${escapeXml(line)}</text>`),
+      parts.push(
+        `<text class="sd-label" x="${cx(i)}" y="${firstY + k * lineH}" text-anchor="middle">${escapeXml(line)}</text>`,
+      ),
     );
-    if (node.initial)
-      parts.push(`<circle cx="${x(i) - 9}" cy="${midY}" r="4.5" fill="#3b4557"/>`);
+    if (node.initial) parts.push(`<circle cx="${x(i) - 9}" cy="${midY}" r="4.5" fill="#3b4557"/>`);
     if (isCurrent) {
       // The marker sits above every arc, with a pointer down to the box; the stage is written
       // inside the box, under the name.
@@ -300,7 +311,9 @@ export function renderStateDiagram(graph: StateGraph, opts: DiagramOptions): str
         `<text class="sd-here" x="${cx(i)}" y="13" text-anchor="middle">▼ current state</text>`,
       );
       if (opts.stage)
-        parts.push(`<text class="sd-stage" x="${cx(i)}" y="${nodeY + NODE_H - 7}" text-anchor="middle">${escapeXml(opts.stage)}</text>`);
+        parts.push(
+          `<text class="sd-stage" x="${cx(i)}" y="${nodeY + NODE_H - 7}" text-anchor="middle">${escapeXml(opts.stage)}</text>`,
+        );
     }
     parts.push(`</g>`);
     out.push(parts.join(""));

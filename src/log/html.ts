@@ -3,13 +3,7 @@
 // spec, a plan, a persona or a person goes through `esc`.
 import { renderStateDiagram, stateGraph, type StateGraph } from "./diagram.js";
 import { planOutcome } from "./markdown.js";
-import {
-  formatDuration,
-  type DecisionLog,
-  type LoggedDecision,
-  type PhaseLog,
-  type SeverityTally,
-} from "./model.js";
+import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, type SeverityTally } from "./model.js";
 import { SIGNAL_DEFS } from "../machine/signals.js";
 
 const COUNT_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
@@ -52,7 +46,8 @@ function whoChip(d: LoggedDecision): string {
 }
 
 function phaseName(d: LoggedDecision): string {
-  if (d.phase) return `${d.phase.number}${d.phase.name ? ` · ${esc(d.phase.name)}` : ""}${d.phaseInferred ? ` <small class="muted">(from text)</small>` : ""}`;
+  if (d.phase)
+    return `${d.phase.number}${d.phase.name ? ` · ${esc(d.phase.name)}` : ""}${d.phaseInferred ? ` <small class="muted">(from text)</small>` : ""}`;
   return d.state === "FINAL_REVIEW" || d.state === "DONE" ? "final review" : `<span class="muted">—</span>`;
 }
 
@@ -73,8 +68,22 @@ function outcomeClass(o: string): string {
 function header(log: DecisionLog): string {
   const t = log.totals;
   const status = log.outcome.status;
-  const badge = status === "done" ? (log.finalReview.status === "overridden" ? "Done (final review overridden)" : "Done") : status === "stopped" ? "Stopped" : "In progress";
-  const badgeCls = status === "done" ? (log.finalReview.status === "overridden" ? "o-overridden" : "o-complete") : status === "stopped" ? "o-stopped" : "o-in-progress";
+  const badge =
+    status === "done"
+      ? log.finalReview.status === "overridden"
+        ? "Done (final review overridden)"
+        : "Done"
+      : status === "stopped"
+        ? "Stopped"
+        : "In progress";
+  const badgeCls =
+    status === "done"
+      ? log.finalReview.status === "overridden"
+        ? "o-overridden"
+        : "o-complete"
+      : status === "stopped"
+        ? "o-stopped"
+        : "o-in-progress";
   const stat = (label: string, value: string, sub = "") =>
     `<div class="stat"><dt>${esc(label)}</dt><dd><span class="stat-value">${value}</span>${sub ? `<span class="stat-sub">${sub}</span>` : ""}</dd></div>`;
   return `<header class="masthead">
@@ -89,7 +98,14 @@ function header(log: DecisionLog): string {
     ${stat("Phases", `${t.phases.complete}/${t.phases.total}`, t.phases.skipped ? `${t.phases.skipped} skipped` : "complete")}
     ${stat("Tasks", String(t.tasks))}
     ${stat("Retries", String(t.retries))}
-    ${stat("Decisions", String(t.decisions.total), (["elicited", "terminal", "host", "relayed", "piped", "policy", "auto", "human", "unknown"] as const).filter((k) => t.decisions[k]).map((k) => `${t.decisions[k]} ${k}`).join(" · "))}
+    ${stat(
+      "Decisions",
+      String(t.decisions.total),
+      (["elicited", "terminal", "host", "relayed", "piped", "policy", "auto", "human", "unknown"] as const)
+        .filter((k) => t.decisions[k])
+        .map((k) => `${t.decisions[k]} ${k}`)
+        .join(" · "),
+    )}
     ${stat("Overrides", String(t.overrides))}
     ${stat("Commits", String(t.commits.total), t.commits.recovery ? `${t.commits.recovery} recovery` : "")}
     ${stat("Time", esc(formatDuration(t.durationMs)))}
@@ -109,12 +125,22 @@ function timeline(log: DecisionLog): string {
   const weight = (p: PhaseLog) => (timed && finished.includes(p) ? secs(p) : avg);
   const seg = (p: PhaseLog) => {
     const marks: string[] = [];
-    if (p.retries) marks.push(`<span class="mark mark-retry" title="retries used">↻ ${p.retries} ${p.retries === 1 ? "retry" : "retries"}</span>`);
-    if (p.reviewOverridden) marks.push(`<span class="mark mark-override" title="a blocking review was overridden">⚑ review overridden</span>`);
+    if (p.retries)
+      marks.push(
+        `<span class="mark mark-retry" title="retries used">↻ ${p.retries} ${p.retries === 1 ? "retry" : "retries"}</span>`,
+      );
+    if (p.reviewOverridden)
+      marks.push(
+        `<span class="mark mark-override" title="a blocking review was overridden">⚑ review overridden</span>`,
+      );
     if (p.verificationSkipped) marks.push(`<span class="mark mark-override">⚑ verification skipped</span>`);
     if (p.overrides.includes("fixed_manually")) marks.push(`<span class="mark mark-override">⚑ fixed by hand</span>`);
-    if (p.overrides.includes("committed_without_hooks")) marks.push(`<span class="mark mark-override" title="a commit was made with --no-verify, at the user's word">⚑ committed without hooks</span>`);
-    if (p.complexityOverride) marks.push(`<span class="mark">▲ ${esc(p.complexity)} → ${esc(p.complexityOverride)}</span>`);
+    if (p.overrides.includes("committed_without_hooks"))
+      marks.push(
+        `<span class="mark mark-override" title="a commit was made with --no-verify, at the user's word">⚑ committed without hooks</span>`,
+      );
+    if (p.complexityOverride)
+      marks.push(`<span class="mark">▲ ${esc(p.complexity)} → ${esc(p.complexityOverride)}</span>`);
     if (p.recoveryCommits) marks.push(`<span class="mark mark-override">⛑ ${p.recoveryCommits} recovery</span>`);
     const grow = weight(p);
     const meta = [
@@ -130,7 +156,16 @@ function timeline(log: DecisionLog): string {
     </li>`;
   };
   const fr = log.finalReview;
-  const frOutcome = fr.status === "passed" ? "complete" : fr.status === "overridden" ? "overridden" : fr.status === "failed" ? "failed" : fr.status === "in_progress" ? "in progress" : "pending";
+  const frOutcome =
+    fr.status === "passed"
+      ? "complete"
+      : fr.status === "overridden"
+        ? "overridden"
+        : fr.status === "failed"
+          ? "failed"
+          : fr.status === "in_progress"
+            ? "in progress"
+            : "pending";
   const finalSeg = `<li class="seg seg-final ${outcomeClass(frOutcome)}" style="flex-grow:${avg}" data-phase="final">
       <span class="seg-head"><span class="seg-num">Final review</span><span class="seg-state">${esc(fr.status.replace("_", " "))}</span></span>
       <span class="seg-name">All phases</span>
@@ -277,14 +312,22 @@ ${rows}
 
 function finalReview(log: DecisionLog): string {
   const fr = log.finalReview;
-  const cls = fr.status === "passed" ? "o-complete" : fr.status === "overridden" ? "o-overridden" : fr.status === "failed" ? "o-failed" : "o-pending";
+  const cls =
+    fr.status === "passed"
+      ? "o-complete"
+      : fr.status === "overridden"
+        ? "o-overridden"
+        : fr.status === "failed"
+          ? "o-failed"
+          : "o-pending";
   const items = fr.items.length
     ? `<div class="scroll"><table class="data">
       <caption class="sr-only">Final review findings</caption>
       <thead><tr><th scope="col">Severity</th><th scope="col">Finding</th><th scope="col">Where</th><th scope="col">Why</th></tr></thead>
       <tbody>${fr.items
         .map(
-          (f) => `<tr><td><span class="sev sev-${esc(f.severity)}">${esc(f.severity)}</span></td><th scope="row">${esc(f.title)}</th><td>${f.file ? `<code>${esc(f.file)}${f.line !== null ? `:${f.line}` : ""}</code>` : `<span class="muted">—</span>`}</td><td>${dash(f.rationale)}</td></tr>`,
+          (f) =>
+            `<tr><td><span class="sev sev-${esc(f.severity)}">${esc(f.severity)}</span></td><th scope="row">${esc(f.title)}</th><td>${f.file ? `<code>${esc(f.file)}${f.line !== null ? `:${f.line}` : ""}</code>` : `<span class="muted">—</span>`}</td><td>${dash(f.rationale)}</td></tr>`,
         )
         .join("")}</tbody></table></div>`
     : `<p class="hint">No findings recorded.</p>`;
@@ -297,7 +340,14 @@ function finalReview(log: DecisionLog): string {
 
 function waves(log: DecisionLog): string {
   if (!log.waves.length) return "";
-  const cls = (s: string) => (s === "merged" || s === "done by hand" ? "o-complete" : s === "question" ? "o-failed" : s === "sent back" || s === "plan sent back" ? "o-overridden" : "o-pending");
+  const cls = (s: string) =>
+    s === "merged" || s === "done by hand"
+      ? "o-complete"
+      : s === "question"
+        ? "o-failed"
+        : s === "sent back" || s === "plan sent back"
+          ? "o-overridden"
+          : "o-pending";
   return `<section class="card" aria-labelledby="waves-h">
   <h2 id="waves-h">Parallel waves</h2>
   <p class="hint">Each task's worktree and branch (removed once merged), what became of it, its merge and the validation after it.</p>
@@ -330,7 +380,8 @@ function commits(log: DecisionLog): string {
     <thead><tr><th scope="col">SHA</th><th scope="col">Phase</th><th scope="col">Label</th><th scope="col">Kind</th><th scope="col">When (UTC)</th></tr></thead>
     <tbody>${log.commits
       .map(
-        (c) => `<tr${c.recovery ? ` class="recovery"` : ""}><td><code title="${esc(c.sha)}">${esc(c.short)}</code></td><td>${c.phase ? `${c.phase.number}${c.phase.name ? ` · ${esc(c.phase.name)}` : ""}` : "final"}</td><th scope="row">${esc(c.label)}</th><td>${c.recovery ? `<span class="mark mark-override">recovery</span>` : "checkpoint"}</td><td class="nowrap">${when(c.timestamp)}</td></tr>`,
+        (c) =>
+          `<tr${c.recovery ? ` class="recovery"` : ""}><td><code title="${esc(c.sha)}">${esc(c.short)}</code></td><td>${c.phase ? `${c.phase.number}${c.phase.name ? ` · ${esc(c.phase.name)}` : ""}` : "final"}</td><th scope="row">${esc(c.label)}</th><td>${c.recovery ? `<span class="mark mark-override">recovery</span>` : "checkpoint"}</td><td class="nowrap">${when(c.timestamp)}</td></tr>`,
       )
       .join("")}</tbody>
   </table></div>`

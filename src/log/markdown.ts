@@ -30,14 +30,17 @@ export function severities(t: SeverityTally | null): string {
 }
 
 export function phaseLabel(d: Pick<LoggedDecision, "phase" | "phaseInferred" | "state">): string {
-  if (d.phase) return `${d.phase.number}${d.phase.name ? `. ${d.phase.name}` : ""}${d.phaseInferred ? " (from text)" : ""}`;
+  if (d.phase)
+    return `${d.phase.number}${d.phase.name ? `. ${d.phase.name}` : ""}${d.phaseInferred ? " (from text)" : ""}`;
   return d.state === "FINAL_REVIEW" || d.state === "DONE" ? "final review" : "";
 }
 
 export function whoLabel(d: LoggedDecision): string {
   if (d.whoInferred) return `${d.who} (inferred)`;
   // Host answers and legacy "human" ones say plainly that no person may have seen the question.
-  return d.who === "host" || d.who === "relayed" || d.who === "human" || d.who === "piped" ? `${d.who}: ${d.whoText}` : d.who;
+  return d.who === "host" || d.who === "relayed" || d.who === "human" || d.who === "piped"
+    ? `${d.who}: ${d.whoText}`
+    : d.who;
 }
 
 /** "3 decisions (1 elicited, 1 host, 1 auto)": the nonzero channels, in a fixed order. */
@@ -71,7 +74,16 @@ export function renderMarkdown(log: DecisionLog): string {
   out.push(
     table(
       ["Session", "Rigor", "Review plans", "State", "Starting commit", "Time"],
-      [[log.session, log.rigor, log.reviewPlans ? "yes" : "no", log.currentState + (log.stage ? ` (${log.stage})` : ""), log.startingCommit?.slice(0, 12) ?? null, formatDuration(t.durationMs)]],
+      [
+        [
+          log.session,
+          log.rigor,
+          log.reviewPlans ? "yes" : "no",
+          log.currentState + (log.stage ? ` (${log.stage})` : ""),
+          log.startingCommit?.slice(0, 12) ?? null,
+          formatDuration(t.durationMs),
+        ],
+      ],
     ),
     "",
   );
@@ -113,7 +125,10 @@ export function renderMarkdown(log: DecisionLog): string {
   const gates = log.decisions.filter((d) => d.plan);
   if (gates.length) {
     out.push("## Plan approvals: the signals behind each", "");
-    out.push("A signal marked ✱ fired. In standard rigor any fired signal pauses for a person; `--fast` skips the evaluation and `--thorough` always pauses.", "");
+    out.push(
+      "A signal marked ✱ fired. In standard rigor any fired signal pauses for a person; `--fast` skips the evaluation and `--thorough` always pauses.",
+      "",
+    );
     out.push(
       table(
         ["#", "Phase", ...SIGNAL_DEFS.map((s) => s.column), "Outcome"],
@@ -136,7 +151,19 @@ export function renderMarkdown(log: DecisionLog): string {
   out.push("## Phases", "");
   out.push(
     table(
-      ["#", "Phase", "Complexity", "Outcome", "Tasks", "Retries", "Verification", "Review findings", "Time", "Commits", "Cost"],
+      [
+        "#",
+        "Phase",
+        "Complexity",
+        "Outcome",
+        "Tasks",
+        "Retries",
+        "Verification",
+        "Review findings",
+        "Time",
+        "Commits",
+        "Cost",
+      ],
       log.phases.map((p) => [
         p.number,
         p.name,
@@ -156,10 +183,24 @@ export function renderMarkdown(log: DecisionLog): string {
 
   if (log.waves.length) {
     out.push("## Parallel waves", "");
-    out.push("Each task of each wave: where it worked (its worktree and branch, removed once merged), what became of it, the commit its merge made the session's head, and the validation after that merge.", "");
+    out.push(
+      "Each task of each wave: where it worked (its worktree and branch, removed once merged), what became of it, the commit its merge made the session's head, and the validation after that merge.",
+      "",
+    );
     out.push(
       table(
-        ["Phase", "Wave", "Task", "Status", "Attempts", "Worktree", "Branch", "Merged", "Validation after merge", "Sent back"],
+        [
+          "Phase",
+          "Wave",
+          "Task",
+          "Status",
+          "Attempts",
+          "Worktree",
+          "Branch",
+          "Merged",
+          "Validation after merge",
+          "Sent back",
+        ],
         log.waves.flatMap((w) =>
           w.tasks.map((t) => [
             w.phase ? `${w.phase.number}. ${w.phase.name ?? ""}` : null,
@@ -171,7 +212,10 @@ export function renderMarkdown(log: DecisionLog): string {
             t.branch,
             t.mergedShort,
             t.validation,
-            [...t.sentBack.map((b) => `attempt ${b.attempt}: ${b.why} (${b.error})`), ...t.unmerged.map((u) => `kept unmerged: ${u.branch}`)].join("; ") || null,
+            [
+              ...t.sentBack.map((b) => `attempt ${b.attempt}: ${b.why} (${b.error})`),
+              ...t.unmerged.map((u) => `kept unmerged: ${u.branch}`),
+            ].join("; ") || null,
           ]),
         ),
       ),
@@ -181,12 +225,20 @@ export function renderMarkdown(log: DecisionLog): string {
 
   const fr = log.finalReview;
   out.push("## Final review", "");
-  out.push(`Status: **${fr.status}** · ${severities(fr.findings)} · ${fr.fixRounds} fix round${fr.fixRounds === 1 ? "" : "s"} · cost ${mdText(fr.cost.display)}`, "");
+  out.push(
+    `Status: **${fr.status}** · ${severities(fr.findings)} · ${fr.fixRounds} fix round${fr.fixRounds === 1 ? "" : "s"} · cost ${mdText(fr.cost.display)}`,
+    "",
+  );
   if (fr.items.length)
     out.push(
       table(
         ["Severity", "Finding", "Where", "Why"],
-        fr.items.map((f) => [f.severity, f.title, f.file ? `${f.file}${f.line !== null ? `:${f.line}` : ""}` : null, f.rationale]),
+        fr.items.map((f) => [
+          f.severity,
+          f.title,
+          f.file ? `${f.file}${f.line !== null ? `:${f.line}` : ""}` : null,
+          f.rationale,
+        ]),
       ),
       "",
     );
@@ -197,7 +249,13 @@ export function renderMarkdown(log: DecisionLog): string {
     out.push(
       table(
         ["SHA", "Phase", "Label", "Recovery", "When"],
-        log.commits.map((c) => [c.short, c.phase ? `${c.phase.number}. ${c.phase.name ?? ""}` : "final", c.label, c.recovery ? "yes" : "no", c.timestamp]),
+        log.commits.map((c) => [
+          c.short,
+          c.phase ? `${c.phase.number}. ${c.phase.name ?? ""}` : "final",
+          c.label,
+          c.recovery ? "yes" : "no",
+          c.timestamp,
+        ]),
       ),
       "",
     );

@@ -87,7 +87,17 @@ export interface LoggedDecision {
   decision: string;
   /** The decision in words. */
   what: string;
-  kind: "plan" | "checkpoint" | "execution" | "verification" | "review" | "phase" | "final-review" | "stop" | "budget" | "note";
+  kind:
+    | "plan"
+    | "checkpoint"
+    | "execution"
+    | "verification"
+    | "review"
+    | "phase"
+    | "final-review"
+    | "stop"
+    | "budget"
+    | "note";
   timestamp: string | null;
   who: Who;
   /** Who answered, in words ("answered by the host model; no person may have seen it"). */
@@ -328,7 +338,10 @@ function tallyRecord(rec: Record<string, unknown> | undefined): SeverityTally | 
 // ---- signals -------------------------------------------------------------------------------
 
 /** Each signal's label in the log, from the signal registry. */
-export const SIGNAL_LABELS = Object.fromEntries(SIGNAL_DEFS.map((s) => [s.name, s.label])) as Record<SignalName, string>;
+export const SIGNAL_LABELS = Object.fromEntries(SIGNAL_DEFS.map((s) => [s.name, s.label])) as Record<
+  SignalName,
+  string
+>;
 
 export function signalRows(signals: Signals, recordedFired: readonly string[] | null, evaluated: boolean): SignalRow[] {
   const snapshot = normalizedSignals(signals);
@@ -376,7 +389,8 @@ function wavesText(w: NonNullable<Decision["waves"]>): string {
 // ---- decisions -----------------------------------------------------------------------------
 
 function whoOf(d: Decision): { who: Who; inferred: boolean } {
-  if (typeof d.by === "string" && (WHO as readonly string[]).includes(d.by) && (d.by as string) !== "unknown") return { who: d.by as Who, inferred: false };
+  if (typeof d.by === "string" && (WHO as readonly string[]).includes(d.by) && (d.by as string) !== "unknown")
+    return { who: d.by as Who, inferred: false };
   if (d.decision.startsWith("auto_approved")) return { who: "auto", inferred: true };
   return { who: "unknown", inferred: false };
 }
@@ -468,7 +482,8 @@ function phaseLogs(state: AutopilotState, decisions: LoggedDecision[]): PhaseLog
     const liveReview = current && run.reviewFindings.length ? tally(run.reviewFindings) : null;
     const skipped = p.status === "skipped" || h.skipped;
     const reviewOverridden = h.overridden || overrides.includes("overrode_review") || (current && run.reviewOverridden);
-    const verificationSkipped = h.verification === "skipped" && !skipped ? true : overrides.includes("skipped_verification");
+    const verificationSkipped =
+      h.verification === "skipped" && !skipped ? true : overrides.includes("skipped_verification");
     const startedAt = h.startedAt ?? str(p.startedAt) ?? (current ? run.startedAt : null);
     const completedAt = h.completedAt ?? str(p.completedAt) ?? null;
     let outcome: PhaseOutcome;
@@ -548,7 +563,9 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
     })),
     fixRounds: num(state.finalReview.retryCount) ?? 0,
     cost: costCell(state.usage?.byPhase.final),
-    decisions: decisions.filter((d) => d.kind === "final-review" || (d.state === "FINAL_REVIEW" && !d.phase)).map((d) => d.n),
+    decisions: decisions
+      .filter((d) => d.kind === "final-review" || (d.state === "FINAL_REVIEW" && !d.phase))
+      .map((d) => d.n),
   };
   const byWho = Object.fromEntries(WHO.map((w) => [w, 0])) as Record<Who, number>;
   for (const d of decisions) byWho[d.who] += 1;
@@ -556,7 +573,8 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
   for (const d of decisions) if (d.plan) plans[d.plan.mode] += 1;
   const reviewFindings = { blocking: 0, warning: 0, note: 0 };
   for (const p of phases)
-    if (p.reviewFindings) for (const k of ["blocking", "warning", "note"] as const) reviewFindings[k] += p.reviewFindings[k];
+    if (p.reviewFindings)
+      for (const k of ["blocking", "warning", "note"] as const) reviewFindings[k] += p.reviewFindings[k];
   const starts = [
     ...phases.map((p) => p.startedAt),
     ...decisions.map((d) => d.timestamp),
@@ -584,7 +602,8 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
     endedAt,
     durationMs: duration(startedAt, endedAt),
   };
-  const inPhase = state.currentState !== "DONE" && state.currentState !== "FINAL_REVIEW" && state.currentState !== "INIT";
+  const inPhase =
+    state.currentState !== "DONE" && state.currentState !== "FINAL_REVIEW" && state.currentState !== "INIT";
   return {
     logVersion: DECISION_LOG_VERSION,
     session: slug,

@@ -18,7 +18,16 @@ import type { WaveTask } from "../session/wave-plan.js";
 export interface WaveTaskLog {
   task: string;
   name: string;
-  status: "merged" | "done by hand" | "question" | "sent back" | "re-run" | "running" | "waiting to merge" | "plan sent back" | "stopped for the revised plan";
+  status:
+    | "merged"
+    | "done by hand"
+    | "question"
+    | "sent back"
+    | "re-run"
+    | "running"
+    | "waiting to merge"
+    | "plan sent back"
+    | "stopped for the revised plan";
   /** The status with its reason, in words. */
   statusText: string;
   /** Attempts started (1: the first run). */
@@ -53,28 +62,33 @@ export interface WaveLog {
   tasks: WaveTaskLog[];
 }
 
-const SENT_BACK: Record<string, string> = { failed: "its executor failed", conflict: "its merge conflicted", validation: "the validation failed after its merge" };
+const SENT_BACK: Record<string, string> = {
+  failed: "its executor failed",
+  conflict: "its merge conflicted",
+  validation: "the validation failed after its merge",
+};
 
 function waveTaskLog(t: WaveTask): WaveTaskLog {
   const sentBack = (t.sentBack ?? []).map((b) => ({ attempt: b.attempt, why: b.why, error: b.error }));
   const last = sentBack.at(-1);
   const byHand = t.status === "merged" && !t.merged && t.error === "done by hand";
-  const stopped = t.status === "defect" ? "plan sent back" : t.status === "held" ? "stopped for the revised plan" : null;
+  const stopped =
+    t.status === "defect" ? "plan sent back" : t.status === "held" ? "stopped for the revised plan" : null;
   const status: WaveTaskLog["status"] = byHand
     ? "done by hand"
     : stopped
       ? stopped
-    : t.status === "merged"
-      ? "merged"
-      : t.status === "outside" || t.status === "exhausted" || (t.status === "running" && t.atCheckpoint)
-        ? "question"
-        : t.status === "rerun"
-          ? "re-run"
-          : t.status === "done" || (t.status === "running" && t.reportedDone)
-            ? "waiting to merge"
-            : t.attempt > (t.budgetFrom ?? 1) && last
-              ? "sent back"
-              : "running";
+      : t.status === "merged"
+        ? "merged"
+        : t.status === "outside" || t.status === "exhausted" || (t.status === "running" && t.atCheckpoint)
+          ? "question"
+          : t.status === "rerun"
+            ? "re-run"
+            : t.status === "done" || (t.status === "running" && t.reportedDone)
+              ? "waiting to merge"
+              : t.attempt > (t.budgetFrom ?? 1) && last
+                ? "sent back"
+                : "running";
   const statusText =
     status === "merged"
       ? `merged${t.merged ? ` (${t.merged.slice(0, 7)})` : ""}${sentBack.length ? ` after ${sentBack.length} send-back${sentBack.length === 1 ? "" : "s"}` : ""}`
@@ -84,15 +98,15 @@ function waveTaskLog(t: WaveTask): WaveTaskLog {
           ? t.atCheckpoint
             ? `question: at its human checkpoint "${t.atCheckpoint}"`
             : t.status === "outside"
-            ? `question: changed files outside its Files/Owns (${(t.outside ?? []).join(", ")}); nothing merged`
-            : `question: its retry budget is spent (${t.error ?? "unknown error"}); nothing merged`
+              ? `question: changed files outside its Files/Owns (${(t.outside ?? []).join(", ")}); nothing merged`
+              : `question: its retry budget is spent (${t.error ?? "unknown error"}); nothing merged`
           : status === "plan sent back"
             ? `plan sent back to the planner: its executor reports a defect in the plan (${t.error ?? "no detail"}); nothing of it merged; its worktree is kept while it holds work`
             : status === "stopped for the revised plan"
               ? `stopped for the revised plan: another task sent the plan back${t.error ? ` (its own report: ${t.error})` : ""}: nothing of it merged; its worktree is kept while it holds work`
-          : status === "sent back"
-            ? `sent back: ${SENT_BACK[last!.why]} (${last!.error}); attempt ${t.attempt} running`
-            : status;
+              : status === "sent back"
+                ? `sent back: ${SENT_BACK[last!.why]} (${last!.error}); attempt ${t.attempt} running`
+                : status;
   return {
     task: t.task,
     name: t.name,
@@ -112,5 +126,10 @@ function waveTaskLog(t: WaveTask): WaveTaskLog {
 }
 
 export function waveLogs(state: AutopilotState, phaseRef: (index: number) => PhaseRef | null): WaveLog[] {
-  return (state.waveLog ?? []).map((w) => ({ phase: phaseRef(w.phase), number: w.wave + 1, plan: w.plan, tasks: w.tasks.map(waveTaskLog) }));
+  return (state.waveLog ?? []).map((w) => ({
+    phase: phaseRef(w.phase),
+    number: w.wave + 1,
+    plan: w.plan,
+    tasks: w.tasks.map(waveTaskLog),
+  }));
 }

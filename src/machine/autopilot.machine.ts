@@ -22,7 +22,14 @@ import { waveActions, waveGuards } from "./actions/wave.js";
 
 // Re-exported for the machine's readers (the engine, the Step, the tests).
 export { FIXABLE_HOOK, type AutopilotEvent, type EventType, type PlanFacts, type SpecPhaseInput } from "./events.js";
-export { MAX_FINAL_REVIEW_FIXES, complexityOverrideFor, effectiveComplexity, findingLine, hasBlocking, incompleteBlocking } from "./helpers.js";
+export {
+  MAX_FINAL_REVIEW_FIXES,
+  complexityOverrideFor,
+  effectiveComplexity,
+  findingLine,
+  hasBlocking,
+  incompleteBlocking,
+} from "./helpers.js";
 export { firedSignals, signalsFor } from "./signals.js";
 export { checkpointOptions } from "./questions.js";
 
@@ -38,7 +45,8 @@ export type AskName = QuestionName;
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
 export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings";
 /** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
-export type DispatchJob = "plan" | "execute" | "executeTask" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
+export type DispatchJob =
+  "plan" | "execute" | "executeTask" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
 
 export type StageMeta = {
   /** The session asks the user (or the host) this question (its options and human-only answers: QUESTIONS). */
@@ -131,7 +139,10 @@ const WITHOUT_HOOKS = [
  */
 function commitRejectedStages<T extends string>(target: T, viaValidation = false) {
   const fixed = viaValidation
-    ? ([{ guard: "verifiesByValidation", target: "validating", actions: "retryRejectedCommit" }, { target, actions: "retryRejectedCommit" }] as const)
+    ? ([
+        { guard: "verifiesByValidation", target: "validating", actions: "retryRejectedCommit" },
+        { target, actions: "retryRejectedCommit" },
+      ] as const)
     : ([{ target, actions: "retryRejectedCommit" }] as const);
   const answered = viaValidation
     ? ([
@@ -173,9 +184,20 @@ function budgetStage<S extends string>(stage: S) {
     always: [{ guard: not("budgetSpent"), target: stage }],
     on: {
       DECIDE: [
-        { guard: answer("budget", "raise budget"), target: stage, actions: [{ type: "recordDecision", params: { decision: "raised_budget" } }, "raiseBudget"] },
-        { guard: answer("budget", "continue once"), target: stage, actions: [{ type: "recordDecision", params: { decision: "budget_continue_once" } }, "continueOnce"] },
-        { guard: answer("budget", "stop"), actions: [{ type: "recordDecision", params: { decision: "stopped_budget" } }, "stopForBudget"] },
+        {
+          guard: answer("budget", "raise budget"),
+          target: stage,
+          actions: [{ type: "recordDecision", params: { decision: "raised_budget" } }, "raiseBudget"],
+        },
+        {
+          guard: answer("budget", "continue once"),
+          target: stage,
+          actions: [{ type: "recordDecision", params: { decision: "budget_continue_once" } }, "continueOnce"],
+        },
+        {
+          guard: answer("budget", "stop"),
+          actions: [{ type: "recordDecision", params: { decision: "stopped_budget" } }, "stopForBudget"],
+        },
       ],
     },
   } as const;
@@ -193,9 +215,21 @@ function waveBudgetStage<S extends string, B extends string>(stage: S, self: B) 
     always: [{ guard: not("waveOverBudget"), target: stage }],
     on: {
       DECIDE: [
-        { guard: answer("budget", "raise budget"), target: self, reenter: true, actions: [{ type: "recordDecision", params: { decision: "raised_budget" } }, "raiseBudget"] },
-        { guard: answer("budget", "continue once"), target: stage, actions: [{ type: "recordDecision", params: { decision: "budget_continue_once" } }, "continueOnce"] },
-        { guard: answer("budget", "stop"), actions: [{ type: "recordDecision", params: { decision: "stopped_budget" } }, "stopForBudget"] },
+        {
+          guard: answer("budget", "raise budget"),
+          target: self,
+          reenter: true,
+          actions: [{ type: "recordDecision", params: { decision: "raised_budget" } }, "raiseBudget"],
+        },
+        {
+          guard: answer("budget", "continue once"),
+          target: stage,
+          actions: [{ type: "recordDecision", params: { decision: "budget_continue_once" } }, "continueOnce"],
+        },
+        {
+          guard: answer("budget", "stop"),
+          actions: [{ type: "recordDecision", params: { decision: "stopped_budget" } }, "stopForBudget"],
+        },
       ],
     },
   } as const;
@@ -233,7 +267,11 @@ export const autopilotMachine = setup({
           meta: { start: true },
           on: {
             START: [
-              { guard: "startedWithUserChanges", target: "userChanges", actions: ["initFromStart", "holdForUserChanges"] },
+              {
+                guard: "startedWithUserChanges",
+                target: "userChanges",
+                actions: ["initFromStart", "holdForUserChanges"],
+              },
               { target: "#autopilot.ASSESS", actions: ["initFromStart", "markPhaseStarted"] },
             ],
           },
@@ -244,8 +282,23 @@ export const autopilotMachine = setup({
           meta: { ask: "userChanges" },
           on: {
             DECIDE: [
-              { guard: answer("userChanges", "commit them first"), target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "committed_user_changes" } }, "commitUserChanges", "markPhaseStarted"] },
-              { guard: answer("userChanges", "leave them out"), target: "#autopilot.ASSESS", actions: [{ type: "recordUserChangesDecision", params: { decision: "left_out_user_changes" } }, "markPhaseStarted"] },
+              {
+                guard: answer("userChanges", "commit them first"),
+                target: "#autopilot.ASSESS",
+                actions: [
+                  { type: "recordUserChangesDecision", params: { decision: "committed_user_changes" } },
+                  "commitUserChanges",
+                  "markPhaseStarted",
+                ],
+              },
+              {
+                guard: answer("userChanges", "leave them out"),
+                target: "#autopilot.ASSESS",
+                actions: [
+                  { type: "recordUserChangesDecision", params: { decision: "left_out_user_changes" } },
+                  "markPhaseStarted",
+                ],
+              },
               STOP,
             ],
           },
@@ -257,8 +310,16 @@ export const autopilotMachine = setup({
       entry: { type: "enterState", params: { state: "ASSESS" } },
       on: {
         ASSESSED: [
-          { guard: "planAlreadyExists", target: "APPROVE_PLAN", actions: ["setPlanPath", "markPhaseStarted", "recordPhaseStart"] },
-          { guard: "phaseIsHighComplexity", target: "PLAN.awaitingInteractivePlan", actions: ["awaitInteractivePlan", "markPhaseStarted", "recordPhaseStart"] },
+          {
+            guard: "planAlreadyExists",
+            target: "APPROVE_PLAN",
+            actions: ["setPlanPath", "markPhaseStarted", "recordPhaseStart"],
+          },
+          {
+            guard: "phaseIsHighComplexity",
+            target: "PLAN.awaitingInteractivePlan",
+            actions: ["awaitInteractivePlan", "markPhaseStarted", "recordPhaseStart"],
+          },
           { target: "PLAN.planning", actions: ["assessReport", "markPhaseStarted", "recordPhaseStart"] },
         ],
       },
@@ -271,14 +332,26 @@ export const autopilotMachine = setup({
       initial: "planning",
       states: {
         planning: {
-          meta: { dispatch: { job: "plan", persona: "harness-planner", result: "planned", facts: ["phaseDescription", "learnings"] } },
+          meta: {
+            dispatch: {
+              job: "plan",
+              persona: "harness-planner",
+              result: "planned",
+              facts: ["phaseDescription", "learnings"],
+            },
+          },
           always: [budgetCheck("budgetPlanning")],
           on: {
             PLANNED: [
               // The plan check (src/markdown/plan.ts): vague, unverifiable or oversized tasks go back
               // to the planner with the list, within the retry budget; past it the planChecks signal
               // pauses the plan for a person.
-              { guard: and(["planHasProblems", "planCheckBudgetLeft"]), target: "planning", reenter: true, actions: ["storePlanFacts", "sendPlanBack"] },
+              {
+                guard: and(["planHasProblems", "planCheckBudgetLeft"]),
+                target: "planning",
+                reenter: true,
+                actions: ["storePlanFacts", "sendPlanBack"],
+              },
               { target: "#autopilot.APPROVE_PLAN.evaluate", actions: "storePlanFacts" },
             ],
             PERSONA_FAILED: ASK_RETRY,
@@ -309,22 +382,57 @@ export const autopilotMachine = setup({
         // The conditional review gate, in the skill's order: rigor first, then the signals (src/machine/signals.ts).
         evaluate: {
           always: [
-            { guard: "planGateSkipped", target: "#autopilot.EXECUTE.running", actions: [{ type: "autoApprove", params: { mode: "fast" } }, "approvePlanHash"] },
+            {
+              guard: "planGateSkipped",
+              target: "#autopilot.EXECUTE.running",
+              actions: [{ type: "autoApprove", params: { mode: "fast" } }, "approvePlanHash"],
+            },
             // A plan edited after its approval is asked again, whatever the signals say.
             { guard: "planChangedAfterApproval", target: "review", actions: "pauseReport" },
             { guard: "anySignalFires", target: "review", actions: "pauseReport" },
-            { target: "#autopilot.EXECUTE.running", actions: [{ type: "autoApprove", params: { mode: "auto" } }, "approvePlanHash"] },
+            {
+              target: "#autopilot.EXECUTE.running",
+              actions: [{ type: "autoApprove", params: { mode: "auto" } }, "approvePlanHash"],
+            },
           ],
         },
         review: {
           meta: { ask: "approvePlan" },
           on: {
             DECIDE: [
-              { guard: answer("approvePlan", "yes"), target: "#autopilot.EXECUTE.running", actions: [{ type: "recordPlanDecision", params: { decision: "approved_plan" } }, "approvePlanHash", "clearReport"] },
+              {
+                guard: answer("approvePlan", "yes"),
+                target: "#autopilot.EXECUTE.running",
+                actions: [
+                  { type: "recordPlanDecision", params: { decision: "approved_plan" } },
+                  "approvePlanHash",
+                  "clearReport",
+                ],
+              },
               // "revise" with notes in the reason: the planner revises with them; without: the user edits the file.
-              { guard: "reviseWithNotes", target: "#autopilot.PLAN.planning", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport", "setReviewNotes"] },
-              { guard: answer("approvePlan", "revise"), target: "revising", actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport"] },
-              { guard: answer("approvePlan", "skip phase"), target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordPlanDecision", params: { decision: "skipped_phase" } }, "skipPhase", "clearReport"] },
+              {
+                guard: "reviseWithNotes",
+                target: "#autopilot.PLAN.planning",
+                actions: [
+                  { type: "recordPlanDecision", params: { decision: "revised_plan" } },
+                  "clearReport",
+                  "setReviewNotes",
+                ],
+              },
+              {
+                guard: answer("approvePlan", "revise"),
+                target: "revising",
+                actions: [{ type: "recordPlanDecision", params: { decision: "revised_plan" } }, "clearReport"],
+              },
+              {
+                guard: answer("approvePlan", "skip phase"),
+                target: "#autopilot.PHASE_COMPLETE",
+                actions: [
+                  { type: "recordPlanDecision", params: { decision: "skipped_phase" } },
+                  "skipPhase",
+                  "clearReport",
+                ],
+              },
               STOP,
             ],
             PLAN_CHANGED: { target: "gather", actions: "notePlanChanged" },
@@ -334,7 +442,11 @@ export const autopilotMachine = setup({
           meta: { ask: "revised" },
           on: {
             DECIDE: [
-              { guard: answer("revised", "done"), target: "gather", actions: [{ type: "recordDecision", params: { decision: "plan_revised" } }] },
+              {
+                guard: answer("revised", "done"),
+                target: "gather",
+                actions: [{ type: "recordDecision", params: { decision: "plan_revised" } }],
+              },
               STOP,
             ],
           },
@@ -347,21 +459,52 @@ export const autopilotMachine = setup({
       initial: "running",
       states: {
         running: {
-          meta: { dispatch: { job: "execute", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
+          meta: {
+            dispatch: { job: "execute", persona: "harness-task-executor", result: "executed", facts: ["learnings"] },
+          },
           // A fix round still pending (a plan approved again while fixing) goes on as the fix.
           // A parallel session's plan with waves: one executor per task of the wave, each in its own worktree.
-          always: [{ guard: "fixPending", target: "fixing" }, budgetCheck("budgetRunning"), { guard: "runsInWaves", target: "budgetWave", actions: "commitPlanForWave" }],
+          always: [
+            { guard: "fixPending", target: "fixing" },
+            budgetCheck("budgetRunning"),
+            { guard: "runsInWaves", target: "budgetWave", actions: "commitPlanForWave" },
+          ],
           on: {
             EXECUTED: [
-              { guard: and(["outcomeComplete", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["commitExecutionComplete", "keepLearnings"] },
-              { guard: "outcomeComplete", target: "#autopilot.VERIFY.running", actions: ["commitExecutionComplete", "keepLearnings"] },
+              {
+                guard: and(["outcomeComplete", "verifiesByValidation"]),
+                target: "#autopilot.VERIFY.validating",
+                actions: ["commitExecutionComplete", "keepLearnings"],
+              },
+              {
+                guard: "outcomeComplete",
+                target: "#autopilot.VERIFY.running",
+                actions: ["commitExecutionComplete", "keepLearnings"],
+              },
               // A commit point at the last task: its commit ends the execution (no dispatch to a task past the plan).
-              { guard: and(["checkpointPassed", "atLastTask", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["commitCheckpoint", "resetRetryBudget", "keepLearnings"] },
-              { guard: and(["checkpointPassed", "atLastTask"]), target: "#autopilot.VERIFY.running", actions: ["commitCheckpoint", "resetRetryBudget", "keepLearnings"] },
-              { guard: "checkpointPassed", target: "running", reenter: true, actions: ["commitCheckpoint", "keepLearnings"] },
+              {
+                guard: and(["checkpointPassed", "atLastTask", "verifiesByValidation"]),
+                target: "#autopilot.VERIFY.validating",
+                actions: ["commitCheckpoint", "resetRetryBudget", "keepLearnings"],
+              },
+              {
+                guard: and(["checkpointPassed", "atLastTask"]),
+                target: "#autopilot.VERIFY.running",
+                actions: ["commitCheckpoint", "resetRetryBudget", "keepLearnings"],
+              },
+              {
+                guard: "checkpointPassed",
+                target: "running",
+                reenter: true,
+                actions: ["commitCheckpoint", "keepLearnings"],
+              },
               { guard: "checkpointNeedsHuman", target: "checkpoint", actions: ["holdCheckpoint", "keepLearnings"] },
               // The plan is wrong (not the code): back to the planner with the defect, within the retry budget.
-              { guard: "planDefectWithinBudget", target: "#autopilot.PLAN.planning", actions: ["planDefect", "keepLearnings"] },
+              {
+                guard: "planDefectWithinBudget",
+                target: "#autopilot.PLAN.planning",
+                actions: ["planDefect", "keepLearnings"],
+              },
               // Plan defects past that budget: a person decides (revise the plan, fix by hand, stop).
               { guard: "outcomePlanDefect", target: "exhausted", actions: ["exhaustBudget", "keepLearnings"] },
               { guard: "retryBudgetLeft", target: "running", reenter: true, actions: ["recordRetry", "keepLearnings"] },
@@ -379,18 +522,37 @@ export const autopilotMachine = setup({
           on: {
             WAVE_OPENED: [
               { guard: "waveNeedsPerson", target: "waveTask", actions: "storeWaveOpened" },
-              { guard: and(["waveAllMerged", not("moreWaves"), "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["storeWaveOpened", "waveExecutionComplete"] },
-              { guard: and(["waveAllMerged", not("moreWaves")]), target: "#autopilot.VERIFY.running", actions: ["storeWaveOpened", "waveExecutionComplete"] },
+              {
+                guard: and(["waveAllMerged", not("moreWaves"), "verifiesByValidation"]),
+                target: "#autopilot.VERIFY.validating",
+                actions: ["storeWaveOpened", "waveExecutionComplete"],
+              },
+              {
+                guard: and(["waveAllMerged", not("moreWaves")]),
+                target: "#autopilot.VERIFY.running",
+                actions: ["storeWaveOpened", "waveExecutionComplete"],
+              },
               { target: "wave", actions: "storeWaveOpened" },
             ],
           },
         },
         wave: {
-          meta: { dispatch: { job: "executeTask", persona: "harness-task-executor", result: "executed", facts: ["learnings"] } },
+          meta: {
+            dispatch: {
+              job: "executeTask",
+              persona: "harness-task-executor",
+              result: "executed",
+              facts: ["learnings"],
+            },
+          },
           on: {
             TASK_REPORTED: [
               // A task at a human checkpoint: the person answers before the wave merges; the task then goes on.
-              { guard: and(["lastTaskReport", "waveCheckpointOwed"]), target: "waveCheckpoint", actions: ["recordTaskReport", "holdWaveCheckpoint", "keepLearnings"] },
+              {
+                guard: and(["lastTaskReport", "waveCheckpointOwed"]),
+                target: "waveCheckpoint",
+                actions: ["recordTaskReport", "holdWaveCheckpoint", "keepLearnings"],
+              },
               { guard: "lastTaskReport", target: "waveMerge", actions: ["recordTaskReport", "keepLearnings"] },
               { actions: ["recordTaskReport", "keepLearnings"] },
             ],
@@ -403,10 +565,22 @@ export const autopilotMachine = setup({
               { guard: "waveNeedsPerson", target: "waveTask", actions: "storeWaveMerged" },
               // An executor's plan defect (within the phase's send-backs): the wave's done tasks are
               // merged, the others keep their work unmerged, and the plan goes back to the planner.
-              { guard: "waveSendsPlanBack", target: "#autopilot.PLAN.planning", actions: ["storeWaveMerged", "waveDefect"] },
+              {
+                guard: "waveSendsPlanBack",
+                target: "#autopilot.PLAN.planning",
+                actions: ["storeWaveMerged", "waveDefect"],
+              },
               { guard: and(["waveAllMerged", "moreWaves"]), target: "budgetWave", actions: "storeWaveMerged" },
-              { guard: and(["waveAllMerged", "verifiesByValidation"]), target: "#autopilot.VERIFY.validating", actions: ["storeWaveMerged", "waveExecutionComplete"] },
-              { guard: "waveAllMerged", target: "#autopilot.VERIFY.running", actions: ["storeWaveMerged", "waveExecutionComplete"] },
+              {
+                guard: and(["waveAllMerged", "verifiesByValidation"]),
+                target: "#autopilot.VERIFY.validating",
+                actions: ["storeWaveMerged", "waveExecutionComplete"],
+              },
+              {
+                guard: "waveAllMerged",
+                target: "#autopilot.VERIFY.running",
+                actions: ["storeWaveMerged", "waveExecutionComplete"],
+              },
               // Tasks sent back: their new runs count against the budget too.
               { target: "budgetWaveRetry", actions: "storeWaveMerged" },
             ],
@@ -419,7 +593,12 @@ export const autopilotMachine = setup({
           on: {
             DECIDE: [
               STOP,
-              { guard: "moreWaveCheckpoints", target: "waveCheckpoint", reenter: true, actions: ["answerCheckpoint", "resumeWaveCheckpoint", "holdWaveCheckpoint"] },
+              {
+                guard: "moreWaveCheckpoints",
+                target: "waveCheckpoint",
+                reenter: true,
+                actions: ["answerCheckpoint", "resumeWaveCheckpoint", "holdWaveCheckpoint"],
+              },
               { target: "budgetWaveRetry", actions: ["answerCheckpoint", "resumeWaveCheckpoint"] },
             ],
           },
@@ -442,7 +621,11 @@ export const autopilotMachine = setup({
           always: [budgetCheck("budgetFixing")],
           on: {
             FIXED: [
-              { guard: "verifiesByValidation", target: "#autopilot.VERIFY.validating", actions: ["commitFix", "keepLearnings"] },
+              {
+                guard: "verifiesByValidation",
+                target: "#autopilot.VERIFY.validating",
+                actions: ["commitFix", "keepLearnings"],
+              },
               { target: "#autopilot.VERIFY.running", actions: ["commitFix", "keepLearnings"] },
             ],
             PERSONA_FAILED: ASK_RETRY,
@@ -451,18 +634,27 @@ export const autopilotMachine = setup({
         checkpoint: {
           meta: { ask: "checkpoint" },
           on: {
-            DECIDE: [
-              STOP,
-              { target: "running", actions: "answerCheckpoint" },
-            ],
+            DECIDE: [STOP, { target: "running", actions: "answerCheckpoint" }],
           },
         },
         exhausted: {
           meta: { ask: "exhausted" },
           on: {
             DECIDE: [
-              { guard: answer("exhausted", "fix manually and continue"), target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }, "resetRetryBudget"] },
-              { guard: answer("exhausted", "revise plan"), target: "#autopilot.PLAN.planning", actions: [{ type: "recordDecision", params: { decision: "revise_plan_after_failure" } }, "setRevision", "resetRetryBudget"] },
+              {
+                guard: answer("exhausted", "fix manually and continue"),
+                target: "running",
+                actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }, "resetRetryBudget"],
+              },
+              {
+                guard: answer("exhausted", "revise plan"),
+                target: "#autopilot.PLAN.planning",
+                actions: [
+                  { type: "recordDecision", params: { decision: "revise_plan_after_failure" } },
+                  "setRevision",
+                  "resetRetryBudget",
+                ],
+              },
               STOP,
             ],
           },
@@ -472,8 +664,16 @@ export const autopilotMachine = setup({
           meta: { ask: "personaFailed" },
           on: {
             DECIDE: [
-              { guard: and([answer("personaFailed", "retry"), "fixPending"]), target: "fixing", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
-              { guard: answer("personaFailed", "retry"), target: "running", actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"] },
+              {
+                guard: and([answer("personaFailed", "retry"), "fixPending"]),
+                target: "fixing",
+                actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"],
+              },
+              {
+                guard: answer("personaFailed", "retry"),
+                target: "running",
+                actions: [{ type: "recordDecision", params: { decision: "retried_step" } }, "clearPersonaError"],
+              },
               STOP,
             ],
           },
@@ -511,7 +711,11 @@ export const autopilotMachine = setup({
           meta: { probe: "validate", defaultWhen: (s) => RIGOR[s.rigorLevel].verifyBy === "validation" },
           on: {
             VALIDATED: [
-              { guard: "validationPassed", target: "#autopilot.REVIEW", actions: ["storeValidation", "verificationPass"] },
+              {
+                guard: "validationPassed",
+                target: "#autopilot.REVIEW",
+                actions: ["storeValidation", "verificationPass"],
+              },
               { target: "failed", actions: ["storeValidation", "verificationFail"] },
             ],
           },
@@ -520,8 +724,16 @@ export const autopilotMachine = setup({
           meta: { ask: "verifyFailed" },
           on: {
             DECIDE: [
-              { guard: answer("verifyFailed", "fix"), target: "#autopilot.EXECUTE.fixing", actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"] },
-              { guard: answer("verifyFailed", "skip verification"), target: "#autopilot.REVIEW", actions: [{ type: "recordDecision", params: { decision: "skipped_verification" } }, "skipVerification"] },
+              {
+                guard: answer("verifyFailed", "fix"),
+                target: "#autopilot.EXECUTE.fixing",
+                actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"],
+              },
+              {
+                guard: answer("verifyFailed", "skip verification"),
+                target: "#autopilot.REVIEW",
+                actions: [{ type: "recordDecision", params: { decision: "skipped_verification" } }, "skipVerification"],
+              },
               STOP,
             ],
           },
@@ -540,12 +752,19 @@ export const autopilotMachine = setup({
       initial: "running",
       states: {
         running: {
-          meta: { dispatch: { job: "review", persona: "harness-code-reviewer", result: "reviewed", facts: ["diffStat"] } },
+          meta: {
+            dispatch: { job: "review", persona: "harness-code-reviewer", result: "reviewed", facts: ["diffStat"] },
+          },
           always: [budgetCheck("budgetRunning")],
           on: {
             REVIEWED: [
               { guard: "noBlockingFindings", target: "#autopilot.PHASE_COMPLETE", actions: "storeReview" },
-              { guard: and(["reviewIncomplete", "reviewCheckBudgetLeft"]), target: "running", reenter: true, actions: "sendReviewBack" },
+              {
+                guard: and(["reviewIncomplete", "reviewCheckBudgetLeft"]),
+                target: "running",
+                reenter: true,
+                actions: "sendReviewBack",
+              },
               { target: "blocked", actions: "storeReview" },
             ],
             PERSONA_FAILED: ASK_RETRY,
@@ -555,8 +774,16 @@ export const autopilotMachine = setup({
           meta: { ask: "reviewBlocked" },
           on: {
             DECIDE: [
-              { guard: answer("reviewBlocked", "fix"), target: "#autopilot.EXECUTE.fixing", actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"] },
-              { guard: answer("reviewBlocked", "override"), target: "#autopilot.PHASE_COMPLETE", actions: [{ type: "recordDecision", params: { decision: "overrode_review" } }, "overrideReview"] },
+              {
+                guard: answer("reviewBlocked", "fix"),
+                target: "#autopilot.EXECUTE.fixing",
+                actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"],
+              },
+              {
+                guard: answer("reviewBlocked", "override"),
+                target: "#autopilot.PHASE_COMPLETE",
+                actions: [{ type: "recordDecision", params: { decision: "overrode_review" } }, "overrideReview"],
+              },
               STOP,
             ],
           },
@@ -571,7 +798,11 @@ export const autopilotMachine = setup({
       always: [{ guard: "noMorePhases", target: "FINAL_REVIEW" }],
       on: {
         DECIDE: [
-          { guard: answer("continuePhase", "yes"), target: "ASSESS", actions: [{ type: "recordDecision", params: { decision: "continued" } }, "advancePhase"] },
+          {
+            guard: answer("continuePhase", "yes"),
+            target: "ASSESS",
+            actions: [{ type: "recordDecision", params: { decision: "continued" } }, "advancePhase"],
+          },
           STOP,
         ],
       },
@@ -582,12 +813,28 @@ export const autopilotMachine = setup({
       initial: "running",
       states: {
         running: {
-          meta: { dispatch: { job: "finalReview", persona: "harness-code-reviewer", result: "reviewed", facts: ["diffStat", "phaseFindings"] } },
+          meta: {
+            dispatch: {
+              job: "finalReview",
+              persona: "harness-code-reviewer",
+              result: "reviewed",
+              facts: ["diffStat", "phaseFindings"],
+            },
+          },
           always: [budgetCheck("budgetRunning")],
           on: {
             REVIEWED: [
-              { guard: "noBlockingFindings", target: "#autopilot.DONE", actions: ["storeFinalFindings", "finalReviewPassed"] },
-              { guard: and(["reviewIncomplete", "finalReviewCheckBudgetLeft"]), target: "running", reenter: true, actions: "sendFinalReviewBack" },
+              {
+                guard: "noBlockingFindings",
+                target: "#autopilot.DONE",
+                actions: ["storeFinalFindings", "finalReviewPassed"],
+              },
+              {
+                guard: and(["reviewIncomplete", "finalReviewCheckBudgetLeft"]),
+                target: "running",
+                reenter: true,
+                actions: "sendFinalReviewBack",
+              },
               { target: "blocked", actions: "storeFinalFindings" },
             ],
             PERSONA_FAILED: ASK_RETRY,
@@ -597,8 +844,23 @@ export const autopilotMachine = setup({
           meta: { ask: "finalBlocked" },
           on: {
             DECIDE: [
-              { guard: answer("finalBlocked", "fix"), target: "fixBudgetCheck", actions: [{ type: "recordDecision", params: { decision: "fix_final_review" } }, { type: "resolveFinalRound", params: { resolution: "fix" } }] },
-              { guard: answer("finalBlocked", "override"), target: "#autopilot.DONE", actions: [{ type: "recordDecision", params: { decision: "overrode_final_review" } }, { type: "resolveFinalRound", params: { resolution: "override" } }, "overrideFinalReview"] },
+              {
+                guard: answer("finalBlocked", "fix"),
+                target: "fixBudgetCheck",
+                actions: [
+                  { type: "recordDecision", params: { decision: "fix_final_review" } },
+                  { type: "resolveFinalRound", params: { resolution: "fix" } },
+                ],
+              },
+              {
+                guard: answer("finalBlocked", "override"),
+                target: "#autopilot.DONE",
+                actions: [
+                  { type: "recordDecision", params: { decision: "overrode_final_review" } },
+                  { type: "resolveFinalRound", params: { resolution: "override" } },
+                  "overrideFinalReview",
+                ],
+              },
               STOP,
             ],
           },
@@ -611,7 +873,14 @@ export const autopilotMachine = setup({
           ],
         },
         fixing: {
-          meta: { dispatch: { job: "finalFix", persona: "harness-task-executor", result: "fixed", facts: ["diffStat", "phaseFindings"] } },
+          meta: {
+            dispatch: {
+              job: "finalFix",
+              persona: "harness-task-executor",
+              result: "fixed",
+              facts: ["diffStat", "phaseFindings"],
+            },
+          },
           always: [budgetCheck("budgetFixing")],
           on: {
             FIXED: { target: "validating", actions: ["clearReport", "commitFinalFix", "keepLearnings"] },
@@ -630,7 +899,11 @@ export const autopilotMachine = setup({
           meta: { ask: "finalExhausted" },
           on: {
             DECIDE: [
-              { guard: answer("finalExhausted", "fix manually and continue"), target: "running", actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }] },
+              {
+                guard: answer("finalExhausted", "fix manually and continue"),
+                target: "running",
+                actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }],
+              },
               STOP,
             ],
           },

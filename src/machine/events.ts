@@ -1,5 +1,15 @@
 // The machine's events: everything it learns arrives in one (time, and every fact read from disk).
-import type { Complexity, DecisionChannel, Disputed, EffectOf, Finding, PendingCheckpoint, RigorLevel, WaveLedger, WavePlan } from "../session/schema.js";
+import type {
+  Complexity,
+  DecisionChannel,
+  Disputed,
+  EffectOf,
+  Finding,
+  PendingCheckpoint,
+  RigorLevel,
+  WaveLedger,
+  WavePlan,
+} from "../session/schema.js";
 
 /** The hook whose refusal is the executor's to fix (it checks the change); other hooks check the message. */
 export const FIXABLE_HOOK = "pre-commit";
@@ -104,7 +114,12 @@ export type AutopilotEvent =
    * stays owed, held in `phaseRun.rejectedCommit`). `output` is what the hook printed, trimmed.
    */
   | ({ type: "COMMIT_REJECTED"; commit: EffectOf<"commit">; hook: string; output: string; paths: string[] } & Now)
-  | ({ type: "DECIDE"; answer: string; rationale?: string; by: DecisionChannel; /** by "relayed": the user's words as the host quoted them. */ userWords?: string } & Now);
+  | ({
+      type: "DECIDE";
+      answer: string;
+      rationale?: string;
+      by: DecisionChannel;
+      /** by "relayed": the user's words as the host quoted them. */ userWords?: string;
+    } & Now);
 
 export type EventType = AutopilotEvent["type"];
-

@@ -2,7 +2,14 @@
 import { assertEvent } from "xstate";
 import type { AutopilotState } from "../session/schema.js";
 import type { AutopilotEvent } from "./events.js";
-import { effectiveComplexity, hasBlocking, incompleteBlocking, sameTaskAs, goesToExecutor, MAX_FINAL_REVIEW_FIXES } from "./helpers.js";
+import {
+  effectiveComplexity,
+  hasBlocking,
+  incompleteBlocking,
+  sameTaskAs,
+  goesToExecutor,
+  MAX_FINAL_REVIEW_FIXES,
+} from "./helpers.js";
 import { firedSignals, signalsFor } from "./signals.js";
 import { RIGOR, planDefectSendBackLeft, sendBacksAllowed } from "./policy.js";
 import { budgetSpent } from "../session/usage.js";
@@ -30,7 +37,8 @@ export const guards = {
     assertEvent(event, "PLANNED");
     return (event.plan.problems ?? []).length > 0;
   },
-  planCheckBudgetLeft: ({ context }: Args) => (context.phaseRun.planChecks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
+  planCheckBudgetLeft: ({ context }: Args) =>
+    (context.phaseRun.planChecks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
   // APPROVE_PLAN
   planGateSkipped: ({ context }: Args) => RIGOR[context.rigorLevel].planGate === "skip",
   anySignalFires: ({ context }: Args) => firedSignals(signalsFor(context)).length > 0,
@@ -58,7 +66,10 @@ export const guards = {
   /** The executor reports a plan defect and the phase may still send its plan back. */
   planDefectWithinBudget: ({ context, event }: Args) => {
     assertEvent(event, "EXECUTED");
-    return event.outcome === "plan_defect" && planDefectSendBackLeft(context.phaseRun.planDefects, context.retryBudget.maxAttempts);
+    return (
+      event.outcome === "plan_defect" &&
+      planDefectSendBackLeft(context.phaseRun.planDefects, context.retryBudget.maxAttempts)
+    );
   },
   fixPending: ({ context }: Args) => context.phaseRun.fix !== null,
   checkpointNeedsHuman: ({ event }: Args) => {
@@ -100,16 +111,20 @@ export const guards = {
     assertEvent(event, "REVIEWED");
     return incompleteBlocking(event.findings).length > 0;
   },
-  reviewCheckBudgetLeft: ({ context }: Args) => (context.phaseRun.reviewChecks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
-  finalReviewCheckBudgetLeft: ({ context }: Args) => (context.finalReview.checks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
+  reviewCheckBudgetLeft: ({ context }: Args) =>
+    (context.phaseRun.reviewChecks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
+  finalReviewCheckBudgetLeft: ({ context }: Args) =>
+    (context.finalReview.checks ?? 0) < sendBacksAllowed(context.retryBudget.maxAttempts),
   finalFixBudgetLeft: ({ context }: Args) => context.finalReview.retryCount < MAX_FINAL_REVIEW_FIXES,
   // PHASE_COMPLETE
   noMorePhases: ({ context }: Args) => context.currentPhase >= context.phases.length - 1,
   // The budget gate: spent, and this step is not the one "continue once" let through
-  budgetSpent: ({ context }: Args) => !!context.budget && !!budgetSpent(context.budget, context.usage) && context.budget.continueOnceAt !== context.stepId,
+  budgetSpent: ({ context }: Args) =>
+    !!context.budget &&
+    !!budgetSpent(context.budget, context.usage) &&
+    context.budget.continueOnceAt !== context.stepId,
   // answers
-  answered: ({ event }: Args, params: { answer: string }) =>
-    event.type === "DECIDE" && event.answer === params.answer,
+  answered: ({ event }: Args, params: { answer: string }) => event.type === "DECIDE" && event.answer === params.answer,
   answeredOtherThanStop: ({ event }: Args) => event.type === "DECIDE" && event.answer !== "stop",
   /** "revise" with the reviewer's notes in the reason: the planner revises with them. */
   reviseWithNotes: ({ event }: Args) => event.type === "DECIDE" && event.answer === REVISE && !!event.rationale?.trim(),

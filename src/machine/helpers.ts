@@ -1,5 +1,16 @@
 // Pure helpers of the machine's guards and actions (and of the Step renderer, which reads some).
-import type { AutopilotState, Complexity, Decision, Effect, EffectBody, Finding, Notice, Phase, ReviewRound, VerificationRound } from "../session/schema.js";
+import type {
+  AutopilotState,
+  Complexity,
+  Decision,
+  Effect,
+  EffectBody,
+  Finding,
+  Notice,
+  Phase,
+  ReviewRound,
+  VerificationRound,
+} from "../session/schema.js";
 import { channelPhrase } from "../vocabulary.js";
 import { countBySeverity } from "./reports.js";
 import { firedSignals, signalsFor } from "./signals.js";
@@ -40,7 +51,11 @@ export function incompleteBlocking(findings: Finding[]): string[] {
   const out: string[] = [];
   for (const f of findings) {
     if (f.severity !== "blocking") continue;
-    const missing = [!f.file?.trim() && "file", f.line === undefined && "line", !f.scenario?.trim() && "scenario"].filter(Boolean);
+    const missing = [
+      !f.file?.trim() && "file",
+      f.line === undefined && "line",
+      !f.scenario?.trim() && "scenario",
+    ].filter(Boolean);
     if (missing.length) out.push(`"${f.title}" has no ${missing.join(", ").replace(/, ([^,]*)$/, " or $1")}`);
   }
   return out;
@@ -71,7 +86,13 @@ export function answered(
   name: string,
   extra: Partial<Decision> = {},
 ): Decision {
-  return decision(state, ev, { decision: name, answer: ev.answer, by: ev.by, ...(ev.rationale ? { rationale: ev.rationale } : {}), ...extra });
+  return decision(state, ev, {
+    decision: name,
+    answer: ev.answer,
+    by: ev.by,
+    ...(ev.rationale ? { rationale: ev.rationale } : {}),
+    ...extra,
+  });
 }
 
 export function decision(
@@ -126,11 +147,16 @@ export function planWaves(context: AutopilotState): Pick<Decision, "waves"> {
  * already merged are left out, and the rest go on in waves (each task in its own worktree) even
  * when too few remain to run at once, so none runs in the checkout over merged work.
  */
-export function wavesWithout<W extends { parallel: boolean; waves: string[][]; reason: string } | null>(plan: W, merged: readonly string[] | undefined): W {
+export function wavesWithout<W extends { parallel: boolean; waves: string[][]; reason: string } | null>(
+  plan: W,
+  merged: readonly string[] | undefined,
+): W {
   if (!plan || merged === undefined) return plan;
   const done = new Set(merged);
   const waves = plan.waves.map((w) => w.filter((t) => !done.has(t))).filter((w) => w.length);
-  const reason = merged.length ? `${plan.reason}; tasks ${merged.join(", ")} are merged already, the rest go on in waves` : plan.reason;
+  const reason = merged.length
+    ? `${plan.reason}; tasks ${merged.join(", ")} are merged already, the rest go on in waves`
+    : plan.reason;
   return { ...plan, parallel: true, waves, reason };
 }
 
@@ -175,18 +201,26 @@ export function gatesAnswered(decisions: Decision[]): string {
   return ` Gates: ${asked.map((d) => `${d.decision} "${d.answer}" (${channelPhrase(d.by)})`).join("; ")}.`;
 }
 
-
 /** The first non-blank line of a tool's output, bounded (for one-line records). */
 export function firstLine(output: string): string {
-  const line = output.split("\n").find((l) => l.trim())?.trim() ?? "";
+  const line =
+    output
+      .split("\n")
+      .find((l) => l.trim())
+      ?.trim() ?? "";
   return line.length > 200 ? line.slice(0, 199) + "…" : line;
 }
 
 /** A verification as the phase keeps it (the first is never overwritten by a re-check). */
 export function verificationRound(event: AutopilotEvent, verdict: "pass" | "fail"): VerificationRound {
   if (event.type === "VERIFIED")
-    return { verdict, findings: [...event.findings], ...(event.evidence?.length ? { evidence: [...event.evidence] } : {}) };
-  if (event.type === "VALIDATED") return { verdict, findings: verdict === "fail" ? [event.summary] : [], evidence: [event.summary] };
+    return {
+      verdict,
+      findings: [...event.findings],
+      ...(event.evidence?.length ? { evidence: [...event.evidence] } : {}),
+    };
+  if (event.type === "VALIDATED")
+    return { verdict, findings: verdict === "fail" ? [event.summary] : [], evidence: [event.summary] };
   return { verdict, findings: [] };
 }
 
@@ -217,13 +251,18 @@ export function phaseRecord(run: AutopilotState["phaseRun"]): string {
   const failed = vr.filter((r) => r.verdict === "fail");
   parts.push(
     failed.length
-      ? `verification failed ${failed.length === 1 ? "once" : `${failed.length} times`} (${failed.map((r) => r.findings.join("; ")).join(" | ").slice(0, 300)}), then ${run.verification ?? "not run"}`
+      ? `verification failed ${failed.length === 1 ? "once" : `${failed.length} times`} (${failed
+          .map((r) => r.findings.join("; "))
+          .join(" | ")
+          .slice(0, 300)}), then ${run.verification ?? "not run"}`
       : `verification ${run.verification ?? "not run"}`,
   );
   const rr = run.reviewRounds ?? [];
   if (rr.length <= 1) {
     const c = countBySeverity(rr[0]?.findings ?? run.reviewFindings);
-    parts.push(`review ${c.blocking} blocking / ${c.warning} warning / ${c.note} note${rr[0]?.resolution === "override" ? " (overridden)" : ""}`);
+    parts.push(
+      `review ${c.blocking} blocking / ${c.warning} warning / ${c.note} note${rr[0]?.resolution === "override" ? " (overridden)" : ""}`,
+    );
   } else {
     parts.push(
       `review ${rr

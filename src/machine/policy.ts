@@ -63,7 +63,8 @@ export const ESCALATION_STEPS = [
   },
   {
     report: "full context (test output, imports, plan instructions).",
-    brief: "full context: re-read the test output, the imports and the plan's instructions for ambiguity before fixing.",
+    brief:
+      "full context: re-read the test output, the imports and the plan's instructions for ambiguity before fixing.",
   },
 ] as const;
 
@@ -118,7 +119,8 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     verifyBy: "verifier",
     scratchpad: "all",
     humanGates: true,
-    planning: "Rigor thorough: start the plan with a short skeleton section (goals, task outline) for the human to approve.",
+    planning:
+      "Rigor thorough: start the plan with a short skeleton section (goals, task outline) for the human to approve.",
     verifying:
       "Rigor thorough: full verification with expanded checks: the project's whole validation suite, each task's **Verify:** step run yourself, every acceptance criterion and edge case the spec or the plan names traced to its code (file:line) and a test or a command you ran, then edge cases neither names (boundaries, bad input, errors) tried by hand.",
   },

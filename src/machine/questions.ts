@@ -54,7 +54,12 @@ export function checkpointOptions(cp: PendingCheckpoint): string[] {
   return base.includes("stop") ? base : [...base, "stop"];
 }
 
-const FIX = { take: "fix", why: "fix (round {n} of {max}); never override a blocking finding", atMost: "fixRounds", thenWhy: "fixes did not resolve the findings; a human should decide" } as const;
+const FIX = {
+  take: "fix",
+  why: "fix (round {n} of {max}); never override a blocking finding",
+  atMost: "fixRounds",
+  thenWhy: "fixes did not resolve the findings; a human should decide",
+} as const;
 
 export const QUESTIONS = {
   userChanges: question({
@@ -70,7 +75,12 @@ export const QUESTIONS = {
   revised: question({ options: ["done", "stop"], yes: { take: "done", why: "re-present the plan" } }),
   personaFailed: question({
     options: ["retry", "stop"],
-    yes: { take: "retry", why: "retry a failed persona step once", atMost: 1, thenWhy: "the persona failed twice; a human should look" },
+    yes: {
+      take: "retry",
+      why: "retry a failed persona step once",
+      atMost: 1,
+      thenWhy: "the persona failed twice; a human should look",
+    },
   }),
   checkpoint: question({
     options: (state: AutopilotState) => (state.phaseRun.checkpoint ? checkpointOptions(state.phaseRun.checkpoint) : []),
@@ -117,7 +127,9 @@ export const QUESTIONS = {
 
 export type QuestionName = keyof typeof QUESTIONS;
 /** The questions whose options do not depend on the state. */
-type Fixed = { [K in QuestionName]: (typeof QUESTIONS)[K]["options"] extends readonly string[] ? K : never }[QuestionName];
+type Fixed = {
+  [K in QuestionName]: (typeof QUESTIONS)[K]["options"] extends readonly string[] ? K : never;
+}[QuestionName];
 export type AnswerOf<Q extends Fixed> = Extract<(typeof QUESTIONS)[Q]["options"], readonly string[]>[number];
 
 export function isQuestionName(name: unknown): name is QuestionName {

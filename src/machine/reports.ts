@@ -28,7 +28,9 @@ export function phaseSummaryNotice(state: AutopilotState, index: number): Notice
     // What the reviewer found first; a fix and a re-review do not make it 0.
     counts: countBySeverity(run.reviewRounds?.[0]?.findings ?? run.reviewFindings),
     reviewOverridden: run.reviewOverridden ?? false,
-    next: next ? { phaseNumber: index + 2, name: next.name, complexity: next.complexityOverride ?? next.complexity } : null,
+    next: next
+      ? { phaseNumber: index + 2, name: next.name, complexity: next.complexityOverride ?? next.complexity }
+      : null,
     verificationFailures: (run.verificationRounds ?? []).filter((r) => r.verdict === "fail").length,
     fixRounds: run.fixRounds ?? 0,
     reReviews: Math.max(0, (run.reviewRounds?.length ?? 0) - 1),
@@ -110,7 +112,8 @@ export function doneNotice(state: AutopilotState): NoticeOf<"done"> {
 export function sessionSoFar(state: AutopilotState): string[] {
   const lines: string[] = [];
   const recent = state.history.slice(-3);
-  if (state.history.length > recent.length) lines.push(`  ${state.history.length - recent.length} earlier phase(s) done (autopilot_status lists them).`);
+  if (state.history.length > recent.length)
+    lines.push(`  ${state.history.length - recent.length} earlier phase(s) done (autopilot_status lists them).`);
   for (const h of recent) {
     const c = h.reviewFindings ?? {};
     const vf = h.verificationFailures ? `, ${h.verificationFailures} failed verification(s) fixed` : "";
@@ -124,7 +127,10 @@ export function sessionSoFar(state: AutopilotState): string[] {
   const run = state.phaseRun;
   if (phase && !["DONE", "FINAL_REVIEW"].includes(state.currentState)) {
     const now: string[] = [];
-    if (phase.planPath) now.push(`plan ${phase.planPath}${run.taskCount !== null ? ` (${run.taskCount} tasks)` : ""}${run.approvedPlanSha256 ? ", approved" : ""}`);
+    if (phase.planPath)
+      now.push(
+        `plan ${phase.planPath}${run.taskCount !== null ? ` (${run.taskCount} tasks)` : ""}${run.approvedPlanSha256 ? ", approved" : ""}`,
+      );
     if (run.checkpointsPassed.length) now.push(`committed: ${run.checkpointsPassed.map((c) => `"${c}"`).join(", ")}`);
     const wave = state.currentState === "EXECUTE" ? (run.waveRun?.tasks ?? []) : [];
     if (wave.length) {
@@ -132,7 +138,9 @@ export function sessionSoFar(state: AutopilotState): string[] {
       const owed = wave.filter((t) => t.status === "running" && !t.reported).map((t) => t.task);
       const reported = wave.filter((t) => !(t.status === "running" && !t.reported)).map((t) => t.task);
       const tasks = (list: string[]) => `task${list.length === 1 ? "" : "s"} ${list.join(", ")}`;
-      now.push(`wave ${run.waveRun!.wave + 1}: ${[reported.length ? `${tasks(reported)} reported` : "", owed.length ? `${tasks(owed)} running` : ""].filter(Boolean).join(", ")}`);
+      now.push(
+        `wave ${run.waveRun!.wave + 1}: ${[reported.length ? `${tasks(reported)} reported` : "", owed.length ? `${tasks(owed)} running` : ""].filter(Boolean).join(", ")}`,
+      );
     } else if (run.nextTask && state.currentState === "EXECUTE" && !run.fix) now.push(`next: task ${run.nextTask}`);
     const vf = (run.verificationRounds ?? []).filter((r) => r.verdict === "fail").length;
     if (vf) now.push(`${vf} failed verification(s)`);
@@ -140,12 +148,16 @@ export function sessionSoFar(state: AutopilotState): string[] {
     if ((run.reviewRounds ?? []).length) now.push(`${run.reviewRounds!.length} review round(s)`);
     if (now.length) lines.push(`  This phase: ${now.join("; ")}.`);
   }
-  if (state.commits.length) lines.push(`  Commits so far: ${state.commits.length} (last: ${state.commits.at(-1)!.label}).`);
+  if (state.commits.length)
+    lines.push(`  Commits so far: ${state.commits.length} (last: ${state.commits.at(-1)!.label}).`);
   const asked = state.decisions.filter((d) => d.by !== "auto" && d.answer !== undefined).slice(-4);
   if (asked.length)
     lines.push(
       `  Decided: ${asked
-        .map((d) => `${d.phase !== null ? `phase ${d.phase + 1} ` : ""}${d.decision} "${d.answer}"${d.by ? ` (${d.by})` : ""}${d.rationale ? `: ${d.rationale.slice(0, 80)}` : ""}`)
+        .map(
+          (d) =>
+            `${d.phase !== null ? `phase ${d.phase + 1} ` : ""}${d.decision} "${d.answer}"${d.by ? ` (${d.by})` : ""}${d.rationale ? `: ${d.rationale.slice(0, 80)}` : ""}`,
+        )
         .join("; ")}.`,
     );
   return lines;

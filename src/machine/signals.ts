@@ -122,10 +122,13 @@ export const SIGNALS = [
     rule: () => "the planner raised any concern",
     fields: { plannerConcerns: z.array(z.string()) },
     read: (s) => ({ plannerConcerns: [...s.phaseRun.concerns] }),
-    normalize: (raw) => ({ plannerConcerns: Array.isArray(raw.plannerConcerns) ? raw.plannerConcerns.map(String) : [] }),
+    normalize: (raw) => ({
+      plannerConcerns: Array.isArray(raw.plannerConcerns) ? raw.plannerConcerns.map(String) : [],
+    }),
     fires: (x) => x.plannerConcerns.length > 0,
     value: (x) => x.plannerConcerns,
-    display: (x) => (x.plannerConcerns.length ? `${x.plannerConcerns.length}: ${x.plannerConcerns.join("; ")}` : "none"),
+    display: (x) =>
+      x.plannerConcerns.length ? `${x.plannerConcerns.length}: ${x.plannerConcerns.join("; ")}` : "none",
     gateLine: (x, t) =>
       `Planner concerns: ${x.plannerConcerns.length ? `${x.plannerConcerns.length} concern(s)${triggeredMark(t)}` : "none"}`,
   }),
@@ -137,7 +140,10 @@ export const SIGNALS = [
     fields: { taskCount: z.number().int().nonnegative(), taskThreshold: z.number().int() },
     read: (s) => ({ taskCount: s.phaseRun.taskCount ?? 0, taskThreshold: TASK_THRESHOLD }),
     normalize: (raw) => ({
-      taskThreshold: typeof raw.taskThreshold === "number" && Number.isFinite(raw.taskThreshold) ? raw.taskThreshold : TASK_THRESHOLD,
+      taskThreshold:
+        typeof raw.taskThreshold === "number" && Number.isFinite(raw.taskThreshold)
+          ? raw.taskThreshold
+          : TASK_THRESHOLD,
     }),
     fires: (x) => x.taskCount > x.taskThreshold,
     value: (x) => x.taskCount,
@@ -148,15 +154,18 @@ export const SIGNALS = [
     name: "planChecks",
     label: "Plan check",
     column: "Plan check",
-    rule: () => "the server's plan check still finds problems (vague, unverifiable or oversized tasks) after the planner's tries, or in a plan it did not write",
+    rule: () =>
+      "the server's plan check still finds problems (vague, unverifiable or oversized tasks) after the planner's tries, or in a plan it did not write",
     // Optional: decisions recorded before this signal existed have no such field.
     fields: { planProblems: z.array(z.string()).optional() },
     read: (s) => ({ planProblems: [...(s.phaseRun.planProblems ?? [])] }),
     normalize: (raw) => ({ planProblems: Array.isArray(raw.planProblems) ? raw.planProblems.map(String) : [] }),
     fires: (x) => (x.planProblems ?? []).length > 0,
     value: (x) => x.planProblems ?? [],
-    display: (x) => ((x.planProblems ?? []).length ? `${x.planProblems!.length}: ${x.planProblems!.join("; ")}` : "none"),
-    gateLine: (x, t) => `Plan check: ${(x.planProblems ?? []).length ? `${x.planProblems!.length} problem(s)${triggeredMark(t)}` : "passed"}`,
+    display: (x) =>
+      (x.planProblems ?? []).length ? `${x.planProblems!.length}: ${x.planProblems!.join("; ")}` : "none",
+    gateLine: (x, t) =>
+      `Plan check: ${(x.planProblems ?? []).length ? `${x.planProblems!.length} problem(s)${triggeredMark(t)}` : "passed"}`,
   }),
 ] as const;
 
@@ -189,7 +198,10 @@ export function firedSignals(signals: Signals): SignalName[] {
 
 /** A recorded snapshot made whole for the logs: each signal's tolerant reading applied. */
 export function normalizedSignals(raw: Signals): Signals {
-  return Object.assign({ ...raw }, ...SIGNAL_DEFS.map((s) => s.normalize?.(raw as Record<string, unknown>) ?? {})) as Signals;
+  return Object.assign(
+    { ...raw },
+    ...SIGNAL_DEFS.map((s) => s.normalize?.(raw as Record<string, unknown>) ?? {}),
+  ) as Signals;
 }
 
 /** The structured report the skill prints when a plan is auto-approved or paused. */
@@ -223,9 +235,7 @@ export function planGateReport(opts: {
     if (line !== null) lines.push(`  ${line}`);
   }
   if (opts.mode === "pause") {
-    lines.push(
-      `  Checkpoints: ${opts.checkpointCount} | Estimated time: ~${signals.taskCount * 3} min`,
-    );
+    lines.push(`  Checkpoints: ${opts.checkpointCount} | Estimated time: ~${signals.taskCount * 3} min`);
     for (const c of signals.plannerConcerns) lines.push(`  - concern: ${c}`);
     for (const p of signals.planProblems ?? []) lines.push(`  - plan check: ${p}`);
   }
@@ -236,7 +246,12 @@ export function planGateReport(opts: {
 }
 
 /** A parallel session's waves, as the plan gate's report shows them. */
-function waveLines(w: { parallel: boolean; waves: readonly (readonly string[])[]; reason: string; serialized: readonly string[] }): string[] {
+function waveLines(w: {
+  parallel: boolean;
+  waves: readonly (readonly string[])[];
+  reason: string;
+  serialized: readonly string[];
+}): string[] {
   const tasks = (wave: readonly string[]) => wave.map((n) => `Task ${n}`).join(", ");
   const lines = [`  Waves: ${w.reason}`];
   if (w.parallel) w.waves.forEach((wave, i) => lines.push(`    wave ${i + 1}: ${tasks(wave)}`));

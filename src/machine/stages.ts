@@ -32,7 +32,11 @@ export const RESTING_STAGES: Readonly<Record<string, readonly string[]>> = Objec
   Object.fromEntries(
     childrenOf(autopilotMachine.root).map((top) => [
       top.key,
-      Object.freeze(childrenOf(top).filter((c) => !isTransient(c)).map((c) => c.key)),
+      Object.freeze(
+        childrenOf(top)
+          .filter((c) => !isTransient(c))
+          .map((c) => c.key),
+      ),
     ]),
   ),
 );

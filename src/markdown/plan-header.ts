@@ -33,7 +33,12 @@ const TASK_REF = /^(?:tasks?\s*|t)?(\d+(?:\.\d+)?[a-z]?)$/i;
 function values(raw: string): string[] {
   return raw
     .split(/\s*[,;]\s*|\s+and\s+|\s+&\s+/)
-    .map((v) => v.replace(/`/g, "").replace(/\s*\(.*\)\s*$/, "").trim())
+    .map((v) =>
+      v
+        .replace(/`/g, "")
+        .replace(/\s*\(.*\)\s*$/, "")
+        .trim(),
+    )
     .filter((v) => v.length > 0);
 }
 
@@ -88,7 +93,8 @@ export function planHeaders(text: string): TaskHeader[] {
             dependsOn = d.refs;
             unreadable = d.unreadable;
           } else if (label === "owns") owns.push(...values(m[2]));
-          else if (files === null && m[2].trim()) files = values(m[2]).map((f) => f.replace(/^(?:create|modify|delete|update|add)\s+/i, ""));
+          else if (files === null && m[2].trim())
+            files = values(m[2]).map((f) => f.replace(/^(?:create|modify|delete|update|add)\s+/i, ""));
         }
     }
     return {
@@ -120,13 +126,19 @@ export function dependencyProblems(headers: readonly TaskHeader[]): string[] {
     const name = `Task ${h.number} (${h.name})`;
     for (const r of h.dependsOn ?? []) {
       if (r === h.number) out.push(`${name} depends on itself: remove Task ${r} from its "**Depends on:**" line.`);
-      else if (!known.has(r)) out.push(`${name} depends on Task ${r}, which the plan does not have: name an existing task, or "none".`);
+      else if (!known.has(r))
+        out.push(`${name} depends on Task ${r}, which the plan does not have: name an existing task, or "none".`);
     }
     if (h.unreadable.length)
-      out.push(`${name} has "**Depends on:** ${h.unreadable.join(", ")}", which names no task: write task numbers ("Task 1, Task 2") or "none".`);
+      out.push(
+        `${name} has "**Depends on:** ${h.unreadable.join(", ")}", which names no task: write task numbers ("Task 1, Task 2") or "none".`,
+      );
   }
   const circle = findCircle(headers);
-  if (circle) out.push(`Tasks ${circle.join(" → ")} depend on each other in a circle: none of them could start. Break the circle.`);
+  if (circle)
+    out.push(
+      `Tasks ${circle.join(" → ")} depend on each other in a circle: none of them could start. Break the circle.`,
+    );
   return out;
 }
 
@@ -136,7 +148,11 @@ export function explicitEdges(headers: readonly TaskHeader[]): Map<string, strin
   const deps = new Map<string, string[]>();
   headers.forEach((h, i) => {
     const list =
-      h.dependsOn === null ? (i > 0 ? [headers[i - 1].number] : []) : h.dependsOn.filter((r) => r !== h.number && known.has(r));
+      h.dependsOn === null
+        ? i > 0
+          ? [headers[i - 1].number]
+          : []
+        : h.dependsOn.filter((r) => r !== h.number && known.has(r));
     deps.set(h.number, list);
   });
   return deps;

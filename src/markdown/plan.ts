@@ -56,7 +56,12 @@ export function taskSpans(text: string, children: RootContent[]): TaskSpan[] {
         break;
       }
     }
-    return { heading: h.heading, number: h.number, name: taskName(text, h.heading), body: children.slice(h.index + 1, end) };
+    return {
+      heading: h.heading,
+      number: h.number,
+      name: taskName(text, h.heading),
+      body: children.slice(h.index + 1, end),
+    };
   });
 }
 
@@ -64,7 +69,11 @@ function taskName(text: string, heading: Heading): string {
   const raw = headingSource(text, heading).replace(MARKER_STRIP_RE, " ");
   const m = TASK_RE.exec(raw.replace(/^[*_]+/, "").trim());
   const name = (m ? m[3] : raw).replace(/[*_]+$/, "");
-  return name.replace(/\s+/g, " ").replace(/\s*[:—–-]\s*$/, "").replace(/^\s*[:—–-]\s*/, "").trim();
+  return name
+    .replace(/\s+/g, " ")
+    .replace(/\s*[:—–-]\s*$/, "")
+    .replace(/^\s*[:—–-]\s*/, "")
+    .trim();
 }
 
 /**
@@ -116,7 +125,13 @@ function countMarkedBlocks(nodes: Nodes[]): number {
 function tasksHeader(nodes: Nodes[]): number | null {
   for (const n of nodes) {
     if (n.type === "code" || n.type === "html") continue;
-    if (n.type === "paragraph" || n.type === "listItem" || n.type === "blockquote" || n.type === "list" || n.type === "tableCell") {
+    if (
+      n.type === "paragraph" ||
+      n.type === "listItem" ||
+      n.type === "blockquote" ||
+      n.type === "list" ||
+      n.type === "tableCell"
+    ) {
       const kids = n.children as Nodes[];
       for (let i = 0; i < kids.length; i++) {
         const k = kids[i];
@@ -143,7 +158,10 @@ export function planTasks(text: string): PlanTask[] {
   const root = parseMarkdown(text);
   return taskSpans(text, root.children).map((t) => ({
     number: t.number,
-    name: t.name.replace(/`?\[checkpoint:commit\]`?/gi, "").replace(/\s+/g, " ").trim(),
+    name: t.name
+      .replace(/`?\[checkpoint:commit\]`?/gi, "")
+      .replace(/\s+/g, " ")
+      .trim(),
     checkpoint: firstMarker([t.heading, ...t.body]),
     ...(isCommitPoint(t.heading) ? { commitPoint: true as const } : {}),
   }));
@@ -217,10 +235,16 @@ export function taskFiles(body: RootContent[]): string[] | null {
           if (rest)
             return rest
               .split(/\s*[,;]\s*|\s+and\s+/)
-              .map((f) => f.replace(/^(?:create|modify|delete|update|add)\s+/i, "").replace(/\s*\(.*\)\s*$/, "").trim())
+              .map((f) =>
+                f
+                  .replace(/^(?:create|modify|delete|update|add)\s+/i, "")
+                  .replace(/\s*\(.*\)\s*$/, "")
+                  .trim(),
+              )
               .filter((f) => f.length > 0);
           const next = body[i + 1];
-          if (next?.type === "list") return (next as List).children.map((li) => plainText(li).split("\n")[0].trim()).filter(Boolean);
+          if (next?.type === "list")
+            return (next as List).children.map((li) => plainText(li).split("\n")[0].trim()).filter(Boolean);
           return [];
         }
     }
@@ -243,7 +267,9 @@ function hasVerification(body: RootContent[]): boolean {
 
 /** The numbered steps of a task: items of its ordered lists, nested ones counted with their parent. */
 function stepCount(body: RootContent[]): number {
-  return body.filter((n): n is List => n.type === "list" && n.ordered === true).reduce((k, l) => k + l.children.length, 0);
+  return body
+    .filter((n): n is List => n.type === "list" && n.ordered === true)
+    .reduce((k, l) => k + l.children.length, 0);
 }
 
 /**
@@ -266,11 +292,15 @@ export function planProblems(text: string): string[] {
     if (!byPerson && (files === null || files.length === 0))
       out.push(`${name} names no files: add a "**Files:** <path>, <path>" line with every file it creates or changes.`);
     if (files && files.length > TASK_SIZE.maxFiles)
-      out.push(`${name} touches ${files.length} files (more than ${TASK_SIZE.maxFiles}): split it into tasks of at most ${TASK_SIZE.maxFiles} files.`);
+      out.push(
+        `${name} touches ${files.length} files (more than ${TASK_SIZE.maxFiles}): split it into tasks of at most ${TASK_SIZE.maxFiles} files.`,
+      );
     const steps = stepCount(t.body);
     if (steps > TASK_SIZE.maxSteps) out.push(`${name} has ${steps} steps (more than ${TASK_SIZE.maxSteps}): split it.`);
     if (!byPerson && !hasVerification(t.body))
-      out.push(`${name} has no verification step: end it with "**Verify:** \`<command>\` → <the result that proves it>".`);
+      out.push(
+        `${name} has no verification step: end it with "**Verify:** \`<command>\` → <the result that proves it>".`,
+      );
     const words = prose([t.heading, ...t.body] as Nodes[]);
     const vague = PLACEHOLDERS.filter(([re]) => re.test(words)).map(([, w]) => `"${w}"`);
     if (vague.length) out.push(`${name} leaves work undecided (${vague.join(", ")}): write the exact step instead.`);

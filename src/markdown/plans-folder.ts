@@ -66,7 +66,11 @@ function filenameDate(name: string): string {
  * `docs/plans/`; within a folder the newest by filename date wins (a re-planned phase leaves
  * the older plan behind). Null when none matches.
  */
-export async function findPlanForPhase(projectRoot: string, specPath: string, phaseName: string): Promise<string | null> {
+export async function findPlanForPhase(
+  projectRoot: string,
+  specPath: string,
+  phaseName: string,
+): Promise<string | null> {
   const rel = path.isAbsolute(specPath) ? path.relative(projectRoot, specPath) : specPath;
   const needle = kebab(phaseName);
   const dirs = [...new Set([plansDirFor(rel), LEGACY_PLANS_DIR])];

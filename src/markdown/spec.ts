@@ -99,7 +99,13 @@ function describe(text: string, from: number, to: number): string {
   return body.slice(0, cut > DESCRIPTION_MAX / 2 ? cut : DESCRIPTION_MAX).trimEnd() + "\n\n…(truncated)";
 }
 
-function phasesOfSection(text: string, children: RootContent[], start: number, end: number, sectionEndOffset: number): SpecPhase[] {
+function phasesOfSection(
+  text: string,
+  children: RootContent[],
+  start: number,
+  end: number,
+  sectionEndOffset: number,
+): SpecPhase[] {
   const candidates: PhaseHeading[] = [];
   for (let i = start + 1; i < end; i++) {
     const c = children[i];
@@ -139,7 +145,9 @@ function firstParagraphText(node: Nodes): string {
 
 function isPipeTable(src: string): boolean {
   const lines = src.split("\n");
-  return lines.length >= 2 && lines.every((l) => l.trimStart().startsWith("|")) && /^\s*\|?[\s:|-]+\|?\s*$/.test(lines[1]);
+  return (
+    lines.length >= 2 && lines.every((l) => l.trimStart().startsWith("|")) && /^\s*\|?[\s:|-]+\|?\s*$/.test(lines[1])
+  );
 }
 
 function collectFindings(text: string, children: RootContent[], sections: number[]): SpecFindings {
@@ -162,7 +170,8 @@ function collectFindings(text: string, children: RootContent[], sections: number
       inSection.add(i);
       const c = children[i];
       if (c.type === "list") {
-        for (const item of c.children) (c.ordered ? f.numberedItems : f.bulletItems).push(clip(firstParagraphText(item), 70));
+        for (const item of c.children)
+          (c.ordered ? f.numberedItems : f.bulletItems).push(clip(firstParagraphText(item), 70));
       } else if (c.type === "paragraph" && c.children[0]?.type === "strong") {
         f.boldItems.push(clip(plainText(c.children[0]), 70));
       } else if (c.type === "paragraph" && isPipeTable(text.slice(startOffset(c), endOffset(c)))) {
@@ -177,14 +186,18 @@ function collectFindings(text: string, children: RootContent[], sections: number
   }
   children.forEach((c, i) => {
     // The document title ("# Phase 5: Visual Pipeline") names the whole spec, not a phase.
-    if (c.type === "heading" && c.depth > 1 && !inSection.has(i) && matchPhase(c)) f.phaseHeadingsElsewhere.push(clip(plainText(c), 70));
+    if (c.type === "heading" && c.depth > 1 && !inSection.has(i) && matchPhase(c))
+      f.phaseHeadingsElsewhere.push(clip(plainText(c), 70));
     if (c.type === "code" && /^#{1,6}\s*implementation\s+order/im.test(c.value)) f.fencedExample = true;
   });
   return f;
 }
 
 function examples(items: string[]): string {
-  const shown = items.slice(0, 2).map((s) => `"${s}"`).join(", ");
+  const shown = items
+    .slice(0, 2)
+    .map((s) => `"${s}"`)
+    .join(", ");
   return items.length > 2 ? `${shown}, …` : shown;
 }
 
@@ -199,16 +212,23 @@ export function describeFindings(f: SpecFindings): string {
     if (f.fencedExample) parts.push("only an example of one inside a fenced code block (ignored)");
   } else {
     const inside: string[] = [];
-    if (f.numberedItems.length) inside.push(`${plural(f.numberedItems.length, "numbered list item")} (${examples(f.numberedItems)})`);
-    if (f.bulletItems.length) inside.push(`${plural(f.bulletItems.length, "bullet item")} (${examples(f.bulletItems)})`);
+    if (f.numberedItems.length)
+      inside.push(`${plural(f.numberedItems.length, "numbered list item")} (${examples(f.numberedItems)})`);
+    if (f.bulletItems.length)
+      inside.push(`${plural(f.bulletItems.length, "bullet item")} (${examples(f.bulletItems)})`);
     if (f.boldItems.length) inside.push(`${plural(f.boldItems.length, "bold item")} (${examples(f.boldItems)})`);
     if (f.tableRows.length) inside.push(`a table with ${plural(f.tableRows.length, "row")} (${examples(f.tableRows)})`);
-    if (f.otherHeadings.length) inside.push(`${plural(f.otherHeadings.length, "heading")} that are not "Phase <id>: <name>" (${examples(f.otherHeadings)})`);
+    if (f.otherHeadings.length)
+      inside.push(
+        `${plural(f.otherHeadings.length, "heading")} that are not "Phase <id>: <name>" (${examples(f.otherHeadings)})`,
+      );
     const what = inside.length ? inside.join(", ") : "only prose";
     parts.push(`an "${f.implementationOrderSections[0]}" section with ${what} but no "### Phase" headings`);
   }
   if (f.phaseHeadingsElsewhere.length) {
-    parts.push(`${plural(f.phaseHeadingsElsewhere.length, "Phase heading")} outside that section (${examples(f.phaseHeadingsElsewhere)}), which are not read`);
+    parts.push(
+      `${plural(f.phaseHeadingsElsewhere.length, "Phase heading")} outside that section (${examples(f.phaseHeadingsElsewhere)}), which are not read`,
+    );
   }
   return parts.join("; ");
 }

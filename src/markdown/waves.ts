@@ -49,12 +49,23 @@ export function patternsOverlap(a: string, b: string): boolean {
 
 /** The first path the two tasks share (for the report), or null when they share none. */
 export function sharedPath(a: TaskHeader, b: TaskHeader): string | null {
-  for (const p of [...a.files, ...a.owns]) for (const q of [...b.files, ...b.owns]) if (patternsOverlap(p, q)) return GLOB.test(p) ? q : p;
+  for (const p of [...a.files, ...a.owns])
+    for (const q of [...b.files, ...b.owns]) if (patternsOverlap(p, q)) return GLOB.test(p) ? q : p;
   return null;
 }
 
-function serialPlan(headers: readonly TaskHeader[], order: string[], reason: string, serialized: string[] = []): WavePlan {
-  return { parallel: false, waves: (order.length ? order : headers.map((h) => h.number)).map((n) => [n]), reason, serialized };
+function serialPlan(
+  headers: readonly TaskHeader[],
+  order: string[],
+  reason: string,
+  serialized: string[] = [],
+): WavePlan {
+  return {
+    parallel: false,
+    waves: (order.length ? order : headers.map((h) => h.number)).map((n) => [n]),
+    reason,
+    serialized,
+  };
 }
 
 /**
@@ -88,7 +99,8 @@ export function computeWaves(headers: readonly TaskHeader[], minIndependent: num
       serialized.push(`Task ${b.number} after Task ${a.number} (both touch ${shared})`);
     }
   const level = new Map<string, number>();
-  for (const n of topoOrder(headers, preds)) level.set(n, Math.max(-1, ...[...preds.get(n)!].map((p) => level.get(p)!)) + 1);
+  for (const n of topoOrder(headers, preds))
+    level.set(n, Math.max(-1, ...[...preds.get(n)!].map((p) => level.get(p)!)) + 1);
   const waves: string[][] = [];
   for (const h of headers) (waves[level.get(h.number)!] ??= []).push(h.number);
   const widest = Math.max(0, ...waves.map((w) => w.length));

@@ -64,7 +64,10 @@ export async function askInBand(
     if (res.action !== "accept" || !res.content) return null;
     const answer = res.content.answer;
     if (typeof answer !== "string" || !options.includes(answer)) return null;
-    const rationale = typeof res.content.rationale === "string" && res.content.rationale.trim() ? res.content.rationale.trim() : undefined;
+    const rationale =
+      typeof res.content.rationale === "string" && res.content.rationale.trim()
+        ? res.content.rationale.trim()
+        : undefined;
     return { answer, ...(rationale ? { rationale } : {}) };
   } catch {
     return null;

@@ -35,10 +35,17 @@ export function autopilotPromptText(spec: string, flags: string[] = []): string 
 
 /** The command line the user typed, whichever arguments the client put its words in. */
 export function promptCommandLine(args: Record<string, string | undefined>): { spec: string; flags: string[] } {
-  const line = ["spec", ...EXTRA_ARGS].map((k) => args[k]?.trim() ?? "").filter(Boolean).join(" ");
+  const line = ["spec", ...EXTRA_ARGS]
+    .map((k) => args[k]?.trim() ?? "")
+    .filter(Boolean)
+    .join(" ");
   try {
     const parsed = splitCommandLine(line);
-    if (!parsed.spec) throw new AutopilotError("spec_not_found", "No spec path was given, e.g. docs/changes/my-feature/proposal.md --fast.");
+    if (!parsed.spec)
+      throw new AutopilotError(
+        "spec_not_found",
+        "No spec path was given, e.g. docs/changes/my-feature/proposal.md --fast.",
+      );
     return parsed;
   } catch (e) {
     if (e instanceof AutopilotError) throw new McpError(ErrorCode.InvalidParams, `[${e.code}] ${e.message}`);

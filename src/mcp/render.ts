@@ -17,7 +17,14 @@ const DEFAULT_VIEW: HostView = { host: "other" };
  */
 export type LeanStep = Omit<Step, "phase" | "rigor" | "reviewPlans" | "state" | "session" | "todo" | "next"> &
   Partial<Pick<Step, "state" | "session" | "todo">> & {
-    next: Exclude<Next, DispatchNext | DoneNext | AskNext> | Omit<AskNext, "name"> | (Pick<DispatchNext, "kind" | "persona" | "prompt"> & { tasks?: Pick<WaveDispatch, "task" | "prompt" | "startedAt">[] }) | DoneNext | Pick<DoneNext, "kind">;
+    next:
+      | Exclude<Next, DispatchNext | DoneNext | AskNext>
+      | Omit<AskNext, "name">
+      | (Pick<DispatchNext, "kind" | "persona" | "prompt"> & {
+          tasks?: Pick<WaveDispatch, "task" | "prompt" | "startedAt">[];
+        })
+      | DoneNext
+      | Pick<DoneNext, "kind">;
   };
 
 /**
@@ -36,7 +43,13 @@ export interface Told {
  * autopilot_decide: an ask): Claude Code's lean Step then leaves out the session the call named.
  * `told`: Claude Code's lean Step leaves out a dispatch or ask todo this connection has shown.
  */
-export function hostStep(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = [], answered?: Step["next"]["kind"], told?: Told): LeanStep {
+export function hostStep(
+  step: Step,
+  view: HostView = DEFAULT_VIEW,
+  preface: string[] = [],
+  answered?: Step["next"]["kind"],
+  told?: Told,
+): LeanStep {
   const report = [...preface, ...(step.report ? [step.report] : [])].join("\n\n");
   const full = { ...step, ...(report ? { report } : {}), todo: todoFor(step, view) };
   if (view.host !== "claude-code") return full;
@@ -75,7 +88,23 @@ export function leanStep(step: Step, o: { untold?: boolean; answered?: boolean }
   const rest: Omit<typeof told, "session"> & { session?: string } = o.answered ? withoutSession : told;
   const n = step.next;
   if (n.kind === "dispatch")
-    return { ...rest, next: { kind: n.kind, persona: n.persona, prompt: n.prompt, ...(n.tasks ? { tasks: n.tasks.map(({ task, prompt, startedAt }) => ({ task, prompt, ...(startedAt !== undefined ? { startedAt } : {}) })) } : {}) } };
+    return {
+      ...rest,
+      next: {
+        kind: n.kind,
+        persona: n.persona,
+        prompt: n.prompt,
+        ...(n.tasks
+          ? {
+              tasks: n.tasks.map(({ task, prompt, startedAt }) => ({
+                task,
+                prompt,
+                ...(startedAt !== undefined ? { startedAt } : {}),
+              })),
+            }
+          : {}),
+      },
+    };
   // done: the report states what was built and what to do; the counts are in autopilot_status.
   if (n.kind === "done" && step.report) return { ...rest, next: { kind: "done" } };
   if (n.kind === "ask") return leanAsk(rest, n);
@@ -98,7 +127,13 @@ function leanAsk(step: LeanStep, n: AskNext): LeanStep {
   return report ? { ...rest, report } : noReport;
 }
 
-export function stepResult(step: Step, view: HostView = DEFAULT_VIEW, preface: string[] = [], answered?: Step["next"]["kind"], told?: Told): CallToolResult {
+export function stepResult(
+  step: Step,
+  view: HostView = DEFAULT_VIEW,
+  preface: string[] = [],
+  answered?: Step["next"]["kind"],
+  told?: Told,
+): CallToolResult {
   const s = hostStep(step, view, preface, answered, told);
   // The text keeps the whole Step (clients that show it read no JSON); only the JSON is lean.
   const full: Step = { ...step, ...(s.report ? { report: s.report } : {}), todo: todoFor(step, view) };
@@ -128,7 +163,8 @@ export interface ErrorPayload {
 const ERROR_TODO: Record<ErrorCode, string> = {
   unknown_session: "Call autopilot_status for the sessions, then call again with one of them.",
   stale_step: "Nothing changed: carry on from the current Step (error.step) and its todo.",
-  bad_result: "Nothing changed: report a result that fits (see the message), or carry on from the current Step (error.step).",
+  bad_result:
+    "Nothing changed: report a result that fits (see the message), or carry on from the current Step (error.step).",
   bad_answer: "Nothing changed: call autopilot_decide again with one of the current Step's options (error.step).",
   spec_not_found: "Check the spec path (relative to the project root) with the user, then call autopilot_start again.",
   no_phases: "Tell the user the spec needs an Implementation Order section with Phase headings (see the message).",
@@ -141,12 +177,15 @@ const ERROR_TODO: Record<ErrorCode, string> = {
   detached_head: "Tell the user to check out a branch, then call autopilot_start again.",
   bad_input: "Fix the input as the message says and call again.",
   plan_not_found: "Make sure the plan file the message names exists, then report again.",
-  worktree_missing: "Tell the user the message: the session's worktree is gone; the command in it brings it back, then call autopilot_next.",
+  worktree_missing:
+    "Tell the user the message: the session's worktree is gone; the command in it brings it back, then call autopilot_next.",
   worktree_diverged: "Tell the user the message: the session's branch changed under it; nothing was done.",
   merge_conflict: "Tell the user the message: the merge was aborted and nothing changed.",
-  commit_rejected: "Tell the user the message: git refused the commit and it is still owed; after they fix what it says, call autopilot_next (the commit is made once).",
+  commit_rejected:
+    "Tell the user the message: git refused the commit and it is still owed; after they fix what it says, call autopilot_next (the commit is made once).",
   internal: "Call autopilot_next to see the saved Step; tell the user if it repeats.",
-  human_required: "Nothing changed: ask the user to answer in the client's form, or to run `autopilot approve <session>` in their own terminal; then call autopilot_next.",
+  human_required:
+    "Nothing changed: ask the user to answer in the client's form, or to run `autopilot approve <session>` in their own terminal; then call autopilot_next.",
   no_tty: "Run it in your own interactive terminal.",
 };
 
@@ -173,7 +212,10 @@ export function errorResult(e: unknown, view: HostView = DEFAULT_VIEW): CallTool
   const lines = [`Error [${error.code}]: ${error.message}`, `Next: ${error.todo}`];
   // The text shows the whole Step (the structured error.step may be Claude Code's lean one).
   const raw = e instanceof AutopilotError ? e.details?.step : undefined;
-  const shown = error.step && raw ? { ...raw, ...(error.step.report ? { report: error.step.report } : {}), todo: error.step.todo } : undefined;
+  const shown =
+    error.step && raw
+      ? { ...raw, ...(error.step.report ? { report: error.step.report } : {}), todo: error.step.todo }
+      : undefined;
   if (shown) lines.push("", "The current Step:", "", renderStepText(shown, view));
   return {
     isError: true,

@@ -63,4 +63,6 @@ export const ScratchpadInput = {
  * src/protocol/step.ts and documented in docs/mcp.md. It must also accept `{ error }`: the SDK
  * client validates structuredContent against it even when isError is set.
  */
-export const StepOutput = z.looseObject({}).meta({ description: "A Step (docs/mcp.md), or {error:{code,message,step?}}" });
+export const StepOutput = z
+  .looseObject({})
+  .meta({ description: "A Step (docs/mcp.md), or {error:{code,message,step?}}" });

@@ -18,7 +18,8 @@ export function wrapToolList(server: McpServer, wrap: (list: ListToolsResult) =>
   if (!(handlers instanceof Map)) return false;
   const list = handlers.get("tools/list") as RequestHandler | undefined;
   if (typeof list !== "function") return false;
-  handlers.set("tools/list", (async (request, extra) => wrap((await list(request, extra)) as ListToolsResult)) satisfies RequestHandler);
+  handlers.set("tools/list", (async (request, extra) =>
+    wrap((await list(request, extra)) as ListToolsResult)) satisfies RequestHandler);
   return true;
 }
 

@@ -49,7 +49,9 @@ function leanToolList(server: McpServer, allTools: boolean): void {
           ...t,
           inputSchema: strip(t.inputSchema),
           ...(t.outputSchema ? { outputSchema: strip(t.outputSchema) } : {}),
-          ...(claude && ALWAYS_LOADED_TOOLS.has(String(t.name)) ? { _meta: { ...(t._meta as object | undefined), "anthropic/alwaysLoad": true } } : {}),
+          ...(claude && ALWAYS_LOADED_TOOLS.has(String(t.name))
+            ? { _meta: { ...(t._meta as object | undefined), "anthropic/alwaysLoad": true } }
+            : {}),
         })),
     };
   });
@@ -69,8 +71,7 @@ export interface ServerOptions {
   agentPrefix?: string;
 }
 
-export const INSTRUCTIONS =
-  "Runs a spec's phases: autopilot_start, then do each result's `todo`.";
+export const INSTRUCTIONS = "Runs a spec's phases: autopilot_start, then do each result's `todo`.";
 
 export function createServer(opts: ServerOptions): McpServer {
   const server = new McpServer(
@@ -108,12 +109,20 @@ export function createServer(opts: ServerOptions): McpServer {
  */
 function codeArgumentErrors(server: McpServer): void {
   rewordToolErrors(server, (message) => {
-    const m = /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(message);
+    const m = /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(
+      message,
+    );
     if (!m) return null;
     const [, tool, issues] = m;
-    const code = tool === "autopilot_report" && /\bat result\b/.test(issues) && !/\bat (session|stepId)\b/.test(issues) ? "bad_result" : "bad_input";
+    const code =
+      tool === "autopilot_report" && /\bat result\b/.test(issues) && !/\bat (session|stepId)\b/.test(issues)
+        ? "bad_result"
+        : "bad_input";
     return errorResult(
-      new AutopilotError(code, `The arguments of ${tool} do not fit its input schema: ${issues.split("\n").join("; ")}. Nothing was changed; see docs/mcp.md for the tool's arguments.`),
+      new AutopilotError(
+        code,
+        `The arguments of ${tool} do not fit its input schema: ${issues.split("\n").join("; ")}. Nothing was changed; see docs/mcp.md for the tool's arguments.`,
+      ),
     );
   });
 }

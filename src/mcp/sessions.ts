@@ -57,9 +57,10 @@ export function summarize(slug: string, state: AutopilotState): SessionSummary {
     specPath: state.specPath,
     state: state.currentState,
     stepId: state.stepId,
-    phase: phase && state.currentState !== "DONE" && state.currentState !== "FINAL_REVIEW"
-      ? { number: state.currentPhase + 1, total: state.phases.length, name: phase.name }
-      : null,
+    phase:
+      phase && state.currentState !== "DONE" && state.currentState !== "FINAL_REVIEW"
+        ? { number: state.currentPhase + 1, total: state.phases.length, name: phase.name }
+        : null,
     rigor: state.rigorLevel,
     reviewPlans: state.reviewPlans,
     ...waiting(step),
@@ -94,7 +95,12 @@ export async function sessionDetail(engine: Engine, slug: string) {
       complexity: p.complexity,
       complexityOverride: p.complexityOverride,
       // The state file keeps upstream's pending/complete/skipped; the phase under way reads as such.
-      status: p.status === "pending" && i === state.currentPhase && !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) ? "in_progress" : p.status,
+      status:
+        p.status === "pending" &&
+        i === state.currentPhase &&
+        !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState)
+          ? "in_progress"
+          : p.status,
       planPath: p.planPath,
     })),
     decisions: state.decisions.length,

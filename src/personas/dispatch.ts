@@ -8,7 +8,14 @@ import type { DispatchNext, PersonaName, ResultKind } from "../protocol/step.js"
 import { stageMetaAt } from "../machine/stages.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
-import { FINAL_REVIEW_FIX_BUDGET, RIGOR, TASK_SIZE, escalationBrief, scratchpadRule as scratchpadRuleFor, sendBacksAllowed } from "../machine/policy.js";
+import {
+  FINAL_REVIEW_FIX_BUDGET,
+  RIGOR,
+  TASK_SIZE,
+  escalationBrief,
+  scratchpadRule as scratchpadRuleFor,
+  sendBacksAllowed,
+} from "../machine/policy.js";
 import { findingLine } from "../machine/autopilot.machine.js";
 
 export interface DispatchFacts {
@@ -58,7 +65,10 @@ export function waveTasksToRun(state: AutopilotState): NonNullable<AutopilotStat
  * no autopilot tool) write the result file themselves. tests/install/texts.test.ts holds the
  * persona files, their briefs and this set to one account.
  */
-export const RECORDS_WITH_RESULT_TOOL: ReadonlySet<PersonaName> = new Set<PersonaName>(["harness-verifier", "harness-code-reviewer"]);
+export const RECORDS_WITH_RESULT_TOOL: ReadonlySet<PersonaName> = new Set<PersonaName>([
+  "harness-verifier",
+  "harness-code-reviewer",
+]);
 
 /** What the brief's "- Result:" line asks of this persona: only what its tools can do. */
 function resultHow(persona: PersonaName, stepId: number): string {
@@ -142,7 +152,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       `Plan phase ${n}: ${phase.name}`,
       `${state.phaseRun.revision ? "Revise the plan for" : "Plan"} phase ${of} "${phase.name}".`,
       [
-        state.phaseRun.revision ? `This is a revision of the plan ${plan}: see "Why the plan goes back to you" below.` : "",
+        state.phaseRun.revision
+          ? `This is a revision of the plan ${plan}: see "Why the plan goes back to you" below.`
+          : "",
         `Write the plan to ${plan}: "**Tasks:** N", then per task a "### Task N: Name" heading, a "**Files:**" line, numbered steps and a "**Verify:**" line; [checkpoint:human-verify], [checkpoint:decision] or [checkpoint:human-action] in the heading of a task where a person acts, [checkpoint:commit] in the heading of a task after which the work so far is committed.`,
         state.parallel
           ? `This session runs independent tasks at the same time: under each task heading write "**Depends on:** Task N, Task M | **Files:** <path>, <path> | **Owns:** <glob>" ("**Depends on:** none" for a task that needs no other; **Owns** optional, for folders the task alone may change). Tasks that share a file never run together; a task without a Depends on line waits for the one before it; a dependency on a task the plan does not have, or a circle, sends the plan back.`
@@ -176,10 +188,16 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
             ? `Continue phase ${of} "${phase.name}" after checkpoint "${state.phaseRun.checkpointsPassed.at(-1)}".`
             : `Execute phase ${of} "${phase.name}".`;
     return make(
-      fix ? `Fix phase ${n}: ${phase.name}` : level > 0 ? `Retry ${level}/${state.retryBudget.maxAttempts}, phase ${n}: ${phase.name}` : `Execute phase ${n}: ${phase.name}`,
+      fix
+        ? `Fix phase ${n}: ${phase.name}`
+        : level > 0
+          ? `Retry ${level}/${state.retryBudget.maxAttempts}, phase ${n}: ${phase.name}`
+          : `Execute phase ${n}: ${phase.name}`,
       what,
       [
-        fix ? "Fix exactly the findings listed below." : `Carry out the plan ${plan} task by task, in order, from the task "Start at" names above.`,
+        fix
+          ? "Fix exactly the findings listed below."
+          : `Carry out the plan ${plan} task by task, in order, from the task "Start at" names above.`,
         level > 0 && cur && !fix ? `${escalationBrief(level)} Earlier attempts are listed below.` : "",
         `Keep ${execState} updated after each task; its progress is this phase's only (the server empties it when a phase starts).`,
         `Do not commit: the server commits. Stop and reply at the first of: a task with [checkpoint:commit] done and green (checkpoint "passed"), a task with [checkpoint:human-verify|decision|human-action] (that type), every task done (complete), a task you cannot make pass (failed), a step that is wrong or unclear in the plan (plan_defect: the plan goes back to the planner, not to a retry).`,
@@ -218,7 +236,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       next: {
         kind: "dispatch",
         persona,
-        description: running ? `Wave ${w}/${total}, phase ${n}: ${phase.name} (${list} running)` : `Execute wave ${w}/${total}, phase ${n}: ${phase.name} (${list})`,
+        description: running
+          ? `Wave ${w}/${total}, phase ${n}: ${phase.name} (${list} running)`
+          : `Execute wave ${w}/${total}, phase ${n}: ${phase.name} (${list})`,
         prompt: running
           ? tasks.length === 1
             ? `The executor of ${list} (wave ${w}/${total} of phase ${of} "${phase.name}") has run since step ${tasks[0].startedAt}: report it with autopilot_report and its "task" when it returns (start it again only if its executor is gone, as after a restart).`
@@ -274,7 +294,10 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
         `Verify the phase against its plan ${phase.planPath ?? "(none recorded: use the spec)"} and the spec; its changes are git diff ${start ?? "<the phase start commit>"}..HEAD.`,
         "Run every check yourself, now: an earlier run, the executor's word or a previous verification is not evidence.",
         RIGOR[state.rigorLevel].verifying,
-        reply("verified", `{"kind":"verified","verdict":"pass|fail","findings":["<where>: <what is missing or wrong>", ...],"evidence":["<command>: <what it showed>", "<criterion>: <file:line and test that prove it>", ...]}`),
+        reply(
+          "verified",
+          `{"kind":"verified","verdict":"pass|fail","findings":["<where>: <what is missing or wrong>", ...],"evidence":["<command>: <what it showed>", "<criterion>: <file:line and test that prove it>", ...]}`,
+        ),
       ],
       { plan: phase.planPath ?? undefined },
     );
@@ -332,10 +355,14 @@ export function phaseStartCommit(state: AutopilotState): string | null {
 /** The brief's "Start at" line for the executor. */
 function startAt(state: AutopilotState, execState: string): string {
   const t = state.phaseRun.nextTask;
-  if (!t) return `- Start at: the first task of this phase that ${execState} does not mark complete (task 1 when it marks none)`;
+  if (!t)
+    return `- Start at: the first task of this phase that ${execState} does not mark complete (task 1 when it marks none)`;
   const cp = state.phaseRun.checkpointAnswer;
   if (cp) return `- Start at: Task ${t} (its human step is answered, below: finish the task, then go on)`;
-  const done = t === 2 ? "task 1 is done and committed: do not redo it" : `tasks 1–${t - 1} are done and committed: do not redo them`;
+  const done =
+    t === 2
+      ? "task 1 is done and committed: do not redo it"
+      : `tasks 1–${t - 1} are done and committed: do not redo them`;
   return `- Start at: Task ${t}${t > 1 ? ` (${done})` : ""}`;
 }
 
@@ -349,47 +376,75 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
   const out: string[] = [`# Brief for step ${state.stepId} (${state.currentState})`, ""];
   out.push(`- Spec: ${state.specPath}`, `- Session: ${slug} (${state.sessionDir})`, `- Rigor: ${state.rigorLevel}`);
   if (state.currentState !== "FINAL_REVIEW" && phase) {
-    out.push(`- Phase ${state.currentPhase + 1} of ${state.phases.length}: ${phase.name} (complexity ${phase.complexity}${phase.complexityOverride ? `, reviewed as ${phase.complexityOverride}` : ""})`);
+    out.push(
+      `- Phase ${state.currentPhase + 1} of ${state.phases.length}: ${phase.name} (complexity ${phase.complexity}${phase.complexityOverride ? `, reviewed as ${phase.complexityOverride}` : ""})`,
+    );
     const plan = files.plan ?? phase.planPath;
     if (plan) out.push(`- Plan: ${plan}${state.currentState === "PLAN" ? " (write it)" : ""}`);
   }
   if (files.handoff && state.currentState === "PLAN") out.push(`- Handoff: ${files.handoff} (write it)`);
   if (files.state) {
-    out.push(`- Execution state: ${files.state} (keep it updated${phase ? `; its "autopilotPhase" is ${JSON.stringify(phase.name)}` : ""})`);
+    out.push(
+      `- Execution state: ${files.state} (keep it updated${phase ? `; its "autopilotPhase" is ${JSON.stringify(phase.name)}` : ""})`,
+    );
     if (job === "execute" && !state.phaseRun.fix) out.push(startAt(state, files.state));
   }
   if (state.currentState === "FINAL_REVIEW") {
-    if (state.startingCommit) out.push(`- Session start commit: ${state.startingCommit} (the whole change: git diff ${state.startingCommit}..HEAD)`);
+    if (state.startingCommit)
+      out.push(
+        `- Session start commit: ${state.startingCommit} (the whole change: git diff ${state.startingCommit}..HEAD)`,
+      );
   } else if (state.currentState !== "PLAN") {
     const start = phaseStartCommit(state);
     if (start) out.push(`- Phase start commit: ${start} (this phase's changes: git diff ${start}..HEAD)`);
   }
-  if (planned) out.push(`- Result: ${resultPath(state, state.stepId)} (${resultHow(planned.next.persona, state.stepId)})`);
+  if (planned)
+    out.push(`- Result: ${resultPath(state, state.stepId)} (${resultHow(planned.next.persona, state.stepId)})`);
   out.push("");
   if (planned) out.push("## How to do this step", "", ...planned.rules.map((r) => `- ${r}`), "");
   if (state.currentState === "PLAN") {
     if (state.phaseRun.revision) out.push("## Why the plan goes back to you", "", state.phaseRun.revision, "");
-    out.push("## The phase in the spec", "", facts.phaseDescription?.trim() || "(The spec gives no description beyond the heading; read the spec.)", "");
+    out.push(
+      "## The phase in the spec",
+      "",
+      facts.phaseDescription?.trim() || "(The spec gives no description beyond the heading; read the spec.)",
+      "",
+    );
   }
-  if (state.stage === "commitFix" && state.phaseRun.rejectedCommit) return [...out, ...rejectedCommitBrief(state), ...learningsOf(facts)].join("\n");
+  if (state.stage === "commitFix" && state.phaseRun.rejectedCommit)
+    return [...out, ...rejectedCommitBrief(state), ...learningsOf(facts)].join("\n");
   if (state.currentState === "EXECUTE") {
     const cur = state.retryBudget.currentTask;
     if (cur && cur.attempts.length) {
-      out.push(`## Retry ${cur.attemptsUsed} of ${state.retryBudget.maxAttempts}: task ${cur.number ?? "?"} (${cur.name})`, "");
+      out.push(
+        `## Retry ${cur.attemptsUsed} of ${state.retryBudget.maxAttempts}: task ${cur.number ?? "?"} (${cur.name})`,
+        "",
+      );
       out.push(escalationBrief(cur.attemptsUsed), "");
       for (const a of cur.attempts)
-        out.push(`- Attempt ${a.attempt} (${a.timestamp}): ${a.fixAttempted ? `tried: ${a.fixAttempted}; ` : ""}error: ${a.error}`);
+        out.push(
+          `- Attempt ${a.attempt} (${a.timestamp}): ${a.fixAttempted ? `tried: ${a.fixAttempted}; ` : ""}error: ${a.error}`,
+        );
       out.push("");
     }
     if (state.phaseRun.fix) {
       const f = state.phaseRun.fix;
-      out.push(`## ${f.source === "review" ? "Blocking review findings" : "Verification failures"} to fix${f.round ? ` (fix round ${f.round})` : ""}`, "");
+      out.push(
+        `## ${f.source === "review" ? "Blocking review findings" : "Verification failures"} to fix${f.round ? ` (fix round ${f.round})` : ""}`,
+        "",
+      );
       for (const x of f.findings) out.push(`- ${x}`);
       out.push("");
     }
-    if (state.phaseRun.checkpointAnswer) out.push("## Human checkpoint answer", "", state.phaseRun.checkpointAnswer, "");
+    if (state.phaseRun.checkpointAnswer)
+      out.push("## Human checkpoint answer", "", state.phaseRun.checkpointAnswer, "");
     if (state.phaseRun.checkpointsPassed.length)
-      out.push("## Checkpoints already passed (committed)", "", ...state.phaseRun.checkpointsPassed.map((c) => `- ${c}`), "");
+      out.push(
+        "## Checkpoints already passed (committed)",
+        "",
+        ...state.phaseRun.checkpointsPassed.map((c) => `- ${c}`),
+        "",
+      );
   }
   if (state.currentState === "VERIFY") {
     const failed = (state.phaseRun.verificationRounds ?? []).filter((r) => r.verdict === "fail");
@@ -405,7 +460,12 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
     }
     disputedSection(out, state.phaseRun.disputed);
     if (state.phaseRun.evidence?.length)
-      out.push("## What the executor says it ran (a claim to check, not evidence)", "", ...state.phaseRun.evidence.map((e) => `- ${e}`), "");
+      out.push(
+        "## What the executor says it ran (a claim to check, not evidence)",
+        "",
+        ...state.phaseRun.evidence.map((e) => `- ${e}`),
+        "",
+      );
   }
   if (state.currentState === "REVIEW") {
     const rounds = state.phaseRun.reviewRounds ?? [];
@@ -422,7 +482,8 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
     }
     disputedSection(out, state.phaseRun.disputed);
     sentBackSection(out, state.phaseRun.reviewProblems);
-    if (facts.diffStat) out.push(`## Diff ${phaseStartCommit(state) ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
+    if (facts.diffStat)
+      out.push(`## Diff ${phaseStartCommit(state) ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
   }
   if (state.currentState === "FINAL_REVIEW") {
     const fr = state.finalReview;
@@ -431,7 +492,8 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
       for (const f of fr.findings.filter((x) => x.severity === "blocking")) out.push(`- ${findingLine(f)}`);
       out.push("");
     } else {
-      if (facts.diffStat) out.push(`## Diff ${state.startingCommit ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
+      if (facts.diffStat)
+        out.push(`## Diff ${state.startingCommit ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
       const rounds = fr.rounds ?? [];
       if (rounds.at(-1)?.resolution === "fix") {
         out.push(
@@ -439,13 +501,21 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
           "",
           "These blocking findings of the last round were sent back for a fix: check each first.",
           "",
-          ...rounds.at(-1)!.findings.filter((f) => f.severity === "blocking").map((f) => `- ${findingLine(f)}`),
+          ...rounds
+            .at(-1)!
+            .findings.filter((f) => f.severity === "blocking")
+            .map((f) => `- ${findingLine(f)}`),
           "",
         );
       }
       disputedSection(out, fr.disputed);
       sentBackSection(out, fr.problems);
-      out.push("## Per-phase review findings (whole, with what became of each)", "", facts.phaseFindings?.trim() || "(none recorded)", "");
+      out.push(
+        "## Per-phase review findings (whole, with what became of each)",
+        "",
+        facts.phaseFindings?.trim() || "(none recorded)",
+        "",
+      );
       if (state.phaseRun.lastValidation)
         out.push("## Validation after the last fix round", "", state.phaseRun.lastValidation.summary, "");
     }
@@ -464,7 +534,10 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
   if (!t || !phase) return "";
   const plan = phase.planPath ?? plannedPlanPath(state);
   const may = [...t.scope.files, ...t.scope.owns];
-  const out: string[] = [`# Brief for task ${t.task} (step ${t.dispatchedAt ?? state.stepId}, EXECUTE, a parallel wave)`, ""];
+  const out: string[] = [
+    `# Brief for task ${t.task} (step ${t.dispatchedAt ?? state.stepId}, EXECUTE, a parallel wave)`,
+    "",
+  ];
   out.push(
     `- Spec: ${state.specPath}`,
     `- Session: ${slug} (${state.sessionDir})`,
@@ -492,12 +565,35 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
     ),
     "",
   );
-  if (t.checkpointAnswer) out.push("## Human checkpoint answer", "", t.checkpointAnswer, "", "Go on with the task from its checkpoint, in the same worktree (your earlier work is there).", "");
-  if (t.error) out.push("## What went wrong before", "", t.error, "", t.attempt > (t.budgetFrom ?? 1) ? escalationBrief(t.attempt - (t.budgetFrom ?? 1)) : "", "");
+  if (t.checkpointAnswer)
+    out.push(
+      "## Human checkpoint answer",
+      "",
+      t.checkpointAnswer,
+      "",
+      "Go on with the task from its checkpoint, in the same worktree (your earlier work is there).",
+      "",
+    );
+  if (t.error)
+    out.push(
+      "## What went wrong before",
+      "",
+      t.error,
+      "",
+      t.attempt > (t.budgetFrom ?? 1) ? escalationBrief(t.attempt - (t.budgetFrom ?? 1)) : "",
+      "",
+    );
   if (t.error && t.validationOutput) {
     // What the validation printed after this task's merge: the failing lines, not only "exited 1".
     const fence = fenceFor(t.validationOutput);
-    out.push("### What the failing validation printed (the end of each failed command's output)", "", `${fence}text`, t.validationOutput, fence, "");
+    out.push(
+      "### What the failing validation printed (the end of each failed command's output)",
+      "",
+      `${fence}text`,
+      t.validationOutput,
+      fence,
+      "",
+    );
   }
   out.push(...learningsOf(facts));
   return out.join("\n");
@@ -535,7 +631,15 @@ function rejectedCommitBrief(state: AutopilotState): string[] {
   const earlier = held.attempts.slice(0, -1);
   if (earlier.length) {
     out.push("### Earlier attempts", "");
-    for (const a of earlier) out.push(`- Attempt ${a.attempt} (${a.timestamp}): ${a.error.split("\n").find((l) => l.trim())?.trim() ?? ""}`);
+    for (const a of earlier)
+      out.push(
+        `- Attempt ${a.attempt} (${a.timestamp}): ${
+          a.error
+            .split("\n")
+            .find((l) => l.trim())
+            ?.trim() ?? ""
+        }`,
+      );
     out.push("");
   }
   return out;

@@ -147,7 +147,14 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
       "",
     );
     for (const t of n.tasks)
-      lines.push(`   - task ${t.task} (${t.description}${t.startedAt !== undefined ? `; running since step ${t.startedAt}` : ""}):`, t.prompt.split("\n").map((l) => `     ${l}`).join("\n"), "");
+      lines.push(
+        `   - task ${t.task} (${t.description}${t.startedAt !== undefined ? `; running since step ${t.startedAt}` : ""}):`,
+        t.prompt
+          .split("\n")
+          .map((l) => `     ${l}`)
+          .join("\n"),
+        "",
+      );
     lines.push(
       `2. As each returns (in any order), call autopilot_report with {"session":"${step.session}","stepId":${step.stepId},"task":"<its task>","result":<that persona's JSON, kind "${n.expects.result}">,"usage":<its usage block, if any>}. One task's report never waits for another's.`,
     );
@@ -157,7 +164,10 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
         ? `1. Dispatch the ${n.persona} subagent (${n.description}) with this prompt:`
         : `1. ${n.description}: ${runPersona(view, n.persona, "this prompt")}:`,
       "",
-      n.prompt.split("\n").map((l) => `   ${l}`).join("\n"),
+      n.prompt
+        .split("\n")
+        .map((l) => `   ${l}`)
+        .join("\n"),
       "",
       ...(view.host === "other"
         ? [`   (No subagents? Read ${personaFile(view, n.persona)} and do its work yourself.)`, ""]
@@ -166,7 +176,13 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     );
   } else if (n.kind === "ask") {
     lines.push(`1. Ask the user: ${n.question}`);
-    if (n.context) lines.push(n.context.split("\n").map((l) => `   ${l}`).join("\n"));
+    if (n.context)
+      lines.push(
+        n.context
+          .split("\n")
+          .map((l) => `   ${l}`)
+          .join("\n"),
+      );
     lines.push(
       `   Options: ${n.options.map((o) => `"${o}"`).join(", ")}`,
       `2. Call autopilot_decide with {"session":"${step.session}","stepId":${step.stepId},"answer":<one option>,"rationale":<the user's reason, if given>,"userWords":<the user's reply, quoted, when you pass on what they said>}.`,
@@ -179,7 +195,9 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     lines.push(`1. Tell the user: ${n.reason}`, `2. Stop here. To continue later: ${n.resumeWith}.`);
   } else {
     if (!step.report) lines.push(`Summary: ${JSON.stringify(n.summary)}`, "");
-    lines.push("1. Show the user the whole report above (the final review's findings and what to do about each, the .harness/ files to commit or ignore). The session is DONE.");
+    lines.push(
+      "1. Show the user the whole report above (the final review's findings and what to do about each, the .harness/ files to commit or ignore). The session is DONE.",
+    );
   }
   return lines.join("\n");
 }

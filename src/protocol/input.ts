@@ -18,6 +18,11 @@ export function shown(v: unknown, max = 80): string {
 }
 
 /** `v` is a string, or a coded refusal saying what was expected. */
-export function requireString(v: unknown, what: string, hint: string, code: ErrorCode = "bad_input"): asserts v is string {
+export function requireString(
+  v: unknown,
+  what: string,
+  hint: string,
+  code: ErrorCode = "bad_input",
+): asserts v is string {
   if (typeof v !== "string") throw new AutopilotError(code, `${what} must be a string, not ${shown(v)}. ${hint}`);
 }

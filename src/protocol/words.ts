@@ -16,7 +16,10 @@ export interface Word {
  *   escapes the next character outside single quotes, as a POSIX shell reads it.
  * `unclosed` is the quote left open at the end (its text runs to the end of the line).
  */
-export function splitWords(line: string, mode: "paths" | "shell" = "paths"): { words: Word[]; unclosed: string | null } {
+export function splitWords(
+  line: string,
+  mode: "paths" | "shell" = "paths",
+): { words: Word[]; unclosed: string | null } {
   const words: Word[] = [];
   let cur = "";
   let quoted = false;
@@ -56,7 +59,8 @@ export function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++)
     for (let j = 1; j <= b.length; j++) {
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   return d[a.length]![b.length]!;
 }

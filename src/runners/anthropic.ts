@@ -148,7 +148,9 @@ export class AnthropicRunner implements PersonaRunner {
         const why = response.stop_reason === "max_tokens" ? "Your response was cut off at the token limit. " : "";
         messages.push({
           role: "user",
-          content: [{ type: "text", text: `${why}Continue the work with the tools, and end by calling ${REPORT_TOOL}.` }],
+          content: [
+            { type: "text", text: `${why}Continue the work with the tools, and end by calling ${REPORT_TOOL}.` },
+          ],
         });
         continue;
       }
@@ -166,8 +168,15 @@ export class AnthropicRunner implements PersonaRunner {
           continue;
         }
         const r = await toolbox.call(use.name, use.input);
-        note(`${use.name} ${oneLine(summarizeInput(use.input))}${r.isError ? ` -> refused: ${oneLine(r.content)}` : ""}`);
-        results.push({ type: "tool_result", tool_use_id: use.id, content: r.content, ...(r.isError ? { is_error: true } : {}) });
+        note(
+          `${use.name} ${oneLine(summarizeInput(use.input))}${r.isError ? ` -> refused: ${oneLine(r.content)}` : ""}`,
+        );
+        results.push({
+          type: "tool_result",
+          tool_use_id: use.id,
+          content: r.content,
+          ...(r.isError ? { is_error: true } : {}),
+        });
       }
       const content: ContentBlockParam[] = [...results];
       // Disk is the truth, not the transcript: say which files the model read have changed since.
@@ -204,7 +213,8 @@ function projectHistory(messages: MessageParam[], budget: number) {
   const last = messages[messages.length - 1];
   let total = results.reduce((n, r) => n + r.size, 0);
   if (last && typeof last.content !== "string") {
-    for (const b of last.content) if (b.type === "tool_result" && typeof b.content === "string") total += b.content.length;
+    for (const b of last.content)
+      if (b.type === "tool_result" && typeof b.content === "string") total += b.content.length;
   }
   for (const r of results) {
     if (total <= budget) break;
@@ -243,13 +253,22 @@ function addUsage(total: TokenUsage, u: Anthropic.Messages.Usage | undefined) {
 // with a next step; everything else (rate limits, overload, network) is this dispatch's failure.
 function setupProblem(e: unknown, model: string): AutopilotError | null {
   if (e instanceof Anthropic.AuthenticationError) {
-    return new AutopilotError("bad_input", `The Anthropic API rejected the API key (401): check ANTHROPIC_API_KEY. ${describeApiError(e)}`);
+    return new AutopilotError(
+      "bad_input",
+      `The Anthropic API rejected the API key (401): check ANTHROPIC_API_KEY. ${describeApiError(e)}`,
+    );
   }
   if (e instanceof Anthropic.PermissionDeniedError) {
-    return new AutopilotError("bad_input", `The API key may not use this API or model (403): check the key's workspace and AUTOPILOT_MODEL. ${describeApiError(e)}`);
+    return new AutopilotError(
+      "bad_input",
+      `The API key may not use this API or model (403): check the key's workspace and AUTOPILOT_MODEL. ${describeApiError(e)}`,
+    );
   }
   if (e instanceof Anthropic.NotFoundError) {
-    return new AutopilotError("bad_input", `Model "${model}" or the API endpoint was not found (404): check AUTOPILOT_MODEL and ANTHROPIC_BASE_URL. ${describeApiError(e)}`);
+    return new AutopilotError(
+      "bad_input",
+      `Model "${model}" or the API endpoint was not found (404): check AUTOPILOT_MODEL and ANTHROPIC_BASE_URL. ${describeApiError(e)}`,
+    );
   }
   if (e instanceof Anthropic.AnthropicError && !(e instanceof Anthropic.APIError)) {
     // Raised by the client before any request (e.g. a malformed base URL or missing credentials).

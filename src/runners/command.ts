@@ -196,7 +196,10 @@ export function extractResult(stdout: string, depth = 0): Extracted {
   try {
     value = JSON.parse(candidate);
   } catch (e) {
-    return { ok: false, message: `The agent's result (${where}) is not valid JSON: ${(e as Error).message}. Text: ${candidate.slice(0, 300)}` };
+    return {
+      ok: false,
+      message: `The agent's result (${where}) is not valid JSON: ${(e as Error).message}. Text: ${candidate.slice(0, 300)}`,
+    };
   }
   const env = value as { type?: unknown; result?: unknown } | null;
   if (depth === 0 && env && typeof env === "object" && env.type === "result" && typeof env.result === "string") {

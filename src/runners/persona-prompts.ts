@@ -54,10 +54,12 @@ export const RESULT_FIELDS: Record<ResultKind, string> = {
     '{"kind":"executed","outcome":"checkpoint","task":{"number":N,"name":"<task>"},"checkpoint":{"type":"passed|human-verify|decision|human-action","label":"<commit subject, or what the human must do>"}} at a checkpoint; ' +
     '{"kind":"executed","outcome":"failed","task":{"number":N,"name":"<task>"},"error":"<what went wrong>","fixAttempted":"<what you tried>"} when a task fails; ' +
     '{"kind":"executed","outcome":"plan_defect","task":{"number":N,"name":"<task>"},"defect":"<what is wrong in the plan, with the evidence>"} when the plan is wrong or unclear',
-  verified: '{"kind":"verified","verdict":"pass|fail","findings":["<where>: <what>"],"evidence":["<command>: <what it showed>"]}',
+  verified:
+    '{"kind":"verified","verdict":"pass|fail","findings":["<where>: <what>"],"evidence":["<command>: <what it showed>"]}',
   reviewed:
     '{"kind":"reviewed","findings":[{"severity":"blocking|warning|note","file":"<path>","line":N,"title":"<short>","rationale":"<why>","scenario":"<the input that triggers it; required for blocking>"}]} (findings may be empty)',
-  fixed: '{"kind":"fixed","summary":"<what you fixed>","disputed":[{"finding":"<one you hold is wrong>","evidence":"<why>"}]}',
+  fixed:
+    '{"kind":"fixed","summary":"<what you fixed>","disputed":[{"finding":"<one you hold is wrong>","evidence":"<why>"}]}',
 };
 
 function personasDirs(extra?: string, bundled = true): string[] {
@@ -111,11 +113,17 @@ export function checkResult(kind: ResultKind, input: unknown): ResultCheck {
   const obj = { ...(input as Record<string, unknown>) };
   if (obj.kind === undefined) obj.kind = kind;
   if (obj.kind !== kind) {
-    return { ok: false, message: `This dispatch expects a result of kind "${kind}", not "${String(obj.kind)}": ${RESULT_FIELDS[kind]}` };
+    return {
+      ok: false,
+      message: `This dispatch expects a result of kind "${kind}", not "${String(obj.kind)}": ${RESULT_FIELDS[kind]}`,
+    };
   }
   const parsed = RESULT_SCHEMAS[kind].safeParse(obj);
   if (!parsed.success) {
-    return { ok: false, message: `The result is not valid: ${formatIssues(parsed.error)}. Expected: ${RESULT_FIELDS[kind]}` };
+    return {
+      ok: false,
+      message: `The result is not valid: ${formatIssues(parsed.error)}. Expected: ${RESULT_FIELDS[kind]}`,
+    };
   }
   const r = parsed.data as PersonaResult;
   if (!r.error) {
@@ -126,13 +134,13 @@ export function checkResult(kind: ResultKind, input: unknown): ResultCheck {
           ? "checkpoint (type and label)"
           : r.kind === "executed" && r.outcome === "plan_defect" && !r.defect?.trim()
             ? "defect (what is wrong in the plan, with the evidence)"
-          : r.kind === "verified" && !r.verdict
-            ? "verdict"
-            : r.kind === "reviewed" && !r.findings
-              ? "findings (an empty list if there are none)"
-              : r.kind === "fixed" && !r.summary
-                ? "summary"
-                : null;
+            : r.kind === "verified" && !r.verdict
+              ? "verdict"
+              : r.kind === "reviewed" && !r.findings
+                ? "findings (an empty list if there are none)"
+                : r.kind === "fixed" && !r.summary
+                  ? "summary"
+                  : null;
     if (missing) {
       return { ok: false, message: `The result lacks ${missing}. Expected: ${RESULT_FIELDS[kind]}` };
     }

@@ -117,23 +117,24 @@ export class ScriptedRunner implements PersonaRunner {
     let result: PersonaResult;
     const hookFix = await this.hookFix(task, log);
     if (hookFix) result = hookFix;
-    else switch (task.expects.result) {
-      case "planned":
-        result = await this.plan(task, m, log);
-        break;
-      case "executed":
-        result = await this.execute(task, m, log);
-        break;
-      case "verified":
-        result = this.verify(task, m, log);
-        break;
-      case "reviewed":
-        result = this.review(task, m, log);
-        break;
-      case "fixed":
-        result = await this.fix(task, m, log);
-        break;
-    }
+    else
+      switch (task.expects.result) {
+        case "planned":
+          result = await this.plan(task, m, log);
+          break;
+        case "executed":
+          result = await this.execute(task, m, log);
+          break;
+        case "verified":
+          result = this.verify(task, m, log);
+          break;
+        case "reviewed":
+          result = this.review(task, m, log);
+          break;
+        case "fixed":
+          result = await this.fix(task, m, log);
+          break;
+      }
     await this.save(task, m);
     // As the brief asks: the result goes to its result file too (the host may report only the step).
     const resultFile = briefFile(await readBrief(task), "Result");
@@ -170,8 +171,14 @@ export class ScriptedRunner implements PersonaRunner {
       await writeProjectFile(task.projectRoot, rel, kept.join("\n"));
       fixed.push(`${rel} (${numbers.size} line${numbers.size === 1 ? "" : "s"})`);
     }
-    log.push(fixed.length ? `fixed what the ${hook} hook reported: removed the lines it named in ${fixed.join(", ")}` : `could not place what the ${hook} hook reported; changed nothing`);
-    const summary = fixed.length ? `removed the lines the ${hook} hook named in ${fixed.join(", ")}` : `nothing changed: the ${hook} hook's output names no file and line`;
+    log.push(
+      fixed.length
+        ? `fixed what the ${hook} hook reported: removed the lines it named in ${fixed.join(", ")}`
+        : `could not place what the ${hook} hook reported; changed nothing`,
+    );
+    const summary = fixed.length
+      ? `removed the lines the ${hook} hook named in ${fixed.join(", ")}`
+      : `nothing changed: the ${hook} hook's output names no file and line`;
     // The kind the brief asks for, as a model reads it there (a lean Step carries no `expects`).
     const kind = /Finish with one JSON object[^{]*\{"kind":"(\w+)"/.exec(brief)?.[1] ?? task.expects.result;
     return kind === "fixed" ? { kind: "fixed", summary } : { kind: "executed", outcome: "complete", summary };
@@ -214,7 +221,12 @@ export class ScriptedRunner implements PersonaRunner {
       const marker = cp === "passed" ? " [checkpoint:commit]" : cp ? ` [checkpoint:${cp}]` : "";
       const files = `**Files:** ${taskFile(name, t)}`;
       const dep = ps.chains && t > ps.chains ? `Task ${t - ps.chains}` : "none";
-      lines.push(`### Task ${t}: ${taskName(name, t)}${marker}`, "", headers ? `**Depends on:** ${dep} | ${files}` : files, "");
+      lines.push(
+        `### Task ${t}: ${taskName(name, t)}${marker}`,
+        "",
+        headers ? `**Depends on:** ${dep} | ${files}` : files,
+        "",
+      );
       lines.push(`1. Write \`${taskFile(name, t)}\` exporting \`task${t}\`.`, `2. Run the project's checks.`, "");
       // A revision after an executor's plan defect, as the brief's "Why the plan goes back to you" names it.
       if (revised.has(t)) lines.push(`(Revised: the module this task needs is written by this task itself.)`, "");
@@ -229,7 +241,8 @@ export class ScriptedRunner implements PersonaRunner {
       concerns: ps.concerns ?? [],
     };
     const handoffPath = task.expects.artifacts?.handoff ?? briefFile(brief, "Handoff");
-    if (!handoffPath) throw new Error("the planner's task names no handoff file (expects.artifacts.handoff or the brief)");
+    if (!handoffPath)
+      throw new Error("the planner's task names no handoff file (expects.artifacts.handoff or the brief)");
     await writeProjectFile(task.projectRoot, handoffPath, JSON.stringify(handoff, null, 2) + "\n");
     log.push(`wrote ${planPath} (${n} tasks${slip ? "; task 1 has no verification step (scripted slip)" : ""})`);
     return { kind: "planned", planPath, concerns: ps.concerns ?? [], summary: handoff.summary };
@@ -244,7 +257,7 @@ export class ScriptedRunner implements PersonaRunner {
     while (t < n) {
       const number = t + 1;
       const fk = `${key}:${number}`;
-      if (ps.planDefectAt === number && !(m.defects?.[key])) {
+      if (ps.planDefectAt === number && !m.defects?.[key]) {
         m.defects = { ...(m.defects ?? {}), [key]: 1 };
         m.nextTask[key] = t;
         log.push(`task ${number}: the plan is wrong here (scripted plan defect)`);
@@ -274,7 +287,8 @@ export class ScriptedRunner implements PersonaRunner {
         taskFile(name, number),
         `// ${taskName(name, number)} (simulated by the scripted runner)\nexport const task${number} = ${number};\n`,
       );
-      if (number === 1) for (const [rel, text] of Object.entries(ps.files ?? {})) await writeProjectFile(task.projectRoot, rel, text);
+      if (number === 1)
+        for (const [rel, text] of Object.entries(ps.files ?? {})) await writeProjectFile(task.projectRoot, rel, text);
       t += 1;
       m.nextTask[key] = t;
       log.push(`task ${number} done`);
@@ -293,7 +307,12 @@ export class ScriptedRunner implements PersonaRunner {
         };
       }
     }
-    return { kind: "executed", outcome: "complete", summary: `${n} tasks done`, evidence: [`project checks: pass (simulated)`] };
+    return {
+      kind: "executed",
+      outcome: "complete",
+      summary: `${n} tasks done`,
+      evidence: [`project checks: pass (simulated)`],
+    };
   }
 
   /** One task of a parallel wave, as a model reading its brief would do it: its file, in its worktree. */
@@ -301,8 +320,15 @@ export class ScriptedRunner implements PersonaRunner {
     const ps = this.phaseScript(task.phaseIndex);
     const name = task.phaseName ?? "phase";
     const number = Number(id);
-    const file = path.join(task.projectRoot, sessionDirRel(task.session), `scripted-runner-p${task.phaseIndex}-task-${id}.json`);
-    const mem: { runs: number } = await readFile(file, "utf8").then((t) => JSON.parse(t), () => ({ runs: 0 }));
+    const file = path.join(
+      task.projectRoot,
+      sessionDirRel(task.session),
+      `scripted-runner-p${task.phaseIndex}-task-${id}.json`,
+    );
+    const mem: { runs: number } = await readFile(file, "utf8").then(
+      (t) => JSON.parse(t),
+      () => ({ runs: 0 }),
+    );
     mem.runs += 1;
     await writeFileAtomic(file, JSON.stringify(mem) + "\n");
     const log: string[] = [];
@@ -326,17 +352,34 @@ export class ScriptedRunner implements PersonaRunner {
     if (ps.fail && ps.fail.task === number && mem.runs <= ps.fail.times) {
       log.push(`task ${id} failed (failure ${mem.runs} of ${ps.fail.times} scripted)`);
       return {
-        result: { kind: "executed", outcome: "failed", task: { number, name: taskName(name, number) }, error: ps.fail.error ?? `Type error in ${taskFile(name, number)}:1 — simulated failure ${mem.runs}` },
+        result: {
+          kind: "executed",
+          outcome: "failed",
+          task: { number, name: taskName(name, number) },
+          error: ps.fail.error ?? `Type error in ${taskFile(name, number)}:1 — simulated failure ${mem.runs}`,
+        },
         log: tag(log),
         ...usage,
       };
     }
-    await writeProjectFile(task.projectRoot, taskFile(name, number), `// ${taskName(name, number)} (simulated by the scripted runner)\nexport const task${number} = ${number};\n`);
-    if (number === 1) for (const [rel, text] of Object.entries(ps.files ?? {})) await writeProjectFile(task.projectRoot, rel, text);
-    if (ps.outsideAt === number) await writeProjectFile(task.projectRoot, "README.md", `# rewritten by task ${id} (outside its Files)\n`);
+    await writeProjectFile(
+      task.projectRoot,
+      taskFile(name, number),
+      `// ${taskName(name, number)} (simulated by the scripted runner)\nexport const task${number} = ${number};\n`,
+    );
+    if (number === 1)
+      for (const [rel, text] of Object.entries(ps.files ?? {})) await writeProjectFile(task.projectRoot, rel, text);
+    if (ps.outsideAt === number)
+      await writeProjectFile(task.projectRoot, "README.md", `# rewritten by task ${id} (outside its Files)\n`);
     log.push(`task ${id} done in ${path.basename(task.projectRoot)}`);
     return {
-      result: { kind: "executed", outcome: "complete", task: { number, name: taskName(name, number) }, summary: `task ${id} done`, evidence: [`project checks for task ${id}: pass (simulated)`] },
+      result: {
+        kind: "executed",
+        outcome: "complete",
+        task: { number, name: taskName(name, number) },
+        summary: `task ${id} done`,
+        evidence: [`project checks for task ${id}: pass (simulated)`],
+      },
       log: tag(log),
       ...usage,
     };
@@ -347,10 +390,20 @@ export class ScriptedRunner implements PersonaRunner {
     const count = (m.verifications[key] = (m.verifications[key] ?? 0) + 1);
     if (this.phaseScript(task.phaseIndex).verifyFailsOnce && count === 1) {
       log.push("verification failed (scripted)");
-      return { kind: "verified", verdict: "fail", findings: ["tests/scanner.test.ts: expected 3 rules, got 0 (simulated)"], evidence: ["project checks: 1 failed (simulated)"] };
+      return {
+        kind: "verified",
+        verdict: "fail",
+        findings: ["tests/scanner.test.ts: expected 3 rules, got 0 (simulated)"],
+        evidence: ["project checks: 1 failed (simulated)"],
+      };
     }
     log.push("verification passed");
-    return { kind: "verified", verdict: "pass", findings: [], evidence: ["project checks: pass (simulated)", "every planned file exists and is imported (simulated)"] };
+    return {
+      kind: "verified",
+      verdict: "pass",
+      findings: [],
+      evidence: ["project checks: pass (simulated)", "every planned file exists and is imported (simulated)"],
+    };
   }
 
   private review(task: PersonaTask, m: Memory, log: string[]): PersonaResult {
@@ -406,11 +459,19 @@ export class ScriptedRunner implements PersonaRunner {
     m.fixes += 1;
     if (task.phaseIndex !== null) {
       const name = task.phaseName ?? "phase";
-      await writeProjectFile(task.projectRoot, `src/${kebab(name)}/fix-${m.fixes}.ts`, `// fix round ${m.fixes} (simulated)\nexport const fixed${m.fixes} = true;\n`);
+      await writeProjectFile(
+        task.projectRoot,
+        `src/${kebab(name)}/fix-${m.fixes}.ts`,
+        `// fix round ${m.fixes} (simulated)\nexport const fixed${m.fixes} = true;\n`,
+      );
       log.push(`applied fixes (round ${m.fixes})`);
       return { kind: "fixed", summary: "fixes applied", evidence: ["project checks: pass (simulated)"] };
     }
-    await writeProjectFile(task.projectRoot, `src/final-fix-${m.fixes}.ts`, `// final review fix ${m.fixes} (simulated)\nexport const finalFix${m.fixes} = true;\n`);
+    await writeProjectFile(
+      task.projectRoot,
+      `src/final-fix-${m.fixes}.ts`,
+      `// final review fix ${m.fixes} (simulated)\nexport const finalFix${m.fixes} = true;\n`,
+    );
     log.push(`fixed final review findings (round ${m.fixes})`);
     return { kind: "fixed", summary: `fix round ${m.fixes}`, evidence: ["project checks: pass (simulated)"] };
   }
@@ -478,7 +539,9 @@ export function resultOf(state: Step["state"], persona: PersonaName, prompt = ""
     case "EXECUTE":
       // A fix round ("Fix the verification findings of phase ...") replies "fixed".
       // (or a commit the repository's hook refused: "The repository's pre-commit hook rejected ...").
-      return /^\s*(?:Work in [^\n]*\n)?(?:Fix the |The repository's \S+ hook rejected)/.test(prompt) ? "fixed" : "executed";
+      return /^\s*(?:Work in [^\n]*\n)?(?:Fix the |The repository's \S+ hook rejected)/.test(prompt)
+        ? "fixed"
+        : "executed";
     case "VERIFY":
       // The executor in VERIFY fixes a commit the repository's hook refused.
       return persona === "harness-task-executor" ? "fixed" : "verified";
@@ -497,14 +560,17 @@ export function resultOf(state: Step["state"], persona: PersonaName, prompt = ""
  */
 export function taskOfStep(root: string, step: Step): PersonaTask {
   if (step.next.kind !== "dispatch") throw new Error(`not a dispatch step: ${step.next.kind}`);
-  const next = step.next as Omit<DispatchNext, "expects" | "description"> & Partial<Pick<DispatchNext, "expects" | "description">>;
+  const next = step.next as Omit<DispatchNext, "expects" | "description"> &
+    Partial<Pick<DispatchNext, "expects" | "description">>;
   // A lean Step carries no `state` or `expects`: the brief the prompt names says the result kind,
   // as the persona reads it there; a final review's prompt says so.
   const brief = next.expects ? "" : readBriefSync(root, briefFromPrompt(next.prompt));
   const final = step.state ? step.state === "FINAL_REVIEW" : /^\s*(?:Work in [^\n]*\n)?Final review/.test(next.prompt);
   const result =
     next.expects?.result ??
-    (step.state ? resultOf(step.state, next.persona, next.prompt) : (/Finish with one JSON object[^{]*\{"kind":"(\w+)"/.exec(brief)?.[1] as ResultKind | undefined));
+    (step.state
+      ? resultOf(step.state, next.persona, next.prompt)
+      : (/Finish with one JSON object[^{]*\{"kind":"(\w+)"/.exec(brief)?.[1] as ResultKind | undefined));
   if (!result) throw new Error(`a dispatch (${step.state ?? "lean Step"}) names no result kind in its brief`);
   return {
     persona: next.persona,

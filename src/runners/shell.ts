@@ -16,7 +16,14 @@ export interface ShellResult {
  */
 export function runShell(
   command: string,
-  o: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number; maxChars: number; signal?: AbortSignal; stdin?: string },
+  o: {
+    cwd: string;
+    env?: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    maxChars: number;
+    signal?: AbortSignal;
+    stdin?: string;
+  },
 ): Promise<ShellResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn("/bin/sh", ["-c", command], {

@@ -136,16 +136,23 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
       const shown = JSON.stringify(given);
       if (e.why === "nul") throw new Refusal(`Path ${shown} contains a NUL byte.`);
       if (e.why === "outside")
-        throw new Refusal(`Path ${shown} is outside the project (${root}). Only files inside the project can be used; give a path relative to the project root.`);
-      if (e.why === "broken") throw new Refusal(`Path ${shown} goes through a broken symlink (${rel(e.via)}); it cannot be used.`);
-      throw new Refusal(`Path ${shown} leads outside the project through a symlink (${rel(e.via)} -> ${e.real}). Only files inside the project can be used.`);
+        throw new Refusal(
+          `Path ${shown} is outside the project (${root}). Only files inside the project can be used; give a path relative to the project root.`,
+        );
+      if (e.why === "broken")
+        throw new Refusal(`Path ${shown} goes through a broken symlink (${rel(e.via)}); it cannot be used.`);
+      throw new Refusal(
+        `Path ${shown} leads outside the project through a symlink (${rel(e.via)} -> ${e.real}). Only files inside the project can be used.`,
+      );
     }
     const target = checked.real;
     if (mode === "write") {
       const r = rel(target);
       const parts = r.toLowerCase().split("/");
       if (parts.includes(".git")) {
-        throw new Refusal(`${r} is inside git's internal directory, which cannot be written. Use run_command with git commands instead.`);
+        throw new Refusal(
+          `${r} is inside git's internal directory, which cannot be written. Use run_command with git commands instead.`,
+        );
       }
       if (/^\.harness\/sessions\/[^/]+\/autopilot-state[^/]*$/i.test(r)) {
         throw new Refusal(
@@ -188,7 +195,9 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
     const r = rel(abs);
     const b = baselines.get(abs);
     if (!b) {
-      throw new Refusal(`${r} exists and you have not read it. Call read_file on ${r} (the whole file) before you ${verb} it.`);
+      throw new Refusal(
+        `${r} exists and you have not read it. Call read_file on ${r} (the whole file) before you ${verb} it.`,
+      );
     }
     const now = await fingerprint(abs);
     if (now.hash !== b.hash) {
@@ -316,7 +325,9 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
       );
     }
     if (text.indexOf(input.old, first + 1) >= 0) {
-      throw new Refusal(`The text to replace occurs more than once in ${rel(abs)}. Include more surrounding lines so it is unique.`);
+      throw new Refusal(
+        `The text to replace occurs more than once in ${rel(abs)}. Include more surrounding lines so it is unique.`,
+      );
     }
     const next = text.slice(0, first) + input.new + text.slice(first + input.old.length);
     await fs.writeFile(abs, next);
@@ -435,7 +446,11 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
         ["-c", "core.quotepath=off", "--no-pager", ...args],
         { cwd: root, env: o.env, maxBuffer: 16 * 1024 * 1024, signal: opts.signal },
         (error, stdout, stderr) => {
-          const code = error ? (typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : 1) : 0;
+          const code = error
+            ? typeof (error as { code?: unknown }).code === "number"
+              ? (error as { code: number }).code
+              : 1
+            : 0;
           res({ code, out: String(stdout), err: String(stderr) });
         },
       );
@@ -451,7 +466,9 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   async function gitDiff(input: z.infer<typeof GitDiffInput>): Promise<string> {
     const spec = input.path ? ["--", rel(await resolve(input.path, "read"))] : [];
     const hasHead = (await git(["rev-parse", "--verify", "-q", "HEAD"])).code === 0;
-    const r = await git(hasHead ? ["diff", "--no-color", "HEAD", ...spec] : ["diff", "--no-color", "--cached", ...spec]);
+    const r = await git(
+      hasHead ? ["diff", "--no-color", "HEAD", ...spec] : ["diff", "--no-color", "--cached", ...spec],
+    );
     if (r.code !== 0) throw new Refusal(`git diff failed: ${r.err.trim() || `exit ${r.code}`}`);
     const text = r.out;
     const max = o.maxResultChars - 200;
@@ -491,7 +508,8 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
     },
     {
       name: "list_files",
-      description: "List files under a directory (recursively; node_modules and .git skipped), optionally filtered by a glob.",
+      description:
+        "List files under a directory (recursively; node_modules and .git skipped), optionally filtered by a glob.",
       schema: ListInput,
       run: listFiles,
     },
@@ -508,7 +526,12 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
       schema: RunInput,
       run: runCommand,
     },
-    { name: "git_status", description: "Show git status (branch and changed files).", schema: GitStatusInput, run: gitStatus },
+    {
+      name: "git_status",
+      description: "Show git status (branch and changed files).",
+      schema: GitStatusInput,
+      run: gitStatus,
+    },
     {
       name: "git_diff",
       description: "Show uncommitted changes against HEAD, for the whole project or one path.",
@@ -526,17 +549,24 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   return {
     projectRoot: root,
     written,
-    definitions: tools.map((t) => ({ name: t.name, description: t.description, input_schema: toInputSchema(t.schema) })),
+    definitions: tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: toInputSchema(t.schema),
+    })),
     async call(name, input) {
       const tool = byName.get(name);
-      if (!tool) return { content: `Unknown tool ${name}. Available: ${[...byName.keys()].join(", ")}.`, isError: true };
+      if (!tool)
+        return { content: `Unknown tool ${name}. Available: ${[...byName.keys()].join(", ")}.`, isError: true };
       const parsed = tool.schema.safeParse(input ?? {});
       if (!parsed.success) {
         return { content: `Invalid input for ${name}: ${formatIssues(parsed.error)}`, isError: true };
       }
       try {
         const r = await tool.run(parsed.data as never);
-        return typeof r === "string" ? { content: bound(r), isError: false } : { content: bound(r.content), isError: r.isError };
+        return typeof r === "string"
+          ? { content: bound(r), isError: false }
+          : { content: bound(r.content), isError: r.isError };
       } catch (e) {
         if (e instanceof Refusal) return { content: e.message, isError: true };
         if (opts.signal?.aborted) throw e;
@@ -567,9 +597,7 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
 }
 
 export function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? i.path.join(".") : "(input)"}: ${i.message}`)
-    .join("; ");
+  return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(input)"}: ${i.message}`).join("; ");
 }
 
 /** `*` within a segment, `**` across segments, `?`, `{a,b}`; a glob without `/` matches basenames too. */
@@ -590,7 +618,14 @@ export function globToRegExp(glob: string): RegExp {
       const end = glob.indexOf("}", i);
       if (end < 0) re += "\\{";
       else {
-        re += "(?:" + glob.slice(i + 1, end).split(",").map((s) => s.replace(/[.+^$()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")).join("|") + ")";
+        re +=
+          "(?:" +
+          glob
+            .slice(i + 1, end)
+            .split(",")
+            .map((s) => s.replace(/[.+^$()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*"))
+            .join("|") +
+          ")";
         i = end;
       }
     } else re += c.replace(/[.+^$()|[\]\\]/g, "\\$&");

@@ -25,7 +25,9 @@ const ScriptedPhase = z.object({
   tasks: z.number().int().min(1).max(100).optional(),
   checkpoints: z.record(z.string().regex(/^\d+$/), Checkpoint).optional(),
   concerns: z.array(z.string()).optional(),
-  fail: z.object({ task: z.number().int().min(1), times: z.number().int().min(0), error: z.string().optional() }).optional(),
+  fail: z
+    .object({ task: z.number().int().min(1), times: z.number().int().min(0), error: z.string().optional() })
+    .optional(),
   verifyFailsOnce: z.boolean().optional(),
   blockingReviewOnce: z.boolean().optional(),
   files: z.record(z.string().min(1), z.string()).optional(),
@@ -75,7 +77,9 @@ const Commands = z.array(z.string()).transform((l) => l.map((c) => c.trim()).fil
 /** Each key: its schema, and what it must be, in the words the error uses. */
 const KEYS = {
   validation: {
-    schema: z.union([Commands, z.looseObject({ commands: Commands })]).transform((v) => (Array.isArray(v) ? v : v.commands)),
+    schema: z
+      .union([Commands, z.looseObject({ commands: Commands })])
+      .transform((v) => (Array.isArray(v) ? v : v.commands)),
     must: `a list of command strings, e.g. {"validation": {"commands": ["npm test"]}}`,
   },
   runner: { schema: z.enum(RUNNER_NAMES), must: `one of: ${RUNNER_NAMES.join(", ")}` },
@@ -85,7 +89,10 @@ const KEYS = {
   maxTurns: { schema: z.number().int().positive(), must: "a whole number of turns above 0" },
   scripted: { schema: ScriptSchema, must: "a script for the simulated personas (docs/headless.md)" },
   budget: {
-    schema: z.union([z.string(), z.number()]).refine(isBudget).transform((v) => parseBudget(String(v))),
+    schema: z
+      .union([z.string(), z.number()])
+      .refine(isBudget)
+      .transform((v) => parseBudget(String(v))),
     must: `tokens ("200k", 50000) or US dollars ("$5")`,
   },
   retryBudget: {
@@ -93,7 +100,11 @@ const KEYS = {
     must: `a whole number of attempts from ${RETRY_BUDGET_RANGE.min} to ${RETRY_BUDGET_RANGE.max} (default ${RETRY_BUDGET})`,
   },
   commitMessage: {
-    schema: z.string().max(200).regex(/^[^\r\n]*$/).refine((v) => v.trim() !== "" && placeholdersOk(v)),
+    schema: z
+      .string()
+      .max(200)
+      .regex(/^[^\r\n]*$/)
+      .refine((v) => v.trim() !== "" && placeholdersOk(v)),
     must: `a one-line subject template with {label} or {summary}, e.g. "chore(autopilot): {summary}"`,
   },
   elicit: { schema: z.boolean(), must: "true or false", warn: true },
@@ -126,14 +137,22 @@ export async function readProjectConfig(root: string): Promise<ReadConfig> {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return { config: {}, warnings: [] };
-    throw new AutopilotError("bad_input", `Cannot read ${CONFIG_FILE}: ${(e as Error).message}. Fix its permissions, or remove it.`, { path: CONFIG_FILE });
+    throw new AutopilotError(
+      "bad_input",
+      `Cannot read ${CONFIG_FILE}: ${(e as Error).message}. Fix its permissions, or remove it.`,
+      { path: CONFIG_FILE },
+    );
   }
   if (!text.trim()) return { config: {}, warnings: [] };
   let raw: unknown;
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (e) {
-    throw new AutopilotError("bad_input", `${CONFIG_FILE} is not valid JSON (${(e as Error).message}). Fix it, or remove it.`, { path: CONFIG_FILE });
+    throw new AutopilotError(
+      "bad_input",
+      `${CONFIG_FILE} is not valid JSON (${(e as Error).message}). Fix it, or remove it.`,
+      { path: CONFIG_FILE },
+    );
   }
   if (Array.isArray(raw)) raw = { validation: raw };
   if (!raw || typeof raw !== "object") return { config: {}, warnings: [] };
@@ -156,10 +175,14 @@ export async function readProjectConfig(root: string): Promise<ReadConfig> {
       warnings.push(`${CONFIG_FILE}: "${key}" must be ${def.must}, not ${shown}; ignored.`);
       continue;
     }
-    throw new AutopilotError("bad_input", `${CONFIG_FILE}: "${key}" must be ${def.must}; it is ${shown}${nested}. Fix it in ${CONFIG_FILE}.`, {
-      path: CONFIG_FILE,
-      key,
-    });
+    throw new AutopilotError(
+      "bad_input",
+      `${CONFIG_FILE}: "${key}" must be ${def.must}; it is ${shown}${nested}. Fix it in ${CONFIG_FILE}.`,
+      {
+        path: CONFIG_FILE,
+        key,
+      },
+    );
   }
   return { config: config as ProjectConfig, warnings };
 }

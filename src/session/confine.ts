@@ -88,6 +88,7 @@ export function escapeMessage(e: PathEscape, given: string, root: string): strin
 /** `p` resolved inside `root`, or the error `outside_project` naming the path and the reason. */
 export function confine(root: string, p: string, opts: { links?: boolean } = {}): string {
   const r = checkPath(root, p, opts);
-  if (!r.ok) throw new AutopilotError("outside_project", escapeMessage(r.escape, p, root), { path: p, why: r.escape.why });
+  if (!r.ok)
+    throw new AutopilotError("outside_project", escapeMessage(r.escape, p, root), { path: p, why: r.escape.why });
   return r.abs;
 }

@@ -53,7 +53,11 @@ export async function readDriver(root: string, slug: string): Promise<DriverInfo
 export async function acquireDriverLock(root: string, slug: string, command: string): Promise<DriverLock> {
   const f = files(root, slug);
   try {
-    const held = await acquireLock(f, { staleMs: STALE_MS, waitMs: 0, details: { startedAt: new Date().toISOString(), command } });
+    const held = await acquireLock(f, {
+      staleMs: STALE_MS,
+      waitMs: 0,
+      details: { startedAt: new Date().toISOString(), command },
+    });
     return { info: driverInfo(held.owner), compromised: held.compromised, release: held.release };
   } catch (e) {
     if (e instanceof LockBusyError) throw busy(slug, e.holder && driverInfo(e.holder));

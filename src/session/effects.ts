@@ -24,7 +24,10 @@ export const CommitArgs = z.looseObject({
 });
 
 /** One review round as the review file keeps it. */
-const ReviewRoundArgs = z.looseObject({ findings: z.array(Finding), resolution: z.enum(["fix", "override"]).nullable() });
+const ReviewRoundArgs = z.looseObject({
+  findings: z.array(Finding),
+  resolution: z.enum(["fix", "override"]).nullable(),
+});
 
 /**
  * The phase's review, written to the session's reviews: `findings` (the latest round) and, since the
@@ -105,4 +108,8 @@ export const EFFECT_TYPES: readonly EffectType[] = Effect.options.map((o) => o.s
 export type EffectOf<T extends EffectType> = Extract<Effect, { type: T }>;
 
 /** What the machine names: an effect before it gets its id. */
-export type EffectBody = Effect extends infer E ? (E extends { type: infer T; args: infer A } ? { type: T; args: A } : never) : never;
+export type EffectBody = Effect extends infer E
+  ? E extends { type: infer T; args: infer A }
+    ? { type: T; args: A }
+    : never
+  : never;

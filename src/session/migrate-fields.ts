@@ -122,18 +122,21 @@ export const STATE_ALIASES: Record<string, StateName> = {
  */
 export const NEWER_UPSTREAM_STATES: Record<string, string> = {
   INTEGRATE:
-    'upstream\'s INTEGRATE step (an integration check by the verifier) is not one of autopilot\'s states: the phase is verified again, then reviewed; phase-N-integration.json is kept as it is',
+    "upstream's INTEGRATE step (an integration check by the verifier) is not one of autopilot's states: the phase is verified again, then reviewed; phase-N-integration.json is kept as it is",
   INTEGRATION:
-    'upstream\'s INTEGRATE step (an integration check by the verifier) is not one of autopilot\'s states: the phase is verified again, then reviewed; phase-N-integration.json is kept as it is',
+    "upstream's INTEGRATE step (an integration check by the verifier) is not one of autopilot's states: the phase is verified again, then reviewed; phase-N-integration.json is kept as it is",
   OUTCOMEEVAL:
-    'upstream\'s OUTCOME_EVAL step is not one of autopilot\'s states: the final review runs once more, then the session finishes (handoff, learnings, PR text)',
+    "upstream's OUTCOME_EVAL step is not one of autopilot's states: the final review runs once more, then the session finishes (handoff, learnings, PR text)",
 };
 
 /** `COMPLETE`, `done`, `Final Review`, `approve-plan`, ... onto the ten state names; null if none fits. */
 export function normalizeStateName(v: unknown): StateName | null {
   if (typeof v !== "string") return null;
   // Compare with separators and case removed, so every spelling of a two-word name matches.
-  const key = v.trim().toUpperCase().replace(/[\s_-]+/g, "");
+  const key = v
+    .trim()
+    .toUpperCase()
+    .replace(/[\s_-]+/g, "");
   for (const name of STATE_NAMES) if (name.replace(/_/g, "") === key) return name;
   return STATE_ALIASES[key] ?? null;
 }
@@ -174,7 +177,14 @@ export const PHASE_STATUS_WORDS: Record<string, PhaseStatus> = {
 
 export function normalizePhaseStatus(v: unknown): PhaseStatus | null {
   if (typeof v !== "string") return null;
-  return PHASE_STATUS_WORDS[v.trim().toLowerCase().replace(/[\s_-]+/g, "")] ?? null;
+  return (
+    PHASE_STATUS_WORDS[
+      v
+        .trim()
+        .toLowerCase()
+        .replace(/[\s_-]+/g, "")
+    ] ?? null
+  );
 }
 
 /** The number a phase carries in `n`, `index` or `number`, if any: our evidence for 0- or 1-based files. */
@@ -190,72 +200,76 @@ interface PhaseDraft {
 }
 
 export function normalizePhases(raw: unknown, topPlanPath: unknown, notes: Notes): PhaseDraft[] {
-  if (raw === undefined || raw === null) corrupt("the state file has no \"phases\" list, so there is nothing to resume");
+  if (raw === undefined || raw === null) corrupt('the state file has no "phases" list, so there is nothing to resume');
   if (!Array.isArray(raw)) corrupt(`"phases" is ${typeof raw}, not a list of phases`);
-  return raw.map((item, i): PhaseDraft => {
-    const where = `phases[${i}]`;
-    let p: Rec;
-    if (typeof item === "string") {
-      p = { name: item };
-      notes.add(`${where}: a phase given as a plain string became { name }`);
-    } else if (isRec(item)) {
-      p = { ...item };
-    } else {
-      corrupt(`${where} is ${item === null ? "null" : typeof item}, not a phase object`);
-    }
-    if (!nonEmptyString(p.name)) {
-      const alt = [p.title, p.label, p.phase].find(nonEmptyString);
-      if (has(p, "name")) keepOriginal(p, "name", p.name);
-      p.name = alt ?? `Phase ${i + 1}`;
-      notes.add(`${where}: no phase name; used "${p.name as string}"`);
-    }
-    if (!Complexity.safeParse(p.complexity).success) {
-      const lower = typeof p.complexity === "string" ? p.complexity.trim().toLowerCase() : undefined;
-      if (lower && Complexity.safeParse(lower).success) {
-        p.complexity = lower;
+  return raw
+    .map((item, i): PhaseDraft => {
+      const where = `phases[${i}]`;
+      let p: Rec;
+      if (typeof item === "string") {
+        p = { name: item };
+        notes.add(`${where}: a phase given as a plain string became { name }`);
+      } else if (isRec(item)) {
+        p = { ...item };
       } else {
-        if (has(p, "complexity")) keepOriginal(p, "complexity", p.complexity);
-        p.complexity = "medium";
-        notes.add(`phases: missing or unknown complexity read as "medium" (the skill's default)`);
+        corrupt(`${where} is ${item === null ? "null" : typeof item}, not a phase object`);
       }
-    }
-    if (!has(p, "complexityOverride")) {
-      p.complexityOverride = null;
-    } else if (!COMPLEXITY_OR_NULL.safeParse(p.complexityOverride).success) {
-      keepOriginal(p, "complexityOverride", p.complexityOverride);
-      p.complexityOverride = null;
-      notes.add(`phases: unknown complexityOverride cleared (kept as "originalComplexityOverride")`);
-    }
-    if (!has(p, "planPath")) {
-      p.planPath = null;
-    } else if (typeof p.planPath !== "string" && p.planPath !== null) {
-      keepOriginal(p, "planPath", p.planPath);
-      p.planPath = null;
-      notes.add(`phases: a planPath that was not a string was cleared (kept as "originalPlanPath")`);
-    }
-    fit(p, "startedAt", STR, notes, "phases");
-    fit(p, "completedAt", STR, notes, "phases");
-    let status: PhaseStatus | null = null;
-    if (has(p, "status")) {
-      status = normalizePhaseStatus(p.status);
-      if (status === null) {
-        notes.add(`phases: unknown phase status ${JSON.stringify(p.status)} read as "pending" (kept as "originalStatus")`);
-        status = "pending";
-      } else if (status !== p.status) {
-        notes.add(`phases: status ${JSON.stringify(p.status)} read as "${status}"`);
+      if (!nonEmptyString(p.name)) {
+        const alt = [p.title, p.label, p.phase].find(nonEmptyString);
+        if (has(p, "name")) keepOriginal(p, "name", p.name);
+        p.name = alt ?? `Phase ${i + 1}`;
+        notes.add(`${where}: no phase name; used "${p.name as string}"`);
       }
-      if (status !== p.status) keepOriginal(p, "status", p.status);
-    }
-    return { rec: p, status };
-  }).map((d, _i, all) => {
-    // A single-phase file that names its plan at the top level (a shape seen in hand-written
-    // files): that plan can only belong to the one phase.
-    if (all.length === 1 && d.rec.planPath === null && nonEmptyString(topPlanPath)) {
-      d.rec.planPath = topPlanPath;
-      notes.add(`phases[0]: planPath taken from the top-level "planPath"`);
-    }
-    return d;
-  });
+      if (!Complexity.safeParse(p.complexity).success) {
+        const lower = typeof p.complexity === "string" ? p.complexity.trim().toLowerCase() : undefined;
+        if (lower && Complexity.safeParse(lower).success) {
+          p.complexity = lower;
+        } else {
+          if (has(p, "complexity")) keepOriginal(p, "complexity", p.complexity);
+          p.complexity = "medium";
+          notes.add(`phases: missing or unknown complexity read as "medium" (the skill's default)`);
+        }
+      }
+      if (!has(p, "complexityOverride")) {
+        p.complexityOverride = null;
+      } else if (!COMPLEXITY_OR_NULL.safeParse(p.complexityOverride).success) {
+        keepOriginal(p, "complexityOverride", p.complexityOverride);
+        p.complexityOverride = null;
+        notes.add(`phases: unknown complexityOverride cleared (kept as "originalComplexityOverride")`);
+      }
+      if (!has(p, "planPath")) {
+        p.planPath = null;
+      } else if (typeof p.planPath !== "string" && p.planPath !== null) {
+        keepOriginal(p, "planPath", p.planPath);
+        p.planPath = null;
+        notes.add(`phases: a planPath that was not a string was cleared (kept as "originalPlanPath")`);
+      }
+      fit(p, "startedAt", STR, notes, "phases");
+      fit(p, "completedAt", STR, notes, "phases");
+      let status: PhaseStatus | null = null;
+      if (has(p, "status")) {
+        status = normalizePhaseStatus(p.status);
+        if (status === null) {
+          notes.add(
+            `phases: unknown phase status ${JSON.stringify(p.status)} read as "pending" (kept as "originalStatus")`,
+          );
+          status = "pending";
+        } else if (status !== p.status) {
+          notes.add(`phases: status ${JSON.stringify(p.status)} read as "${status}"`);
+        }
+        if (status !== p.status) keepOriginal(p, "status", p.status);
+      }
+      return { rec: p, status };
+    })
+    .map((d, _i, all) => {
+      // A single-phase file that names its plan at the top level (a shape seen in hand-written
+      // files): that plan can only belong to the one phase.
+      if (all.length === 1 && d.rec.planPath === null && nonEmptyString(topPlanPath)) {
+        d.rec.planPath = topPlanPath;
+        notes.add(`phases[0]: planPath taken from the top-level "planPath"`);
+      }
+      return d;
+    });
 }
 
 /**
@@ -350,7 +364,9 @@ export function normalizeRetryBudget(raw: unknown, top: Rec, notes: Notes): Rec 
       return { maxAttempts: asNumber, currentTask: null };
     }
     keepOriginal(top, "retryBudget", raw);
-    notes.add(`retryBudget ${JSON.stringify(raw)} is not a positive number; used the default (kept as "originalRetryBudget")`);
+    notes.add(
+      `retryBudget ${JSON.stringify(raw)} is not a positive number; used the default (kept as "originalRetryBudget")`,
+    );
     return fresh();
   }
   if (!isRec(raw)) {
@@ -439,7 +455,9 @@ export function normalizeHistory(raw: unknown, top: Rec, notes: Notes): Rec[] {
     if (isRec(item)) {
       h = { ...item };
     } else {
-      notes.add(`history: an entry that was not an object was wrapped as { phase: null, ${typeof item === "string" ? "note" : "value"} }`);
+      notes.add(
+        `history: an entry that was not an object was wrapped as { phase: null, ${typeof item === "string" ? "note" : "value"} }`,
+      );
       return typeof item === "string" ? { phase: null, note: item } : { phase: null, value: item };
     }
     if (!has(h, "phase")) {
@@ -577,7 +595,11 @@ export function defaultFinalReview(): Rec {
 
 // Long prose makes a poor title; the full text stays in its own field.
 export function firstLine(text: string): string {
-  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? text.trim();
+  const line =
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l !== "") ?? text.trim();
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
@@ -595,7 +617,9 @@ export function normalizeFinding(item: unknown, notes: Notes): Rec {
   if (sev === null) {
     if (has(f, "severity")) keepOriginal(f, "severity", f.severity);
     f.severity = "note";
-    notes.add(`finalReview: a finding with ${has(item, "severity") ? `unknown severity ${JSON.stringify(item.severity)}` : "no severity"} kept as a note`);
+    notes.add(
+      `finalReview: a finding with ${has(item, "severity") ? `unknown severity ${JSON.stringify(item.severity)}` : "no severity"} kept as a note`,
+    );
   } else if (sev !== f.severity) {
     keepOriginal(f, "severity", f.severity);
     notes.add(`finalReview: severity ${JSON.stringify(f.severity)} read as "${sev}" (kept as "originalSeverity")`);
@@ -603,18 +627,22 @@ export function normalizeFinding(item: unknown, notes: Notes): Rec {
   }
   if (!nonEmptyString(f.title)) {
     if (has(f, "title")) keepOriginal(f, "title", f.title);
-    const from = ["summary", "message", "description", "text", "finding", "issue", "detail", "rationale", "name"].find((k) =>
-      nonEmptyString(f[k]),
+    const from = ["summary", "message", "description", "text", "finding", "issue", "detail", "rationale", "name"].find(
+      (k) => nonEmptyString(f[k]),
     );
     f.title = from ? firstLine(f[from] as string) : "(untitled finding)";
-    notes.add(`finalReview: a finding without a title got one from ${from ? `"${from}"` : "nowhere (\"(untitled finding)\")"}`);
+    notes.add(
+      `finalReview: a finding without a title got one from ${from ? `"${from}"` : 'nowhere ("(untitled finding)")'}`,
+    );
   }
   if (has(f, "line") && !(typeof f.line === "number" && Number.isInteger(f.line))) {
     const n = asInt(f.line);
     keepOriginal(f, "line", f.line);
     if (n === null) delete f.line;
     else f.line = n;
-    notes.add(`finalReview: a finding's line that was not a whole number was ${n === null ? "moved to \"originalLine\"" : `read as ${n}`}`);
+    notes.add(
+      `finalReview: a finding's line that was not a whole number was ${n === null ? 'moved to "originalLine"' : `read as ${n}`}`,
+    );
   }
   fit(f, "file", STR, notes, "finalReview");
   fit(f, "rationale", STR, notes, "finalReview");
@@ -632,7 +660,15 @@ export function normalizeFinalReview(raw: unknown, top: Rec, notes: Notes): Rec 
     return defaultFinalReview();
   }
   const fr: Rec = { ...raw };
-  const word = typeof fr.status === "string" ? FINAL_REVIEW_WORDS[fr.status.trim().toLowerCase().replace(/[\s_-]+/g, "")] : undefined;
+  const word =
+    typeof fr.status === "string"
+      ? FINAL_REVIEW_WORDS[
+          fr.status
+            .trim()
+            .toLowerCase()
+            .replace(/[\s_-]+/g, "")
+        ]
+      : undefined;
   if (!word) {
     if (has(fr, "status")) keepOriginal(fr, "status", fr.status);
     notes.add(`finalReview.status ${JSON.stringify(fr.status)} unknown; read as "pending"`);

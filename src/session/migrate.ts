@@ -100,7 +100,8 @@ function readVersion(raw: Rec, notes: Notes): { version: number; fromVersion: nu
     );
   }
   if (v < 1) corrupt(`schemaVersion ${v} is not a version autopilot ever wrote (1 to ${CURRENT_SCHEMA_VERSION})`);
-  if (typeof raw.schemaVersion === "string") notes.add(`schemaVersion was the string ${JSON.stringify(raw.schemaVersion)}`);
+  if (typeof raw.schemaVersion === "string")
+    notes.add(`schemaVersion was the string ${JSON.stringify(raw.schemaVersion)}`);
   return { version: v, fromVersion: v };
 }
 
@@ -149,11 +150,21 @@ function resolveSessionDir(raw: Rec, specPath: string, opts: MigrateOptions, not
 }
 
 /** States that work on `phases[currentPhase]`: INIT has none yet, FINAL_REVIEW and DONE are past them. */
-const PHASE_STATES: ReadonlySet<StateName> = new Set(["ASSESS", "PLAN", "APPROVE_PLAN", "EXECUTE", "VERIFY", "REVIEW", "PHASE_COMPLETE"]);
+const PHASE_STATES: ReadonlySet<StateName> = new Set([
+  "ASSESS",
+  "PLAN",
+  "APPROVE_PLAN",
+  "EXECUTE",
+  "VERIFY",
+  "REVIEW",
+  "PHASE_COMPLETE",
+]);
 
 export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateResult {
   if (!isRec(raw)) {
-    corrupt(`the state file holds ${Array.isArray(raw) ? "a list" : raw === null ? "null" : `a ${typeof raw}`}, not a state object`);
+    corrupt(
+      `the state file holds ${Array.isArray(raw) ? "a list" : raw === null ? "null" : `a ${typeof raw}`}, not a state object`,
+    );
   }
   let s: Rec;
   try {
@@ -182,7 +193,13 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   }
   if (state !== s.currentState) {
     keepOriginal(s, "currentState", s.currentState);
-    const why = NEWER_UPSTREAM_STATES[String(s.currentState).trim().toUpperCase().replace(/[\s_-]+/g, "")];
+    const why =
+      NEWER_UPSTREAM_STATES[
+        String(s.currentState)
+          .trim()
+          .toUpperCase()
+          .replace(/[\s_-]+/g, "")
+      ];
     notes.add(`currentState ${JSON.stringify(s.currentState)} read as "${state}"${why ? `: ${why}` : ""}`);
   }
 
@@ -198,7 +215,11 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
     startingCommit = fromHistory ?? opts.head ?? null;
     notes.add(
       `startingCommit backfilled ${
-        fromHistory ? `from the earliest commit in history (${fromHistory})` : opts.head ? `with the current HEAD (${opts.head})` : "as null (no commit in history and HEAD unknown)"
+        fromHistory
+          ? `from the earliest commit in history (${fromHistory})`
+          : opts.head
+            ? `with the current HEAD (${opts.head})`
+            : "as null (no commit in history and HEAD unknown)"
       }`,
     );
   }
@@ -210,7 +231,11 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
       reviewPlans = reviewPlans === "true";
     } else {
       if (has(s, "reviewPlans")) keepOriginal(top, "reviewPlans", s.reviewPlans);
-      notes.add(version < 4 ? `reviewPlans backfilled as false (schemaVersion < 4)` : `reviewPlans missing or invalid; set to false`);
+      notes.add(
+        version < 4
+          ? `reviewPlans backfilled as false (schemaVersion < 4)`
+          : `reviewPlans missing or invalid; set to false`,
+      );
       reviewPlans = false;
     }
   }
@@ -218,7 +243,11 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   let rigorLevel = typeof s.rigorLevel === "string" ? s.rigorLevel.trim().toLowerCase() : undefined;
   if (rigorLevel !== "fast" && rigorLevel !== "standard" && rigorLevel !== "thorough") {
     if (has(s, "rigorLevel")) keepOriginal(top, "rigorLevel", s.rigorLevel);
-    notes.add(version < 5 ? `rigorLevel backfilled as "standard" (schemaVersion < 5)` : `rigorLevel missing or unknown; set to "standard"`);
+    notes.add(
+      version < 5
+        ? `rigorLevel backfilled as "standard" (schemaVersion < 5)`
+        : `rigorLevel missing or unknown; set to "standard"`,
+    );
     rigorLevel = "standard";
   } else if (rigorLevel !== s.rigorLevel) {
     notes.add(`rigorLevel ${JSON.stringify(s.rigorLevel)} read as "${rigorLevel}"`);
@@ -251,7 +280,8 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
     d.rec.status = d.status;
     return d.rec;
   });
-  if (inferred > 0) notes.add(`phases: ${inferred} phase(s) without a status got one from currentPhase and currentState`);
+  if (inferred > 0)
+    notes.add(`phases: ${inferred} phase(s) without a status got one from currentPhase and currentState`);
 
   const retryBudget = normalizeRetryBudget(s.retryBudget, top, notes);
   const history = normalizeHistory(s.history, top, notes);
@@ -311,7 +341,12 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   }
   // A fix round saved by an earlier version rests in EXECUTE.running; fix dispatches now have their
   // own stage, which replies "fixed" like the final review's.
-  if (state === "EXECUTE" && engine.stage === "running" && isRec(engine.phaseRun) && isRec((engine.phaseRun as Rec).fix)) {
+  if (
+    state === "EXECUTE" &&
+    engine.stage === "running" &&
+    isRec(engine.phaseRun) &&
+    isRec((engine.phaseRun as Rec).fix)
+  ) {
     engine.stage = "fixing";
     notes.add(`stage: the fix round in progress moved to EXECUTE.fixing (its persona replies "fixed")`);
   }
@@ -328,10 +363,13 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
     stageMetaAt(state, engine.stage as string)?.dispatch &&
     RESTING_STAGES[state]?.includes(budgetStage)
   ) {
-    notes.add(`stage: the spent budget's question before ${state}.${engine.stage} is now its own stage, ${state}.${budgetStage}`);
+    notes.add(
+      `stage: the spent budget's question before ${state}.${engine.stage} is now its own stage, ${state}.${budgetStage}`,
+    );
     engine.stage = budgetStage;
   }
-  if (added.length > 0 && added.length < ENGINE_KEYS.length) notes.add(`engine fields added with defaults: ${added.join(", ")}`);
+  if (added.length > 0 && added.length < ENGINE_KEYS.length)
+    notes.add(`engine fields added with defaults: ${added.join(", ")}`);
   else if (added.length > 0) notes.add(`engine fields added with defaults (an upstream file)`);
 
   const known: Rec = {

@@ -112,7 +112,9 @@ export const Notice = z.discriminatedUnion("kind", [
   notice("budgetExhausted", {
     taskNumber: z.number().nullable(),
     taskName: z.string(),
-    attempts: z.array(z.looseObject({ attempt: z.number().int(), fixAttempted: z.string().optional(), error: z.string() })),
+    attempts: z.array(
+      z.looseObject({ attempt: z.number().int(), fixAttempted: z.string().optional(), error: z.string() }),
+    ),
     error: z.string(),
     /** Two phases in a row exhausted their budget. */
     repeated: z.boolean(),
@@ -250,7 +252,9 @@ export function renderNotice(n: Notice): string {
       return [
         `Read spec — found ${plural(n.phaseCount, "phase")}:`,
         ...n.phases.map((p, i) => `  Phase ${i + 1}: ${p.name} (complexity: ${p.complexity})`),
-        ...(n.phaseCount > n.phases.length ? [`  … and ${n.phaseCount - n.phases.length} more (autopilot_status lists them)`] : []),
+        ...(n.phaseCount > n.phases.length
+          ? [`  … and ${n.phaseCount - n.phases.length} more (autopilot_status lists them)`]
+          : []),
         `Rigor level: ${n.rigorLevel}${n.reviewPlans ? " · --review-plans" : ""}`,
         `Created ${n.sessionDir}/autopilot-state.json. Starting Phase 1.`,
       ].join("\n");
@@ -259,7 +263,10 @@ export function renderNotice(n: Notice): string {
     case "resumed":
       return n.state === "DONE"
         ? "This session is DONE."
-        : [`Resuming autopilot from state ${n.state}, phase ${n.phaseNumber}: ${n.phaseName ?? "?"}.`, ...(n.soFar ?? [])].join("\n");
+        : [
+            `Resuming autopilot from state ${n.state}, phase ${n.phaseNumber}: ${n.phaseName ?? "?"}.`,
+            ...(n.soFar ?? []),
+          ].join("\n");
     case "stopped":
       return `Stopped at ${n.state}. The session is saved; resume it with autopilot_start (or \`autopilot run\`).`;
     case "interactivePlanning":
@@ -314,7 +321,9 @@ export function renderNotice(n: Notice): string {
       if (n.wave) {
         const list = (ts: string[]) => `task${ts.length === 1 ? "" : "s"} ${ts.join(", ")}`;
         const merged = n.wave.merged.length ? `the wave's ${list(n.wave.merged)} merged` : "nothing of the wave merged";
-        const kept = n.wave.kept.length ? `; nothing of ${list(n.wave.kept)} merged, ${n.wave.kept.length === 1 ? "its" : "their"} work (if any) kept on ${n.wave.kept.length === 1 ? "its branch" : "their branches"}` : "";
+        const kept = n.wave.kept.length
+          ? `; nothing of ${list(n.wave.kept)} merged, ${n.wave.kept.length === 1 ? "its" : "their"} work (if any) kept on ${n.wave.kept.length === 1 ? "its branch" : "their branches"}`
+          : "";
         return `Task ${n.taskNumber ?? "?"}: ${n.taskName} — the executor reports a defect in the plan: ${n.defect}\nThe plan goes back to the planner with this (${merged}${kept}); the revised plan's tasks not merged yet run next.`;
       }
       return `Task ${n.taskNumber ?? "?"}: ${n.taskName} — the executor reports a defect in the plan: ${n.defect}\nThe plan goes back to the planner with this${n.committed === false ? "" : "; the work done before it is kept in a commit"}.`;
@@ -332,12 +341,18 @@ export function renderNotice(n: Notice): string {
         `Final error: ${n.error}`,
         "Passing work was kept in a recovery commit. Recorded in .harness/failures.md.",
         ...(n.repeated
-          ? ["Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing."]
+          ? [
+              "Two phases in a row have exhausted their retry budget: review the spec for systemic issues before continuing.",
+            ]
           : []),
       ].join("\n");
     case "commitRejected": {
       const shown = n.output.split("\n");
-      const output = (shown.length > REPORT_OUTPUT_LINES ? [...shown.slice(0, REPORT_OUTPUT_LINES), `… (${shown.length - REPORT_OUTPUT_LINES} more lines)`] : shown).map((l) => `  ${l}`);
+      const output = (
+        shown.length > REPORT_OUTPUT_LINES
+          ? [...shown.slice(0, REPORT_OUTPUT_LINES), `… (${shown.length - REPORT_OUTPUT_LINES} more lines)`]
+          : shown
+      ).map((l) => `  ${l}`);
       const head = `Commit "${n.label}" rejected by the ${n.hook} hook${n.next === "recovery" ? "" : ` (attempt ${n.attempt})`}${n.next === "ask" || n.next === "askMessage" ? "." : ":"}`;
       const tail =
         n.next === "executor"
@@ -365,8 +380,18 @@ export function renderNotice(n: Notice): string {
       const lines = [`Phase ${n.phaseNumber}: ${n.name} — ${n.skipped ? "SKIPPED" : "COMPLETE"}`];
       if (!n.skipped) {
         const vf = n.verificationFailures ?? 0;
-        const verification = vf ? `${n.verification} (after ${plural(vf, "failed verification")} and a fix)` : n.verification;
-        const blockingFate = n.counts.blocking ? (n.reviewOverridden ? " (overridden)" : n.reReviews ? " (fixed; re-reviewed)" : "") : n.reviewOverridden ? " (overridden)" : "";
+        const verification = vf
+          ? `${n.verification} (after ${plural(vf, "failed verification")} and a fix)`
+          : n.verification;
+        const blockingFate = n.counts.blocking
+          ? n.reviewOverridden
+            ? " (overridden)"
+            : n.reReviews
+              ? " (fixed; re-reviewed)"
+              : ""
+          : n.reviewOverridden
+            ? " (overridden)"
+            : "";
         lines.push(
           `Tasks: ${n.tasks}/${n.tasks} | Retries: ${n.retries} | Verification: ${verification} | Review: ${counted(n.counts)}${blockingFate}`,
         );
@@ -387,7 +412,10 @@ export function renderNotice(n: Notice): string {
         "All phases complete.",
         `Total: ${n.phasesCompleted} phases${n.phasesSkipped ? ` (+${n.phasesSkipped} skipped)` : ""}, ${n.tasks} tasks, ${n.retries} ${n.retries === 1 ? "retry" : "retries"}`,
         `Final review: ${n.finalReviewStatus} (${counted(n.finalFindings)})${n.fixedBlocking ? `; ${plural(n.fixedBlocking, "blocking finding")} fixed before it passed` : ""}`,
-        ...(n.findings ?? []).map((f) => `  - ${f.severity}${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ""}` : ""} — ${f.title}${f.rationale ? `: ${f.rationale}` : ""}`),
+        ...(n.findings ?? []).map(
+          (f) =>
+            `  - ${f.severity}${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ""}` : ""} — ${f.title}${f.rationale ? `: ${f.rationale}` : ""}`,
+        ),
         ...(n.findings?.length
           ? [
               n.finalReviewStatus === "overridden"
@@ -430,7 +458,9 @@ export function renderNotice(n: Notice): string {
     case "harnessFiles":
       return [
         "Files autopilot leaves under .harness/:",
-        ...(n.commit.length ? [`  - commit ${n.commit.join(" and ")}: what later runs learn from (if your team keeps them)`] : []),
+        ...(n.commit.length
+          ? [`  - commit ${n.commit.join(" and ")}: what later runs learn from (if your team keeps them)`]
+          : []),
         n.sessionsIgnored
           ? "  - .harness/sessions/ is this session's working state and git already ignores it."
           : "  - .harness/sessions/ is this session's working state: keep it out of git (add the line `.harness/sessions/` to .gitignore).",
@@ -472,9 +502,12 @@ const LINE_KINDS: ReadonlySet<NoticeKind> = new Set<NoticeKind>([
  * report's "Final review: <status> (<counts>)".
  */
 function restated(n: Notice, later: readonly Notice[]): boolean {
-  const same = (a: SeverityCounts, b: SeverityCounts) => a.blocking === b.blocking && a.warning === b.warning && a.note === b.note;
-  if (n.kind === "review" && !n.round) return later.some((m) => m.kind === "phaseSummary" && !m.skipped && same(m.counts, n.counts));
-  if (n.kind === "finalReview" && !n.round) return later.some((m) => m.kind === "done" && same(m.finalFindings, n.counts));
+  const same = (a: SeverityCounts, b: SeverityCounts) =>
+    a.blocking === b.blocking && a.warning === b.warning && a.note === b.note;
+  if (n.kind === "review" && !n.round)
+    return later.some((m) => m.kind === "phaseSummary" && !m.skipped && same(m.counts, n.counts));
+  if (n.kind === "finalReview" && !n.round)
+    return later.some((m) => m.kind === "done" && same(m.finalFindings, n.counts));
   return false;
 }
 

@@ -146,7 +146,8 @@ function buildSessionPaths(projectRoot: string, slug: string): SessionPaths {
     worktreePointer: path.join(sessionDir, WORKTREE_POINTER_FILE),
     scratchpadDir: path.join(sessionDir, "scratchpad"),
     review(n: number): string {
-      if (!Number.isInteger(n) || n < 0) throw new RangeError(`review file number must be a non-negative integer, got ${n}`);
+      if (!Number.isInteger(n) || n < 0)
+        throw new RangeError(`review file number must be a non-negative integer, got ${n}`);
       return path.join(sessionDir, `phase-${n}-review.json`);
     },
   };

@@ -228,9 +228,7 @@ export const PhaseRun = z.looseObject({
   /** The last commit the repository's hooks refused (absent in files written before it). */
   rejectedCommit: RejectedCommit.nullable().optional(),
   /** Output of the last validation run (fast VERIFY, final-review fixes), bounded. */
-  lastValidation: z
-    .looseObject({ passed: z.boolean(), summary: z.string() })
-    .nullable(),
+  lastValidation: z.looseObject({ passed: z.boolean(), summary: z.string() }).nullable(),
 
   // ---- added with the persona work (issue 30); optional: absent in files written before ----
   /** HEAD when the phase started (read at ASSESS): the phase review's range starts here. */

@@ -149,7 +149,10 @@ export class SessionStore {
     try {
       return JSON.parse(text);
     } catch (e) {
-      throw await this.corruptError(p, text.trim() === "" ? "the file is empty" : `invalid JSON (${(e as Error).message})`);
+      throw await this.corruptError(
+        p,
+        text.trim() === "" ? "the file is empty" : `invalid JSON (${(e as Error).message})`,
+      );
     }
   }
 
@@ -253,7 +256,10 @@ export class SessionStore {
       );
     } catch (e) {
       if (e instanceof LockBusyError) throw await this.busyError(p, stale);
-      throw new AutopilotError("internal", `Could not lock session "${p.slug}" (${this.rel(p.lock)}): ${(e as Error).message}`);
+      throw new AutopilotError(
+        "internal",
+        `Could not lock session "${p.slug}" (${this.rel(p.lock)}): ${(e as Error).message}`,
+      );
     }
     try {
       const result = await fn();

@@ -78,12 +78,22 @@ export function emptyLedger(): UsageLedger {
   return { total: emptyTotals(), byPhase: {}, byPersona: {} };
 }
 
-const FIELDS = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "toolUses", "durationMs", "costUsd"] as const;
+const FIELDS = [
+  "inputTokens",
+  "outputTokens",
+  "cacheReadTokens",
+  "cacheWriteTokens",
+  "toolUses",
+  "durationMs",
+  "costUsd",
+] as const;
 
 /** The tokens of one run: its total when given, else the sum of the parts it gave, else unknown. */
 export function tokensOf(u: UsageReport): number | null {
   if (typeof u.totalTokens === "number") return u.totalTokens;
-  const parts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens].filter((v): v is number => typeof v === "number");
+  const parts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens].filter(
+    (v): v is number => typeof v === "number",
+  );
   return parts.length ? parts.reduce((a, b) => a + b, 0) : null;
 }
 
@@ -113,7 +123,10 @@ export function addUsage(
 ): UsageLedger {
   const led = ledger ?? emptyLedger();
   const key = entry.phaseIndex === null ? "final" : String(entry.phaseIndex + 1);
-  const phase = led.byPhase[key] ?? { ...emptyTotals(), name: entry.phaseIndex === null ? "final review" : (entry.phaseName ?? "") };
+  const phase = led.byPhase[key] ?? {
+    ...emptyTotals(),
+    name: entry.phaseIndex === null ? "final review" : (entry.phaseName ?? ""),
+  };
   return {
     ...led,
     total: addTo(led.total, entry.usage),
@@ -177,18 +190,23 @@ export function parseUsage(raw: unknown): UsageReport | null {
     out[f] = v;
   };
   if (typeof raw === "string") {
-    for (const m of raw.matchAll(/<([a-z_]+)>\s*([^<]*?)\s*<\/\1>/gi)) if (m[1].toLowerCase() !== "usage") put(m[1], m[2]);
+    for (const m of raw.matchAll(/<([a-z_]+)>\s*([^<]*?)\s*<\/\1>/gi))
+      if (m[1].toLowerCase() !== "usage") put(m[1], m[2]);
     for (const m of raw.matchAll(/(?:^|[\s>,{])"?([A-Za-z_]+)"?\s*[:=]\s*"?([$\d.,_]+)"?/g)) put(m[1], m[2]);
   } else if (typeof raw === "object" && !Array.isArray(raw)) {
     for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
       if (v === undefined || v === null) continue; // unknown stays unknown
       // The API's nested `usage` (a claude -p envelope passed whole) carries the token split.
       if (k === "usage" && v && typeof v === "object") {
-        for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) if (v2 !== undefined && typeof v2 !== "object") put(k2, v2);
+        for (const [k2, v2] of Object.entries(v as Record<string, unknown>))
+          if (v2 !== undefined && typeof v2 !== "object") put(k2, v2);
       } else if (typeof v !== "object" || v === null) put(k, v);
     }
   } else {
-    throw new AutopilotError("bad_input", `usage must be an object or the text of a usage block, not ${typeof raw}. Leave it out if there is none.`);
+    throw new AutopilotError(
+      "bad_input",
+      `usage must be an object or the text of a usage block, not ${typeof raw}. Leave it out if there is none.`,
+    );
   }
   return hasAny(out) ? out : null;
 }
@@ -197,7 +215,10 @@ export function parseUsage(raw: unknown): UsageReport | null {
 
 /** "200k", "1.5M", "50000" (tokens) or "$5", "5usd", "2.50 USD" (dollars). */
 export function parseBudget(text: string): { tokens: number | null; usd: number | null } {
-  const t = String(text ?? "").trim().toLowerCase().replace(/[,_\s]/g, "");
+  const t = String(text ?? "")
+    .trim()
+    .toLowerCase()
+    .replace(/[,_\s]/g, "");
   let m = /^\$(\d+(?:\.\d+)?)$/.exec(t) ?? /^(\d+(?:\.\d+)?)(?:usd|\$|dollars?)$/.exec(t);
   if (m && Number(m[1]) > 0) return { tokens: null, usd: Number(m[1]) };
   m = /^(\d+(?:\.\d+)?)(k|m)?(?:tokens?)?$/.exec(t);
@@ -232,7 +253,10 @@ export function budgetSpent(budget: Budget | undefined, ledger: UsageLedger | un
  * What one more persona run is likely to cost: the average of the runs so far that reported it,
  * of `persona`'s runs when it has some, else of every persona's; null where nothing is known.
  */
-export function runEstimate(ledger: UsageLedger | undefined, persona: string): { tokens: number | null; usd: number | null } {
+export function runEstimate(
+  ledger: UsageLedger | undefined,
+  persona: string,
+): { tokens: number | null; usd: number | null } {
   const own = ledger?.byPersona[persona];
   const from = (pick: (t: UsageTotals) => [number | null, number]) => {
     for (const t of [own, ledger?.total]) {
@@ -249,7 +273,12 @@ export function runEstimate(ledger: UsageLedger | undefined, persona: string): {
  * take the session past, in words, or null while they fit (or nothing is known of their cost).
  * A spent budget is crossed by any run.
  */
-export function budgetCrossedBy(budget: Budget | undefined, ledger: UsageLedger | undefined, runs: number, persona: string): string | null {
+export function budgetCrossedBy(
+  budget: Budget | undefined,
+  ledger: UsageLedger | undefined,
+  runs: number,
+  persona: string,
+): string | null {
   if (!budget) return null;
   const spent = budgetSpent(budget, ledger);
   if (spent || runs <= 0) return spent;
@@ -257,10 +286,23 @@ export function budgetCrossedBy(budget: Budget | undefined, ledger: UsageLedger 
   const each = runEstimate(ledger, persona);
   const words = (spentText: string, eachText: string, totalText: string) =>
     `${spentText}; ${runs} run${runs === 1 ? "" : "s"} of about ${eachText} each would make it ${totalText}`;
-  if (budget.tokens !== null && t?.tokens != null && each.tokens !== null && t.tokens + runs * each.tokens > budget.tokens)
-    return words(`${formatCount(t.tokens)} tokens spent of a ${formatCount(budget.tokens)}-token budget`, `${formatCount(each.tokens)} tokens`, `${formatCount(t.tokens + runs * each.tokens)} tokens`);
+  if (
+    budget.tokens !== null &&
+    t?.tokens != null &&
+    each.tokens !== null &&
+    t.tokens + runs * each.tokens > budget.tokens
+  )
+    return words(
+      `${formatCount(t.tokens)} tokens spent of a ${formatCount(budget.tokens)}-token budget`,
+      `${formatCount(each.tokens)} tokens`,
+      `${formatCount(t.tokens + runs * each.tokens)} tokens`,
+    );
   if (budget.usd !== null && t?.costUsd != null && each.usd !== null && t.costUsd + runs * each.usd > budget.usd)
-    return words(`${formatUsd(t.costUsd)} spent of a ${formatUsd(budget.usd)} budget`, formatUsd(each.usd), formatUsd(t.costUsd + runs * each.usd));
+    return words(
+      `${formatUsd(t.costUsd)} spent of a ${formatUsd(budget.usd)} budget`,
+      formatUsd(each.usd),
+      formatUsd(t.costUsd + runs * each.usd),
+    );
   return null;
 }
 
@@ -278,10 +320,18 @@ export function raisedBudget(budget: Budget, rationale: string | undefined): Bud
       next = null;
     }
   }
-  const doubled = { tokens: budget.tokens !== null ? budget.tokens * 2 : null, usd: budget.usd !== null ? budget.usd * 2 : null };
+  const doubled = {
+    tokens: budget.tokens !== null ? budget.tokens * 2 : null,
+    usd: budget.usd !== null ? budget.usd * 2 : null,
+  };
   const chosen =
-    next && ((next.tokens !== null && (budget.tokens === null || next.tokens > budget.tokens)) || (next.usd !== null && (budget.usd === null || next.usd > budget.usd)))
-      ? { tokens: next.tokens ?? (next.usd !== null ? null : budget.tokens), usd: next.usd ?? (next.tokens !== null ? null : budget.usd) }
+    next &&
+    ((next.tokens !== null && (budget.tokens === null || next.tokens > budget.tokens)) ||
+      (next.usd !== null && (budget.usd === null || next.usd > budget.usd)))
+      ? {
+          tokens: next.tokens ?? (next.usd !== null ? null : budget.tokens),
+          usd: next.usd ?? (next.tokens !== null ? null : budget.usd),
+        }
       : doubled;
   return { ...budget, ...chosen, continueOnceAt: null };
 }
@@ -307,7 +357,7 @@ export function formatUsd(v: number): string {
  * Cost shows only when known.
  */
 export function formatCost(t: UsageTotals | undefined | null): string {
-  if (!t || t.reported === 0 || t.tokens === null && t.costUsd === null) return "unknown";
+  if (!t || t.reported === 0 || (t.tokens === null && t.costUsd === null)) return "unknown";
   const parts: string[] = [];
   if (t.tokens !== null) parts.push(`${formatCount(t.tokens)} tokens`);
   if (t.costUsd !== null) parts.push(`${formatUsd(t.costUsd)}${t.costReported < t.reported ? " (partial)" : ""}`);

@@ -64,7 +64,14 @@ export const WaveTask = z.looseObject({
       /** It reported a defect in the plan (what is wrong, with the evidence): the plan goes back to the planner. */
       defect: z.string().optional(),
       /** It stopped at a human checkpoint: the question comes once the wave's reports are in. */
-      checkpoint: z.looseObject({ type: z.string(), label: z.string(), options: z.array(z.string()).optional(), details: z.string().optional() }).optional(),
+      checkpoint: z
+        .looseObject({
+          type: z.string(),
+          label: z.string(),
+          options: z.array(z.string()).optional(),
+          details: z.string().optional(),
+        })
+        .optional(),
     })
     .nullable()
     .optional(),
@@ -83,7 +90,13 @@ export const WaveTask = z.looseObject({
   validationOutput: z.string().optional(),
   /** Each time the merge queue sent the task back: the attempt that followed, why, and what went wrong. */
   sentBack: z
-    .array(z.looseObject({ attempt: z.number().int().positive(), why: z.enum(["failed", "conflict", "validation"]), error: z.string() }))
+    .array(
+      z.looseObject({
+        attempt: z.number().int().positive(),
+        why: z.enum(["failed", "conflict", "validation"]),
+        error: z.string(),
+      }),
+    )
     .optional(),
   /** Validation after its merge, as it printed. */
   validation: z.string().optional(),

@@ -29,7 +29,12 @@ export function importGraph(files: string[]): Map<string, string[]> {
     for (const ref of info.importedFiles) {
       if (!ref.fileName.startsWith(".")) continue;
       const abs = path.resolve(path.dirname(file), ref.fileName);
-      const candidates = [abs.replace(/\.js$/, ".ts"), abs.replace(/\.mjs$/, ".mts"), `${abs}.ts`, path.join(abs, "index.ts")];
+      const candidates = [
+        abs.replace(/\.js$/, ".ts"),
+        abs.replace(/\.mjs$/, ".mts"),
+        `${abs}.ts`,
+        path.join(abs, "index.ts"),
+      ];
       const hit = candidates.find((c) => known.has(c));
       if (hit) deps.add(hit);
     }

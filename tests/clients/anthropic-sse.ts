@@ -6,7 +6,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Conversation, Decision, Dialect, Message, Part } from "./brain/types.js";
-import { describeDecision, newId, startLoopback, type LoopbackModel, type RecordedRequest, type Routed } from "./loopback.js";
+import {
+  describeDecision,
+  newId,
+  startLoopback,
+  type LoopbackModel,
+  type RecordedRequest,
+  type Routed,
+} from "./loopback.js";
 
 export type { RecordedRequest };
 
@@ -35,27 +42,36 @@ type Block = Record<string, any>;
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content
-    .map((b: Block) => (b.type === "text" ? b.text : b.type === "image" ? "[image]" : ""))
-    .join("");
+  return content.map((b: Block) => (b.type === "text" ? b.text : b.type === "image" ? "[image]" : "")).join("");
 }
 
 /** A Messages API request body in the neutral form. */
 export function toConversation(body: any): Conversation {
-  const system = typeof body.system === "string" ? body.system : Array.isArray(body.system) ? body.system.map((b: Block) => b.text ?? "").join("\n\n") : "";
+  const system =
+    typeof body.system === "string"
+      ? body.system
+      : Array.isArray(body.system)
+        ? body.system.map((b: Block) => b.text ?? "").join("\n\n")
+        : "";
   const messages: Message[] = (body.messages ?? []).map((m: any) => {
     const parts: Part[] = [];
     const blocks: Block[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content ?? []);
     for (const b of blocks) {
       if (b.type === "text") parts.push({ type: "text", text: b.text });
-      else if (b.type === "tool_use") parts.push({ type: "tool_call", call: { id: b.id, name: b.name, args: b.input ?? {} } });
+      else if (b.type === "tool_use")
+        parts.push({ type: "tool_call", call: { id: b.id, name: b.name, args: b.input ?? {} } });
       else if (b.type === "tool_result")
-        parts.push({ type: "tool_result", result: { callId: b.tool_use_id, text: textOf(b.content), isError: b.is_error === true } });
+        parts.push({
+          type: "tool_result",
+          result: { callId: b.tool_use_id, text: textOf(b.content), isError: b.is_error === true },
+        });
       // thinking, images, documents: nothing the brain reads
     }
     return { role: m.role, parts };
   });
-  const tools: string[] = (body.tools ?? []).map((t: Block) => t.name).filter((n: unknown): n is string => typeof n === "string");
+  const tools: string[] = (body.tools ?? [])
+    .map((t: Block) => t.name)
+    .filter((n: unknown): n is string => typeof n === "string");
   return { system, messages, tools, model: body.model };
 }
 
@@ -76,7 +92,12 @@ function blocksOf(d: Decision): OutBlock[] {
 }
 
 function usage(bytes: number, out: number) {
-  return { input_tokens: Math.ceil(bytes / 4), output_tokens: out, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  return {
+    input_tokens: Math.ceil(bytes / 4),
+    output_tokens: out,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
 }
 
 /** The assistant message for these blocks: SSE events when the request streams, else one JSON body. */
@@ -105,7 +126,16 @@ function message(body: any, blocks: OutBlock[], bytes: number): Routed {
   const ev = (type: string, data: unknown) => sse.push(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   ev("message_start", {
     type: "message_start",
-    message: { id, type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: usage(bytes, 1) },
+    message: {
+      id,
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: usage(bytes, 1),
+    },
   });
   blocks.forEach((b, index) => {
     if (b.type === "text") {
@@ -114,19 +144,35 @@ function message(body: any, blocks: OutBlock[], bytes: number): Routed {
       const t = b.text ?? "";
       const step = Math.max(1, Math.ceil(t.length / 3));
       for (let i = 0; i < t.length; i += step) {
-        ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: t.slice(i, i + step) } });
+        ev("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "text_delta", text: t.slice(i, i + step) },
+        });
       }
     } else {
-      ev("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+      ev("content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: b.id, name: b.name, input: {} },
+      });
       const json = JSON.stringify(b.input ?? {});
       const step = Math.max(1, Math.ceil(json.length / 2));
       for (let i = 0; i < json.length; i += step) {
-        ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: json.slice(i, i + step) } });
+        ev("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "input_json_delta", partial_json: json.slice(i, i + step) },
+        });
       }
     }
     ev("content_block_stop", { type: "content_block_stop", index });
   });
-  ev("message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: outTokens } });
+  ev("message_delta", {
+    type: "message_delta",
+    delta: { stop_reason: stop, stop_sequence: null },
+    usage: { output_tokens: outTokens },
+  });
   ev("message_stop", { type: "message_stop" });
   return { status: 200, headers, sse };
 }
@@ -153,8 +199,15 @@ function capture(file: string, requests: RecordedRequest[]): void {
         toolsBytes: Buffer.byteLength(JSON.stringify(b.tools ?? [])),
         messagesBytes: Buffer.byteLength(JSON.stringify(b.messages ?? [])),
         messages: (b.messages ?? []).length,
-        system: system.map((s: Block) => ({ bytes: Buffer.byteLength(s.text ?? ""), ...(full ? { text: s.text } : {}) })),
-        tools: (b.tools ?? []).map((t: Block) => ({ name: t.name ?? t.type, bytes: Buffer.byteLength(JSON.stringify(t)), ...(full ? { definition: t } : {}) })),
+        system: system.map((s: Block) => ({
+          bytes: Buffer.byteLength(s.text ?? ""),
+          ...(full ? { text: s.text } : {}),
+        })),
+        tools: (b.tools ?? []).map((t: Block) => ({
+          name: t.name ?? t.type,
+          bytes: Buffer.byteLength(JSON.stringify(t)),
+          ...(full ? { definition: t } : {}),
+        })),
       };
     });
   writeFileSync(file, JSON.stringify({ capturedAt: new Date().toISOString(), requests: out }, null, 1) + "\n");
@@ -196,6 +249,9 @@ export async function startModelServer(o: ModelServerOptions): Promise<ModelServ
       } else decision = ask(conv);
       return message(rec.body, blocksOf(decision), rec.bytes);
     },
-    (msg, status) => ({ type: "error", error: { type: status === 404 ? "not_found_error" : "invalid_request_error", message: `loopback model: ${msg}` } }),
+    (msg, status) => ({
+      type: "error",
+      error: { type: status === 404 ? "not_found_error" : "invalid_request_error", message: `loopback model: ${msg}` },
+    }),
   );
 }

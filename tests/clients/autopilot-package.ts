@@ -4,7 +4,17 @@
 // a day are removed.
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import lockfile from "proper-lockfile";
@@ -25,16 +35,37 @@ export function installPackedAutopilot(): Promise<PackedAutopilot> {
 let packed: Promise<string> | undefined;
 
 /** What `npm pack` builds from or ships (package.json `files`, the build's inputs). */
-const PACKED_FROM = ["src/", "personas/", "skills/", "examples/", "scripts/prepack.mjs", "package.json", "package-lock.json", "tsconfig.json", "README.md", "LICENSE"];
+const PACKED_FROM = [
+  "src/",
+  "personas/",
+  "skills/",
+  "examples/",
+  "scripts/prepack.mjs",
+  "package.json",
+  "package-lock.json",
+  "tsconfig.json",
+  "README.md",
+  "LICENSE",
+];
 
 /** A hash of those files in the checkout (tracked and new, not ignored). */
 function sourceHash(): string {
-  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], { cwd: projectRoot, encoding: "utf8" })
+  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], {
+    cwd: projectRoot,
+    encoding: "utf8",
+  })
     .split("\0")
-    .filter((f) => PACKED_FROM.some((p) => (p.endsWith("/") ? f.startsWith(p) : f === p)) && existsSync(path.join(projectRoot, f)))
+    .filter(
+      (f) =>
+        PACKED_FROM.some((p) => (p.endsWith("/") ? f.startsWith(p) : f === p)) && existsSync(path.join(projectRoot, f)),
+    )
     .sort();
   const h = createHash("sha256");
-  for (const f of files) h.update(f).update("\0").update(readFileSync(path.join(projectRoot, f))).update("\0");
+  for (const f of files)
+    h.update(f)
+      .update("\0")
+      .update(readFileSync(path.join(projectRoot, f)))
+      .update("\0");
   return h.digest("hex").slice(0, 16);
 }
 
@@ -47,7 +78,12 @@ export function packedTarball(): Promise<string> {
     await ensureBuilt();
     const root = path.join(clientsCacheDir(), "autopilot-mcp-tarballs");
     mkdirSync(root, { recursive: true });
-    const release = await lockfile.lock(root, { lockfilePath: path.join(root, ".pack.lock"), realpath: false, stale: 600_000, retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 } });
+    const release = await lockfile.lock(root, {
+      lockfilePath: path.join(root, ".pack.lock"),
+      realpath: false,
+      stale: 600_000,
+      retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 },
+    });
     try {
       const hash = sourceHash();
       const dir = path.join(root, hash);
@@ -72,7 +108,9 @@ export function packedTarball(): Promise<string> {
         return path.join(dir, name);
       } catch (e) {
         rmSync(out, { recursive: true, force: true });
-        throw new Error(`npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`);
+        throw new Error(
+          `npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`,
+        );
       }
     } finally {
       await release();
@@ -101,20 +139,42 @@ async function pack(): Promise<PackedAutopilot> {
     if (!existsSync(bin)) {
       rmSync(dir, { recursive: true, force: true });
       try {
-        await execFileP("npm", ["install", "-g", "--prefix", path.join(dir, "prefix"), "--no-audit", "--no-fund", "--loglevel=error", tarball], {
-          timeout: 600_000,
-          maxBuffer: 16 * 1024 * 1024,
-        });
+        await execFileP(
+          "npm",
+          [
+            "install",
+            "-g",
+            "--prefix",
+            path.join(dir, "prefix"),
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            tarball,
+          ],
+          {
+            timeout: 600_000,
+            maxBuffer: 16 * 1024 * 1024,
+          },
+        );
       } catch (e) {
         rmSync(dir, { recursive: true, force: true });
-        return { skip: `could not install the packed autopilot (its dependencies come from the npm registry): ${String((e as any).stderr || (e as Error).message).trim().split("\n").slice(-3).join(" ")}` };
+        return {
+          skip: `could not install the packed autopilot (its dependencies come from the npm registry): ${String(
+            (e as any).stderr || (e as Error).message,
+          )
+            .trim()
+            .split("\n")
+            .slice(-3)
+            .join(" ")}`,
+        };
       }
     }
     // Installs of other builds are left to other checkouts' test runs for a day, then removed.
     const dayAgo = Date.now() - 24 * 3600 * 1000;
     for (const old of readdirSync(root)) {
       const p = path.join(root, old);
-      if (old !== sha && !old.startsWith(".") && statSync(p).mtimeMs < dayAgo) rmSync(p, { recursive: true, force: true });
+      if (old !== sha && !old.startsWith(".") && statSync(p).mtimeMs < dayAgo)
+        rmSync(p, { recursive: true, force: true });
     }
     const now = new Date();
     utimesSync(dir, now, now);

@@ -68,7 +68,9 @@ function dialog(screen: string): string {
 
 /** The option the dialog's cursor (❯) is on (the innermost one: an open list's, inside its field's). */
 function cursorLine(screen: string): string | null {
-  const l = dialogLines(screen).filter((x) => /❯\s*\S/.test(x)).at(-1);
+  const l = dialogLines(screen)
+    .filter((x) => /❯\s*\S/.test(x))
+    .at(-1);
   return l ? l.replace(/^.*?❯\s*/, "").trim() : null;
 }
 
@@ -82,12 +84,19 @@ function transcriptTail(screen: string, n = 3): string {
   const lines = screen.split("\n");
   const rules = lines.flatMap((l, i) => (/^\s*─{20,}\s*$/.test(l) ? [i] : []));
   const box = rules.length >= 2 ? rules[rules.length - 2] : lines.length;
-  return lines.slice(0, box).filter((l) => l.trim()).slice(-n).join("\n");
+  return lines
+    .slice(0, box)
+    .filter((l) => l.trim())
+    .slice(-n)
+    .join("\n");
 }
 
 /** The input prompt is empty and no dialog is open. */
 function promptReady(screen: string): boolean {
-  return /^❯\s*$/m.test(screen) && !/Do you want to proceed\?|requests your input|Enter to confirm|Enter to stay in auto mode/.test(dialog(screen));
+  return (
+    /^❯\s*$/m.test(screen) &&
+    !/Do you want to proceed\?|requests your input|Enter to confirm|Enter to stay in auto mode/.test(dialog(screen))
+  );
 }
 
 interface Form {
@@ -108,7 +117,13 @@ function formOf(screen: string): Form | null {
     .map((l) => l.trim())
     .filter((l) => l && !/^[◯◉●✔❯]/.test(l))
     .join(" ");
-  return { shown: lines.slice(title + 1, field).map((l) => l.trim()).filter(Boolean), question };
+  return {
+    shown: lines
+      .slice(title + 1, field)
+      .map((l) => l.trim())
+      .filter(Boolean),
+    question,
+  };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -157,7 +172,10 @@ class User {
       await this.term.keys(key);
       const took = await this.term
         .waitFor(`${key} to take effect`, (x) => norm(x) !== norm(before) || undefined, attempt < 3 ? 20_000 : 60_000)
-        .then(() => true, (e) => (attempt < 3 ? false : Promise.reject(e)));
+        .then(
+          () => true,
+          (e) => (attempt < 3 ? false : Promise.reject(e)),
+        );
       if (took) return;
       await this.term.record(`${key} had no effect: pressed again`);
     }
@@ -189,7 +207,9 @@ class User {
       if (at !== null && test(at)) return s;
       await this.term.keys("Down");
       // A Down lost on a loaded machine is pressed again by the next round; the loop re-reads where the cursor is.
-      await this.term.waitFor("the cursor to move", (x) => cursorLine(x) !== at || undefined, 20_000).catch(() => this.term.record("Down had no effect"));
+      await this.term
+        .waitFor("the cursor to move", (x) => cursorLine(x) !== at || undefined, 20_000)
+        .catch(() => this.term.record("Down had no effect"));
     }
     throw new Error(`cannot reach ${what}:\n${dialog(await this.term.screen())}`);
   }
@@ -212,7 +232,9 @@ class User {
       await this.term.waitFor("the options", (x) => /◯/.test(dialog(x)));
       await this.cursorTo((l) => l.replace(/^[◯◉●]\s*/, "").trim() === action.answer, `the option "${action.answer}"`);
       await this.press("Space");
-      await this.term.waitFor("the answer chosen", (x) => new RegExp(`✔ Answer: (▸ )?${action.answer}\\b`).test(dialog(x)));
+      await this.term.waitFor("the answer chosen", (x) =>
+        new RegExp(`✔ Answer: (▸ )?${action.answer}\\b`).test(dialog(x)),
+      );
       if (action.why) {
         await this.cursorTo((l) => /Why \(optional\)/.test(l), "the Why field");
         await this.term.type(action.why);
@@ -266,7 +288,9 @@ class User {
     }
     if (/Do you want to proceed\?/.test(d)) {
       const lines = dialogLines(screen).map((l) => l.trim());
-      const what = lines.find((l) => /Autopilot \w+ Tool|Launch a new agent|^(Write|Edit|Bash|Read)\b/.test(l)) ?? lines.slice(0, 3).join(" ");
+      const what =
+        lines.find((l) => /Autopilot \w+ Tool|Launch a new agent|^(Write|Edit|Bash|Read)\b/.test(l)) ??
+        lines.slice(0, 3).join(" ");
       this.log.push(`permission: ${what}`);
       await this.term.record(`permission: ${what}`);
       await this.pick(/^(\d\. )?Yes$/);
@@ -328,7 +352,8 @@ class User {
       "the end of the host's turn",
       (s) => {
         // The client stopped the turn itself (a refused or interrupted action): no reply will come.
-        if (promptReady(s) && /Interrupted · What should Claude do instead\?/.test(transcriptTail(s))) throw new Error(`the client stopped the turn:\n${s}`);
+        if (promptReady(s) && /Interrupted · What should Claude do instead\?/.test(transcriptTail(s)))
+          throw new Error(`the client stopped the turn:\n${s}`);
         return this.turnEnded(since, s);
       },
       timeoutMs,
@@ -388,11 +413,20 @@ async function setUp(ctx: TestContext, o: { extra?: string[]; trusted?: boolean;
   );
   const modelLog: string[] = [];
   const brain = new Brain(claudeCode);
-  const model = await startModelServer({ label: ctx.task.name, dialect: claudeCode, decide: (c) => brain.decide(c), log: (l) => modelLog.push(l) });
+  const model = await startModelServer({
+    label: ctx.task.name,
+    dialect: claudeCode,
+    decide: (c) => brain.decide(c),
+    log: (l) => modelLog.push(l),
+  });
   cleanups.push(() => model.close());
   const term = new Terminal();
   cleanups.push(() => term.close());
-  const env = { ...claudeEnv(home, model.url), PATH: `${autopilot.binDir}${path.delimiter}${process.env.PATH}`, TERM: "xterm-256color" };
+  const env = {
+    ...claudeEnv(home, model.url),
+    PATH: `${autopilot.binDir}${path.delimiter}${process.env.PATH}`,
+    TERM: "xterm-256color",
+  };
   const user = new User(term, model, o.policy);
   // Keep every screen of a failed test.
   ctx.onTestFailed(async () => {
@@ -493,30 +527,48 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     // lines)"), and the question repeats no option.
     const [plan, cont] = s.user.forms;
     expect(plan.question).toBe("Approve this plan and begin execution?");
-    expect(plan.shown.slice(0, 2)).toEqual([expect.stringMatching(/^Plan: docs\/plans\/\S+-core-greeting-plan\.md \(2 tasks\)$/), "Paused by: Review mode: manual (--review-plans flag set)"]);
+    expect(plan.shown.slice(0, 2)).toEqual([
+      expect.stringMatching(/^Plan: docs\/plans\/\S+-core-greeting-plan\.md \(2 tasks\)$/),
+      "Paused by: Review mode: manual (--review-plans flag set)",
+    ]);
     expect(cont.question).toBe("Phase 1 complete. Next: Phase 2: Farewells (complexity: low). Continue?");
     // (The review's own line is left out: the summary's Review field says the same.)
-    expect(cont.shown.slice(0, 2)).toEqual(["Phase 1: Core Greeting — COMPLETE", "Tasks: 2/2 | Retries: 0 | Verification: pass | Review: 0 blocking, 0 warning, 1 note"]);
+    expect(cont.shown.slice(0, 2)).toEqual([
+      "Phase 1: Core Greeting — COMPLETE",
+      "Tasks: 2/2 | Retries: 0 | Verification: pass | Review: 0 blocking, 0 warning, 1 note",
+    ]);
 
     // Without --allow, in auto mode behind a non-Anthropic endpoint: the notice once, then a
     // question for every autopilot tool call and every subagent launch.
     expect(s.user.log.filter((l) => l.startsWith("auto mode unavailable"))).toHaveLength(1);
     const permissions = s.user.log.filter((l) => l.startsWith("permission: "));
-    for (const tool of ["Start", "Report", "Decide"]) expect(permissions.some((p) => p.includes(`Autopilot ${tool} Tool`)), tool).toBe(true);
+    for (const tool of ["Start", "Report", "Decide"])
+      expect(
+        permissions.some((p) => p.includes(`Autopilot ${tool} Tool`)),
+        tool,
+      ).toBe(true);
     expect(permissions.filter((p) => p.includes("Launch a new agent")).length).toBeGreaterThanOrEqual(13);
 
     // The TUI ran each persona in the background: the host waited for each notification; in auto
     // mode Claude Code offered SubagentHandback and the personas handed their result back with it.
     const host = s.model.requests.filter((r) => r.kind === "host");
-    expect(host.some((r) => r.decision?.kind === "reply" && /running in the background/.test(r.decision.text))).toBe(true);
+    expect(host.some((r) => r.decision?.kind === "reply" && /running in the background/.test(r.decision.text))).toBe(
+      true,
+    );
     const subagents = s.model.requests.filter((r) => r.kind === "subagent");
     if (subagents.some((r) => r.conv?.tools.includes("SubagentHandback")))
-      expect(subagents.filter((r) => r.decision?.kind === "tool_calls" && r.decision.calls.some((c) => c.name === "SubagentHandback")).length).toBeGreaterThanOrEqual(13);
+      expect(
+        subagents.filter(
+          (r) => r.decision?.kind === "tool_calls" && r.decision.calls.some((c) => c.name === "SubagentHandback"),
+        ).length,
+      ).toBeGreaterThanOrEqual(13);
     expect(s.model.errors).toEqual([]);
-    expect((await commitSubjects(s.repo.dir)).filter((x) => x.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+    expect((await commitSubjects(s.repo.dir)).filter((x) => x.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(
+      3,
+    );
   });
 
-  it("install --allow, accept edits: /clear, /compact and a killed TUI mid-run, each followed by \"continue\" (the SessionStart hook names the session), to DONE", async (ctx) => {
+  it('install --allow, accept edits: /clear, /compact and a killed TUI mid-run, each followed by "continue" (the SessionStart hook names the session), to DONE', async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     let plans = 0;
     let conts = 0;
@@ -540,7 +592,11 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     let since = await s.user.say("/autopilot docs/spec.md --review-plans");
     // With --allow autopilot's tools need no approval; the first subagent launch meets the auto-mode
     // notice, whose Shift+Tab leaves for accept edits and stops the turn: "continue" goes on.
-    await s.user.until("the turn stopped in accept-edits mode", (x) => (s.user.log.some((l) => l.startsWith("auto mode")) && promptReady(x) && /accept edits on/.test(x)) || undefined);
+    await s.user.until(
+      "the turn stopped in accept-edits mode",
+      (x) =>
+        (s.user.log.some((l) => l.startsWith("auto mode")) && promptReady(x) && /accept edits on/.test(x)) || undefined,
+    );
     expect(s.user.log.filter((l) => !l.startsWith("said: "))).toEqual(["auto mode unavailable: leave"]);
     expect(state(s).currentState).toBe("PLAN");
     since = await s.user.say("continue");
@@ -551,7 +607,11 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     expect(reply).toMatch(/Continue\?[\s\S]*Options: yes \/ stop/);
     // /clear: the conversation is gone; the SessionStart hook tells the model which session is open.
     since = await s.user.say("/clear");
-    await s.user.until("the cleared screen", (x) => (promptReady(x) && !x.includes("Options: yes / stop")) || undefined, 120_000);
+    await s.user.until(
+      "the cleared screen",
+      (x) => (promptReady(x) && !x.includes("Options: yes / stop")) || undefined,
+      120_000,
+    );
     since = await s.user.say("continue");
     reply = await s.user.reply(since);
     expect(reply).toMatch(/Continue\?[\s\S]*Options: yes \/ stop/);
@@ -598,7 +658,10 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     expect(s.user.log.filter((l) => l.startsWith("permission: "))).toEqual([]);
     // Each "continue" after /clear, /compact and the restart was resumed from the hook's line.
     const resumed = s.model.requests.filter(
-      (r) => r.kind === "host" && r.decision?.kind === "tool_calls" && r.decision.calls.some((c) => c.name === "mcp__autopilot__autopilot_next"),
+      (r) =>
+        r.kind === "host" &&
+        r.decision?.kind === "tool_calls" &&
+        r.decision.calls.some((c) => c.name === "mcp__autopilot__autopilot_next"),
     );
     expect(resumed.length).toBeGreaterThanOrEqual(3);
     expect(s.model.errors).toEqual([]);

@@ -43,7 +43,9 @@ function strings(v: unknown, out: string[] = []): string[] {
  * never needed a ToolSearch round for them.
  */
 async function checkClaudeViewModel(dir: string, p: Played, args: string): Promise<void> {
-  const host = p.model.requests.filter((r) => r.kind === "host" && (r.body?.tools ?? []).some((t: any) => String(t.name).startsWith("mcp__autopilot__")));
+  const host = p.model.requests.filter(
+    (r) => r.kind === "host" && (r.body?.tools ?? []).some((t: any) => String(t.name).startsWith("mcp__autopilot__")),
+  );
   expect(host.length).toBeGreaterThan(0);
   const body = host.at(-1)!.body;
   const srv = await startServer({ cwd: dir, name: "claude-code" });
@@ -57,12 +59,17 @@ async function checkClaudeViewModel(dir: string, p: Played, args: string): Promi
     const first = p.model.requests.find((r) => r.kind === "host")!.body;
     expect(first.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(always));
     expect(sent.map((t: any) => t.name)).toEqual(expect.arrayContaining(always));
-    const searched = p.model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "ToolSearch") : []));
+    const searched = p.model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "ToolSearch")
+        : [],
+    );
     expect(searched).toEqual([]);
     const all = strings(body);
     const has = (part: string) => all.some((s) => s.includes(part));
     const installed = installedClaudeIn(dir);
-    for (const line of deferredLines(tools, !!srv.client.getServerCapabilities()?.resources).split(/(?<=\n)/)) expect(has(line), line).toBe(true);
+    for (const line of deferredLines(tools, !!srv.client.getServerCapabilities()?.resources).split(/(?<=\n)/))
+      expect(has(line), line).toBe(true);
     for (const a of installed.agents) expect(has(agentLine(a)), a.name).toBe(true);
     expect(has(skillLine(installed.command))).toBe(true);
     expect(has(instructionsBlock(srv.client.getInstructions() ?? ""))).toBe(true);
@@ -71,9 +78,17 @@ async function checkClaudeViewModel(dir: string, p: Played, args: string): Promi
     expect(all).toContain(turn.body);
     // Each autopilot tool result is compact JSON (structuredContent), nothing else.
     const ids = new Set(
-      body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : []).filter((c: any) => c.type === "tool_use" && String(c.name).startsWith("mcp__autopilot__")).map((c: any) => c.id)),
+      body.messages.flatMap((m: any) =>
+        (Array.isArray(m.content) ? m.content : [])
+          .filter((c: any) => c.type === "tool_use" && String(c.name).startsWith("mcp__autopilot__"))
+          .map((c: any) => c.id),
+      ),
     );
-    const results = body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : []).filter((c: any) => c.type === "tool_result" && ids.has(c.tool_use_id)));
+    const results = body.messages.flatMap((m: any) =>
+      (Array.isArray(m.content) ? m.content : []).filter(
+        (c: any) => c.type === "tool_result" && ids.has(c.tool_use_id),
+      ),
+    );
     expect(results.length).toBeGreaterThan(1);
     for (const r of results) {
       const text = typeof r.content === "string" ? r.content : r.content.map((c: any) => c.text ?? "").join("");
@@ -122,7 +137,10 @@ async function play(
   }
   const h = home;
   // The user's PATH has the globally installed autopilot on it.
-  return playClaude(installed.bin, label, dir, prompt, { ...o, env: (url) => ({ ...claudeEnv(h, url), PATH: `${autopilot.binDir}${path.delimiter}${process.env.PATH}` }) });
+  return playClaude(installed.bin, label, dir, prompt, {
+    ...o,
+    env: (url) => ({ ...claudeEnv(h, url), PATH: `${autopilot.binDir}${path.delimiter}${process.env.PATH}` }),
+  });
 }
 
 /**
@@ -132,7 +150,10 @@ async function play(
 function trustedHome(dir: string): string {
   const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ projects: { [dir]: { hasTrustDialogAccepted: true } } }, null, 2));
+  writeFileSync(
+    path.join(home, ".claude.json"),
+    JSON.stringify({ projects: { [dir]: { hasTrustDialogAccepted: true } } }, null, 2),
+  );
   return home;
 }
 
@@ -158,7 +179,8 @@ function recordedByReviewer(p: Awaited<ReturnType<typeof play>>): { recorded: nu
     if (r.kind !== "subagent" || r.persona !== "harness-code-reviewer") continue;
     for (const m of r.conv?.messages ?? [])
       for (const x of m.parts) {
-        if (x.type === "tool_call" && x.call.name === "mcp__autopilot__autopilot_result") calls.set(x.call.id, calls.get(x.call.id) ?? false);
+        if (x.type === "tool_call" && x.call.name === "mcp__autopilot__autopilot_result")
+          calls.set(x.call.id, calls.get(x.call.id) ?? false);
         if (x.type === "tool_result" && calls.has(x.result.callId)) calls.set(x.result.callId, !!x.result.isError);
       }
   }
@@ -170,7 +192,9 @@ function recordedByReviewer(p: Awaited<ReturnType<typeof play>>): { recorded: nu
 function hostReportsWithResult(p: Awaited<ReturnType<typeof play>>): unknown[] {
   return p.model.requests.flatMap((r) =>
     r.kind === "host" && r.decision?.kind === "tool_calls"
-      ? r.decision.calls.filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.result !== undefined).map((c) => c.args)
+      ? r.decision.calls
+          .filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.result !== undefined)
+          .map((c) => c.args)
       : [],
   );
 }
@@ -195,14 +219,18 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     // The host dispatched each persona through Claude Code's own subagent tool, and Claude Code ran
     // it as a subagent with the agent file install wrote (its body is the subagent's system prompt).
     const dispatched = p.model.requests.flatMap((r) =>
-      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => c.args.subagent_type) : [],
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => c.args.subagent_type)
+        : [],
     );
     expect(new Set(dispatched)).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
     const subagentPersonas = new Set(p.model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
     expect(subagentPersonas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
     // The host model saw the Step only as JSON (structuredContent), and that was enough.
     const hostSawStep = p.model.requests.some((r) =>
-      r.conv?.messages.some((m) => m.parts.some((x) => x.type === "tool_result" && x.result.text.trim().startsWith('{"session"'))),
+      r.conv?.messages.some((m) =>
+        m.parts.some((x) => x.type === "tool_result" && x.result.text.trim().startsWith('{"session"')),
+      ),
     );
     expect(hostSawStep).toBe(true);
     expect(recordedByReviewer(p), explain(p)).toEqual({ recorded: 4, refused: 0 });
@@ -235,8 +263,12 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     for (const d of approvals) expect(d.userWords, JSON.stringify(d)).toBeTruthy();
     // Standard rigor dispatches the verifier too.
     const personas = new Set(p.model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
-    expect(personas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"]));
-    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+    expect(personas).toEqual(
+      new Set(["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"]),
+    );
+    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(
+      3,
+    );
   });
 
   it("a blocking review finding: the user answers fix in Claude Code, the executor fixes it, the session reaches DONE", async (ctx) => {
@@ -259,12 +291,18 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     const { slug, state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");
     // The user saw the finding and the choice in Claude Code's reply, and their answer was recorded.
-    expect(questions.some((q) => /part1 is exported under the wrong name/.test(q) && /fix \/ override \/ stop/.test(q))).toBe(true);
-    expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([[0, "relayed"]]);
+    expect(
+      questions.some((q) => /part1 is exported under the wrong name/.test(q) && /fix \/ override \/ stop/.test(q)),
+    ).toBe(true);
+    expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([
+      [0, "relayed"],
+    ]);
     // The executor was dispatched to fix exactly that (the lean Step has no description: the model
     // takes the prompt's job sentence), and the phase was reviewed again.
     const dispatches = p.model.requests.flatMap((r) =>
-      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => String(c.args.description)) : [],
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => String(c.args.description))
+        : [],
     );
     expect(dispatches.filter((d) => /^Fix the review findings of phase 1\//.test(d))).toHaveLength(1);
     expect(dispatches.filter((d) => /^Review phase 1/.test(d))).toHaveLength(2);
@@ -281,7 +319,10 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     const home = trustedHome(repo.dir);
 
     // No --dangerously-skip-permissions: what is not allowed is refused (print mode cannot ask).
-    const p = await play("claude-code-allow", repo.dir, "/autopilot docs/spec.md --fast", { home, permissions: ["--permission-mode", "acceptEdits"] });
+    const p = await play("claude-code-allow", repo.dir, "/autopilot docs/spec.md --fast", {
+      home,
+      permissions: ["--permission-mode", "acceptEdits"],
+    });
     expect(p.model.errors, explain(p)).toEqual([]);
     const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");
@@ -317,7 +358,9 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     repos.push(repo);
     await installInto(repo.dir, "claude", { autopilot });
 
-    const p = await play("claude-code-wave", repo.dir, "/autopilot docs/spec.md --fast --parallel", { brain: { tasksPerPlan: 3 } });
+    const p = await play("claude-code-wave", repo.dir, "/autopilot docs/spec.md --fast --parallel", {
+      brain: { tasksPerPlan: 3 },
+    });
     expect(p.model.errors, explain(p)).toEqual([]);
     const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");
@@ -327,42 +370,80 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     // in the next request), one per task, each prompt naming that task's worktree.
     const waveMessages = p.model.requests.flatMap((r) =>
       r.kind === "host"
-        ? (r.body?.messages ?? []).filter((m: any) => m.role === "assistant" && Array.isArray(m.content) && m.content.filter((c: any) => c.type === "tool_use" && c.name === "Agent").length >= 3)
+        ? (r.body?.messages ?? []).filter(
+            (m: any) =>
+              m.role === "assistant" &&
+              Array.isArray(m.content) &&
+              m.content.filter((c: any) => c.type === "tool_use" && c.name === "Agent").length >= 3,
+          )
         : [],
     );
     expect(waveMessages.length, explain(p)).toBeGreaterThan(0);
-    const wave = waveMessages[0].content.filter((c: any) => c.type === "tool_use" && c.name === "Agent").map((c: any) => c.input);
-    expect(wave.map((a: any) => a.subagent_type)).toEqual(["harness-task-executor", "harness-task-executor", "harness-task-executor"]);
+    const wave = waveMessages[0].content
+      .filter((c: any) => c.type === "tool_use" && c.name === "Agent")
+      .map((c: any) => c.input);
+    expect(wave.map((a: any) => a.subagent_type)).toEqual([
+      "harness-task-executor",
+      "harness-task-executor",
+      "harness-task-executor",
+    ]);
     const worktrees = wave.map((a: any) => /in the git worktree (\S+) \(work only there\)/.exec(a.prompt)?.[1]);
     expect(new Set(worktrees).size).toBe(3);
     // Claude Code ran the three executors at the same time: each had started before any finished.
     const executors = p.model.requests.filter((r) => r.kind === "subagent" && r.persona === "harness-task-executor");
     const firstReply = executors.find((r) => r.decision?.kind === "reply")!.n;
-    expect(executors.filter((r) => r.conv!.messages.length <= 2 && r.n < firstReply), explain(p)).toHaveLength(3);
+    expect(
+      executors.filter((r) => r.conv!.messages.length <= 2 && r.n < firstReply),
+      explain(p),
+    ).toHaveLength(3);
     // Each executor (its own subagent conversation) wrote only in its worktree, and its result file.
     const written = new Map<string, Set<string>>();
     for (const r of executors) {
-      const said = r.conv!.messages.flatMap((m) => (m.role === "user" ? m.parts.flatMap((x) => (x.type === "text" ? [x.text] : [])) : [])).join("\n");
+      const said = r
+        .conv!.messages.flatMap((m) =>
+          m.role === "user" ? m.parts.flatMap((x) => (x.type === "text" ? [x.text] : [])) : [],
+        )
+        .join("\n");
       const tree = /in the git worktree (\S+) \(work only there\)/.exec(said)?.[1];
       expect(worktrees, said.slice(0, 500)).toContain(tree);
       for (const c of r.decision?.kind === "tool_calls" ? r.decision.calls : [])
-        if (c.name === "Write") (written.get(tree!) ?? written.set(tree!, new Set()).get(tree!))!.add(path.relative(repo.dir, String(c.args.file_path)));
+        if (c.name === "Write")
+          (written.get(tree!) ?? written.set(tree!, new Set()).get(tree!))!.add(
+            path.relative(repo.dir, String(c.args.file_path)),
+          );
     }
     expect([...written.keys()].sort()).toEqual([...worktrees].sort());
     for (const [tree, files] of written)
-      for (const f of files) expect(f.startsWith(`${tree}/`) || /^\.harness\/sessions\/[^/]+\/results\/step-\d+-task-\d\.json$/.test(f), f).toBe(true);
+      for (const f of files)
+        expect(
+          f.startsWith(`${tree}/`) || /^\.harness\/sessions\/[^/]+\/results\/step-\d+-task-\d\.json$/.test(f),
+          f,
+        ).toBe(true);
     // The host reported each task by its task.
     const reported = p.model.requests.flatMap((r) =>
-      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.task !== undefined).map((c) => String(c.args.task)) : [],
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls
+            .filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.task !== undefined)
+            .map((c) => String(c.args.task))
+        : [],
     );
     expect(reported.sort()).toEqual(["1", "2", "3"]);
 
     // Each task's work is on the session's branch, in the project's own checkout, committed in task order.
-    for (const n of [1, 2, 3]) expect(readFileSync(path.join(repo.dir, `src/greetings/part-${n}.js`), "utf8")).toContain(`export const part${n} `);
+    for (const n of [1, 2, 3])
+      expect(readFileSync(path.join(repo.dir, `src/greetings/part-${n}.js`), "utf8")).toContain(
+        `export const part${n} `,
+      );
     const tasks = (await commitSubjects(repo.dir)).filter((s) => /^\[autopilot\] Task \d/.test(s)).reverse();
-    expect(tasks).toEqual(["[autopilot] Task 1: Greetings part 1", "[autopilot] Task 2: Greetings part 2", "[autopilot] Task 3: Greetings part 3"]);
+    expect(tasks).toEqual([
+      "[autopilot] Task 1: Greetings part 1",
+      "[autopilot] Task 2: Greetings part 2",
+      "[autopilot] Task 3: Greetings part 3",
+    ]);
     // No task worktree or branch is left.
-    expect((await git(repo.dir, "worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+    expect(
+      (await git(repo.dir, "worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree ")),
+    ).toHaveLength(1);
     expect((await git(repo.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
     // Nothing left uncommitted but autopilot's own session folder.
     expect((await git(repo.dir, "status", "--porcelain")).trim()).toBe("?? .harness/");
@@ -383,13 +464,23 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
       const done: string[] = [];
       for (const m of conv.messages)
         for (const x of m.parts) {
-          if (x.type === "tool_call" && x.call.name === "mcp__autopilot__autopilot_report" && x.call.args.task !== undefined) calls.set(x.call.id, String(x.call.args.task));
-          if (x.type === "tool_result" && calls.has(x.result.callId) && !x.result.isError) done.push(calls.get(x.result.callId)!);
+          if (
+            x.type === "tool_call" &&
+            x.call.name === "mcp__autopilot__autopilot_report" &&
+            x.call.args.task !== undefined
+          )
+            calls.set(x.call.id, String(x.call.args.task));
+          if (x.type === "tool_result" && calls.has(x.result.callId) && !x.result.isError)
+            done.push(calls.get(x.result.callId)!);
         }
       return done;
     };
     // The host machine stops right after the first task's report went through.
-    const first = await play("claude-code-wave-killed", repo.dir, command, { home, brain: { tasksPerPlan: 3 }, killWhen: (c) => reportedIn(c).length === 1 });
+    const first = await play("claude-code-wave-killed", repo.dir, command, {
+      home,
+      brain: { tasksPerPlan: 3 },
+      killWhen: (c) => reportedIn(c).length === 1,
+    });
     expect(first.runs[0].signal, explain(first)).toBe("SIGKILL");
     const mid = sessionOf(repo.dir, first).state;
     expect(mid.currentState, explain(first)).toBe("EXECUTE");
@@ -402,10 +493,22 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(state.currentState, explain(second)).toBe("DONE");
 
     const agentPrompts = (p: Played) =>
-      p.model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent" && c.args.subagent_type === "harness-task-executor").map((c) => String(c.args.prompt)) : []));
+      p.model.requests.flatMap((r) =>
+        r.kind === "host" && r.decision?.kind === "tool_calls"
+          ? r.decision.calls
+              .filter((c) => c.name === "Agent" && c.args.subagent_type === "harness-task-executor")
+              .map((c) => String(c.args.prompt))
+          : [],
+      );
     const taskOf = (prompt: string) => /^Do task (\d+) /.exec(prompt)?.[1];
     const reports = (p: Played) =>
-      p.model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.task !== undefined).map((c) => String(c.args.task)) : []));
+      p.model.requests.flatMap((r) =>
+        r.kind === "host" && r.decision?.kind === "tool_calls"
+          ? r.decision.calls
+              .filter((c) => c.name === "mcp__autopilot__autopilot_report" && c.args.task !== undefined)
+              .map((c) => String(c.args.task))
+          : [],
+      );
     // Before the kill: the three executors started together; one task reported.
     expect(agentPrompts(first).map(taskOf).sort(), explain(first)).toEqual(["1", "2", "3"]);
     // (The model's answer to the request the kill came at never reached the client.)
@@ -423,18 +526,37 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     // The Step the new run's autopilot_start showed: the unreported tasks, each running since the wave began.
     const resumed = second.model.requests
       .flatMap((r) => (r.kind === "host" ? (r.conv?.messages ?? []).flatMap((m) => m.parts) : []))
-      .flatMap((x) => (x.type === "tool_result" && /^\{"session"/.test(x.result.text.trim()) ? [JSON.parse(x.result.text)] : []))[0];
-    expect(resumed?.next?.tasks?.map((t: any) => [t.task, typeof t.startedAt]), explain(second)).toEqual(unreported.map((t) => [t, "number"]));
-    const waveTurns = second.model.requests.filter((r) => r.kind === "host" && r.decision?.kind === "tool_calls" && r.decision.calls.some((c) => c.name === "Agent" && c.args.subagent_type === "harness-task-executor"));
+      .flatMap((x) =>
+        x.type === "tool_result" && /^\{"session"/.test(x.result.text.trim()) ? [JSON.parse(x.result.text)] : [],
+      )[0];
+    expect(
+      resumed?.next?.tasks?.map((t: any) => [t.task, typeof t.startedAt]),
+      explain(second),
+    ).toEqual(unreported.map((t) => [t, "number"]));
+    const waveTurns = second.model.requests.filter(
+      (r) =>
+        r.kind === "host" &&
+        r.decision?.kind === "tool_calls" &&
+        r.decision.calls.some((c) => c.name === "Agent" && c.args.subagent_type === "harness-task-executor"),
+    );
     expect(waveTurns.map((r) => (r.decision as { calls: unknown[] }).calls.length)).toEqual([2]);
     expect(reports(second).sort()).toEqual(unreported);
 
     // Each task merged once, in task order; nothing merged before all three were in.
     expect(before).toEqual([]);
     const tasks = (await commitSubjects(repo.dir)).filter((s) => /^\[autopilot\] Task \d/.test(s)).reverse();
-    expect(tasks).toEqual(["[autopilot] Task 1: Greetings part 1", "[autopilot] Task 2: Greetings part 2", "[autopilot] Task 3: Greetings part 3"]);
-    for (const n of [1, 2, 3]) expect(readFileSync(path.join(repo.dir, `src/greetings/part-${n}.js`), "utf8")).toContain(`export const part${n} `);
-    expect((await git(repo.dir, "worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+    expect(tasks).toEqual([
+      "[autopilot] Task 1: Greetings part 1",
+      "[autopilot] Task 2: Greetings part 2",
+      "[autopilot] Task 3: Greetings part 3",
+    ]);
+    for (const n of [1, 2, 3])
+      expect(readFileSync(path.join(repo.dir, `src/greetings/part-${n}.js`), "utf8")).toContain(
+        `export const part${n} `,
+      );
+    expect(
+      (await git(repo.dir, "worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree ")),
+    ).toHaveLength(1);
     expect((await git(repo.dir, "branch", "--list", "autopilot-task/*")).trim()).toBe("");
     expect((await git(repo.dir, "status", "--porcelain")).trim()).toBe("?? .harness/");
   });
@@ -449,7 +571,11 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     repos.push(repo);
     await installInto(repo.dir, "claude", { autopilot });
 
-    const p = await play("claude-code-mcp-prompt", repo.dir, "/mcp__autopilot__start docs/spec.md --fast --review-plans");
+    const p = await play(
+      "claude-code-mcp-prompt",
+      repo.dir,
+      "/mcp__autopilot__start docs/spec.md --fast --review-plans",
+    );
     expect(p.model.errors, explain(p)).toEqual([]);
     const { state } = sessionOf(repo.dir, p);
     expect(state.currentState, explain(p)).toBe("DONE");

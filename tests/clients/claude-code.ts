@@ -29,22 +29,51 @@ export type Installed = { bin: string; version: string } | { skip: string };
  * run in parallel) and return the path of its bin, or why it could not be installed. `withPackages`
  * (exact `name@version` specs) are installed beside it, into a folder of their own.
  */
-export async function ensureNpmClient(pkg: string, version: string, binName: string, withPackages: string[] = []): Promise<Installed> {
-  const dir = path.join(clientsCacheDir(), `${pkg.replace("/", "+")}@${version}${withPackages.map((p) => `+${p.replace("/", "+")}`).join("")}`);
+export async function ensureNpmClient(
+  pkg: string,
+  version: string,
+  binName: string,
+  withPackages: string[] = [],
+): Promise<Installed> {
+  const dir = path.join(
+    clientsCacheDir(),
+    `${pkg.replace("/", "+")}@${version}${withPackages.map((p) => `+${p.replace("/", "+")}`).join("")}`,
+  );
   const bin = path.join(dir, "node_modules", ".bin", binName);
   mkdirSync(dir, { recursive: true });
-  const release = await lockfile.lock(dir, { lockfilePath: path.join(dir, ".install.lock"), realpath: false, stale: 600_000, retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 } });
+  const release = await lockfile.lock(dir, {
+    lockfilePath: path.join(dir, ".install.lock"),
+    realpath: false,
+    stale: 600_000,
+    retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 },
+  });
   try {
     if (!existsSync(bin)) {
-      if (!existsSync(path.join(dir, "package.json"))) writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "autopilot-test-client", private: true }) + "\n");
+      if (!existsSync(path.join(dir, "package.json")))
+        writeFileSync(
+          path.join(dir, "package.json"),
+          JSON.stringify({ name: "autopilot-test-client", private: true }) + "\n",
+        );
       try {
-        await execFileP("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${version}`, ...withPackages], {
-          cwd: dir,
-          timeout: 600_000,
-          maxBuffer: 16 * 1024 * 1024,
-        });
+        await execFileP(
+          "npm",
+          ["install", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${version}`, ...withPackages],
+          {
+            cwd: dir,
+            timeout: 600_000,
+            maxBuffer: 16 * 1024 * 1024,
+          },
+        );
       } catch (e) {
-        return { skip: `could not install ${[`${pkg}@${version}`, ...withPackages].join(" ")} from the npm registry: ${String((e as any).stderr || (e as Error).message).trim().split("\n").slice(-3).join(" ")}` };
+        return {
+          skip: `could not install ${[`${pkg}@${version}`, ...withPackages].join(" ")} from the npm registry: ${String(
+            (e as any).stderr || (e as Error).message,
+          )
+            .trim()
+            .split("\n")
+            .slice(-3)
+            .join(" ")}`,
+        };
       }
     }
     try {
@@ -52,7 +81,9 @@ export async function ensureNpmClient(pkg: string, version: string, binName: str
       const { stdout } = await execFileP(bin, ["--version"], { timeout: 60_000, cwd: dir });
       return { bin, version: stdout.trim() };
     } catch (e) {
-      return { skip: `${pkg}@${version} is installed in ${dir} but does not run here: ${(e as Error).message.split("\n")[0]}` };
+      return {
+        skip: `${pkg}@${version} is installed in ${dir} but does not run here: ${(e as Error).message.split("\n")[0]}`,
+      };
     }
   } finally {
     await release();
@@ -65,7 +96,9 @@ export async function ensureClaudeCode(): Promise<Installed> {
     try {
       version = (await execFileP("npm", ["view", CLAUDE_CODE_PACKAGE, "version"], { timeout: 120_000 })).stdout.trim();
     } catch (e) {
-      return { skip: `could not ask the npm registry for the latest ${CLAUDE_CODE_PACKAGE}: ${(e as Error).message.split("\n")[0]}` };
+      return {
+        skip: `could not ask the npm registry for the latest ${CLAUDE_CODE_PACKAGE}: ${(e as Error).message.split("\n")[0]}`,
+      };
     }
   }
   return ensureNpmClient(CLAUDE_CODE_PACKAGE, version, "claude");
@@ -168,7 +201,14 @@ export function runClaude(
             return [];
           }
         });
-      resolve({ code, signal, stdout, stderr, events, result: events.filter((e) => e.type === "result").at(-1) ?? null });
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        events,
+        result: events.filter((e) => e.type === "result").at(-1) ?? null,
+      });
     });
     child.stdin.end(o.input ?? "");
   });

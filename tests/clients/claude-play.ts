@@ -30,7 +30,13 @@ export interface PlayOptions {
   killWhen?: (conv: Conversation) => boolean;
 }
 
-export async function playClaude(bin: string, label: string, dir: string, prompt: string, o: PlayOptions): Promise<Played> {
+export async function playClaude(
+  bin: string,
+  label: string,
+  dir: string,
+  prompt: string,
+  o: PlayOptions,
+): Promise<Played> {
   const answer = o.answer ?? (() => "yes");
   const log: string[] = [];
   const model = await startModelServer({
@@ -48,7 +54,13 @@ export async function playClaude(bin: string, label: string, dir: string, prompt
   });
   const brain = new Brain(claudeCode, o.brain);
   const env = o.env(model.url);
-  const common = ["--output-format", "stream-json", "--verbose", ...(o.permissions ?? ["--dangerously-skip-permissions"]), ...(o.debugFile ? ["--debug-file", o.debugFile] : [])];
+  const common = [
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    ...(o.permissions ?? ["--dangerously-skip-permissions"]),
+    ...(o.debugFile ? ["--debug-file", o.debugFile] : []),
+  ];
   const runs: ClaudeRun[] = [];
   let kill: (() => void) | null = null;
   let run = await runClaude(bin, ["-p", prompt, ...common], { cwd: dir, env, onSpawn: (k) => (kill = k) });
@@ -76,7 +88,13 @@ export function explain(p: Played): string {
     "model log:",
     ...p.log.slice(-40),
     ...(p.debugFile && existsSync(p.debugFile)
-      ? ["Claude Code's MCP log:", ...readFileSync(p.debugFile, "utf8").split("\n").filter((l) => /MCP server|\[ERROR\]/.test(l)).slice(-30)]
+      ? [
+          "Claude Code's MCP log:",
+          ...readFileSync(p.debugFile, "utf8")
+            .split("\n")
+            .filter((l) => /MCP server|\[ERROR\]/.test(l))
+            .slice(-30),
+        ]
       : []),
   ].join("\n");
 }
@@ -84,6 +102,8 @@ export function explain(p: Played): string {
 /** The agent types the host passed to Claude Code's Agent tool, in order. */
 export function dispatchedAgents(p: Played): string[] {
   return p.model.requests.flatMap((r) =>
-    r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => String(c.args.subagent_type)) : [],
+    r.kind === "host" && r.decision?.kind === "tool_calls"
+      ? r.decision.calls.filter((c) => c.name === "Agent").map((c) => String(c.args.subagent_type))
+      : [],
   );
 }

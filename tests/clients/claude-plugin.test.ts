@@ -44,7 +44,9 @@ beforeAll(async () => {
   }
   const r = registry;
   cleanups.push(() => r.close());
-  console.log(`[clients] local registry ${r.url}: started in ${r.timings.start} ms, published in ${r.timings.publish} ms, first npx start ${r.timings.warm} ms`);
+  console.log(
+    `[clients] local registry ${r.url}: started in ${r.timings.start} ms, published in ${r.timings.publish} ms, first npx start ${r.timings.warm} ms`,
+  );
   home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-plugin-home-"));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
 });
@@ -78,12 +80,22 @@ describe("Claude Code (real CLI): the autopilot plugin from its marketplace", ()
     const plugin = await claude(["plugin", "validate", "--strict", PLUGIN_DIR]);
     expect(plugin.code, plugin.out).toBe(0);
     // What the plugin provides, as Claude Code reads it.
-    for (const part of ["autopilot:autopilot", "autopilot:harness-planner", "autopilot:harness-task-executor", "autopilot:harness-verifier", "autopilot:harness-code-reviewer"]) {
+    for (const part of [
+      "autopilot:autopilot",
+      "autopilot:harness-planner",
+      "autopilot:harness-task-executor",
+      "autopilot:harness-verifier",
+      "autopilot:harness-code-reviewer",
+    ]) {
       expect(plugin.out).toContain(part);
     }
-    expect(plugin.out).toContain(`npx ["-y","autopilot-mcp@${"skip" in registry ? "" : registry.version}","serve","--agent-prefix","autopilot:"]`);
+    expect(plugin.out).toContain(
+      `npx ["-y","autopilot-mcp@${"skip" in registry ? "" : registry.version}","serve","--agent-prefix","autopilot:"]`,
+    );
     // The re-entry hook, run from the plugin's own folder.
-    expect(plugin.out).toContain('hooks: SessionStart startup|resume|clear|compact command "node \\"${CLAUDE_PLUGIN_ROOT}/hooks/autopilot-session-start.mjs\\""');
+    expect(plugin.out).toContain(
+      'hooks: SessionStart startup|resume|clear|compact command "node \\"${CLAUDE_PLUGIN_ROOT}/hooks/autopilot-session-start.mjs\\""',
+    );
   });
 
   it("marketplace add + plugin install, then `claude plugin details` lists its parts and their token cost", async (ctx) => {
@@ -104,43 +116,77 @@ describe("Claude Code (real CLI): the autopilot plugin from its marketplace", ()
     if ("skip" in installed) return ctx.skip(installed.skip);
     const repo = await makeProject();
     repos.push(repo);
-    const p = await playClaude(installed.bin, "claude-plugin-fast", repo.dir, "/autopilot:autopilot docs/spec.md --fast", { env: (url) => userEnv(url) });
+    const p = await playClaude(
+      installed.bin,
+      "claude-plugin-fast",
+      repo.dir,
+      "/autopilot:autopilot docs/spec.md --fast",
+      { env: (url) => userEnv(url) },
+    );
     expect(p.model.errors, explain(p)).toEqual([]);
     let state: any;
     expect(() => (state = readSession(repo.dir).state), explain(p)).not.toThrow();
     expect(state.currentState, explain(p)).toBe("DONE");
     expect(state.rigorLevel).toBe("fast");
     expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
-    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(
+      3,
+    );
     // The host dispatched the plugin's agents by the names Claude Code gives them, as each todo said,
     // and Claude Code ran each as a subagent with the plugin's agent file as its prompt.
-    expect(new Set(dispatchedAgents(p))).toEqual(new Set(["autopilot:harness-planner", "autopilot:harness-task-executor", "autopilot:harness-code-reviewer"]));
+    expect(new Set(dispatchedAgents(p))).toEqual(
+      new Set(["autopilot:harness-planner", "autopilot:harness-task-executor", "autopilot:harness-code-reviewer"]),
+    );
     expect(new Set(p.model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona))).toEqual(
       new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]),
     );
     // The server ran from the plugin (its tools carry the plugin's prefix), started by npx.
-    const called = p.model.requests.flatMap((r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.map((c) => c.name) : []));
+    const called = p.model.requests.flatMap((r) =>
+      r.decision?.kind === "tool_calls" ? r.decision.calls.map((c) => c.name) : [],
+    );
     expect(called).toContain("mcp__plugin_autopilot_autopilot__autopilot_start");
     // Nothing was written into the project but autopilot's own session and commits.
     for (const f of [".mcp.json", ".claude"]) expect(existsSync(path.join(repo.dir, f)), f).toBe(false);
-    const status = (await git(repo.dir, "status", "--porcelain")).split("\n").filter((l) => l.trim() && !l.includes(".harness/"));
+    const status = (await git(repo.dir, "status", "--porcelain"))
+      .split("\n")
+      .filter((l) => l.trim() && !l.includes(".harness/"));
     expect(status).toEqual([]);
   });
 
-  it("the plugin's SessionStart hook: a session waiting at its plan, a new Claude Code, \"continue\", and the question comes back", async (ctx) => {
+  it('the plugin\'s SessionStart hook: a session waiting at its plan, a new Claude Code, "continue", and the question comes back', async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     const { repo, dir, slug, stepId } = await waitingProject();
     repos.push(repo);
     const log: string[] = [];
     const brain = new Brain(claudeCode);
-    const model = await startModelServer({ label: "plugin-hook", dialect: claudeCode, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startModelServer({
+      label: "plugin-hook",
+      dialect: claudeCode,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
     cleanups.push(() => model.close());
-    const run = await runClaude(installed.bin, ["-p", "continue", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"], { cwd: dir, env: userEnv(model.url) });
-    const w = [`exit ${run.code}`, `stdout: ${run.stdout.slice(-2000)}`, `stderr: ${run.stderr.slice(-1500)}`, ...log.slice(-30)].join("\n");
+    const run = await runClaude(
+      installed.bin,
+      ["-p", "continue", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"],
+      { cwd: dir, env: userEnv(model.url) },
+    );
+    const w = [
+      `exit ${run.code}`,
+      `stdout: ${run.stdout.slice(-2000)}`,
+      `stderr: ${run.stderr.slice(-1500)}`,
+      ...log.slice(-30),
+    ].join("\n");
     expect(model.errors, w).toEqual([]);
     // The model knew of the session only from the hook's line, and went on with it.
     const host = model.requests.filter((r) => r.kind === "host");
-    const next = host.flatMap((r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "mcp__plugin_autopilot_autopilot__autopilot_next").map((c) => c.args) : []));
+    const next = host.flatMap((r) =>
+      r.decision?.kind === "tool_calls"
+        ? r.decision.calls
+            .filter((c) => c.name === "mcp__plugin_autopilot_autopilot__autopilot_next")
+            .map((c) => c.args)
+        : [],
+    );
     expect(next, w).toEqual([{ session: slug }]);
     const last = host.at(-1)?.decision;
     expect(last?.kind === "reply" ? last.text : "", w).toMatch(/Approve this plan and begin execution\?/);

@@ -60,7 +60,10 @@ export function codexHome(home: string, modelUrl: string): { env: NodeJS.Process
     ].join("\n"),
   );
   // RUST_LOG=warn: an MCP server that fails to start is named on stderr (explain() prints it).
-  return { codexHome, env: { ...baseEnv(home), CODEX_HOME: codexHome, [CODEX_KEY_ENV]: "loopback-test-key", RUST_LOG: "warn" } };
+  return {
+    codexHome,
+    env: { ...baseEnv(home), CODEX_HOME: codexHome, [CODEX_KEY_ENV]: "loopback-test-key", RUST_LOG: "warn" },
+  };
 }
 
 /**
@@ -168,7 +171,13 @@ export function documentedStart(installOutput: string): string {
  * them), the session is DONE with both flags applied, the one question was answered in a resumed
  * run, and the executors' code is committed by autopilot.
  */
-export async function expectFastTwoPhaseDone(dir: string, model: LoopbackModel, runs: ClaudeRun[], why: string, shownArgs: string): Promise<void> {
+export async function expectFastTwoPhaseDone(
+  dir: string,
+  model: LoopbackModel,
+  runs: ClaudeRun[],
+  why: string,
+  shownArgs: string,
+): Promise<void> {
   const firstHost = model.requests.find((r) => r.kind === "host");
   const shown = JSON.stringify(firstHost?.conv ?? {});
   expect(shown, `${why}\n\nthe first host request does not carry the installed command's text`).toContain(
@@ -186,10 +195,10 @@ export async function expectFastTwoPhaseDone(dir: string, model: LoopbackModel, 
   expect(state.reviewPlans).toBe(true);
   expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete"]);
   const decisions = (state.decisions ?? []).map((d: any) => `${d.state}:${d.decision}:${d.by ?? ""}`);
-  expect(decisions.filter((d: string) => d.startsWith("APPROVE_PLAN:")), JSON.stringify(decisions)).toEqual([
-    "APPROVE_PLAN:auto_approved_plan_fast:auto",
-    "APPROVE_PLAN:auto_approved_plan_fast:auto",
-  ]);
+  expect(
+    decisions.filter((d: string) => d.startsWith("APPROVE_PLAN:")),
+    JSON.stringify(decisions),
+  ).toEqual(["APPROVE_PLAN:auto_approved_plan_fast:auto", "APPROVE_PLAN:auto_approved_plan_fast:auto"]);
   // The user's answer reaches the server through the model's autopilot_decide, with the user's reply
   // quoted as the Step asks: recorded as relayed (the model's claim; the client declares no form,
   // so the server cannot know a person was asked), with the words.
@@ -242,7 +251,13 @@ export async function expectWaveDone(
   dir: string,
   model: LoopbackModel,
   why: string,
-  o: { dispatchTool: string; reportTool: string; promptOf: (args: Record<string, unknown>) => string; writes: (r: LoopbackModel["requests"][number]) => string[]; tasks?: number },
+  o: {
+    dispatchTool: string;
+    reportTool: string;
+    promptOf: (args: Record<string, unknown>) => string;
+    writes: (r: LoopbackModel["requests"][number]) => string[];
+    tasks?: number;
+  },
 ): Promise<{ dispatchTurns: number[][]; worktrees: string[] }> {
   expect(() => readSession(dir), why).not.toThrow();
   const { state } = readSession(dir);
@@ -254,7 +269,9 @@ export async function expectWaveDone(
   const worktrees: string[] = [];
   for (const r of model.requests) {
     if (r.kind !== "host" || r.decision?.kind !== "tool_calls") continue;
-    const trees = r.decision.calls.flatMap((c) => (c.name === o.dispatchTool ? (treeOf(o.promptOf(c.args)) ?? []) : []));
+    const trees = r.decision.calls.flatMap((c) =>
+      c.name === o.dispatchTool ? (treeOf(o.promptOf(c.args)) ?? []) : [],
+    );
     if (!trees.length) continue;
     dispatchTurns.push(trees.map((t) => worktrees.push(t)));
   }
@@ -265,26 +282,39 @@ export async function expectWaveDone(
   const executors = model.requests.filter((r) => r.kind === "subagent" && r.persona === "harness-task-executor");
   const written = new Map<string, Set<string>>();
   for (const r of executors) {
-    const said = (r.conv?.messages ?? []).flatMap((m) => (m.role === "user" ? m.parts.flatMap((x) => (x.type === "text" ? [x.text] : [])) : [])).join("\n");
+    const said = (r.conv?.messages ?? [])
+      .flatMap((m) => (m.role === "user" ? m.parts.flatMap((x) => (x.type === "text" ? [x.text] : [])) : []))
+      .join("\n");
     const tree = treeOf(said);
     expect(worktrees, said.slice(0, 500)).toContain(tree);
     for (const f of o.writes(r)) (written.get(tree!) ?? written.set(tree!, new Set()).get(tree!))!.add(f);
   }
   expect([...written.keys()].sort(), why).toEqual([...new Set(worktrees)].sort());
   for (const [tree, files] of written)
-    for (const f of files) expect(f.startsWith(`${tree}/`) || /^\.harness\/sessions\/[^/]+\/results\/step-\d+-task-\d\.json$/.test(f), f).toBe(true);
+    for (const f of files)
+      expect(
+        f.startsWith(`${tree}/`) || /^\.harness\/sessions\/[^/]+\/results\/step-\d+-task-\d\.json$/.test(f),
+        f,
+      ).toBe(true);
   // The host reported each task once, by its task.
   const reported = model.requests.flatMap((r) =>
-    r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === o.reportTool && c.args.task !== undefined).map((c) => String(c.args.task)) : [],
+    r.kind === "host" && r.decision?.kind === "tool_calls"
+      ? r.decision.calls
+          .filter((c) => c.name === o.reportTool && c.args.task !== undefined)
+          .map((c) => String(c.args.task))
+      : [],
   );
   expect(reported.sort(), why).toEqual(numbers.map(String).sort());
   // Each task's work is on the session's branch, in the project's own checkout, committed in task order.
-  for (const t of numbers) expect(readFileSync(path.join(dir, `src/greetings/part-${t}.js`), "utf8")).toContain(`export const part${t} `);
+  for (const t of numbers)
+    expect(readFileSync(path.join(dir, `src/greetings/part-${t}.js`), "utf8")).toContain(`export const part${t} `);
   const tasks = (await commitSubjects(dir)).filter((s) => /^\[autopilot\] Task \d/.test(s)).reverse();
   expect(tasks).toEqual(numbers.map((t) => `[autopilot] Task ${t}: Greetings part ${t}`));
   // No task worktree or branch is left, and nothing uncommitted but autopilot's own session folder.
   const gitOut = async (...args: string[]) => (await execFileP("git", args, { cwd: dir })).stdout;
-  expect((await gitOut("worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+  expect(
+    (await gitOut("worktree", "list", "--porcelain")).split("\n").filter((l) => l.startsWith("worktree ")),
+  ).toHaveLength(1);
   expect((await gitOut("branch", "--list", "autopilot-task/*")).trim()).toBe("");
   expect((await gitOut("status", "--porcelain")).trim()).toBe("?? .harness/");
   return { dispatchTurns, worktrees };

@@ -17,7 +17,15 @@ import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { ClaudeRun, Installed } from "./claude-code.js";
 import { codex } from "./dialects/codex.js";
-import { codexHome, ensureCodex, expectFastTwoPhaseDone, explain, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import {
+  codexHome,
+  ensureCodex,
+  expectFastTwoPhaseDone,
+  explain,
+  play,
+  SPEC_TWO_PHASES,
+  START_ARGS,
+} from "./codex-gemini.js";
 import { startLocalRegistry, type LocalRegistry } from "./local-registry.js";
 import { makeProject } from "./project.js";
 import { startResponsesModel } from "./responses-sse.js";
@@ -69,7 +77,11 @@ describe("Codex CLI (real binary): the autopilot plugin from its marketplace", (
 
     const log: string[] = [];
     const brain = new Brain(codex);
-    const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startResponsesModel({
+      dialect: codex,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
     cleanups.push(() => model.close());
     // Codex starts an MCP server with only a few of its own variables: the registry comes from the
     // user's ~/.npmrc, where `npm config set registry` puts it.
@@ -78,7 +90,11 @@ describe("Codex CLI (real binary): the autopilot plugin from its marketplace", (
     const codexCli = (args: string[]) =>
       execFileP(bin, args, { env, cwd: home, timeout: 300_000 }).then(
         ({ stdout, stderr }) => ({ code: 0, stdout, out: stdout + stderr }),
-        (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, out: `${e.stdout}${e.stderr}` }),
+        (e: { code: number; stdout: string; stderr: string }) => ({
+          code: e.code,
+          stdout: e.stdout,
+          out: `${e.stdout}${e.stderr}`,
+        }),
       );
     const add = await codexCli(["plugin", "marketplace", "add", projectRoot]);
     expect(add.code, add.out).toBe(0);

@@ -15,7 +15,20 @@ import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { ClaudeRun } from "./claude-code.js";
 import { codex } from "./dialects/codex.js";
-import { clientWithPackage, codexHome, documentedStart, expectFastTwoPhaseDone, expectWaveDone, ensureCodex, explain, installFor, play, SPEC_ONE_WAVE, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import {
+  clientWithPackage,
+  codexHome,
+  documentedStart,
+  expectFastTwoPhaseDone,
+  expectWaveDone,
+  ensureCodex,
+  explain,
+  installFor,
+  play,
+  SPEC_ONE_WAVE,
+  SPEC_TWO_PHASES,
+  START_ARGS,
+} from "./codex-gemini.js";
 import { makeProject } from "./project.js";
 import { startResponsesModel } from "./responses-sse.js";
 
@@ -66,9 +79,19 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
 
     const log: string[] = [];
     const brain = new Brain(codex);
-    const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startResponsesModel({
+      dialect: codex,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
     cleanups.push(() => void model.close());
-    const { output: out, env } = await installFor("codex", repo.dir, codexHome(home, model.url).env, installed.autopilot, ["--global"]);
+    const { output: out, env } = await installFor(
+      "codex",
+      repo.dir,
+      codexHome(home, model.url).env,
+      installed.autopilot,
+      ["--global"],
+    );
     const start = documentedStart(out);
 
     let first: ClaudeRun | undefined;
@@ -93,7 +116,11 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
       r.kind === "host" && r.decision?.kind === "tool_calls"
         ? r.decision.calls
             .filter((c) => c.name === "spawn_agent")
-            .map((c) => (c.args.agent_type as string | undefined) ?? /^You are (harness-[a-z-]+)\b/.exec(String(c.args.message))?.[1])
+            .map(
+              (c) =>
+                (c.args.agent_type as string | undefined) ??
+                /^You are (harness-[a-z-]+)\b/.exec(String(c.args.message))?.[1],
+            )
         : [],
     );
     expect(new Set(spawned)).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
@@ -101,7 +128,9 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     expect(personas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
     // Codex shows the host model the Step as JSON (structuredContent), and that was enough.
     const sawJson = model.requests.some((r) =>
-      r.conv?.messages.some((m) => m.parts.some((p) => p.type === "tool_result" && /Output:\n\{"session"/.test(p.result.text))),
+      r.conv?.messages.some((m) =>
+        m.parts.some((p) => p.type === "tool_result" && /Output:\n\{"session"/.test(p.result.text)),
+      ),
     );
     expect(sawJson).toBe(true);
   });
@@ -116,9 +145,19 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
 
     const log: string[] = [];
     const brain = new Brain(codex, { tasksPerPlan: tasks });
-    const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startResponsesModel({
+      dialect: codex,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
     cleanups.push(() => void model.close());
-    const { output: out, env } = await installFor("codex", repo.dir, codexHome(home, model.url).env, installed.autopilot, ["--global"]);
+    const { output: out, env } = await installFor(
+      "codex",
+      repo.dir,
+      codexHome(home, model.url).env,
+      installed.autopilot,
+      ["--global"],
+    );
     const start = documentedStart(out);
 
     let first: ClaudeRun | undefined;
@@ -140,14 +179,21 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
       dispatchTool: "spawn_agent",
       reportTool: "mcp__autopilot__autopilot_report",
       promptOf: (a) => String(a.message ?? ""),
-      writes: (r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.flatMap((c) => codex.writePathOf(r.conv!, { id: "", ...c }) ?? []) : []),
+      writes: (r) =>
+        r.decision?.kind === "tool_calls"
+          ? r.decision.calls.flatMap((c) => codex.writePathOf(r.conv!, { id: "", ...c }) ?? [])
+          : [],
     });
     // What Codex answered each spawn_agent of an executor: an agent id, or a refusal.
     const spawnResults = model.requests
       .filter((r) => r.kind === "host")
       .at(-1)!
       .conv!.messages.flatMap((m) => m.parts)
-      .flatMap((p) => (p.type === "tool_result" && /^\{"agent_id"|spawn failed/.test(p.result.text.trim()) ? [p.result.text.trim()] : []));
+      .flatMap((p) =>
+        p.type === "tool_result" && /^\{"agent_id"|spawn failed/.test(p.result.text.trim())
+          ? [p.result.text.trim()]
+          : [],
+      );
     return { ...done, model, why, spawnResults };
   }
 
@@ -157,11 +203,21 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
     // The todo says: every spawn_agent before waiting. The three went out in one model turn, each
     // told which persona it is, and Codex ran them at the same time: each executor had made its first
     // request before any of them finished.
-    expect(dispatchTurns.map((t) => t.length), why).toEqual([3]);
+    expect(
+      dispatchTurns.map((t) => t.length),
+      why,
+    ).toEqual([3]);
     const executors = model.requests.filter((r) => r.kind === "subagent" && r.persona === "harness-task-executor");
     const firstReply = executors.find((r) => r.decision?.kind === "reply")!.n;
-    expect(executors.filter((r) => r.conv!.messages.length <= 2 && r.n < firstReply), why).toHaveLength(3);
-    const waits = model.requests.flatMap((r) => (r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "wait_agent") : []));
+    expect(
+      executors.filter((r) => r.conv!.messages.length <= 2 && r.n < firstReply),
+      why,
+    ).toHaveLength(3);
+    const waits = model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "wait_agent")
+        : [],
+    );
     expect(waits.length, why).toBeGreaterThan(0);
   });
 

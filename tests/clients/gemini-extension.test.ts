@@ -15,7 +15,15 @@ import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { Installed } from "./claude-code.js";
 import { gemini } from "./dialects/gemini.js";
-import { ensureGemini, expectFastTwoPhaseDone, explain, geminiHome, play, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import {
+  ensureGemini,
+  expectFastTwoPhaseDone,
+  explain,
+  geminiHome,
+  play,
+  SPEC_TWO_PHASES,
+  START_ARGS,
+} from "./codex-gemini.js";
 import { startGeminiModel } from "./gemini-sse.js";
 import { startLocalRegistry, type LocalRegistry } from "./local-registry.js";
 import { makeProject } from "./project.js";
@@ -91,7 +99,9 @@ describe("Gemini CLI (real binary): the autopilot extension", () => {
     await expectFastTwoPhaseDone(repo.dir, model, runs, why, `Arguments: ${START_ARGS}`);
     // Each persona ran as the extension's subagent (no acknowledgement needed, unlike project agents).
     const invoked = model.requests.flatMap((r) =>
-      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "invoke_agent").map((c) => c.args.agent_name) : [],
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "invoke_agent").map((c) => c.args.agent_name)
+        : [],
     );
     expect(new Set(invoked)).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
     for (const f of [".gemini"]) expect(existsSync(path.join(repo.dir, f)), f).toBe(false);

@@ -38,14 +38,20 @@ export function geminiConversation(body: any): Conversation {
       if (p?.functionCall) {
         const id = String(p.functionCall.id ?? newId("gcall"));
         open.push({ id, name: String(p.functionCall.name) });
-        parts.push({ type: "tool_call", call: { id, name: String(p.functionCall.name), args: p.functionCall.args ?? {} } });
+        parts.push({
+          type: "tool_call",
+          call: { id, name: String(p.functionCall.name), args: p.functionCall.args ?? {} },
+        });
       } else if (p?.functionResponse) {
         const fr = p.functionResponse;
         let i = fr.id ? open.findIndex((c) => c.id === fr.id) : -1;
         if (i < 0) i = open.findIndex((c) => c.name === fr.name);
         const callId = i >= 0 ? open.splice(i, 1)[0].id : String(fr.id ?? "");
         const error = typeof fr.response?.error === "string";
-        parts.push({ type: "tool_result", result: { callId, name: String(fr.name), text: responseText(fr.response), isError: error } });
+        parts.push({
+          type: "tool_result",
+          result: { callId, name: String(fr.name), text: responseText(fr.response), isError: error },
+        });
       } else if (typeof p?.text === "string" && !p.thought) {
         parts.push({ type: "text", text: p.text });
       }
@@ -84,13 +90,18 @@ export function geminiEvents(d: Decision, conv: Conversation, body: any): string
 
 /** A side call's answer: the router's complexity score, or an empty JSON object. */
 function sideAnswer(body: any): unknown {
-  const schema = JSON.stringify(body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema ?? {});
+  const schema = JSON.stringify(
+    body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema ?? {},
+  );
   const text = schema.includes("complexity_score")
     ? JSON.stringify({ complexity_reasoning: "a scripted session", complexity_score: 1 })
     : schema.includes("next_speaker")
       ? JSON.stringify({ reasoning: "the model ended its turn", next_speaker: "user" })
       : "{}";
-  return { candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }], usageMetadata: usage(body, text) };
+  return {
+    candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
+    usageMetadata: usage(body, text),
+  };
 }
 
 export async function startGeminiModel(o: LoopbackOptions): Promise<LoopbackModel> {

@@ -15,7 +15,20 @@ import { ensureBuilt } from "../helpers/build.js";
 import type { TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import { gemini } from "./dialects/gemini.js";
-import { clientWithPackage, documentedStart, expectFastTwoPhaseDone, expectWaveDone, ensureGemini, explain, geminiHome, installFor, play, SPEC_ONE_WAVE, SPEC_TWO_PHASES, START_ARGS } from "./codex-gemini.js";
+import {
+  clientWithPackage,
+  documentedStart,
+  expectFastTwoPhaseDone,
+  expectWaveDone,
+  ensureGemini,
+  explain,
+  geminiHome,
+  installFor,
+  play,
+  SPEC_ONE_WAVE,
+  SPEC_TWO_PHASES,
+  START_ARGS,
+} from "./codex-gemini.js";
 import { startGeminiModel } from "./gemini-sse.js";
 import { makeProject } from "./project.js";
 
@@ -45,7 +58,9 @@ async function playGemini(spec: string, brain: Brain, args: string) {
   const log: string[] = [];
   const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
   cleanups.push(() => void model.close());
-  const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, autopilot, ["--global"]);
+  const { output: out, env } = await installFor("gemini", repo.dir, geminiHome(home, model.url).env, autopilot, [
+    "--global",
+  ]);
   const start = documentedStart(out);
   const runs = await play(bin, {
     cwd: repo.dir,
@@ -69,31 +84,57 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
 
     // Each persona ran as a Gemini subagent defined by the agent file install wrote.
     const invoked = model.requests.flatMap((r) =>
-      r.kind === "host" && r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => c.name === "invoke_agent").map((c) => c.args.agent_name) : [],
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "invoke_agent").map((c) => c.args.agent_name)
+        : [],
     );
     expect(new Set(invoked)).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
     const personas = new Set(model.requests.filter((r) => r.kind === "subagent").map((r) => r.persona));
     expect(personas).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
     // Gemini showed the host model only autopilot's text view (no JSON), and that was enough.
     const results = model.requests.flatMap((r) =>
-      r.kind === "host" ? (r.conv?.messages ?? []).flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_result" && p.result.name?.startsWith("mcp_autopilot_") ? [p.result.text] : []))) : [],
+      r.kind === "host"
+        ? (r.conv?.messages ?? []).flatMap((m) =>
+            m.parts.flatMap((p) =>
+              p.type === "tool_result" && p.result.name?.startsWith("mcp_autopilot_") ? [p.result.text] : [],
+            ),
+          )
+        : [],
     );
     expect(results.length).toBeGreaterThan(0);
-    expect(results.every((t) => !t.trim().replace(/^<untrusted_context>\s*/, "").startsWith("{"))).toBe(true);
+    expect(
+      results.every(
+        (t) =>
+          !t
+            .trim()
+            .replace(/^<untrusted_context>\s*/, "")
+            .startsWith("{"),
+      ),
+    ).toBe(true);
   });
 
   it("--fast --parallel: the host invokes a wave's three executors in one message, each in its own worktree; all merged in task order, to DONE", async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
-    const { repo, model, runs, why } = await playGemini(SPEC_ONE_WAVE, new Brain(gemini, { tasksPerPlan: 3 }), "docs/spec.md --fast --parallel");
+    const { repo, model, runs, why } = await playGemini(
+      SPEC_ONE_WAVE,
+      new Brain(gemini, { tasksPerPlan: 3 }),
+      "docs/spec.md --fast --parallel",
+    );
     expect(model.errors, why).toEqual([]);
 
     const { dispatchTurns } = await expectWaveDone(repo.dir, model, why, {
       dispatchTool: "invoke_agent",
       reportTool: "mcp_autopilot_autopilot_report",
       promptOf: (a) => String(a.prompt ?? ""),
-      writes: (r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.flatMap((c) => gemini.writePathOf(r.conv!, { id: "", ...c }) ?? []) : []),
+      writes: (r) =>
+        r.decision?.kind === "tool_calls"
+          ? r.decision.calls.flatMap((c) => gemini.writePathOf(r.conv!, { id: "", ...c }) ?? [])
+          : [],
     });
     // The host read the wave from the text view alone and made the three invoke_agent calls in one message.
-    expect(dispatchTurns.map((t) => t.length), why).toEqual([3]);
+    expect(
+      dispatchTurns.map((t) => t.length),
+      why,
+    ).toEqual([3]);
   });
 });

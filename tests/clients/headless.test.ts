@@ -26,14 +26,23 @@ interface CliRun {
 function autopilotRun(dir: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 600_000): Promise<CliRun> {
   const [cmd, pre] = autopilot ? [autopilot.bin, []] : [process.execPath, [distCli]];
   return new Promise((resolve) => {
-    execFile(cmd, [...pre, "run", ...args], { cwd: dir, env, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as any).code ?? null) : 0, stdout, stderr }),
+    execFile(
+      cmd,
+      [...pre, "run", ...args],
+      { cwd: dir, env, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as any).code ?? null) : 0, stdout, stderr }),
     );
   });
 }
 
 function explain(r: CliRun, log: string[]): string {
-  return [`exit ${r.code}`, `stdout: ${r.stdout.slice(-2000)}`, `stderr: ${r.stderr.slice(-3000)}`, "model log:", ...log.slice(-30)].join("\n");
+  return [
+    `exit ${r.code}`,
+    `stdout: ${r.stdout.slice(-2000)}`,
+    `stderr: ${r.stderr.slice(-3000)}`,
+    "model log:",
+    ...log.slice(-30),
+  ].join("\n");
 }
 
 const ALL_PERSONAS = new Set(["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"]);
@@ -67,7 +76,12 @@ describe("autopilot run with real agents", () => {
     await installInto(repo.dir, "claude", { autopilot });
     const log: string[] = [];
     const brain = new Brain(claudeCode);
-    const model = await startModelServer({ label: "headless-command-claude", dialect: claudeCode, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startModelServer({
+      label: "headless-command-claude",
+      dialect: claudeCode,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
     servers.push(model);
     const home = mkdtempSync(path.join(tmpdir(), "autopilot-claude-home-"));
     homes.push(home);
@@ -84,15 +98,23 @@ describe("autopilot run with real agents", () => {
     const { state } = readSession(repo.dir);
     expect(state.currentState, explain(r, log)).toBe("DONE");
     // --json: one event per line; the last is the outcome with the final Step.
-    expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!)).toMatchObject({ event: "outcome", outcome: "done", step: { state: "DONE" } });
+    expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+      event: "outcome",
+      outcome: "done",
+      step: { state: "DONE" },
+    });
     expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete", "complete"]);
     // Each dispatch was a real Claude Code process running the persona's agent file: its body was
     // the system prompt of the requests the model saw.
     const personas = new Set(model.requests.filter((q) => q.kind === "subagent").map((q) => q.persona));
     expect(personas).toEqual(ALL_PERSONAS);
     expect(model.requests.filter((q) => q.kind === "host")).toEqual([]);
-    expect(model.requests.every((q) => q.kind !== "subagent" || String(q.headers["user-agent"]).startsWith("claude-cli/"))).toBe(true);
-    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+    expect(
+      model.requests.every((q) => q.kind !== "subagent" || String(q.headers["user-agent"]).startsWith("claude-cli/")),
+    ).toBe(true);
+    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(
+      3,
+    );
     // Standard rigor: the verifier's and the reviewers' results were recorded.
     expect(state.history.every((h: any) => h.verificationPassed === true)).toBe(true);
   });
@@ -102,7 +124,12 @@ describe("autopilot run with real agents", () => {
     repos.push(repo);
     const log: string[] = [];
     const brain = new Brain(autopilotRunner);
-    const model = await startModelServer({ label: "headless-anthropic-runner", dialect: autopilotRunner, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startModelServer({
+      label: "headless-anthropic-runner",
+      dialect: autopilotRunner,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
     servers.push(model);
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -123,11 +150,15 @@ describe("autopilot run with real agents", () => {
     const personas = new Set(model.requests.filter((q) => q.kind === "subagent").map((q) => q.persona));
     expect(personas).toEqual(ALL_PERSONAS);
     expect(new Set(model.requests.map((q) => q.body?.model))).toEqual(new Set(["claude-loopback-1"]));
-    const called = new Set(model.requests.flatMap((q) => (q.decision?.kind === "tool_calls" ? q.decision.calls.map((c) => c.name) : [])));
+    const called = new Set(
+      model.requests.flatMap((q) => (q.decision?.kind === "tool_calls" ? q.decision.calls.map((c) => c.name) : [])),
+    );
     expect(called).toEqual(new Set(["read_file", "write_file", "report_result"]));
     // The files the executor wrote are in autopilot's commits.
     expect(readFileSync(path.join(repo.dir, "src/core-greeting/part-1.js"), "utf8")).toContain("part1");
-    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(
+      3,
+    );
     // Token usage from the model's replies is recorded per persona, in the state's ledger.
     const usage = state.usage;
     expect(usage.total.inputTokens).toBeGreaterThan(0);

@@ -27,14 +27,34 @@ export async function ensureVerdaccio(): Promise<Installed> {
   const dir = path.join(clientsCacheDir(), `verdaccio@${VERDACCIO_VERSION}`);
   const bin = path.join(dir, "node_modules", ".bin", "verdaccio");
   mkdirSync(dir, { recursive: true });
-  const release = await lockfile.lock(dir, { lockfilePath: path.join(dir, ".install.lock"), realpath: false, stale: 600_000, retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 } });
+  const release = await lockfile.lock(dir, {
+    lockfilePath: path.join(dir, ".install.lock"),
+    realpath: false,
+    stale: 600_000,
+    retries: { retries: 600, minTimeout: 1000, maxTimeout: 1000 },
+  });
   try {
     if (!existsSync(bin)) {
-      writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "autopilot-test-client", private: true, overrides: { "node-fetch": "2.7.0" } }) + "\n");
+      writeFileSync(
+        path.join(dir, "package.json"),
+        JSON.stringify({ name: "autopilot-test-client", private: true, overrides: { "node-fetch": "2.7.0" } }) + "\n",
+      );
       try {
-        await execFileP("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `verdaccio@${VERDACCIO_VERSION}`], { cwd: dir, timeout: 600_000, maxBuffer: 16 << 20 });
+        await execFileP(
+          "npm",
+          ["install", "--no-audit", "--no-fund", "--loglevel=error", `verdaccio@${VERDACCIO_VERSION}`],
+          { cwd: dir, timeout: 600_000, maxBuffer: 16 << 20 },
+        );
       } catch (e) {
-        return { skip: `could not install verdaccio@${VERDACCIO_VERSION} from the npm registry: ${String((e as any).stderr || (e as Error).message).trim().split("\n").slice(-3).join(" ")}` };
+        return {
+          skip: `could not install verdaccio@${VERDACCIO_VERSION} from the npm registry: ${String(
+            (e as any).stderr || (e as Error).message,
+          )
+            .trim()
+            .split("\n")
+            .slice(-3)
+            .join(" ")}`,
+        };
       }
     }
     const { stdout } = await execFileP(bin, ["--version"], { timeout: 60_000 });
@@ -85,7 +105,10 @@ export async function startLocalRegistry(): Promise<LocalRegistry | { skip: stri
   const dir = mkdtempSync(path.join(tmpdir(), "autopilot-registry-"));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
-  const pkg = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { name: string; version: string };
+  const pkg = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as {
+    name: string;
+    version: string;
+  };
   writeFileSync(
     path.join(dir, "config.yaml"),
     [
@@ -110,10 +133,14 @@ export async function startLocalRegistry(): Promise<LocalRegistry | { skip: stri
     ].join("\n"),
   );
   const log: string[] = [];
-  const child: ChildProcess = spawn(verdaccio.bin, ["--config", path.join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`], {
-    env: { ...process.env, NODE_NO_WARNINGS: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    verdaccio.bin,
+    ["--config", path.join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`],
+    {
+      env: { ...process.env, NODE_NO_WARNINGS: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   child.stdout!.on("data", (d: Buffer) => log.push(d.toString()));
   child.stderr!.on("data", (d: Buffer) => log.push(d.toString()));
   const close = async () => {
@@ -127,8 +154,11 @@ export async function startLocalRegistry(): Promise<LocalRegistry | { skip: stri
   };
   try {
     for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`verdaccio exited (${child.exitCode}): ${log.join("").slice(-1500)}`);
-      const ok = await fetch(`${url}-/ping`).then((r) => r.ok).catch(() => false);
+      if (child.exitCode !== null)
+        throw new Error(`verdaccio exited (${child.exitCode}): ${log.join("").slice(-1500)}`);
+      const ok = await fetch(`${url}-/ping`)
+        .then((r) => r.ok)
+        .catch(() => false);
       if (ok) break;
       if (i > 300) throw new Error(`verdaccio did not answer on ${url} within 30 s: ${log.join("").slice(-1500)}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -167,15 +197,22 @@ export async function startLocalRegistry(): Promise<LocalRegistry | { skip: stri
       timeout: 600_000,
       maxBuffer: 16 << 20,
     });
-    if (stdout.trim() !== pkg.version) throw new Error(`npx ${pkg.name}@${pkg.version} --version printed ${stdout.trim()}`);
+    if (stdout.trim() !== pkg.version)
+      throw new Error(`npx ${pkg.name}@${pkg.version} --version printed ${stdout.trim()}`);
     const writeNpmrc = (home: string) =>
-      writeFileSync(path.join(home, ".npmrc"), `registry=${url}\ncache=${env.npm_config_cache}\nupdate-notifier=false\naudit=false\nfund=false\n`);
+      writeFileSync(
+        path.join(home, ".npmrc"),
+        `registry=${url}\ncache=${env.npm_config_cache}\nupdate-notifier=false\naudit=false\nfund=false\n`,
+      );
     return { url, env, version: pkg.version, writeNpmrc, timings: { start, publish, warm: Date.now() - t2 }, close };
   } catch (e) {
     await close();
     const msg = String((e as any).stderr || (e as Error).message).trim();
     // Without the public registry (offline), the dependencies cannot be proxied: skip, saying so.
-    if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|getaddrinfo/i.test(msg)) return { skip: `the local registry could not reach the npm registry for autopilot's dependencies: ${msg.split("\n").slice(-3).join(" ")}` };
+    if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|getaddrinfo/i.test(msg))
+      return {
+        skip: `the local registry could not reach the npm registry for autopilot's dependencies: ${msg.split("\n").slice(-3).join(" ")}`,
+      };
     throw e;
   }
 }

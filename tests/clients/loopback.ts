@@ -74,7 +74,14 @@ export async function startLoopback(
       } catch {
         /* not JSON */
       }
-      const rec: RecordedRequest = { n: requests.length + 1, url, kind: "other", bytes: raw.length, headers: req.headers, body };
+      const rec: RecordedRequest = {
+        n: requests.length + 1,
+        url,
+        kind: "other",
+        bytes: raw.length,
+        headers: req.headers,
+        body,
+      };
       requests.push(rec);
       o.onRequest?.(rec);
       const send = (r: Routed) => {

@@ -40,11 +40,19 @@ export async function makeProject(spec = SPEC): Promise<TempRepo> {
  * commits its client config). `autopilot` is the installed bin (from the packed tarball), else this
  * checkout's build. Returns install's output.
  */
-export async function installInto(dir: string, client: string, o: { autopilot?: { bin: string; binDir: string }; extra?: string[] } = {}): Promise<string> {
+export async function installInto(
+  dir: string,
+  client: string,
+  o: { autopilot?: { bin: string; binDir: string }; extra?: string[] } = {},
+): Promise<string> {
   const [cmd, pre] = o.autopilot ? [o.autopilot.bin, []] : [process.execPath, [distCli]];
   const { stdout, stderr } = await execFileP(cmd, [...pre, "install", client, ...(o.extra ?? [])], {
     cwd: dir,
-    env: { ...process.env, NO_COLOR: "1", ...(o.autopilot ? { PATH: `${o.autopilot.binDir}${path.delimiter}${process.env.PATH}` } : {}) },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      ...(o.autopilot ? { PATH: `${o.autopilot.binDir}${path.delimiter}${process.env.PATH}` } : {}),
+    },
   });
   await git(dir, "add", "-A");
   await git(dir, "commit", "-q", "-m", `install autopilot for ${client}`);
@@ -54,7 +62,9 @@ export async function installInto(dir: string, client: string, o: { autopilot?: 
 /** The session's state file (the only session in the project). */
 export function readSession(dir: string): { slug: string; state: any } {
   const root = path.join(dir, ".harness", "sessions");
-  const slugs = existsSync(root) ? readdirSync(root).filter((s) => existsSync(path.join(root, s, "autopilot-state.json"))) : [];
+  const slugs = existsSync(root)
+    ? readdirSync(root).filter((s) => existsSync(path.join(root, s, "autopilot-state.json")))
+    : [];
   if (slugs.length !== 1) throw new Error(`expected one session in ${root}, found ${slugs.join(", ") || "none"}`);
   return { slug: slugs[0], state: JSON.parse(readFileSync(path.join(root, slugs[0], "autopilot-state.json"), "utf8")) };
 }
@@ -73,7 +83,11 @@ export async function waitingProject(): Promise<{ repo: TempRepo; dir: string; s
   try {
     const first = await stepCall(srv.client, "autopilot_start", { spec: "docs/spec.md", flags: "--review-plans" });
     const { result } = await new ScriptedRunner({}).run(taskFor(repo.dir, first));
-    const asking = await stepCall(srv.client, "autopilot_report", { session: first.session, stepId: first.stepId, result });
+    const asking = await stepCall(srv.client, "autopilot_report", {
+      session: first.session,
+      stepId: first.stepId,
+      result,
+    });
     if (asking.next.kind !== "ask") throw new Error(`expected the plan question, got ${asking.next.kind}`);
     return { repo, dir: repo.dir, slug: asking.session, stepId: asking.stepId };
   } finally {

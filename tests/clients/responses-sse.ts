@@ -17,7 +17,8 @@ export function toolTable(tools: unknown): Map<string, ToolRef> {
   const table = new Map<string, ToolRef>();
   for (const t of Array.isArray(tools) ? tools : []) {
     if (t?.type === "namespace" && Array.isArray(t.tools)) {
-      for (const inner of t.tools) table.set(flatName(inner.name, t.name), { name: String(inner.name), namespace: String(t.name) });
+      for (const inner of t.tools)
+        table.set(flatName(inner.name, t.name), { name: String(inner.name), namespace: String(t.name) });
     } else if (typeof t?.name === "string") table.set(t.name, { name: t.name });
     else if (typeof t?.type === "string") table.set(t.type, { name: t.type });
   }
@@ -30,7 +31,8 @@ function flatName(name: unknown, namespace: unknown): string {
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c) => (typeof c === "string" ? c : typeof c?.text === "string" ? c.text : "")).join("\n");
+  if (Array.isArray(content))
+    return content.map((c) => (typeof c === "string" ? c : typeof c?.text === "string" ? c.text : "")).join("\n");
   if (content && typeof content === "object") {
     const o = content as { content?: unknown; text?: unknown };
     if (o.content !== undefined) return textOf(o.content);
@@ -68,10 +70,16 @@ export function responsesConversation(body: any): Conversation {
         break;
       }
       case "function_call":
-        push("assistant", { type: "tool_call", call: { id: String(item.call_id), name: flatName(item.name, item.namespace), args: args(item.arguments) } });
+        push("assistant", {
+          type: "tool_call",
+          call: { id: String(item.call_id), name: flatName(item.name, item.namespace), args: args(item.arguments) },
+        });
         break;
       case "custom_tool_call":
-        push("assistant", { type: "tool_call", call: { id: String(item.call_id), name: String(item.name), args: { input: item.input } } });
+        push("assistant", {
+          type: "tool_call",
+          call: { id: String(item.call_id), name: String(item.name), args: { input: item.input } },
+        });
         break;
       case "function_call_output":
       case "custom_tool_call_output": {
@@ -97,7 +105,13 @@ export function responsesEvents(d: Decision, body: any): string[] {
   const output: Array<Record<string, unknown>> = [];
   const text = d.kind === "reply" ? d.text : d.text;
   if (text) {
-    output.push({ type: "message", id: newId("msg"), role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] });
+    output.push({
+      type: "message",
+      id: newId("msg"),
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text, annotations: [] }],
+    });
   }
   for (const c of d.kind === "tool_calls" ? d.calls : []) {
     const ref = table.get(c.name);

@@ -59,47 +59,89 @@ function home(): string {
 /** What the model did with "continue": the autopilot_next call it made, and its last words. */
 function outcome(model: LoopbackModel, dialect: Dialect): { next: unknown[]; said: string } {
   const host = model.requests.filter((r) => r.kind === "host");
-  const next = host.flatMap((r) => (r.decision?.kind === "tool_calls" ? r.decision.calls.filter((c) => dialect.autopilotToolOf(c.name) === "autopilot_next").map((c) => c.args) : []));
+  const next = host.flatMap((r) =>
+    r.decision?.kind === "tool_calls"
+      ? r.decision.calls.filter((c) => dialect.autopilotToolOf(c.name) === "autopilot_next").map((c) => c.args)
+      : [],
+  );
   const last = host.at(-1)?.decision;
   return { next, said: last?.kind === "reply" ? last.text : "" };
 }
 
 function why(run: ClaudeRun, log: string[]): string {
-  return [`exit ${run.code}`, `stdout: ${run.stdout.slice(-2000)}`, `stderr: ${run.stderr.slice(-1500)}`, ...log.slice(-30)].join("\n");
+  return [
+    `exit ${run.code}`,
+    `stdout: ${run.stdout.slice(-2000)}`,
+    `stderr: ${run.stderr.slice(-1500)}`,
+    ...log.slice(-30),
+  ].join("\n");
 }
 
-describe("the SessionStart hook in the real clients: a new session, \"continue\", and the session goes on", () => {
+describe('the SessionStart hook in the real clients: a new session, "continue", and the session goes on', () => {
   it("Claude Code (install claude, print mode): the hook's line on startup leads the model to autopilot_next and the open question", async (ctx) => {
     if ("skip" in claude) return ctx.skip(claude.skip);
     const { dir, slug, stepId } = await waitingProject();
     await installInto(dir, "claude", claude.autopilot);
     const log: string[] = [];
     const brain = new Brain(claudeCode);
-    const model = await startModelServer({ label: "hook-claude", dialect: claudeCode, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+    const model = await startModelServer({
+      label: "hook-claude",
+      dialect: claudeCode,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
     cleanups.push(() => model.close());
-    const env = { ...claudeEnv(home(), model.url), PATH: `${claude.autopilot.binDir}${path.delimiter}${process.env.PATH}` };
-    const run = await runClaude(claude.bin, ["-p", "continue", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"], { cwd: dir, env });
+    const env = {
+      ...claudeEnv(home(), model.url),
+      PATH: `${claude.autopilot.binDir}${path.delimiter}${process.env.PATH}`,
+    };
+    const run = await runClaude(
+      claude.bin,
+      ["-p", "continue", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"],
+      { cwd: dir, env },
+    );
     const w = why(run, log);
     expect(model.errors, w).toEqual([]);
     const { next, said } = outcome(model, claudeCode);
     expect(next, w).toEqual([{ session: slug }]);
-    expect(said, w).toMatch(/Approve this plan and begin execution\?[\s\S]*Options: yes \/ revise \/ skip phase \/ stop/);
+    expect(said, w).toMatch(
+      /Approve this plan and begin execution\?[\s\S]*Options: yes \/ revise \/ skip phase \/ stop/,
+    );
     expect(readSession(dir).state.stepId).toBe(stepId);
   });
 
   it("Codex (install codex --global): once the hook is trusted it names the session; untrusted, Codex does not run it and the model cannot resume", async (ctx) => {
     if ("skip" in codexCli) return ctx.skip(codexCli.skip);
     const { dir, slug } = await waitingProject();
-    const exec = ["exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-c", "mcp_servers.autopilot.required=true", "-c", "mcp_servers.autopilot.startup_timeout_sec=60"];
+    const exec = [
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      "--dangerously-bypass-approvals-and-sandbox",
+      "-c",
+      "mcp_servers.autopilot.required=true",
+      "-c",
+      "mcp_servers.autopilot.startup_timeout_sec=60",
+    ];
     for (const trusted of [false, true]) {
       const log: string[] = [];
       const brain = new Brain(codex);
-      const model = await startResponsesModel({ dialect: codex, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
+      const model = await startResponsesModel({
+        dialect: codex,
+        decide: (c) => brain.decide(c),
+        log: (l) => log.push(l),
+      });
       cleanups.push(() => model.close());
-      const { output, env } = await installFor("codex", dir, codexHome(home(), model.url).env, codexCli.autopilot, ["--global"]);
+      const { output, env } = await installFor("codex", dir, codexHome(home(), model.url).env, codexCli.autopilot, [
+        "--global",
+      ]);
       expect(output).toContain("open /hooks in Codex and trust the autopilot SessionStart hook");
       // A hook reviewed and trusted in /hooks runs; `--dangerously-bypass-hook-trust` stands in for that review here.
-      const run = await runClaude(codexCli.bin, [...exec, ...(trusted ? ["--dangerously-bypass-hook-trust"] : []), "continue"], { cwd: dir, env, timeoutMs: 600_000 });
+      const run = await runClaude(
+        codexCli.bin,
+        [...exec, ...(trusted ? ["--dangerously-bypass-hook-trust"] : []), "continue"],
+        { cwd: dir, env, timeoutMs: 600_000 },
+      );
       const w = why(run, log);
       expect(model.errors, w).toEqual([]);
       const { next, said } = outcome(model, codex);
@@ -120,8 +162,14 @@ describe("the SessionStart hook in the real clients: a new session, \"continue\"
     const brain = new Brain(gemini);
     const model = await startGeminiModel({ dialect: gemini, decide: (c) => brain.decide(c), log: (l) => log.push(l) });
     cleanups.push(() => model.close());
-    const { env } = await installFor("gemini", dir, geminiHome(home(), model.url).env, geminiCli.autopilot, ["--global"]);
-    const run = await runClaude(geminiCli.bin, ["-p", "continue", "--yolo", "--output-format", "stream-json"], { cwd: dir, env, timeoutMs: 600_000 });
+    const { env } = await installFor("gemini", dir, geminiHome(home(), model.url).env, geminiCli.autopilot, [
+      "--global",
+    ]);
+    const run = await runClaude(geminiCli.bin, ["-p", "continue", "--yolo", "--output-format", "stream-json"], {
+      cwd: dir,
+      env,
+      timeoutMs: 600_000,
+    });
     const w = why(run, log);
     expect(model.errors, w).toEqual([]);
     const { next, said } = outcome(model, gemini);

@@ -65,7 +65,24 @@ export class Terminal {
   /** Start `bin args` in a new window; `env` is all it gets (the tmux server starts with it). */
   async start(bin: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }): Promise<void> {
     await this.tmux(["kill-server"]).catch(() => {});
-    await this.tmux(["new-session", "-d", "-s", "tui", "-x", String(this.cols), "-y", String(this.rows), "-c", o.cwd, "--", bin, ...args], o.env);
+    await this.tmux(
+      [
+        "new-session",
+        "-d",
+        "-s",
+        "tui",
+        "-x",
+        String(this.cols),
+        "-y",
+        String(this.rows),
+        "-c",
+        o.cwd,
+        "--",
+        bin,
+        ...args,
+      ],
+      o.env,
+    );
     this.record(`start ${path.basename(bin)} ${args.join(" ")}`);
   }
 
@@ -109,7 +126,11 @@ export class Terminal {
    * Poll the screen until `test` returns a value other than undefined/false, and return it.
    * Throws WaitTimeout (with the screen) after `timeoutMs`.
    */
-  async waitFor<T>(what: string, test: (screen: string) => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  async waitFor<T>(
+    what: string,
+    test: (screen: string) => T | undefined | false | Promise<T | undefined | false>,
+    timeoutMs = 120_000,
+  ): Promise<T> {
     const end = Date.now() + timeoutMs;
     let screen = "";
     for (;;) {
@@ -133,9 +154,15 @@ export class Terminal {
   async saveArtifacts(dir: string, extra: Record<string, string> = {}): Promise<void> {
     mkdirSync(dir, { recursive: true });
     this.steps.forEach((s, i) =>
-      writeFileSync(path.join(dir, `${String(i + 1).padStart(3, "0")}-${s.label.replace(/[^\w.-]+/g, "_").slice(0, 60)}.txt`), `${s.label} (+${(s.at / 1000).toFixed(1)} s)\n\n${s.screen}`),
+      writeFileSync(
+        path.join(dir, `${String(i + 1).padStart(3, "0")}-${s.label.replace(/[^\w.-]+/g, "_").slice(0, 60)}.txt`),
+        `${s.label} (+${(s.at / 1000).toFixed(1)} s)\n\n${s.screen}`,
+      ),
     );
-    writeFileSync(path.join(dir, "scrollback.txt"), await this.history().catch((e) => `(none: ${(e as Error).message})`));
+    writeFileSync(
+      path.join(dir, "scrollback.txt"),
+      await this.history().catch((e) => `(none: ${(e as Error).message})`),
+    );
     for (const [name, text] of Object.entries(extra)) writeFileSync(path.join(dir, name), text);
   }
 

@@ -7,7 +7,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
-import { CommitRejected, commitCheckpoint, effectTrailerValue, findEffectCommit, headCommit } from "../../src/effects/git.js";
+import {
+  CommitRejected,
+  commitCheckpoint,
+  effectTrailerValue,
+  findEffectCommit,
+  headCommit,
+} from "../../src/effects/git.js";
 
 const repos: TempRepo[] = [];
 async function repo(files?: Record<string, string>): Promise<string> {
@@ -48,7 +54,13 @@ describe("a commit the repository's hooks refuse", () => {
     await git(dir, "add", "notes.md");
     const head = await headCommit(dir);
     await writeFile(path.join(dir, "a.ts"), 'export const a = 1;\nconsole.log("debug");\n');
-    const e = await refusal(commitCheckpoint(dir, { label: "Checkpoint 1: a", effectId: "e1", baseline: { head, takenAt: "", entries: [{ path: "notes.md", hash: null }] } }));
+    const e = await refusal(
+      commitCheckpoint(dir, {
+        label: "Checkpoint 1: a",
+        effectId: "e1",
+        baseline: { head, takenAt: "", entries: [{ path: "notes.md", hash: null }] },
+      }),
+    );
     expect(e.kind).toBe("hook");
     expect(e.hook).toBe("pre-commit");
     expect(e.output).toContain("lint: no console.log");
@@ -73,12 +85,20 @@ describe("a commit the repository's hooks refuse", () => {
 
   it("names the commit-msg hook when the message is what it refuses", async () => {
     const dir = await repo();
-    await hook(dir, "commit-msg", `head -1 "$1" | grep -Eq '^(feat|fix|chore)(\\(.+\\))?: ' || { echo "subject must be conventional: $(head -1 "$1")"; exit 1; }`);
+    await hook(
+      dir,
+      "commit-msg",
+      `head -1 "$1" | grep -Eq '^(feat|fix|chore)(\\(.+\\))?: ' || { echo "subject must be conventional: $(head -1 "$1")"; exit 1; }`,
+    );
     await writeFile(path.join(dir, "a.ts"), "a\n");
     const e = await refusal(commitCheckpoint(dir, { label: "Phase 1: Core — execution complete", effectId: "m1" }));
     expect(e.hook).toBe("commit-msg");
     expect(e.output).toContain("subject must be conventional: [autopilot] Phase 1: Core — execution complete");
-    const ok = await commitCheckpoint(dir, { label: "x", subject: "chore(autopilot): phase 1 Core, execution complete", effectId: "m1" });
+    const ok = await commitCheckpoint(dir, {
+      label: "x",
+      subject: "chore(autopilot): phase 1 Core, execution complete",
+      effectId: "m1",
+    });
     expect(ok.committed).toBe(true);
   });
 
@@ -120,7 +140,11 @@ exit \${fixed:-0}`,
     await writeFile(path.join(dir, "mine.md"), "the user's unstaged edit   \n");
     const head = await headCommit(dir);
     await writeFile(path.join(dir, "a.ts"), "export const a = 1;   \n");
-    const r = await commitCheckpoint(dir, { label: "cp", effectId: "l1", baseline: { head, takenAt: "", entries: [{ path: "mine.md", hash: null }] } });
+    const r = await commitCheckpoint(dir, {
+      label: "cp",
+      effectId: "l1",
+      baseline: { head, takenAt: "", entries: [{ path: "mine.md", hash: null }] },
+    });
     expect(r.committed).toBe(true);
     expect((await git(dir, "show", "--name-only", "--format=", "HEAD")).trim()).toBe("a.ts");
     expect(await git(dir, "show", "HEAD:a.ts")).toBe("export const a = 1;\n");
@@ -165,9 +189,17 @@ describe("the effect trailer and the repository's other parts", () => {
   it("a replay finds the commit by its trailer whatever the subject's convention", async () => {
     const dir = await repo();
     await writeFile(path.join(dir, "a.ts"), "a\n");
-    const first = await commitCheckpoint(dir, { label: "Checkpoint 1: a", subject: "chore(autopilot): checkpoint 1 a", effectId: "conv-1" });
+    const first = await commitCheckpoint(dir, {
+      label: "Checkpoint 1: a",
+      subject: "chore(autopilot): checkpoint 1 a",
+      effectId: "conv-1",
+    });
     // The template changed between the crash and the replay: still the one commit.
-    const again = await commitCheckpoint(dir, { label: "Checkpoint 1: a", subject: "feat(PROJ-1): checkpoint 1 a", effectId: "conv-1" });
+    const again = await commitCheckpoint(dir, {
+      label: "Checkpoint 1: a",
+      subject: "feat(PROJ-1): checkpoint 1 a",
+      effectId: "conv-1",
+    });
     expect(again).toMatchObject({ committed: true, replayed: true, sha: first.sha });
     expect(await count(dir)).toBe(2);
   });

@@ -5,7 +5,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { makeRepo, type TempRepo } from "../helpers/git.js";
-import { COMMITLINT_FILES, commitSubject, commitlintConfig, conventionalSummary } from "../../src/effects/commit-message.js";
+import {
+  COMMITLINT_FILES,
+  commitSubject,
+  commitlintConfig,
+  conventionalSummary,
+} from "../../src/effects/commit-message.js";
 import { AutopilotError } from "../../src/protocol/errors.js";
 
 const repos: TempRepo[] = [];
@@ -24,19 +29,35 @@ describe("the subject of autopilot's commits", () => {
   it("is `[autopilot] <label>` in a repository without a convention", async () => {
     const dir = await repo();
     expect(await commitSubject(dir, { label: LABEL })).toBe(`[autopilot] ${LABEL}`);
-    expect(await commitSubject(dir, { label: "Phase 2: Rules — recovery at task 4", recovery: true })).toBe("[autopilot][recovery] Phase 2: Rules — recovery at task 4");
-    expect(await commitSubject(dir, { label: "Work in progress before autopilot (s)", userWork: true })).toBe("Work in progress before autopilot (s)");
+    expect(await commitSubject(dir, { label: "Phase 2: Rules — recovery at task 4", recovery: true })).toBe(
+      "[autopilot][recovery] Phase 2: Rules — recovery at task 4",
+    );
+    expect(await commitSubject(dir, { label: "Work in progress before autopilot (s)", userWork: true })).toBe(
+      "Work in progress before autopilot (s)",
+    );
   });
 
   it.each(COMMITLINT_FILES)("is a Conventional Commits subject when the repository has %s", async (name) => {
-    const dir = await repo({ [name]: name.endsWith("json") || name === ".commitlintrc" ? '{"extends":["@commitlint/config-conventional"]}\n' : "export default {};\n" });
-    expect(await commitSubject(dir, { label: LABEL })).toBe("chore(autopilot): phase 1 Counting Core, execution complete");
+    const dir = await repo({
+      [name]:
+        name.endsWith("json") || name === ".commitlintrc"
+          ? '{"extends":["@commitlint/config-conventional"]}\n'
+          : "export default {};\n",
+    });
+    expect(await commitSubject(dir, { label: LABEL })).toBe(
+      "chore(autopilot): phase 1 Counting Core, execution complete",
+    );
   });
 
   it("reads a `commitlint` key in package.json, and looks up to the repository's top from a package folder", async () => {
-    const dir = await repo({ "package.json": JSON.stringify({ name: "mono", commitlint: { extends: ["@commitlint/config-conventional"] } }), "packages/app/package.json": '{"name":"app"}\n' });
+    const dir = await repo({
+      "package.json": JSON.stringify({ name: "mono", commitlint: { extends: ["@commitlint/config-conventional"] } }),
+      "packages/app/package.json": '{"name":"app"}\n',
+    });
     expect(await commitlintConfig(path.join(dir, "packages/app"))).toBe(path.join(dir, "package.json"));
-    expect(await commitSubject(path.join(dir, "packages/app"), { label: "Final review fixes (round 1)" })).toBe("chore(autopilot): final review fixes (round 1)");
+    expect(await commitSubject(path.join(dir, "packages/app"), { label: "Final review fixes (round 1)" })).toBe(
+      "chore(autopilot): final review fixes (round 1)",
+    );
     const plain = await repo({ "package.json": '{"name":"x","scripts":{}}\n' });
     expect(await commitlintConfig(plain)).toBeNull();
   });
@@ -49,8 +70,13 @@ describe("the subject of autopilot's commits", () => {
   });
 
   it("follows the `commitMessage` template of .harness/config.json, over any convention", async () => {
-    const dir = await repo({ ".commitlintrc.json": "{}\n", ".harness/config.json": JSON.stringify({ commitMessage: "feat(app): {summary} [{label}]" }) });
-    expect(await commitSubject(dir, { label: LABEL })).toBe(`feat(app): phase 1 Counting Core, execution complete [${LABEL}]`);
+    const dir = await repo({
+      ".commitlintrc.json": "{}\n",
+      ".harness/config.json": JSON.stringify({ commitMessage: "feat(app): {summary} [{label}]" }),
+    });
+    expect(await commitSubject(dir, { label: LABEL })).toBe(
+      `feat(app): phase 1 Counting Core, execution complete [${LABEL}]`,
+    );
   });
 
   it("refuses a template that is not a one-line subject with a known placeholder, saying what it must be", async () => {

@@ -16,10 +16,21 @@ const sdir = () => path.join(dir, ".harness/sessions", slug);
 describe("gather_context", () => {
   it("returns state, learnings (session first), handoff and validation in one object", async () => {
     await mkdir(sdir(), { recursive: true });
-    await writeFile(path.join(sdir(), "autopilot-state.json"), JSON.stringify({ schemaVersion: 3, currentState: "EXECUTE", custom: 1 }));
-    await writeFile(path.join(sdir(), "handoff.json"), JSON.stringify({ fromSkill: "harness-planning", summary: "s", concerns: ["c"] }));
+    await writeFile(
+      path.join(sdir(), "autopilot-state.json"),
+      JSON.stringify({ schemaVersion: 3, currentState: "EXECUTE", custom: 1 }),
+    );
+    await writeFile(
+      path.join(sdir(), "handoff.json"),
+      JSON.stringify({ fromSkill: "harness-planning", summary: "s", concerns: ["c"] }),
+    );
     await writeFile(path.join(dir, ".harness/learnings.md"), "# Learnings\n\n- **2026-01-01 [skill:x]:** global one\n");
-    await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-02-01", skill: "x", outcome: "gotcha", text: "session one" });
+    await appendSessionLearning(sessionPaths(dir, slug), {
+      date: "2026-02-01",
+      skill: "x",
+      outcome: "gotcha",
+      text: "session one",
+    });
     await mkdir(path.join(dir, ".harness"), { recursive: true });
     await writeFile(path.join(dir, ".harness/config.json"), JSON.stringify({ validation: { commands: ["echo ok"] } }));
 
@@ -42,7 +53,11 @@ describe("gather_context", () => {
   });
 
   it("absent files give nulls and empty lists; a corrupt state file is reported, not thrown", async () => {
-    expect(await gatherContext(dir, slug, ["state", "handoff", "learnings"])).toMatchObject({ state: null, handoff: null, learnings: [] });
+    expect(await gatherContext(dir, slug, ["state", "handoff", "learnings"])).toMatchObject({
+      state: null,
+      handoff: null,
+      learnings: [],
+    });
     await mkdir(sdir(), { recursive: true });
     await writeFile(path.join(sdir(), "autopilot-state.json"), "{ torn");
     const c = await gatherContext(dir, slug, ["state"]);

@@ -135,7 +135,10 @@ describe("checkpoint commits", () => {
     expect((await lastMessage(dir)).split("\n")[0]).toBe("[autopilot] --amend");
 
     await writeFile(path.join(dir, "y.txt"), "y\n");
-    await commitCheckpoint(dir, { label: "line one\nline two $(touch pwned) `id`; rm -rf / && echo", effectId: "o2\nx" });
+    await commitCheckpoint(dir, {
+      label: "line one\nline two $(touch pwned) `id`; rm -rf / && echo",
+      effectId: "o2\nx",
+    });
     const msg = await lastMessage(dir);
     expect(msg.split("\n")[0]).toBe("[autopilot] line one line two $(touch pwned) `id`; rm -rf / && echo");
     expect(msg).toContain("Autopilot-Effect: o2_x");

@@ -33,7 +33,10 @@ describe("tolerant handoff reading", () => {
     const h = (await readHandoff(sessionPathsAt(dir, sessionDir)))!;
     expect(h.phase).toBeNull();
     expect(h.concerns).toEqual([]);
-    expect(h.decisions).toEqual([{ what: "Downgraded web-tree-sitter", why: "WASM format mismatch" }, { what: "Kept the old parser behind a flag" }]);
+    expect(h.decisions).toEqual([
+      { what: "Downgraded web-tree-sitter", why: "WASM format mismatch" },
+      { what: "Kept the old parser behind a flag" },
+    ]);
     expect(h.completed).toEqual(["Task 1", "Task 2", "Task 3"]);
     expect(h.pending).toEqual(["Task 4"]);
     expect(h.verificationResults).toEqual({ tsc: "pass" });
@@ -44,7 +47,14 @@ describe("tolerant handoff reading", () => {
 
   it("a minimal verifier handoff normalises to empty lists", async () => {
     await place(path.join(fixturesDir, "handoffs/verifier-minimal.json"));
-    expect(await readHandoff(sessionPathsAt(dir, sessionDir))).toMatchObject({ fromSkill: "harness-verification", completed: [], pending: [], concerns: [], decisions: [], verdict: "pass" });
+    expect(await readHandoff(sessionPathsAt(dir, sessionDir))).toMatchObject({
+      fromSkill: "harness-verification",
+      completed: [],
+      pending: [],
+      concerns: [],
+      decisions: [],
+      verdict: "pass",
+    });
   });
 
   it("absent or torn handoff → null", async () => {
@@ -68,7 +78,10 @@ describe("tolerant handoff reading", () => {
       expect(h, f).not.toBeNull();
       for (const k of Object.keys(raw)) expect(h, `${f}: ${k}`).toHaveProperty(k);
       expect(Array.isArray(h!.concerns)).toBe(true);
-      expect(h!.decisions.every((d) => typeof d.what === "string" && d.what.length > 0), f).toBe(true);
+      expect(
+        h!.decisions.every((d) => typeof d.what === "string" && d.what.length > 0),
+        f,
+      ).toBe(true);
       if (Array.isArray(raw.decisions)) expect(h!.decisions.length, f).toBe(raw.decisions.length);
       expect(typeof h!.summary).toBe("string");
     }
@@ -92,8 +105,24 @@ describe("final handoff at DONE", () => {
   it("writes the fields the skill lists and reads back through the tolerant reader", async () => {
     await writeFinalHandoff(sessionPathsAt(dir, sessionDir), data);
     const raw = JSON.parse(await readFile(path.join(dir, sessionDir, "handoff.json"), "utf8"));
-    expect(Object.keys(raw)).toEqual(["fromSkill", "phase", "summary", "completed", "pending", "concerns", "decisions", "contextKeywords", "finalReview"]);
-    expect(raw).toMatchObject({ fromSkill: "harness-autopilot", phase: "DONE", pending: [], concerns: [], finalReview: { status: "passed", findingsCount: 1 } });
+    expect(Object.keys(raw)).toEqual([
+      "fromSkill",
+      "phase",
+      "summary",
+      "completed",
+      "pending",
+      "concerns",
+      "decisions",
+      "contextKeywords",
+      "finalReview",
+    ]);
+    expect(raw).toMatchObject({
+      fromSkill: "harness-autopilot",
+      phase: "DONE",
+      pending: [],
+      concerns: [],
+      finalReview: { status: "passed", findingsCount: 1 },
+    });
     expect(raw.decisions).toEqual([
       "Phase 1: auto_approved_plan (auto)",
       "Phase 2: approved_plan (human) [signals: highComplexity]",
@@ -112,6 +141,8 @@ describe("final handoff at DONE", () => {
   });
 
   it("refuses a session directory outside the project", async () => {
-    await expect((async () => writeFinalHandoff(sessionPathsAt(dir, "../elsewhere"), data))()).rejects.toMatchObject({ code: "outside_project" });
+    await expect((async () => writeFinalHandoff(sessionPathsAt(dir, "../elsewhere"), data))()).rejects.toMatchObject({
+      code: "outside_project",
+    });
   });
 });

@@ -51,7 +51,10 @@ describe("DONE learnings block", () => {
 
   it("keeps what the file already had", async () => {
     await mkdir(path.dirname(globalFile()), { recursive: true });
-    await writeFile(globalFile(), "# Learnings\n\n- **2026-01-01 [skill:harness-execution] [outcome:gotcha]:** old one\n");
+    await writeFile(
+      globalFile(),
+      "# Learnings\n\n- **2026-01-01 [skill:harness-execution] [outcome:gotcha]:** old one\n",
+    );
     await appendDoneLearnings(projectPaths(dir), { ...done, observation: null });
     const body = await readFile(globalFile(), "utf8");
     expect(body.startsWith("# Learnings\n\n- **2026-01-01")).toBe(true);
@@ -70,7 +73,12 @@ describe("promoting session learnings", () => {
       ["observation", "Pre-commit hook enforces baselines"],
       [null, "untagged note"],
     ] as const) {
-      await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-03-25", skill: "harness-execution", outcome, text });
+      await appendSessionLearning(sessionPaths(dir, slug), {
+        date: "2026-03-25",
+        skill: "harness-execution",
+        outcome,
+        text,
+      });
     }
   }
 
@@ -90,7 +98,10 @@ describe("promoting session learnings", () => {
 
   it("promotes nothing twice: a replay and an entry already global add no duplicates", async () => {
     await mkdir(path.dirname(globalFile()), { recursive: true });
-    await writeFile(globalFile(), "# Learnings\n\n- **2026-03-25 [skill:harness-execution] [outcome:gotcha]:** Always check null before access\n");
+    await writeFile(
+      globalFile(),
+      "# Learnings\n\n- **2026-03-25 [skill:harness-execution] [outcome:gotcha]:** Always check null before access\n",
+    );
     await seed();
     expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 2, kept: 2 });
     expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 2 });
@@ -156,11 +167,22 @@ describe("reading learnings for gather_context", () => {
     const slug = "s";
     await mkdir(path.dirname(globalFile()), { recursive: true });
     const g = ["# Learnings", ""];
-    for (let i = 1; i <= 40; i++) g.push(`- **2026-01-${String((i % 28) + 1).padStart(2, "0")} [skill:x]:** global ${i}`, "");
+    for (let i = 1; i <= 40; i++)
+      g.push(`- **2026-01-${String((i % 28) + 1).padStart(2, "0")} [skill:x]:** global ${i}`, "");
     g.push("- **2026-02-01 [skill:x] [outcome:gotcha]:** shared");
     await writeFile(globalFile(), g.join("\n"));
-    await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-03-01", skill: "x", outcome: "gotcha", text: "session one" });
-    await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-02-01", skill: "x", outcome: "gotcha", text: "shared" });
+    await appendSessionLearning(sessionPaths(dir, slug), {
+      date: "2026-03-01",
+      skill: "x",
+      outcome: "gotcha",
+      text: "session one",
+    });
+    await appendSessionLearning(sessionPaths(dir, slug), {
+      date: "2026-02-01",
+      skill: "x",
+      outcome: "gotcha",
+      text: "shared",
+    });
     const r = await readLearnings(sessionPaths(dir, slug), { max: 5 });
     expect(r.entries.map((e) => e.source)).toEqual(["session", "session", "global", "global", "global"]);
     expect(r.entries[0].text).toContain("shared");

@@ -20,7 +20,9 @@ const SLUG = "changes--api--proposal";
 let repo: TempRepo;
 
 beforeEach(async () => {
-  repo = await makeRepo({ files: { "README.md": "# api\n", "src/shared.ts": "export const a = 1;\n", ".gitignore": ".harness/sessions/\n" } });
+  repo = await makeRepo({
+    files: { "README.md": "# api\n", "src/shared.ts": "export const a = 1;\n", ".gitignore": ".harness/sessions/\n" },
+  });
 });
 afterEach(async () => repo.cleanup());
 
@@ -46,7 +48,11 @@ describe("the merge queue", () => {
     const base = await head();
     const tws = [];
     for (const n of ["1", "2", "3"]) tws.push(await openTaskWorktree(repo.dir, SLUG, n, 1, base));
-    expect(tws.map((t) => t.branch)).toEqual([`autopilot-task/${SLUG}/1`, `autopilot-task/${SLUG}/2`, `autopilot-task/${SLUG}/3`]);
+    expect(tws.map((t) => t.branch)).toEqual([
+      `autopilot-task/${SLUG}/1`,
+      `autopilot-task/${SLUG}/2`,
+      `autopilot-task/${SLUG}/3`,
+    ]);
     // Each worktree starts at the base and sees the session's folder.
     for (const t of tws) expect((await git(path.join(repo.dir, t.path), "rev-parse", "HEAD")).trim()).toBe(base);
     expect(existsSync(path.join(repo.dir, tws[0].path, ".harness/sessions", SLUG))).toBe(true);
@@ -59,12 +65,22 @@ describe("the merge queue", () => {
       const c = await commitTaskWork(repo.dir, SLUG, t, `Task ${t.task}: endpoint ${t.task}`, `task-${t.task}-1`);
       expect(c.committed).toBe(true);
     }
-    for (const t of tws) expect(await checkTask(repo.dir, t, { files: [`src/e${t.task}.ts`], owns: [] })).toEqual({ ok: true, changed: [`src/e${t.task}.ts`] });
+    for (const t of tws)
+      expect(await checkTask(repo.dir, t, { files: [`src/e${t.task}.ts`], owns: [] })).toEqual({
+        ok: true,
+        changed: [`src/e${t.task}.ts`],
+      });
     const first = await mergeTask(repo.dir, tws[0]);
     expect(first).toMatchObject({ kind: "merged", already: false });
     expect(await head()).toBe((await git(repo.dir, "rev-parse", tws[0].branch)).trim()); // a fast-forward
-    for (const t of tws.slice(1)) expect(await mergeTask(repo.dir, t)).toMatchObject({ kind: "merged", already: false });
-    expect(await subjects()).toEqual(["[autopilot] Task 3: endpoint 3", "[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1", "initial commit"]);
+    for (const t of tws.slice(1))
+      expect(await mergeTask(repo.dir, t)).toMatchObject({ kind: "merged", already: false });
+    expect(await subjects()).toEqual([
+      "[autopilot] Task 3: endpoint 3",
+      "[autopilot] Task 2: endpoint 2",
+      "[autopilot] Task 1: endpoint 1",
+      "initial commit",
+    ]);
     // No merge commit: a straight line of the tasks' own commits.
     expect((await git(repo.dir, "rev-list", "--merges", "HEAD")).trim()).toBe("");
     // Merging again (a resume after a crash) changes nothing.
@@ -78,7 +94,10 @@ describe("the merge queue", () => {
 
   it("a two-task conflict: the second task alone goes back and, re-run on the merged result, merges; the first stays merged", async () => {
     const base = await head();
-    const [a, b] = [await openTaskWorktree(repo.dir, SLUG, "1", 1, base), await openTaskWorktree(repo.dir, SLUG, "2", 1, base)];
+    const [a, b] = [
+      await openTaskWorktree(repo.dir, SLUG, "1", 1, base),
+      await openTaskWorktree(repo.dir, SLUG, "2", 1, base),
+    ];
     await work(a, { "src/shared.ts": "export const a = 2;\n" });
     await work(b, { "src/shared.ts": "export const a = 3;\n" });
     await commitTaskWork(repo.dir, SLUG, a, "Task 1", "task-1-1");

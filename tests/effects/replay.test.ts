@@ -43,20 +43,55 @@ describe("replaying effects after a crash", () => {
     const sessionDir = `.harness/sessions/${slug}`;
     const spec = "docs/changes/security-scanner/proposal.md";
     const start = await headCommit(dir);
-    await appendSessionLearning(sessionPaths(dir, slug), { date: "2026-03-19", skill: "harness-execution", outcome: "gotcha", text: "watch the loader" });
+    await appendSessionLearning(sessionPaths(dir, slug), {
+      date: "2026-03-19",
+      skill: "harness-execution",
+      outcome: "gotcha",
+      text: "watch the loader",
+    });
     await writeScratchpad(sessionPathsAt(dir, sessionDir), "Phase 1: Core", "notes.md", "n");
     await writeFile(path.join(dir, "scanner.ts"), "export {};\n");
 
     const effects = async () => [
       await commitCheckpoint(dir, { label: "Checkpoint 1: scanner", effectId: `${slug}:1:commit`, since: start }),
-      await appendFailure(projectPaths(dir), { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: "t", effectId: `${slug}:2:fail` }),
-      await commitCheckpoint(dir, { label: "Phase 1: Core — recovery at task 4", recovery: true, effectId: `${slug}:2:commit`, since: start }),
+      await appendFailure(projectPaths(dir), {
+        date: "2026-03-19",
+        skill: "harness-autopilot",
+        type: "retry-exhausted",
+        text: "t",
+        effectId: `${slug}:2:fail`,
+      }),
+      await commitCheckpoint(dir, {
+        label: "Phase 1: Core — recovery at task 4",
+        recovery: true,
+        effectId: `${slug}:2:commit`,
+        since: start,
+      }),
       await writePhaseReview(sessionPathsAt(dir, sessionDir), 0, [{ severity: "warning", title: "w" }]),
       await clearScratchpad(sessionPathsAt(dir, sessionDir), "Phase 1: Core"),
       await syncRoadmap(projectPaths(dir), { specPath: spec, phasesComplete: 1, phasesTotal: 1 }),
-      await writeSessionSummary(sessionPaths(dir, slug), { session: slug, lastActive: "2026-03-19T10:00:00Z", skill: "harness-autopilot", status: "DONE.", spec, keyContext: "k", nextStep: "n" }),
-      await writeFinalHandoff(sessionPathsAt(dir, sessionDir), { summary: "Completed 1 phases", completed: ["Phase 1: Core"], finalReview: { status: "passed", findingsCount: 0 } }),
-      await appendDoneLearnings(projectPaths(dir), { date: "2026-03-19", specName: "Security Scanner", phases: 1, tasks: 3, retries: 3, effectId: `${slug}:9:learn` }),
+      await writeSessionSummary(sessionPaths(dir, slug), {
+        session: slug,
+        lastActive: "2026-03-19T10:00:00Z",
+        skill: "harness-autopilot",
+        status: "DONE.",
+        spec,
+        keyContext: "k",
+        nextStep: "n",
+      }),
+      await writeFinalHandoff(sessionPathsAt(dir, sessionDir), {
+        summary: "Completed 1 phases",
+        completed: ["Phase 1: Core"],
+        finalReview: { status: "passed", findingsCount: 0 },
+      }),
+      await appendDoneLearnings(projectPaths(dir), {
+        date: "2026-03-19",
+        specName: "Security Scanner",
+        phases: 1,
+        tasks: 3,
+        retries: 3,
+        effectId: `${slug}:9:learn`,
+      }),
       await promoteSessionLearnings(sessionPaths(dir, slug)),
       await setFeatureDone(projectPaths(dir), { specPath: spec }),
     ];
@@ -69,7 +104,11 @@ describe("replaying effects after a crash", () => {
     expect(await headCommit(dir)).toBe(head1);
     expect(await git(dir, "log", "--format=%s")).toBe(log1);
     expect(await snapshot(dir)).toEqual(files1);
-    expect(log1.trim().split("\n")).toEqual(["[autopilot][recovery] Phase 1: Core — recovery at task 4", "[autopilot] Checkpoint 1: scanner", "initial commit"]);
+    expect(log1.trim().split("\n")).toEqual([
+      "[autopilot][recovery] Phase 1: Core — recovery at task 4",
+      "[autopilot] Checkpoint 1: scanner",
+      "initial commit",
+    ]);
     expect((await git(dir, "ls-files", ".harness/sessions")).trim()).toBe("");
   });
 });

@@ -20,7 +20,14 @@ describe("phase review files", () => {
     ]);
     const raw = JSON.parse(await readFile(path.join(dir, sessionDir, "phase-0-review.json"), "utf8"));
     expect(raw).toEqual([
-      { severity: "blocking", file: "src/a.ts", line: 12, title: "Null deref", rationale: "x may be undefined", originalSeverity: "critical" },
+      {
+        severity: "blocking",
+        file: "src/a.ts",
+        line: 12,
+        title: "Null deref",
+        rationale: "x may be undefined",
+        originalSeverity: "critical",
+      },
       { severity: "note", title: "Naming" },
     ]);
   });
@@ -34,7 +41,10 @@ describe("phase review files", () => {
   it("reads arrays with 0-based N and both severity vocabularies", async () => {
     await cp(path.join(fixturesDir, "reviews/zero-based"), path.join(dir, sessionDir), { recursive: true });
     const r = await readPhaseReviews(sessionPathsAt(dir, sessionDir), { phaseCount: 2 });
-    expect(r.map((x) => [x.file, x.phase])).toEqual([["phase-0-review.json", 0], ["phase-1-review.json", 1]]);
+    expect(r.map((x) => [x.file, x.phase])).toEqual([
+      ["phase-0-review.json", 0],
+      ["phase-1-review.json", 1],
+    ]);
     expect(r[1].findings.map((f) => f.severity)).toEqual(["blocking", "warning", "note"]);
     expect(r[0].findings[0]).toMatchObject({ line: 108, title: "Step 5 resume ambiguity" });
     expect(r[0].findings[1]).toMatchObject({ line: 26, lineEnd: 28 });
@@ -47,7 +57,15 @@ describe("phase review files", () => {
     expect(r.map((x) => x.phase)).toEqual([0, 1]);
     expect(r[0].findings).toEqual([
       { severity: "blocking", file: "src/a.ts", title: "Unchecked null" },
-      { severity: "warning", file: "src/b.ts", title: "Scanner divergence", status: "fixed", fix: "Added JSDoc", rationale: "Added JSDoc", originalSeverity: "important" },
+      {
+        severity: "warning",
+        file: "src/b.ts",
+        title: "Scanner divergence",
+        status: "fixed",
+        fix: "Added JSDoc",
+        rationale: "Added JSDoc",
+        originalSeverity: "important",
+      },
     ]);
   });
 
@@ -57,7 +75,9 @@ describe("phase review files", () => {
     const text = formatFindingsForPrompt(reviews, { phaseNames: ["Setup", "Auto-approve"] });
     // Each phase names its file: phase-0-review.json holds phase 1 (0-based, as upstream numbers them).
     expect(text.split("\n")[0]).toBe("Phase 1 (Setup), phase-0-review.json: 0 blocking, 1 warning, 1 note");
-    expect(text).toContain("Phase 2 (Auto-approve), phase-1-review.json: 1 blocking, 1 warning, 1 note\n- [blocking] SKILL.md:34 — Gates contradict auto-approve: Deferred to Phase 3.");
+    expect(text).toContain(
+      "Phase 2 (Auto-approve), phase-1-review.json: 1 blocking, 1 warning, 1 note\n- [blocking] SKILL.md:34 — Gates contradict auto-approve: Deferred to Phase 3.",
+    );
     const short = formatFindingsForPrompt(reviews, { maxChars: 120 });
     expect(short.length).toBeLessThan(220);
     expect(short).toMatch(/more findings omitted/);

@@ -60,7 +60,12 @@ describe("reading the roadmap", () => {
 describe("PHASE_COMPLETE roadmap sync", () => {
   it("moves the spec's feature from planned to in-progress, changing only its status line", async () => {
     const before = await place();
-    const r = await syncRoadmap(projectPaths(dir), { specPath: spec, featureName: "Whatever Title", phasesComplete: 1, phasesTotal: 3 });
+    const r = await syncRoadmap(projectPaths(dir), {
+      specPath: spec,
+      featureName: "Whatever Title",
+      phasesComplete: 1,
+      phasesTotal: 3,
+    });
     expect(r).toMatchObject({ changed: true, feature: "Security Scanner", from: "planned", to: "in-progress" });
     const after = await readFile(roadmap(), "utf8");
     expect(diffLines(before, after)).toEqual([[12, "- **Status:** planned", "- **Status:** in-progress"]]);
@@ -72,19 +77,35 @@ describe("PHASE_COMPLETE roadmap sync", () => {
     const mtime = (await stat(roadmap())).mtimeMs;
     const text = await readFile(roadmap(), "utf8");
     await new Promise((r) => setTimeout(r, 20));
-    expect(await syncRoadmap(projectPaths(dir), { specPath: spec, phasesComplete: 2, phasesTotal: 3 })).toMatchObject({ changed: false, reason: "already" });
+    expect(await syncRoadmap(projectPaths(dir), { specPath: spec, phasesComplete: 2, phasesTotal: 3 })).toMatchObject({
+      changed: false,
+      reason: "already",
+    });
     expect((await stat(roadmap())).mtimeMs).toBe(mtime);
     expect(await readFile(roadmap(), "utf8")).toBe(text);
   });
 
   it("never regresses a status a human set (done, blocked)", async () => {
     const before = await place();
-    expect(await syncRoadmap(projectPaths(dir), { specPath: "docs/changes/other.md", featureName: "rule engine", phasesComplete: 1, phasesTotal: 2 })).toMatchObject({
+    expect(
+      await syncRoadmap(projectPaths(dir), {
+        specPath: "docs/changes/other.md",
+        featureName: "rule engine",
+        phasesComplete: 1,
+        phasesTotal: 2,
+      }),
+    ).toMatchObject({
       changed: false,
       reason: "human_status",
       from: "done",
     });
-    expect(await syncRoadmap(projectPaths(dir), { specPath: "docs/changes/blocked-thing/proposal.md", phasesComplete: 1, phasesTotal: 2 })).toMatchObject({
+    expect(
+      await syncRoadmap(projectPaths(dir), {
+        specPath: "docs/changes/blocked-thing/proposal.md",
+        phasesComplete: 1,
+        phasesTotal: 2,
+      }),
+    ).toMatchObject({
       changed: false,
       from: "blocked",
     });
@@ -93,16 +114,36 @@ describe("PHASE_COMPLETE roadmap sync", () => {
 
   it("falls back to the spec's H1 title, case-insensitively, when no feature names the spec", async () => {
     const before = await place();
-    await syncRoadmap(projectPaths(dir), { specPath: "docs/changes/name-only/proposal.md", featureName: "name only FEATURE", phasesComplete: 1, phasesTotal: 2 });
-    expect(diffLines(before, await readFile(roadmap(), "utf8"))).toEqual([[38, "- **Status:** backlog", "- **Status:** in-progress"]]);
+    await syncRoadmap(projectPaths(dir), {
+      specPath: "docs/changes/name-only/proposal.md",
+      featureName: "name only FEATURE",
+      phasesComplete: 1,
+      phasesTotal: 2,
+    });
+    expect(diffLines(before, await readFile(roadmap(), "utf8"))).toEqual([
+      [38, "- **Status:** backlog", "- **Status:** in-progress"],
+    ]);
   });
 
   it("no roadmap → nothing happens and no file is created; no matching feature → file untouched", async () => {
-    expect(await syncRoadmap(projectPaths(dir), { specPath: spec, phasesComplete: 1, phasesTotal: 2 })).toMatchObject({ changed: false, reason: "no_roadmap" });
-    expect(await setFeatureDone(projectPaths(dir), { specPath: spec })).toMatchObject({ changed: false, reason: "no_roadmap" });
+    expect(await syncRoadmap(projectPaths(dir), { specPath: spec, phasesComplete: 1, phasesTotal: 2 })).toMatchObject({
+      changed: false,
+      reason: "no_roadmap",
+    });
+    expect(await setFeatureDone(projectPaths(dir), { specPath: spec })).toMatchObject({
+      changed: false,
+      reason: "no_roadmap",
+    });
     expect(existsSync(path.join(dir, "docs"))).toBe(false);
     const before = await place();
-    expect(await syncRoadmap(projectPaths(dir), { specPath: "docs/x.md", featureName: "Not A Feature", phasesComplete: 1, phasesTotal: 2 })).toMatchObject({ reason: "no_feature" });
+    expect(
+      await syncRoadmap(projectPaths(dir), {
+        specPath: "docs/x.md",
+        featureName: "Not A Feature",
+        phasesComplete: 1,
+        phasesTotal: 2,
+      }),
+    ).toMatchObject({ reason: "no_feature" });
     expect(await readFile(roadmap(), "utf8")).toBe(before);
   });
 
@@ -112,7 +153,12 @@ describe("PHASE_COMPLETE roadmap sync", () => {
     await writeFile(roadmap(), crlf);
     await syncRoadmap(projectPaths(dir), { specPath: spec, phasesComplete: 1, phasesTotal: 2 });
     const after = await readFile(roadmap(), "utf8");
-    expect(after).toBe(crlf.replace("- **Status:** planned\r\n- **Spec:** docs/changes/security", "- **Status:** in-progress\r\n- **Spec:** docs/changes/security"));
+    expect(after).toBe(
+      crlf.replace(
+        "- **Status:** planned\r\n- **Spec:** docs/changes/security",
+        "- **Status:** in-progress\r\n- **Spec:** docs/changes/security",
+      ),
+    );
   });
 });
 
@@ -120,20 +166,38 @@ describe("DONE roadmap update", () => {
   it("sets the spec's feature to done (from in-progress or blocked), once", async () => {
     const before = await place();
     await syncRoadmap(projectPaths(dir), { specPath: spec, phasesComplete: 1, phasesTotal: 2 });
-    expect(await setFeatureDone(projectPaths(dir), { specPath: spec })).toMatchObject({ changed: true, from: "in-progress", to: "done" });
-    expect(await setFeatureDone(projectPaths(dir), { specPath: spec })).toMatchObject({ changed: false, reason: "already" });
-    expect(diffLines(before, await readFile(roadmap(), "utf8"))).toEqual([[12, "- **Status:** planned", "- **Status:** done"]]);
-    expect(await setFeatureDone(projectPaths(dir), { specPath: "changes/blocked-thing/proposal.md" })).toMatchObject({ changed: true, from: "blocked" });
+    expect(await setFeatureDone(projectPaths(dir), { specPath: spec })).toMatchObject({
+      changed: true,
+      from: "in-progress",
+      to: "done",
+    });
+    expect(await setFeatureDone(projectPaths(dir), { specPath: spec })).toMatchObject({
+      changed: false,
+      reason: "already",
+    });
+    expect(diffLines(before, await readFile(roadmap(), "utf8"))).toEqual([
+      [12, "- **Status:** planned", "- **Status:** done"],
+    ]);
+    expect(await setFeatureDone(projectPaths(dir), { specPath: "changes/blocked-thing/proposal.md" })).toMatchObject({
+      changed: true,
+      from: "blocked",
+    });
   });
 
   it.skipIf(!haveCorpus)("on the real roadmap, changes exactly one line", async () => {
     const before = await place(path.join(upstreamDir, "roadmap/roadmap.md"));
     const r = parseRoadmap(before);
     const target = r.features.find((f) => f.status === "planned" && f.spec)!;
-    expect(await syncRoadmap(projectPaths(dir), { specPath: target.spec!, phasesComplete: 1, phasesTotal: 3 })).toMatchObject({ changed: true, feature: target.name });
+    expect(
+      await syncRoadmap(projectPaths(dir), { specPath: target.spec!, phasesComplete: 1, phasesTotal: 3 }),
+    ).toMatchObject({ changed: true, feature: target.name });
     const after = await readFile(roadmap(), "utf8");
-    expect(diffLines(before, after)).toEqual([[target.statusLine!, "- **Status:** planned", "- **Status:** in-progress"]]);
+    expect(diffLines(before, after)).toEqual([
+      [target.statusLine!, "- **Status:** planned", "- **Status:** in-progress"],
+    ]);
     const doneOne = r.features.find((f) => f.status === "done" && f.spec)!;
-    expect(await syncRoadmap(projectPaths(dir), { specPath: doneOne.spec!, phasesComplete: 1, phasesTotal: 3 })).toMatchObject({ changed: false });
+    expect(
+      await syncRoadmap(projectPaths(dir), { specPath: doneOne.spec!, phasesComplete: 1, phasesTotal: 3 }),
+    ).toMatchObject({ changed: false });
   });
 });

@@ -25,11 +25,18 @@ async function refused(p: Promise<unknown>, code = "outside_project") {
 
 describe("scratchpad", () => {
   it("writes under <sessionDir>/scratchpad/<phase-slug>/ and lists it", async () => {
-    const file = await writeScratchpad(sessionPathsAt(dir, sessionDir), "Phase 1: Core Scanner", "research-rules.md", "# notes\n");
+    const file = await writeScratchpad(
+      sessionPathsAt(dir, sessionDir),
+      "Phase 1: Core Scanner",
+      "research-rules.md",
+      "# notes\n",
+    );
     expect(file).toBe(path.join(dir, sessionDir, "scratchpad/phase-1-core-scanner/research-rules.md"));
     expect(await readFile(file, "utf8")).toBe("# notes\n");
     await writeScratchpad(sessionPathsAt(dir, sessionDir), "Phase 1: Core Scanner", "task-2.md", "x");
-    expect(await listScratchpad(sessionPathsAt(dir, sessionDir))).toEqual([{ phase: "phase-1-core-scanner", files: ["research-rules.md", "task-2.md"] }]);
+    expect(await listScratchpad(sessionPathsAt(dir, sessionDir))).toEqual([
+      { phase: "phase-1-core-scanner", files: ["research-rules.md", "task-2.md"] },
+    ]);
     expect(phaseSlug(2)).toBe("phase-2");
   });
 

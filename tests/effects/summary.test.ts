@@ -51,7 +51,10 @@ describe("session summary", () => {
 
   it("replaces the slug's line in index.md, keeps other sessions' lines, never duplicates", async () => {
     await mkdir(path.dirname(index()), { recursive: true });
-    await writeFile(index(), "## Active Sessions\n\n- [other](other/summary.md) — execution, in progress (2026-03-01)\n");
+    await writeFile(
+      index(),
+      "## Active Sessions\n\n- [other](other/summary.md) — execution, in progress (2026-03-01)\n",
+    );
     await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
     await writeSessionSummary(sessionPaths(dir, slug), {
       ...phaseFields,
@@ -89,6 +92,8 @@ describe("session summary", () => {
   it("refuses a slug that would leave the sessions folder", async () => {
     // Refused where every session path is made (src/session/paths.ts), with the code every tool
     // gives for such a session name.
-    await expect((async () => writeSessionSummary(sessionPaths(dir, "../x"), phaseFields))()).rejects.toMatchObject({ code: "outside_project" });
+    await expect((async () => writeSessionSummary(sessionPaths(dir, "../x"), phaseFields))()).rejects.toMatchObject({
+      code: "outside_project",
+    });
   });
 });

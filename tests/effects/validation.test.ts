@@ -35,7 +35,10 @@ describe("which validation commands run", () => {
   it("falls back to the package.json typecheck, lint and test scripts that exist, in that order", async () => {
     await config({ somethingElse: true });
     await pkg({ test: "vitest run", build: "tsc", typecheck: "tsc --noEmit" });
-    expect(await resolveValidation(dir)).toEqual({ commands: ["npm run typecheck", "npm run test"], source: "package.json" });
+    expect(await resolveValidation(dir)).toEqual({
+      commands: ["npm run typecheck", "npm run test"],
+      source: "package.json",
+    });
   });
 
   it("an invalid config is reported with the fix, not silently ignored", async () => {
@@ -132,7 +135,10 @@ describe("autopilot validate", () => {
     await config({ validation: { commands: ["echo broken; false"] } });
     const r = await cli(["--json"]);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.out)).toMatchObject({ passed: false, results: [{ command: "echo broken; false", exitCode: 1 }] });
+    expect(JSON.parse(r.out)).toMatchObject({
+      passed: false,
+      results: [{ command: "echo broken; false", exitCode: 1 }],
+    });
     const human = await cli([]);
     expect(human.out).toMatch(/✗ echo broken; false \(exit 1\)/);
     expect(human.out).toMatch(/FAIL: /);

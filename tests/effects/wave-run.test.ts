@@ -11,7 +11,15 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { commitTaskWork, mergeTask } from "../../src/effects/merge-queue.js";
-import { drain, startWave, taskReported, waveDone, type TaskRun, type WaveOptions, type WaveRun } from "../../src/effects/wave-run.js";
+import {
+  drain,
+  startWave,
+  taskReported,
+  waveDone,
+  type TaskRun,
+  type WaveOptions,
+  type WaveRun,
+} from "../../src/effects/wave-run.js";
 
 const execFileP = promisify(execFile);
 const SLUG = "changes--api--proposal";
@@ -20,7 +28,9 @@ let validations: string[];
 let failValidation: (root: string) => boolean;
 
 beforeEach(async () => {
-  repo = await makeRepo({ files: { "README.md": "# api\n", "src/shared.ts": "export const a = 1;\n", ".gitignore": ".harness/sessions/\n" } });
+  repo = await makeRepo({
+    files: { "README.md": "# api\n", "src/shared.ts": "export const a = 1;\n", ".gitignore": ".harness/sessions/\n" },
+  });
   await mkdir(path.join(repo.dir, ".harness/sessions", SLUG), { recursive: true });
   validations = [];
   failValidation = () => false;
@@ -34,11 +44,17 @@ const opts = (): WaveOptions => ({
   validate: async (root) => {
     const head = (await git(root, "log", "-1", "--format=%s")).trim();
     validations.push(head);
-    return failValidation(root) ? { passed: false, summary: "npm test: 1 failed" } : { passed: true, summary: "npm test: passed" };
+    return failValidation(root)
+      ? { passed: false, summary: "npm test: 1 failed" }
+      : { passed: true, summary: "npm test: passed" };
   },
 });
 
-const task = (number: string, files: string[], owns: string[] = []) => ({ number, name: `endpoint ${number}`, scope: { files, owns } });
+const task = (number: string, files: string[], owns: string[] = []) => ({
+  number,
+  name: `endpoint ${number}`,
+  scope: { files, owns },
+});
 
 /** What a scripted executor leaves in the task's current worktree. */
 async function execute(run: WaveRun, n: string, files: Record<string, string>): Promise<TaskRun> {
@@ -79,16 +95,24 @@ describe("a wave through the merge queue", () => {
     ]);
     const t2 = run.tasks[1];
     // The retry works from the merged result; the first attempt's work is kept, unmerged, for the user.
-    expect(await readFile(path.join(repo.dir, t2.worktree.path, "src/shared.ts"), "utf8")).toBe("export const a = 2;\n");
+    expect(await readFile(path.join(repo.dir, t2.worktree.path, "src/shared.ts"), "utf8")).toBe(
+      "export const a = 2;\n",
+    );
     expect(t2.unmerged!.map((w) => w.branch)).toEqual([`autopilot-task/${SLUG}/2`]);
-    expect(await readFile(path.join(repo.dir, t2.unmerged![0].path, "src/shared.ts"), "utf8")).toBe("export const a = 3;\n");
+    expect(await readFile(path.join(repo.dir, t2.unmerged![0].path, "src/shared.ts"), "utf8")).toBe(
+      "export const a = 3;\n",
+    );
     await execute(run, "2", { "src/shared.ts": "export const a = 2 + 3;\n" });
     r = await taskReported(repo.dir, run, "2", { done: true }, opts());
     run = r.run;
     expect(r.events.map((e) => e.kind)).toEqual(["merged"]);
     expect(waveDone(run)).toBe(true);
     expect(await readFile(path.join(repo.dir, "src/shared.ts"), "utf8")).toBe("export const a = 2 + 3;\n");
-    expect(await subjects()).toEqual(["[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1", "initial commit"]);
+    expect(await subjects()).toEqual([
+      "[autopilot] Task 2: endpoint 2",
+      "[autopilot] Task 1: endpoint 1",
+      "initial commit",
+    ]);
     expect(validations).toEqual(["[autopilot] Task 1: endpoint 1", "[autopilot] Task 2: endpoint 2"]);
     // Merged work's worktrees are gone; the conflicting first attempt's stays.
     expect(existsSync(path.join(repo.dir, run.tasks[0].worktree.path))).toBe(false);
@@ -118,7 +142,15 @@ describe("a wave through the merge queue", () => {
     run = (await taskReported(repo.dir, run, "2", { done: true }, opts())).run;
     let r = await taskReported(repo.dir, run, "1", { done: true }, opts());
     run = r.run;
-    expect(r.events).toEqual([{ kind: "retry", task: "1", attempt: 2, why: "validation", error: "the validation failed after its merge: npm test: 1 failed" }]);
+    expect(r.events).toEqual([
+      {
+        kind: "retry",
+        task: "1",
+        attempt: 2,
+        why: "validation",
+        error: "the validation failed after its merge: npm test: 1 failed",
+      },
+    ]);
     expect(await subjects()).toEqual(["[autopilot] Task 1: endpoint 1", "initial commit"]);
     await execute(run, "1", { "src/e1.ts": "fixed\n", "src/e1.fixed": "" });
     // The repair may touch only the task's scope: its marker file is part of it here.
@@ -128,7 +160,12 @@ describe("a wave through the merge queue", () => {
       ["merged", "1"],
       ["merged", "2"],
     ]);
-    expect(await subjects()).toEqual(["[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1", "[autopilot] Task 1: endpoint 1", "initial commit"]);
+    expect(await subjects()).toEqual([
+      "[autopilot] Task 2: endpoint 2",
+      "[autopilot] Task 1: endpoint 1",
+      "[autopilot] Task 1: endpoint 1",
+      "initial commit",
+    ]);
   });
 
   it("counts the retry budget per task: one task exhausted; the other, done, is recorded and waits behind it", async () => {
@@ -165,7 +202,11 @@ describe("a wave through the merge queue", () => {
       ["merged", "1"],
       ["merged", "2"],
     ]);
-    expect(await subjects()).toEqual(["[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1", "initial commit"]);
+    expect(await subjects()).toEqual([
+      "[autopilot] Task 2: endpoint 2",
+      "[autopilot] Task 1: endpoint 1",
+      "initial commit",
+    ]);
     // Draining again (a second resume) changes nothing.
     const again = await drain(repo.dir, r.run, opts());
     expect(again.events).toEqual([]);
@@ -175,23 +216,33 @@ describe("a wave through the merge queue", () => {
   it.each([
     ["running (its report is replayed)", "running"],
     ["done (the queue drains again)", "done"],
-  ] as const)("a crash in the middle of a task's rebase, the ledger saying the task is %s: the resume starts the rebase again and merges the task once", async (_, status) => {
-    let run = await startWave(repo.dir, SLUG, 1, [task("1", ["src/e1.ts"]), task("2", ["src/e2.ts"])]);
-    await execute(run, "1", { "src/e1.ts": "1\n" });
-    await execute(run, "2", { "src/e2.ts": "2\n" });
-    run = (await taskReported(repo.dir, run, "1", { done: true }, opts())).run;
-    // The saved ledger says task 2 is running; the process died after its commit, inside the
-    // rebase onto task 1's merge (git stopped before applying the task's commit: a detached HEAD).
-    const saved = structuredClone(run);
-    const wt = path.join(repo.dir, run.tasks[1].worktree.path);
-    await commitTaskWork(repo.dir, SLUG, run.tasks[1].worktree, "Task 2: endpoint 2", "p0-task-2-a1");
-    const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
-    await execFileP("git", ["-c", "sequence.editor=sed -i -e '1i break'", "rebase", "-i", head], { cwd: wt });
-    expect(existsSync(path.join(repo.dir, ".git/worktrees", path.basename(wt), "rebase-merge"))).toBe(true);
-    saved.tasks[1].status = status;
-    const r = status === "running" ? await taskReported(repo.dir, saved, "2", { done: true }, opts()) : await drain(repo.dir, saved, opts());
-    expect(r.events.map((e) => [e.kind, e.task])).toEqual([["merged", "2"]]);
-    expect(await subjects()).toEqual(["[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1", "initial commit"]);
-    expect(await readFile(path.join(repo.dir, "src/e2.ts"), "utf8")).toBe("2\n");
-  });
+  ] as const)(
+    "a crash in the middle of a task's rebase, the ledger saying the task is %s: the resume starts the rebase again and merges the task once",
+    async (_, status) => {
+      let run = await startWave(repo.dir, SLUG, 1, [task("1", ["src/e1.ts"]), task("2", ["src/e2.ts"])]);
+      await execute(run, "1", { "src/e1.ts": "1\n" });
+      await execute(run, "2", { "src/e2.ts": "2\n" });
+      run = (await taskReported(repo.dir, run, "1", { done: true }, opts())).run;
+      // The saved ledger says task 2 is running; the process died after its commit, inside the
+      // rebase onto task 1's merge (git stopped before applying the task's commit: a detached HEAD).
+      const saved = structuredClone(run);
+      const wt = path.join(repo.dir, run.tasks[1].worktree.path);
+      await commitTaskWork(repo.dir, SLUG, run.tasks[1].worktree, "Task 2: endpoint 2", "p0-task-2-a1");
+      const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
+      await execFileP("git", ["-c", "sequence.editor=sed -i -e '1i break'", "rebase", "-i", head], { cwd: wt });
+      expect(existsSync(path.join(repo.dir, ".git/worktrees", path.basename(wt), "rebase-merge"))).toBe(true);
+      saved.tasks[1].status = status;
+      const r =
+        status === "running"
+          ? await taskReported(repo.dir, saved, "2", { done: true }, opts())
+          : await drain(repo.dir, saved, opts());
+      expect(r.events.map((e) => [e.kind, e.task])).toEqual([["merged", "2"]]);
+      expect(await subjects()).toEqual([
+        "[autopilot] Task 2: endpoint 2",
+        "[autopilot] Task 1: endpoint 1",
+        "initial commit",
+      ]);
+      expect(await readFile(path.join(repo.dir, "src/e2.ts"), "utf8")).toBe("2\n");
+    },
+  );
 });

@@ -49,10 +49,24 @@ done
 exit \${fail:-0}`;
 
 /** The executor writes a debug line with its first task (phase 1, with a passed checkpoint at task 2). */
-const SLOPPY: Script = { phases: { 0: { tasks: 3, checkpoints: { 2: "passed" }, files: { "src/core/debug.ts": 'export const x = 1;\nconsole.log("debug");\n' } } } };
+const SLOPPY: Script = {
+  phases: {
+    0: {
+      tasks: 3,
+      checkpoints: { 2: "passed" },
+      files: { "src/core/debug.ts": 'export const x = 1;\nconsole.log("debug");\n' },
+    },
+  },
+};
 
 async function ownCommits(since: string) {
-  const out = await git(repo.dir, "log", "--reverse", "--format=%x1e%s%x1f%(trailers:key=Autopilot-Effect,valueonly)", `${since}..HEAD`);
+  const out = await git(
+    repo.dir,
+    "log",
+    "--reverse",
+    "--format=%x1e%s%x1f%(trailers:key=Autopilot-Effect,valueonly)",
+    `${since}..HEAD`,
+  );
   return out
     .split("\x1e")
     .filter((r) => r.trim())
@@ -77,12 +91,23 @@ describe("the repository's pre-commit hook refuses a commit", () => {
     const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
     const engine = new Engine(repo.dir, { now });
     const steps: Step[] = [];
-    const { final } = await drive(engine, (await engine.start(SPEC_PATH)).step, new ScriptedRunner(SLOPPY), new PolicyGate(), { onStep: (s) => steps.push(s) });
+    const { final } = await drive(
+      engine,
+      (await engine.start(SPEC_PATH)).step,
+      new ScriptedRunner(SLOPPY),
+      new PolicyGate(),
+      { onStep: (s) => steps.push(s) },
+    );
     expect(final.state).toBe("DONE");
-    const fix = steps.find((s) => s.next.kind === "dispatch" && s.next.expects.result === "fixed" && s.state === "EXECUTE");
+    const fix = steps.find(
+      (s) => s.next.kind === "dispatch" && s.next.expects.result === "fixed" && s.state === "EXECUTE",
+    );
     expect(fix?.report).toContain('src/core/debug.ts:2:console.log("debug");');
     const commits = await ownCommits(head);
-    expect(commits.map((c) => c.subject)).toEqual(["[autopilot] Checkpoint 2: Core step 2", "[autopilot] Phase 1: Core — execution complete"]);
+    expect(commits.map((c) => c.subject)).toEqual([
+      "[autopilot] Checkpoint 2: Core step 2",
+      "[autopilot] Phase 1: Core — execution complete",
+    ]);
     expect(new Set(commits.map((c) => c.trailer)).size).toBe(commits.length);
     expect(await git(repo.dir, "show", "HEAD~1:src/core/debug.ts")).toBe("export const x = 1;\n");
     const state = await engine.read(SLUG);
@@ -104,8 +129,12 @@ describe("the repository's pre-commit hook refuses a commit", () => {
     expect(waiting).toBeInstanceOf(NoAnswer);
     const ask = (waiting as NoAnswer).step;
     expect(ask.state).toBe("VERIFY");
-    expect(ask.next.kind === "ask" && ask.next.question).toMatch(new RegExp(`rejected autopilot's commit "Phase 1: Core — execution complete" ${RETRY_BUDGET + 1} times`));
-    expect(ask.next.kind === "ask" && ask.next.context).toContain("src/core/task-1.ts: missing SPDX-License-Identifier header");
+    expect(ask.next.kind === "ask" && ask.next.question).toMatch(
+      new RegExp(`rejected autopilot's commit "Phase 1: Core — execution complete" ${RETRY_BUDGET + 1} times`),
+    );
+    expect(ask.next.kind === "ask" && ask.next.context).toContain(
+      "src/core/task-1.ts: missing SPDX-License-Identifier header",
+    );
     expect(await ownCommits(head)).toEqual([]);
     // The person adds the headers and answers.
     for (const f of ["src/core/task-1.ts", "src/core/task-2.ts"]) {
@@ -119,20 +148,34 @@ describe("the repository's pre-commit hook refuses a commit", () => {
     expect((await ownCommits(head)).map((c) => c.subject)).toEqual(["[autopilot] Phase 1: Core — execution complete"]);
     const state = await engine.read(SLUG);
     expect(state.decisions.filter((d) => d.decision === "commit_rejected")).toHaveLength(RETRY_BUDGET + 1);
-    expect(state.decisions.find((d) => d.decision === "fixed_commit_manually")).toMatchObject({ by: "terminal", rationale: "added the headers" });
+    expect(state.decisions.find((d) => d.decision === "fixed_commit_manually")).toMatchObject({
+      by: "terminal",
+      rationale: "added the headers",
+    });
   });
 
-  it("\"commit without hooks this once\" is the user's to give under --human-gates; given, the one commit skips the hooks", async () => {
+  it('"commit without hooks this once" is the user\'s to give under --human-gates; given, the one commit skips the hooks', async () => {
     await hook("commit-msg", `echo "commit messages need a ticket: JIRA-123"; exit 1`);
     const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
     const engine = new Engine(repo.dir, { now });
     const runner = new ScriptedRunner({ phases: { 0: { tasks: 1 } } });
-    const waiting = (await drive(engine, (await engine.start(SPEC_PATH, "--human-gates")).step, runner, new PolicyGate()).catch((e: NoAnswer) => e)) as NoAnswer;
+    const waiting = (await drive(
+      engine,
+      (await engine.start(SPEC_PATH, "--human-gates")).step,
+      runner,
+      new PolicyGate(),
+    ).catch((e: NoAnswer) => e)) as NoAnswer;
     const ask = waiting.step;
     expect(ask.next.kind === "ask" && ask.next.humanOnly).toEqual(["commit without hooks this once"]);
     const refused = await failure(engine.decide(SLUG, ask.stepId, "commit without hooks this once", undefined, "host"));
     expect(refused.code).toBe("human_required");
-    const next = await engine.decide(SLUG, ask.stepId, "commit without hooks this once", "the ticket hook is for people", "terminal");
+    const next = await engine.decide(
+      SLUG,
+      ask.stepId,
+      "commit without hooks this once",
+      "the ticket hook is for people",
+      "terminal",
+    );
     const { final } = await drive(engine, next, runner, new PolicyGate());
     expect(final.state).toBe("DONE");
     expect((await ownCommits(head)).map((c) => c.subject)).toEqual(["[autopilot] Phase 1: Core — execution complete"]);
@@ -176,7 +219,9 @@ describe("signing that fails", () => {
     const first = (await engine.start(SPEC_PATH)).step;
     const e = await failure(engine.decide(SLUG, first.stepId, "commit them first", undefined, "terminal"));
     expect(e.code).toBe("commit_rejected");
-    expect(e.message).toMatch(/pre-commit hook rejected the commit of your changes made before autopilot:\nTODO left in notes\.md\n/);
+    expect(e.message).toMatch(
+      /pre-commit hook rejected the commit of your changes made before autopilot:\nTODO left in notes\.md\n/,
+    );
     expect(e.message).toMatch(/in your files \(or commit them yourself\)/);
     await hook("pre-commit", "exit 0");
     const step = await engine.next(SLUG);

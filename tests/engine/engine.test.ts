@@ -68,12 +68,22 @@ describe("engine", () => {
     expect(step.todo).toBe(
       `Run the harness-planner subagent with next.prompt (no subagents? read personas/harness-planner.md and do its work yourself), then call autopilot_report {"session":"${SLUG}","stepId":${step.stepId},"result":<its JSON reply, kind "planned">,"usage":<its usage block, if any>}.`,
     );
-    expect(step.next.expects.artifacts.plan).toBe("docs/changes/security-scanner/plans/2026-03-19-core-scanner-plan.md");
+    expect(step.next.expects.artifacts.plan).toBe(
+      "docs/changes/security-scanner/plans/2026-03-19-core-scanner-plan.md",
+    );
     // The brief the prompt names exists, so the host never has to copy it.
     const brief = await readFile(path.join(repo.dir, step.next.expects.artifacts.brief!), "utf8");
     expect(brief).toContain("Scan files for secrets.");
-    const raw = JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"));
-    expect(raw).toMatchObject({ schemaVersion: 5, sessionDir: `.harness/sessions/${SLUG}`, specPath: SPEC_PATH, rigorLevel: "fast", currentState: "PLAN" });
+    const raw = JSON.parse(
+      await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"),
+    );
+    expect(raw).toMatchObject({
+      schemaVersion: 5,
+      sessionDir: `.harness/sessions/${SLUG}`,
+      specPath: SPEC_PATH,
+      rigorLevel: "fast",
+      currentState: "PLAN",
+    });
     expect(raw.startingCommit).toMatch(/^[0-9a-f]{40}$/);
   });
 
@@ -95,7 +105,13 @@ describe("engine", () => {
     const runner = new ScriptedRunner();
     const { step } = await engine.start(SPEC_PATH);
     if (step.next.kind !== "dispatch") throw new Error("expected dispatch");
-    const out = await runner.run({ ...step.next, projectRoot: repo.dir, session: SLUG, phaseIndex: 0, phaseName: "Core Scanner" });
+    const out = await runner.run({
+      ...step.next,
+      projectRoot: repo.dir,
+      session: SLUG,
+      phaseIndex: 0,
+      phaseName: "Core Scanner",
+    });
     const after = await engine.report(SLUG, step.stepId, out.result);
     const err = await engine.report(SLUG, step.stepId, out.result).catch((e) => e);
     expect(err.code).toBe("stale_step");
@@ -112,7 +128,12 @@ describe("engine", () => {
     // A result that does not fit the protocol gets the same answer from every caller (the MCP tool
     // no longer checks it first with words of its own): the field, the kind expected, the Step.
     const unfit = await engine.report(SLUG, step.stepId, { kind: "planned", planPath: 7 }).catch((e) => e);
-    expect(unfit).toMatchObject({ code: "bad_result", message: expect.stringMatching(/^The result does not fit the protocol \(result\.planPath: .*\)\. Send \{"kind": "planned", \.\.\.\}/) });
+    expect(unfit).toMatchObject({
+      code: "bad_result",
+      message: expect.stringMatching(
+        /^The result does not fit the protocol \(result\.planPath: .*\)\. Send \{"kind": "planned", \.\.\.\}/,
+      ),
+    });
     expect({ ...unfit.details.step, report: undefined }).toEqual({ ...(await engine.next(SLUG)), report: undefined });
     const notAsked = await engine.decide(SLUG, step.stepId, "yes").catch((e) => e);
     expect(notAsked.code).toBe("bad_answer");
@@ -122,7 +143,9 @@ describe("engine", () => {
   it("a planner that reports no plan file gets bad_result naming where it looked", async () => {
     const engine = new Engine(repo.dir, { now });
     const { step } = await engine.start(SPEC_PATH);
-    const err = await engine.report(SLUG, step.stepId, { kind: "planned", planPath: "docs/nowhere.md" }).catch((e) => e);
+    const err = await engine
+      .report(SLUG, step.stepId, { kind: "planned", planPath: "docs/nowhere.md" })
+      .catch((e) => e);
     expect(err.code).toBe("bad_result");
     expect(err.message).toContain("docs/nowhere.md");
   });
@@ -130,10 +153,14 @@ describe("engine", () => {
   it("reads an error of only whitespace as no error, not as a persona failure", async () => {
     const engine = new Engine(repo.dir, { now });
     const { step } = await engine.start(SPEC_PATH);
-    const err = await engine.report(SLUG, step.stepId, { kind: "planned", planPath: "docs/nowhere.md", error: " \n " }).catch((e) => e);
+    const err = await engine
+      .report(SLUG, step.stepId, { kind: "planned", planPath: "docs/nowhere.md", error: " \n " })
+      .catch((e) => e);
     expect(err.code).toBe("bad_result");
     expect(err.message).toContain("docs/nowhere.md");
-    const state = JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"));
+    const state = JSON.parse(
+      await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"),
+    );
     expect(JSON.stringify(state)).not.toMatch(/PERSONA_FAILED|persona failed/i);
     expect((await engine.next(SLUG)).stepId).toBe(step.stepId);
   });
@@ -145,16 +172,33 @@ describe("engine", () => {
     // Plan, then get to the first execution dispatch.
     while (step.state !== "EXECUTE") {
       if (step.next.kind !== "dispatch") throw new Error(JSON.stringify(step.next));
-      const out = await runner.run({ ...step.next, projectRoot: repo.dir, session: SLUG, phaseIndex: 0, phaseName: "Core Scanner" });
+      const out = await runner.run({
+        ...step.next,
+        projectRoot: repo.dir,
+        session: SLUG,
+        phaseIndex: 0,
+        phaseName: "Core Scanner",
+      });
       step = await engine.report(SLUG, step.stepId, out.result);
     }
     if (step.next.kind !== "dispatch") throw new Error("expected dispatch");
-    const out = await runner.run({ ...step.next, projectRoot: repo.dir, session: SLUG, phaseIndex: 0, phaseName: "Core Scanner" });
+    const out = await runner.run({
+      ...step.next,
+      projectRoot: repo.dir,
+      session: SLUG,
+      phaseIndex: 0,
+      phaseName: "Core Scanner",
+    });
     expect(out.result).toMatchObject({ outcome: "checkpoint" });
     // Simulate a crash right after the state was saved with its outbox, before the commit.
     const store = new SessionStore(repo.dir);
     const { state } = await store.read(SLUG);
-    const saved = apply(state, { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "passed", label: "Checkpoint 1: types" }, now: now().toISOString() });
+    const saved = apply(state, {
+      type: "EXECUTED",
+      outcome: "checkpoint",
+      checkpoint: { type: "passed", label: "Checkpoint 1: types" },
+      now: now().toISOString(),
+    });
     expect(saved.outbox.map((e) => e.type)).toEqual(["commit"]);
     await store.write(SLUG, saved);
     const before = await subjects();
@@ -178,8 +222,15 @@ describe("engine", () => {
     const executorBriefs: string[] = [];
     while (step.state !== "VERIFY" && step.state !== "DONE") {
       if (step.next.kind !== "dispatch") throw new Error(JSON.stringify(step.next));
-      if (step.state === "EXECUTE") executorBriefs.push(await readFile(path.join(repo.dir, step.next.expects.artifacts.brief!), "utf8"));
-      const out = await runner.run({ ...step.next, projectRoot: repo.dir, session: SLUG, phaseIndex: 0, phaseName: "Core Scanner" });
+      if (step.state === "EXECUTE")
+        executorBriefs.push(await readFile(path.join(repo.dir, step.next.expects.artifacts.brief!), "utf8"));
+      const out = await runner.run({
+        ...step.next,
+        projectRoot: repo.dir,
+        session: SLUG,
+        phaseIndex: 0,
+        phaseName: "Core Scanner",
+      });
       step = await engine.report(SLUG, step.stepId, out.result);
     }
     expect(step.state).toBe("VERIFY");
@@ -221,7 +272,10 @@ describe("engine", () => {
     await writeFile(path.join(repo.dir, SPEC_PATH), SPEC.replace("complexity: high", "complexity: medium"));
     await git(repo.dir, "commit", "-qam", "medium");
     const runner = new ScriptedRunner({
-      phases: { 0: { checkpoints: { 2: "passed" } }, 1: { concerns: ["rule syntax undecided"], fail: { task: 2, times: 2 } } },
+      phases: {
+        0: { checkpoints: { 2: "passed" } },
+        1: { concerns: ["rule syntax undecided"], fail: { task: 2, times: 2 } },
+      },
       finalBlocking: 1,
     });
     const { final } = await drive(engine, (await engine.start(SPEC_PATH)).step, runner, new PolicyGate());
@@ -246,15 +300,28 @@ describe("engine", () => {
       "fix_final_review",
     ]);
     expect(state.decisions[2]).toMatchObject({ by: "policy", fired: ["plannerConcerns"] });
-    expect(state.history.map((h) => [h.tasksCompleted, h.retriesUsed])).toEqual([[3, 0], [3, 2], [3, 0]]);
+    expect(state.history.map((h) => [h.tasksCompleted, h.retriesUsed])).toEqual([
+      [3, 0],
+      [3, 2],
+      [3, 0],
+    ]);
     expect(state.finalReview.status).toBe("passed");
     const dir = path.join(repo.dir, ".harness/sessions", SLUG);
     expect((await readdir(dir)).sort()).toEqual(
-      expect.arrayContaining(["autopilot-state.json", "handoff.json", "phase-0-review.json", "phase-1-review.json", "phase-2-review.json", "summary.md"]),
+      expect.arrayContaining([
+        "autopilot-state.json",
+        "handoff.json",
+        "phase-0-review.json",
+        "phase-1-review.json",
+        "phase-2-review.json",
+        "summary.md",
+      ]),
     );
     const handoff = JSON.parse(await readFile(path.join(dir, "handoff.json"), "utf8"));
     expect(handoff).toMatchObject({ fromSkill: "harness-autopilot", phase: "DONE", finalReview: { status: "passed" } });
-    expect(await readFile(path.join(repo.dir, ".harness/learnings.md"), "utf8")).toMatch(/Autopilot: Security Scanner[\s\S]*Executed 3 phases, 9 tasks, 2 retries/);
+    expect(await readFile(path.join(repo.dir, ".harness/learnings.md"), "utf8")).toMatch(
+      /Autopilot: Security Scanner[\s\S]*Executed 3 phases, 9 tasks, 2 retries/,
+    );
     expect(await readFile(path.join(repo.dir, ".harness/sessions/index.md"), "utf8")).toContain(SLUG);
     // Nothing under .harness/sessions was ever committed.
     expect(await git(repo.dir, "log", "--name-only", "--format=")).not.toContain(".harness/sessions");
@@ -265,9 +332,14 @@ describe("engine", () => {
     await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
     await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ retryBudget: 0 }));
     const refused = await new Engine(repo.dir, { now }).start(SPEC_PATH).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ code: "bad_input", message: expect.stringContaining('"retryBudget" must be a whole number') });
+    expect(refused).toMatchObject({
+      code: "bad_input",
+      message: expect.stringContaining('"retryBudget" must be a whole number'),
+    });
     // No session was written.
-    await expect(readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"))).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(
+      readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json")),
+    ).rejects.toMatchObject({ code: "ENOENT" });
 
     await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ retryBudget: configured }));
     const engine = new Engine(repo.dir, { now });
@@ -288,7 +360,10 @@ describe("engine", () => {
 
   it("starts afresh after DONE and keeps the finished record", async () => {
     const engine = new Engine(repo.dir, { now });
-    await writeFile(path.join(repo.dir, SPEC_PATH), "# S\n\n## Implementation Order\n\n### Phase 1: Only\n<!-- complexity: low -->\n");
+    await writeFile(
+      path.join(repo.dir, SPEC_PATH),
+      "# S\n\n## Implementation Order\n\n### Phase 1: Only\n<!-- complexity: low -->\n",
+    );
     await git(repo.dir, "commit", "-qam", "one phase");
     await drive(engine, (await engine.start(SPEC_PATH)).step, new ScriptedRunner(), new PolicyGate());
     // DONE wrote .harness/learnings.md and left it for the user to commit: autopilot's own file, so

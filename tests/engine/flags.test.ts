@@ -5,9 +5,18 @@ import { splitCommandLine, suggestFlag } from "../../src/engine/flags.js";
 
 describe("splitCommandLine", () => {
   it("flags anywhere, the other words are the path", () => {
-    expect(splitCommandLine("docs/a.md --fast --review-plans")).toEqual({ spec: "docs/a.md", flags: ["--fast", "--review-plans"] });
-    expect(splitCommandLine("--review-plans docs/my spec.md --thorough")).toEqual({ spec: "docs/my spec.md", flags: ["--review-plans", "--thorough"] });
-    expect(splitCommandLine("docs/a.md --fast,--review-plans")).toEqual({ spec: "docs/a.md", flags: ["--fast", "--review-plans"] });
+    expect(splitCommandLine("docs/a.md --fast --review-plans")).toEqual({
+      spec: "docs/a.md",
+      flags: ["--fast", "--review-plans"],
+    });
+    expect(splitCommandLine("--review-plans docs/my spec.md --thorough")).toEqual({
+      spec: "docs/my spec.md",
+      flags: ["--review-plans", "--thorough"],
+    });
+    expect(splitCommandLine("docs/a.md --fast,--review-plans")).toEqual({
+      spec: "docs/a.md",
+      flags: ["--fast", "--review-plans"],
+    });
   });
 
   it("quotes group a path and keep a dash word in it; an apostrophe inside a word is a character", () => {
@@ -21,7 +30,9 @@ describe("splitCommandLine", () => {
   });
 
   it("unknown flags: bad_input naming each, with a suggestion where one is close", () => {
-    expect(() => splitCommandLine("docs/a.md --fsat --slow")).toThrow(/Unknown flags --fsat \(did you mean --fast\?\), --slow\. The flags are --fast, --thorough, --review-plans/);
+    expect(() => splitCommandLine("docs/a.md --fsat --slow")).toThrow(
+      /Unknown flags --fsat \(did you mean --fast\?\), --slow\. The flags are --fast, --thorough, --review-plans/,
+    );
     expect(() => splitCommandLine("docs/a.md --fast --thorough")).toThrow(/Cannot use --fast and --thorough together/);
   });
 });

@@ -37,7 +37,9 @@ let clock = 0;
 const now = () => new Date(Date.UTC(2026, 2, 19, 10, 0, clock++));
 
 beforeEach(async () => {
-  repo = await makeRepo({ files: { "README.md": "# widget\n", "src/app.ts": "export const app = 1;\n", [SPEC_PATH]: SPEC } });
+  repo = await makeRepo({
+    files: { "README.md": "# widget\n", "src/app.ts": "export const app = 1;\n", [SPEC_PATH]: SPEC },
+  });
 });
 afterEach(async () => repo.cleanup());
 
@@ -101,7 +103,8 @@ describe("autopilot commits only its own work", () => {
     expect(commits.length).toBeGreaterThanOrEqual(2);
     for (const c of commits) {
       expect(c.subject.startsWith("[autopilot]"), c.subject).toBe(true);
-      for (const f of ["README.md", "dirty.txt", "staged.ts"]) expect(c.files, `${c.subject} has ${f}`).not.toContain(f);
+      for (const f of ["README.md", "dirty.txt", "staged.ts"])
+        expect(c.files, `${c.subject} has ${f}`).not.toContain(f);
     }
     // The user's work is where they left it: edited, untracked, still staged.
     expect(await readFile(path.join(repo.dir, "README.md"), "utf8")).toContain("my unfinished notes");
@@ -110,7 +113,13 @@ describe("autopilot commits only its own work", () => {
     expect(status).toContain("?? dirty.txt");
     expect(status).toContain("A  staged.ts");
     const state = await engine.read(SLUG);
-    expect(state.decisions[0]).toMatchObject({ decision: "left_out_user_changes", answer: "leave them out", by: "terminal", phase: null, state: "INIT" });
+    expect(state.decisions[0]).toMatchObject({
+      decision: "left_out_user_changes",
+      answer: "leave them out",
+      by: "terminal",
+      phase: null,
+      state: "INIT",
+    });
     expect(state.decisions[0].paths).toEqual(["README.md", "dirty.txt", "staged.ts"]);
   });
 
@@ -159,20 +168,29 @@ describe("autopilot commits only its own work", () => {
       name: "scripted",
       simulated: true,
       async run(task: PersonaTask): Promise<RunnerOutcome> {
-        if (task.persona === "harness-task-executor") await appendFile(path.join(repo.dir, "README.md"), `autopilot's line ${task.phaseIndex}\n`);
+        if (task.persona === "harness-task-executor")
+          await appendFile(path.join(repo.dir, "README.md"), `autopilot's line ${task.phaseIndex}\n`);
         return scripted.run(task);
       },
     };
     const reports: string[] = [];
     const engine = new Engine(repo.dir, { now });
-    const { final } = await drive(engine, (await engine.start(SPEC_PATH)).step, runner, new UserGate("leave them out"), {
-      onStep: (s) => s.report && reports.push(s.report),
-    });
+    const { final } = await drive(
+      engine,
+      (await engine.start(SPEC_PATH)).step,
+      runner,
+      new UserGate("leave them out"),
+      {
+        onStep: (s) => s.report && reports.push(s.report),
+      },
+    );
     expect(final.state).toBe("DONE");
     for (const c of await commitsAfter(head)) expect(c.files).not.toContain("README.md");
     const all = reports.join("\n");
     expect(all).toContain("Left out of autopilot's commit");
-    expect(all).toMatch(/README\.md — you had uncommitted changes there when the session started, and it has changed since/);
+    expect(all).toMatch(
+      /README\.md — you had uncommitted changes there when the session started, and it has changed since/,
+    );
     // Both lines are still in the working tree for the user to commit.
     const readme = await readFile(path.join(repo.dir, "README.md"), "utf8");
     expect(readme).toContain("user's line");
@@ -181,8 +199,14 @@ describe("autopilot commits only its own work", () => {
 
   it("keeps client files `autopilot install claude` wrote out of every commit", async () => {
     assertBuilt();
-    await execFileP(process.execPath, [MAIN_JS, "install", "claude"], { cwd: repo.dir, env: { ...process.env, HOME: repo.dir } });
-    const installed = (await git(repo.dir, "status", "--porcelain", "--untracked-files=all")).trim().split("\n").map((l) => l.slice(3));
+    await execFileP(process.execPath, [MAIN_JS, "install", "claude"], {
+      cwd: repo.dir,
+      env: { ...process.env, HOME: repo.dir },
+    });
+    const installed = (await git(repo.dir, "status", "--porcelain", "--untracked-files=all"))
+      .trim()
+      .split("\n")
+      .map((l) => l.slice(3));
     expect(installed).toContain(".mcp.json");
     expect(installed.some((p) => p.startsWith(".claude/"))).toBe(true);
     const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
@@ -207,7 +231,10 @@ describe("autopilot commits only its own work", () => {
     expect(final.state).toBe("DONE");
     expect(gate.asked).toHaveLength(1);
     for (const c of await commitsAfter(head)) {
-      expect(c.files.filter((f) => f === ".mcp.json" || f.startsWith(".claude/") || f.startsWith(".gemini/")), c.subject).toEqual([]);
+      expect(
+        c.files.filter((f) => f === ".mcp.json" || f.startsWith(".claude/") || f.startsWith(".gemini/")),
+        c.subject,
+      ).toEqual([]);
     }
   });
 

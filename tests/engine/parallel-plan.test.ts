@@ -57,7 +57,9 @@ describe("a parallel session's plan", () => {
     const { step } = await engine.start(SPEC_PATH, "--parallel");
     expect((await state()).parallel).toEqual({ minIndependent: 3 });
     // The planner's brief asks for the header line (a serial session's does not: see below).
-    expect(await brief(step)).toContain(`under each task heading write "**Depends on:** Task N, Task M | **Files:** <path>, <path> | **Owns:** <glob>"`);
+    expect(await brief(step)).toContain(
+      `under each task heading write "**Depends on:** Task N, Task M | **Files:** <path>, <path> | **Owns:** <glob>"`,
+    );
 
     const back = await plan(engine, step, ["Task 2", "Task 1", "none", "Task 7"]);
     expect(back.state).toBe("PLAN");
@@ -88,7 +90,10 @@ describe("a parallel session's plan", () => {
 
   it("takes the minimum of independent tasks from .harness/config.json and runs below it serially", async () => {
     await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
-    await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ parallel: true, parallelMinTasks: 4 }));
+    await writeFile(
+      path.join(repo.dir, ".harness/config.json"),
+      JSON.stringify({ parallel: true, parallelMinTasks: 4 }),
+    );
     await git(repo.dir, "add", "-A");
     await git(repo.dir, "commit", "-qm", "config");
     const engine = new Engine(repo.dir, { now });

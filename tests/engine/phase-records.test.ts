@@ -65,7 +65,14 @@ class Recording implements PersonaRunner {
       const done = typeof r.task?.number === "number" ? r.task.number : 3;
       const progress = Object.fromEntries(Array.from({ length: done }, (_, i) => [`Task ${i + 1}`, "complete"]));
       const prev = JSON.parse((await readFile(stateFile, "utf8").catch(() => "{}")) || "{}");
-      await writeFile(stateFile, JSON.stringify({ ...prev, schemaVersion: 1, position: { phase: "execute", task: `Task ${done}` }, progress }, null, 2) + "\n");
+      await writeFile(
+        stateFile,
+        JSON.stringify(
+          { ...prev, schemaVersion: 1, position: { phase: "execute", task: `Task ${done}` }, progress },
+          null,
+          2,
+        ) + "\n",
+      );
       if (!this.told) {
         this.told = true;
         return { ...out, result: { ...r, learnings: [LEARNING] } };
@@ -149,7 +156,11 @@ describe("a two-phase session's records", () => {
     expect(p1[0].brief).toContain(`(keep it updated; its "autopilotPhase" is "Counting Core")`);
     expect(p2[0].brief).toContain(`(keep it updated; its "autopilotPhase" is "Command Line")`);
     expect(Object.keys(state.earlierPhases)).toEqual(["Counting Core"]);
-    expect(state.earlierPhases["Counting Core"].progress).toMatchObject({ "Task 1": "complete", "Task 2": "complete", "Task 3": "complete" });
+    expect(state.earlierPhases["Counting Core"].progress).toMatchObject({
+      "Task 1": "complete",
+      "Task 2": "complete",
+      "Task 3": "complete",
+    });
   });
 
   it("reviews a phase from its own start commit; the final review sees the whole change", () => {
@@ -173,10 +184,12 @@ describe("a two-phase session's records", () => {
     const [review1, review2] = briefs("harness-code-reviewer", "Counting Core");
     expect(review1.brief).not.toContain("re-review");
     expect(review2.brief).toContain("## This is a re-review (round 2) after a fix");
-    expect(review2.brief).toContain("Unchecked input reaches the parser (simulated) (src/counting-core/task-1.ts:1) — The parser trusts its input; validate it first. Scenario: an empty input makes the parser throw");
+    expect(review2.brief).toContain(
+      "Unchecked input reaches the parser (simulated) (src/counting-core/task-1.ts:1) — The parser trusts its input; validate it first. Scenario: an empty input makes the parser throw",
+    );
   });
 
-  it("runs fix rounds as fix dispatches that reply \"fixed\"", () => {
+  it('runs fix rounds as fix dispatches that reply "fixed"', () => {
     const fixes = runner.seen.filter((s) => s.phase === "Counting Core" && s.result === "fixed");
     expect(fixes).toHaveLength(2);
     expect(fixes[0].brief).toContain("## Verification failures to fix (fix round 1)");
@@ -184,7 +197,9 @@ describe("a two-phase session's records", () => {
   });
 
   it("keeps a failed verification and a fixed finding in the history, the review file and the summary", async () => {
-    const state = JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"));
+    const state = JSON.parse(
+      await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"),
+    );
     expect(state.history[0]).toMatchObject({
       verificationPassed: true,
       verificationFailures: 1,
@@ -195,15 +210,25 @@ describe("a two-phase session's records", () => {
         { blocking: 0, warning: 0, note: 1 },
       ],
     });
-    const review = JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "phase-0-review.json"), "utf8"));
+    const review = JSON.parse(
+      await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "phase-0-review.json"), "utf8"),
+    );
     expect(review).toMatchObject({ phase: 0, phaseNumber: 1, name: "Counting Core" });
-    expect(review.rounds.map((r: { resolution: string | null; findings: unknown[] }) => [r.resolution, r.findings.length])).toEqual([
+    expect(
+      review.rounds.map((r: { resolution: string | null; findings: unknown[] }) => [r.resolution, r.findings.length]),
+    ).toEqual([
       ["fix", 2],
       [null, 1],
     ]);
-    expect(review.findings[0]).toMatchObject({ severity: "blocking", title: "Unchecked input reaches the parser (simulated)", status: "fixed (re-reviewed in round 2)" });
+    expect(review.findings[0]).toMatchObject({
+      severity: "blocking",
+      title: "Unchecked input reaches the parser (simulated)",
+      status: "fixed (re-reviewed in round 2)",
+    });
     const summary = await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "summary.md"), "utf8");
-    expect(summary).toContain("Phase 1: 1 failed verification(s) fixed, 1 blocking review finding(s) fixed after 1 re-review(s).");
+    expect(summary).toContain(
+      "Phase 1: 1 failed verification(s) fixed, 1 blocking review finding(s) fixed after 1 re-review(s).",
+    );
   });
 
   it("gives the final review every per-phase finding whole, with what became of it", () => {
@@ -220,16 +245,22 @@ describe("a two-phase session's records", () => {
     const later = briefs("harness-task-executor", "Command Line", "executed")[0].brief;
     expect(later).toContain("## Learnings");
     expect(later).toContain(LEARNING);
-    expect(done.report).toContain("Learnings: added this run's entry to .harness/learnings.md; moved 1 learning of this session there.");
+    expect(done.report).toContain(
+      "Learnings: added this run's entry to .harness/learnings.md; moved 1 learning of this session there.",
+    );
   });
 
   it("shows at DONE what the final review found and what to do about it, and what to commit or ignore", async () => {
     expect(done.report).toContain("Final review: passed (0 blocking, 1 warning, 0 note)");
     expect(done.report).toContain("  - warning — Naming differs between phases (simulated)");
-    expect(done.report).toContain("These findings were not fixed, and the session is over: fix each yourself (or in a follow-up spec) or record it as a known issue.");
+    expect(done.report).toContain(
+      "These findings were not fixed, and the session is over: fix each yourself (or in a follow-up spec) or record it as a known issue.",
+    );
     expect(done.report).toContain("  - commit .harness/learnings.md: what later runs learn from");
     expect(done.report).toContain("keep it out of git (add the line `.harness/sessions/` to .gitignore)");
-    expect(done.todo).toMatch(/the final review's findings and what to do about each, which \.harness\/ files to commit or ignore/);
+    expect(done.todo).toMatch(
+      /the final review's findings and what to do about each, which \.harness\/ files to commit or ignore/,
+    );
     const summary = await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "summary.md"), "utf8");
     expect(summary).toContain("not fixed: warning Naming differs between phases (simulated)");
     expect(summary).toContain("keep .harness/sessions/ out of git");
@@ -240,7 +271,9 @@ describe("a two-phase session's records", () => {
     expect(resumedReport).toContain(
       "  Done: Phase 1: Counting Core — 3 tasks, verification pass, 1 failed verification(s) fixed, 2 fix round(s), review 1 blocking / 0 warning / 1 note.",
     );
-    expect(resumedReport).toMatch(/  Commits so far: \d+ \(last: Phase 1: Counting Core — review fixes \(round 2\)\)\./);
+    expect(resumedReport).toMatch(
+      /  Commits so far: \d+ \(last: Phase 1: Counting Core — review fixes \(round 2\)\)\./,
+    );
     expect(resumedReport).toContain('phase 1 fix_verification "fix" (policy)');
     expect(resumedReport).toContain('phase 1 stopped "stop" (terminal): lunch');
   });

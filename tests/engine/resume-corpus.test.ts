@@ -56,13 +56,17 @@ describe.skipIf(!present)("resuming real upstream sessions", () => {
       const before: unknown[] = raw.decisions ?? [];
       expect(state.decisions.length).toBeGreaterThanOrEqual(before.length);
       before.forEach((d, i) => {
-        const text = typeof d === "string" ? d : String((d as Record<string, unknown>).decision ?? (d as Record<string, unknown>).what);
+        const text =
+          typeof d === "string"
+            ? d
+            : String((d as Record<string, unknown>).decision ?? (d as Record<string, unknown>).what);
         expect(JSON.stringify(state.decisions[i])).toContain(JSON.stringify(text).slice(1, -1));
       });
       expect(state.history.length).toBe((raw.history ?? []).length);
       expect(["dispatch", "ask", "wait"]).toContain(step.next.kind);
       // The recorded state, or where ASSESS leads when its facts were gathered on resume.
-      if (raw.currentState !== "ASSESS") expect(step.state).toBe(raw.currentState === "COMPLETE" ? "DONE" : raw.currentState);
+      if (raw.currentState !== "ASSESS")
+        expect(step.state).toBe(raw.currentState === "COMPLETE" ? "DONE" : raw.currentState);
       // The next call gives the same Step: nothing moves without a report or a decision.
       expect(await engine.next(slug)).toEqual(step);
     } finally {

@@ -96,7 +96,11 @@ describe("the router", () => {
     counts.slugChecks = 0;
     counts.configReads = 0;
     const { step } = await engine.start(SPEC_PATH);
-    expect({ slugChecks: counts.slugChecks, configReads: counts.configReads, changes: changes.length }).toEqual({ slugChecks: 1, configReads: 1, changes: 1 });
+    expect({ slugChecks: counts.slugChecks, configReads: counts.configReads, changes: changes.length }).toEqual({
+      slugChecks: 1,
+      configReads: 1,
+      changes: 1,
+    });
     const { final } = await drive(engine, step, new ScriptedRunner({ phases: { 0: { tasks: 2 } } }), new PolicyGate());
     expect(final.next.kind).toBe("done");
     const reports = perCall.filter((c) => c.call === "report");
@@ -128,7 +132,12 @@ describe("the router", () => {
           () => engine.peek(bad),
           () => engine.writeScratchpad(bad, 0, "a.md", "x"),
           () => engine.rootFor(bad),
-        ].map((f) => f().then(() => null, (e: { code: string; message: string }) => ({ code: e.code, message: e.message }))),
+        ].map((f) =>
+          f().then(
+            () => null,
+            (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
+          ),
+        ),
       );
       expect(new Set(errors.map((e) => JSON.stringify(e))).size, bad).toBe(1);
       expect(errors[0]).toMatchObject({ code: "outside_project" });

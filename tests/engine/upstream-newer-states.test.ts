@@ -16,7 +16,10 @@ import { countPlan } from "../../src/markdown/plan.js";
 const FIXTURES = fileURLToPath(new URL("../fixtures/upstream-newer/", import.meta.url));
 const SPEC = "docs/changes/notify/proposal.md";
 const SLUG = "changes--notify--proposal";
-const PLANS = ["docs/changes/notify/plans/2026-09-01-delivery-core-plan.md", "docs/changes/notify/plans/2026-09-02-retry-policy-plan.md"];
+const PLANS = [
+  "docs/changes/notify/plans/2026-09-01-delivery-core-plan.md",
+  "docs/changes/notify/plans/2026-09-02-retry-policy-plan.md",
+];
 
 let repo: TempRepo | undefined;
 afterEach(async () => {
@@ -36,7 +39,9 @@ async function filesUnder(dir: string, base = dir): Promise<Record<string, strin
 
 /** A repository holding the fixture project, with the session paused in `which`. */
 async function pausedIn(which: "integrate" | "outcome-eval") {
-  repo = await makeRepo({ files: { "README.md": "# notify\n", ...(await filesUnder(path.join(FIXTURES, "project"))) } });
+  repo = await makeRepo({
+    files: { "README.md": "# notify\n", ...(await filesUnder(path.join(FIXTURES, "project"))) },
+  });
   const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
   const dir = path.join(repo.dir, ".harness/sessions", SLUG);
   await mkdir(dir, { recursive: true });
@@ -114,14 +119,27 @@ describe("upstream's newer session files", () => {
     expect(state.outcomeEval).toEqual(original.outcomeEval);
     expect(state.history).toHaveLength(2);
     for (const [i, h] of original.history.entries()) {
-      expect(state.history[i]).toMatchObject({ phase: h.phase, name: h.name, tasksCompleted: h.tasksCompleted, integrationPassed: true });
+      expect(state.history[i]).toMatchObject({
+        phase: h.phase,
+        name: h.name,
+        tasksCompleted: h.tasksCompleted,
+        integrationPassed: true,
+      });
     }
     expect(state.decisions.slice(0, 3).map((d) => d.decision)).toEqual(original.decisions.map((d: any) => d.decision));
     expect(state.decisions[1].rationale).toBe("checkpoint reviewed");
-    expect(state.phases.map((p) => [p.status, p.completedAt])).toEqual(original.phases.map((p: any) => [p.status, p.completedAt]));
+    expect(state.phases.map((p) => [p.status, p.completedAt])).toEqual(
+      original.phases.map((p: any) => [p.status, p.completedAt]),
+    );
     // Upstream's integration and review files are untouched; DONE wrote its own files beside them.
     const after = await filesUnder(dir);
-    for (const f of ["phase-0-integration.json", "phase-1-integration.json", "phase-0-review.json", "phase-1-review.json"]) expect(after[f], f).toBe(before[f]);
+    for (const f of [
+      "phase-0-integration.json",
+      "phase-1-integration.json",
+      "phase-0-review.json",
+      "phase-1-review.json",
+    ])
+      expect(after[f], f).toBe(before[f]);
     expect(JSON.parse(after["handoff.json"])).toMatchObject({ fromSkill: "harness-autopilot", phase: "DONE" });
   });
 

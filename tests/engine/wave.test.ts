@@ -56,7 +56,8 @@ async function atWave(n = 3, chains = 0): Promise<{ engine: Engine; step: Step }
 }
 
 function tasksOf(step: Step): WaveDispatch[] {
-  if (step.next.kind !== "dispatch" || !step.next.tasks) throw new Error(`expected a wave, got ${JSON.stringify(step.next).slice(0, 300)}`);
+  if (step.next.kind !== "dispatch" || !step.next.tasks)
+    throw new Error(`expected a wave, got ${JSON.stringify(step.next).slice(0, 300)}`);
   return step.next.tasks;
 }
 
@@ -69,7 +70,12 @@ async function work(t: WaveDispatch, files: Record<string, string>): Promise<voi
   }
 }
 
-const done = (t: WaveDispatch) => ({ kind: "executed", outcome: "complete", task: { number: Number(t.task), name: t.name }, summary: "done" });
+const done = (t: WaveDispatch) => ({
+  kind: "executed",
+  outcome: "complete",
+  task: { number: Number(t.task), name: t.name },
+  summary: "done",
+});
 
 async function state(): Promise<Record<string, any>> {
   return JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"));
@@ -102,11 +108,15 @@ describe("a parallel session's wave", () => {
     // The host is told to start them together (Claude Code: several Agent calls in one message,
     // the agent named as for every dispatch: a wave's todo followed later names no wrong agent).
     expect(tasks.every((t) => t.startedAt === undefined)).toBe(true);
-    expect(todoFor(step, { host: "claude-code" })).toMatch(/^Start the entries of next\.tasks without startedAt together: one Agent tool call each, all in ONE message \(subagent_type next\.persona,/);
+    expect(todoFor(step, { host: "claude-code" })).toMatch(
+      /^Start the entries of next\.tasks without startedAt together: one Agent tool call each, all in ONE message \(subagent_type next\.persona,/,
+    );
     expect(step.todo).toContain('"task":<the entry\'s task>');
     // Codex refuses a spawn past its agent limit, which counts agents not closed: its todo says to
     // close each executor once its answer is in hand, and to spawn a refused entry again after that.
-    expect(todoFor(step, { host: "codex" })).toMatch(/then wait_agent for each, close_agent it once its answer is in hand, and call autopilot_report .*"agent thread limit reached": spawn that entry again after your next close_agent\.$/);
+    expect(todoFor(step, { host: "codex" })).toMatch(
+      /then wait_agent for each, close_agent it once its answer is in hand, and call autopilot_report .*"agent thread limit reached": spawn that entry again after your next close_agent\.$/,
+    );
     // Claude Code's lean Step (the JSON its model reads) keeps each entry's task and prompt.
     const lean = hostStep(step, { host: "claude-code" }).next;
     expect(lean).toMatchObject({ kind: "dispatch", tasks: tasks.map((t) => ({ task: t.task, prompt: t.prompt })) });
@@ -122,12 +132,25 @@ describe("a parallel session's wave", () => {
     // Tasks 1 and 2 run already: the Step says so (startedAt, the prompt, the text view), so a host
     // reports them as they return instead of starting them again.
     expect(tasksOf(s).map((t) => t.startedAt)).toEqual([step.stepId, step.stepId]);
-    expect(s.next.kind === "dispatch" && s.next.prompt).toMatch(new RegExp(`^The executors of tasks 1, 2 \\(wave 1/1 of phase 1/1 "Endpoints"\\) have run since step ${step.stepId}: report each`));
-    expect(hostStep(s, { host: "claude-code" }).next).toMatchObject({ tasks: [{ task: "1", startedAt: step.stepId }, { task: "2", startedAt: step.stepId }] });
-    expect(renderStepText(s, { host: "gemini" })).toContain("these harness-task-executor subagents run already; start one again (with its prompt) only if it is gone");
+    expect(s.next.kind === "dispatch" && s.next.prompt).toMatch(
+      new RegExp(
+        `^The executors of tasks 1, 2 \\(wave 1/1 of phase 1/1 "Endpoints"\\) have run since step ${step.stepId}: report each`,
+      ),
+    );
+    expect(hostStep(s, { host: "claude-code" }).next).toMatchObject({
+      tasks: [
+        { task: "1", startedAt: step.stepId },
+        { task: "2", startedAt: step.stepId },
+      ],
+    });
+    expect(renderStepText(s, { host: "gemini" })).toContain(
+      "these harness-task-executor subagents run already; start one again (with its prompt) only if it is gone",
+    );
     expect(await subjects()).toHaveLength(3);
     // A report for a task that already reported is refused, with nothing changed.
-    await expect(engine.report(SLUG, s.stepId, done(tasks[2]), null, "3")).rejects.toMatchObject({ code: "bad_result" });
+    await expect(engine.report(SLUG, s.stepId, done(tasks[2]), null, "3")).rejects.toMatchObject({
+      code: "bad_result",
+    });
     // Task 2 reports against the step that dispatched it (older than the current one): taken. The
     // task comes from the result's task number when the report does not name it.
     s = await engine.report(SLUG, step.stepId, done(tasks[1]));
@@ -136,23 +159,35 @@ describe("a parallel session's wave", () => {
     const resultFile = /^- Result: (\S+)/m.exec(await readFile(path.join(repo.dir, tasks[0].brief), "utf8"))![1];
     expect(resultFile).toBe(`.harness/sessions/${SLUG}/results/step-${step.stepId}-task-1.json`);
     // The brief says every plan path is relative to the worktree: the result file is said to be in the project's checkout.
-    expect(await readFile(path.join(repo.dir, tasks[0].brief), "utf8")).toContain(`- Result: ${resultFile} (in the project's checkout, not in the worktree:`);
+    expect(await readFile(path.join(repo.dir, tasks[0].brief), "utf8")).toContain(
+      `- Result: ${resultFile} (in the project's checkout, not in the worktree:`,
+    );
     await mkdir(path.dirname(path.join(repo.dir, resultFile)), { recursive: true });
     await writeFile(path.join(repo.dir, resultFile), JSON.stringify(done(tasks[0])));
     // A task that names no task is refused with a next step, nothing changed; a number (as a model may send it) is the task.
-    await expect(engine.report(SLUG, s.stepId, undefined, null, { number: 1 })).rejects.toMatchObject({ code: "bad_input", message: expect.stringContaining('(e.g. "3")') });
+    await expect(engine.report(SLUG, s.stepId, undefined, null, { number: 1 })).rejects.toMatchObject({
+      code: "bad_input",
+      message: expect.stringContaining('(e.g. "3")'),
+    });
     expect(tasksOf(await engine.next(SLUG)).map((t) => t.task)).toEqual(["1"]);
     // A task the wave does not have is said as such, with the task it waits for (not as a missing result file).
     await expect(engine.report(SLUG, s.stepId, undefined, null, "7")).rejects.toMatchObject({
       code: "bad_result",
-      message: 'Task "7" is not a task of this wave; the wave waits for task "1" (the "task" of each next.tasks entry). Nothing was changed.',
+      message:
+        'Task "7" is not a task of this wave; the wave waits for task "1" (the "task" of each next.tasks entry). Nothing was changed.',
     });
     // "Task 1" (as a model reading the brief's title may send it) is task 1.
     s = await engine.report(SLUG, s.stepId, undefined, null, "Task 1");
     // All in: merged in task order, each validated; the phase goes on to verification.
     expect(s.state).toBe("VERIFY");
-    expect(s.report).toMatch(/Task 1 \(endpoint 1\) merged \([0-9a-f]{7}\)[\s\S]*Task 2 \(endpoint 2\) merged[\s\S]*Task 3 \(endpoint 3\) merged/);
-    expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1"]);
+    expect(s.report).toMatch(
+      /Task 1 \(endpoint 1\) merged \([0-9a-f]{7}\)[\s\S]*Task 2 \(endpoint 2\) merged[\s\S]*Task 3 \(endpoint 3\) merged/,
+    );
+    expect((await subjects()).slice(0, 3)).toEqual([
+      "[autopilot] Task 3: endpoint 3",
+      "[autopilot] Task 2: endpoint 2",
+      "[autopilot] Task 1: endpoint 1",
+    ]);
     const ledger = (await state()).phaseRun.waveRun;
     expect(ledger.tasks.map((t: any) => [t.task, t.status, /^[0-9a-f]{40}$/.test(t.merged)])).toEqual([
       ["1", "merged", true],
@@ -178,12 +213,15 @@ describe("a parallel session's wave", () => {
     expect(owed.wave).toBe(1);
     expect(owed.removals.map((w: any) => w.path)).toEqual(first.map((t) => t.worktree));
     // Wave 2 builds on wave 1's merged work.
-    for (const t of second) expect(existsSync(path.join(repo.dir, t.worktree, `src/e${Number(t.task) - 3}.ts`))).toBe(true);
+    for (const t of second)
+      expect(existsSync(path.join(repo.dir, t.worktree, `src/e${Number(t.task) - 3}.ts`))).toBe(true);
     for (const t of second) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
     const wave2 = s.stepId;
     for (const t of second) s = await engine.report(SLUG, wave2, done(t), null, t.task);
     expect(s.state).toBe("VERIFY");
-    expect((await subjects()).slice(0, 6)).toEqual([6, 5, 4, 3, 2, 1].map((n) => `[autopilot] Task ${n}: endpoint ${n}`));
+    expect((await subjects()).slice(0, 6)).toEqual(
+      [6, 5, 4, 3, 2, 1].map((n) => `[autopilot] Task ${n}: endpoint ${n}`),
+    );
     // Nothing owed when EXECUTE ends: every merged worktree and branch is gone.
     expect((await state()).phaseRun.waveRun.removals ?? []).toEqual([]);
     for (const t of [...first, ...second]) expect(existsSync(path.join(repo.dir, t.worktree))).toBe(false);
@@ -203,7 +241,9 @@ describe("a parallel session's wave", () => {
     expect(s.next.name).toBe("waveTask");
     expect(s.next.options).toEqual(["re-run", "done by hand", "stop"]);
     expect(s.next.context).toContain("Task 2 (endpoint 2) changed files outside its Files/Owns (src/e2.ts): README.md");
-    expect(s.report).toContain("Task 2 (endpoint 2) changed files outside its Files/Owns: README.md. Nothing of it was merged");
+    expect(s.report).toContain(
+      "Task 2 (endpoint 2) changed files outside its Files/Owns: README.md. Nothing of it was merged",
+    );
     // Task 1 merged; task 2 not (nor README.md); task 3 waits for its turn behind task 2.
     expect((await subjects())[0]).toBe("[autopilot] Task 1: endpoint 1");
     expect(existsSync(path.join(repo.dir, "README.md"))).toBe(false);
@@ -222,7 +262,11 @@ describe("a parallel session's wave", () => {
     await work(again[0], { "src/e2.ts": "2\n" });
     s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
     expect(s.state).toBe("VERIFY");
-    expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1"]);
+    expect((await subjects()).slice(0, 3)).toEqual([
+      "[autopilot] Task 3: endpoint 3",
+      "[autopilot] Task 2: endpoint 2",
+      "[autopilot] Task 1: endpoint 1",
+    ]);
     expect(existsSync(path.join(repo.dir, "README.md"))).toBe(false);
     // The stopped attempt's work is kept on its branch for the user.
     const kept = (await state()).phaseRun.waveRun.tasks[1].unmerged;
@@ -247,7 +291,9 @@ describe("a parallel session's wave", () => {
     await git(repo.dir, "commit", "-qam", "a fix made meanwhile");
     let s = step;
     for (const t of tasks) s = await engine.report(SLUG, step.stepId, done(t), null, t.task);
-    expect(s.report).toContain("Task 2 (endpoint 2) conflicts with the work merged before it: merging it conflicts in src/e2.ts. It runs again (attempt 2 of");
+    expect(s.report).toContain(
+      "Task 2 (endpoint 2) conflicts with the work merged before it: merging it conflicts in src/e2.ts. It runs again (attempt 2 of",
+    );
     const again = tasksOf(s);
     expect(again.map((t) => t.task)).toEqual(["2"]);
     // The retry starts from the merged result (the fix made meanwhile, task 1's work).
@@ -273,7 +319,16 @@ describe("a parallel session's wave", () => {
     const tasks = tasksOf(step);
     for (const t of tasks) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
     const before = await subjects();
-    const checkpoint = { kind: "executed", outcome: "checkpoint", task: { number: 2, name: "endpoint 2" }, checkpoint: { type: "human-verify", label: "the endpoint answers in the browser", details: "Open /e2 and check the JSON." } };
+    const checkpoint = {
+      kind: "executed",
+      outcome: "checkpoint",
+      task: { number: 2, name: "endpoint 2" },
+      checkpoint: {
+        type: "human-verify",
+        label: "the endpoint answers in the browser",
+        details: "Open /e2 and check the JSON.",
+      },
+    };
     let s = await engine.report(SLUG, step.stepId, checkpoint, null, "2");
     // The other tasks still owe their reports: no question yet.
     expect(s.next.kind).toBe("dispatch");
@@ -282,7 +337,8 @@ describe("a parallel session's wave", () => {
     expect(s.next).toMatchObject({
       kind: "ask",
       name: "checkpoint",
-      question: 'Checkpoint "Task 2 (endpoint 2): the endpoint answers in the browser": please verify the result. Confirm, reject (say why), or stop?',
+      question:
+        'Checkpoint "Task 2 (endpoint 2): the endpoint answers in the browser": please verify the result. Confirm, reject (say why), or stop?',
       options: ["confirm", "reject", "stop"],
       context: "Open /e2 and check the JSON.",
     });
@@ -299,26 +355,49 @@ describe("a parallel session's wave", () => {
     const again = tasksOf(s);
     expect(again.map((t) => [t.task, t.worktree])).toEqual([["2", tasks[1].worktree]]);
     const brief = await readFile(path.join(repo.dir, again[0].brief), "utf8");
-    expect(brief).toContain("## Human checkpoint answer\n\nTask 2 (endpoint 2): the endpoint answers in the browser: confirm (looks right)");
+    expect(brief).toContain(
+      "## Human checkpoint answer\n\nTask 2 (endpoint 2): the endpoint answers in the browser: confirm (looks right)",
+    );
     expect(brief).toContain("- Attempt: 1\n");
     s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
     expect(s.state).toBe("VERIFY");
-    expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "[autopilot] Task 2: endpoint 2", "[autopilot] Task 1: endpoint 1"]);
+    expect((await subjects()).slice(0, 3)).toEqual([
+      "[autopilot] Task 3: endpoint 3",
+      "[autopilot] Task 2: endpoint 2",
+      "[autopilot] Task 1: endpoint 1",
+    ]);
     const st = await state();
-    expect(st.decisions.at(-1)).toMatchObject({ decision: "checkpoint_human_verify", answer: "confirm", by: "terminal", rationale: "looks right" });
+    expect(st.decisions.at(-1)).toMatchObject({
+      decision: "checkpoint_human_verify",
+      answer: "confirm",
+      by: "terminal",
+      rationale: "looks right",
+    });
     expect(st.phaseRun.waveRun.tasks.map((t: { attempt: number }) => t.attempt)).toEqual([1, 1, 1]);
   });
 
   it("the retry budget is per task: two tasks each failing one attempt short of the budget both go on to merge, no question", async () => {
     const { engine, step } = await atWave(3);
     let s = step;
-    const fail = (t: WaveDispatch) => ({ kind: "executed", outcome: "failed", task: { number: Number(t.task), name: t.name }, error: `task ${t.task} type error` });
+    const fail = (t: WaveDispatch) => ({
+      kind: "executed",
+      outcome: "failed",
+      task: { number: Number(t.task), name: t.name },
+      error: `task ${t.task} type error`,
+    });
     // Tasks 1 and 3 fail RETRY_BUDGET - 1 times each (more failures in all than one budget holds); task 2 is done at once.
     for (let round = 1; round <= RETRY_BUDGET; round++) {
       const tasks = tasksOf(s);
       for (const t of tasks) {
-        if (t.task === "2" || round === RETRY_BUDGET) await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
-        s = await engine.report(SLUG, s.stepId, t.task === "2" || round === RETRY_BUDGET ? done(t) : fail(t), null, t.task);
+        if (t.task === "2" || round === RETRY_BUDGET)
+          await work(t, { [`src/e${t.task}.ts`]: `export const e${t.task} = ${t.task};\n` });
+        s = await engine.report(
+          SLUG,
+          s.stepId,
+          t.task === "2" || round === RETRY_BUDGET ? done(t) : fail(t),
+          null,
+          t.task,
+        );
       }
       if (round < RETRY_BUDGET) expect(tasksOf(s).map((t) => t.task)).toEqual(["1", "3"]);
     }
@@ -327,7 +406,9 @@ describe("a parallel session's wave", () => {
     // Every attempt sent back counts as a retry of the phase (its report says "Retries: 4").
     expect((await state()).phaseRun.retriesUsed).toBe(2 * (RETRY_BUDGET - 1));
     const ledger = (await state()).phaseRun.waveRun;
-    expect(ledger.tasks.map((t: { task: string; status: string; attempt: number }) => [t.task, t.status, t.attempt])).toEqual([
+    expect(
+      ledger.tasks.map((t: { task: string; status: string; attempt: number }) => [t.task, t.status, t.attempt]),
+    ).toEqual([
       ["1", "merged", RETRY_BUDGET],
       ["2", "merged", 1],
       ["3", "merged", RETRY_BUDGET],
@@ -341,20 +422,33 @@ describe("a parallel session's wave", () => {
     await work(tasks[2], { "src/e3.ts": "3\n" });
     let s = await engine.report(SLUG, step.stepId, done(tasks[0]), null, "1");
     s = await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
-    const fail = { kind: "executed", outcome: "failed", task: { number: 2, name: "endpoint 2" }, error: "tsc: src/e2.ts(1,1) type error" };
+    const fail = {
+      kind: "executed",
+      outcome: "failed",
+      task: { number: 2, name: "endpoint 2" },
+      error: "tsc: src/e2.ts(1,1) type error",
+    };
     s = await engine.report(SLUG, step.stepId, fail, null, "2");
     // Task 1 merged; task 2 goes again in the same worktree; task 3 waits behind it.
     expect(tasksOf(s).map((t) => [t.task, t.worktree])).toEqual([["2", tasks[1].worktree]]);
-    expect(s.report).toContain("Task 2 (endpoint 2) failed: tsc: src/e2.ts(1,1) type error. It runs again (attempt 2 of");
+    expect(s.report).toContain(
+      "Task 2 (endpoint 2) failed: tsc: src/e2.ts(1,1) type error. It runs again (attempt 2 of",
+    );
     for (let a = 2; a <= RETRY_BUDGET; a++) s = await engine.report(SLUG, s.stepId, fail, null, "2");
     expect(s.next.kind === "ask" && s.next.name).toBe("waveTask");
-    expect(s.next.kind === "ask" && s.next.context).toContain("Task 2 (endpoint 2) spent its retry budget: tsc: src/e2.ts(1,1) type error");
+    expect(s.next.kind === "ask" && s.next.context).toContain(
+      "Task 2 (endpoint 2) spent its retry budget: tsc: src/e2.ts(1,1) type error",
+    );
     // A person did it by hand on the session's branch: the queue goes on with task 3.
     await writeFile(path.join(repo.dir, "src/e2.ts"), "export const e2 = 2;\n");
     await git(repo.dir, "commit", "-qam", "task 2 by hand");
     s = await engine.decide(SLUG, s.stepId, "done by hand", "fixed it myself", "terminal");
     expect(s.state).toBe("VERIFY");
-    expect((await subjects()).slice(0, 3)).toEqual(["[autopilot] Task 3: endpoint 3", "task 2 by hand", "[autopilot] Task 1: endpoint 1"]);
+    expect((await subjects()).slice(0, 3)).toEqual([
+      "[autopilot] Task 3: endpoint 3",
+      "task 2 by hand",
+      "[autopilot] Task 1: endpoint 1",
+    ]);
   });
 
   it("a validation failing after a task's merge: the task's next brief holds the failing lines; the Step's report only the summary", async () => {
@@ -364,23 +458,33 @@ describe("a parallel session's wave", () => {
       'import { readFileSync } from "node:fs";\nconsole.log("checking 3 endpoints");\nif (readFileSync("src/e2.ts", "utf8").includes("broken")) { console.error("FAIL endpoint 2: expected 200, got 500 (src/e2.ts:1)"); process.exit(1); }\nconsole.log("all good");\n',
     );
     await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
-    await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ validation: { commands: ["node check.mjs"] } }));
+    await writeFile(
+      path.join(repo.dir, ".harness/config.json"),
+      JSON.stringify({ validation: { commands: ["node check.mjs"] } }),
+    );
     await git(repo.dir, "add", "-A");
     await git(repo.dir, "commit", "-qm", "check");
     const { engine, step } = await atWave(3);
     const tasks = tasksOf(step);
     let s = step;
     for (const t of tasks) {
-      await work(t, { [`src/e${t.task}.ts`]: t.task === "2" ? "export const e2 = 'broken';\n" : `export const e${t.task} = ${t.task};\n` });
+      await work(t, {
+        [`src/e${t.task}.ts`]:
+          t.task === "2" ? "export const e2 = 'broken';\n" : `export const e${t.task} = ${t.task};\n`,
+      });
       s = await engine.report(SLUG, s.stepId, done(t), null, t.task);
     }
     const again = tasksOf(s);
     expect(again.map((t) => t.task)).toEqual(["2"]);
-    expect(s.report).toContain("the validation failed after its merge: 1 of 1 validation command run: 0 passed, 1 failed; node check.mjs exited 1.");
+    expect(s.report).toContain(
+      "the validation failed after its merge: 1 of 1 validation command run: 0 passed, 1 failed; node check.mjs exited 1.",
+    );
     expect(s.report).not.toContain("FAIL endpoint 2");
     const brief = await readFile(path.join(repo.dir, again[0].brief), "utf8");
     expect(brief).toContain("### What the failing validation printed (the end of each failed command's output)");
-    expect(brief).toMatch(/\$ node check\.mjs \(exit 1\)\nchecking 3 endpoints\nFAIL endpoint 2: expected 200, got 500 \(src\/e2\.ts:1\)/);
+    expect(brief).toMatch(
+      /\$ node check\.mjs \(exit 1\)\nchecking 3 endpoints\nFAIL endpoint 2: expected 200, got 500 \(src\/e2\.ts:1\)/,
+    );
   });
 
   it("an executor's plan defect: the wave's done tasks merge, the plan goes back to the planner, a stopped task's work stays in its worktree; the revised plan runs only the tasks not merged", async () => {
@@ -389,30 +493,65 @@ describe("a parallel session's wave", () => {
     await work(t1, { "src/e1.ts": "export const e1 = 1;\n" });
     await work(t3, { "src/e3.ts": "export const e3 = 'half done';\n" });
     let s = await engine.report(SLUG, step.stepId, done(t1), null, "1");
-    s = await engine.report(SLUG, step.stepId, { kind: "executed", outcome: "plan_defect", task: { number: 2, name: t2.name }, defect: "src/e2.ts must import src/e4.ts, which no task writes" }, null, "2");
-    s = await engine.report(SLUG, step.stepId, { kind: "executed", outcome: "failed", task: { number: 3, name: t3.name }, error: "e3 half done" }, null, "3");
+    s = await engine.report(
+      SLUG,
+      step.stepId,
+      {
+        kind: "executed",
+        outcome: "plan_defect",
+        task: { number: 2, name: t2.name },
+        defect: "src/e2.ts must import src/e4.ts, which no task writes",
+      },
+      null,
+      "2",
+    );
+    s = await engine.report(
+      SLUG,
+      step.stepId,
+      { kind: "executed", outcome: "failed", task: { number: 3, name: t3.name }, error: "e3 half done" },
+      null,
+      "3",
+    );
     // Back to the planner, as a serial plan defect: counted, with the defect and what is merged.
     expect(s.state).toBe("PLAN");
     expect(s.next.kind === "dispatch" && s.next.persona).toBe("harness-planner");
-    expect(s.report).toContain("the executor reports a defect in the plan: src/e2.ts must import src/e4.ts, which no task writes");
-    expect(s.report).toContain("(the wave's task 1 merged; nothing of tasks 2, 3 merged, their work (if any) kept on their branches)");
+    expect(s.report).toContain(
+      "the executor reports a defect in the plan: src/e2.ts must import src/e4.ts, which no task writes",
+    );
+    expect(s.report).toContain(
+      "(the wave's task 1 merged; nothing of tasks 2, 3 merged, their work (if any) kept on their branches)",
+    );
     expect(await subjects()).toContain("[autopilot] Task 1: endpoint 1");
     expect((await state()).phaseRun).toMatchObject({ planDefects: 1, tasksMerged: ["1"] });
-    const planBrief = await readFile(path.join(repo.dir, s.next.kind === "dispatch" ? s.next.expects.artifacts.brief! : ""), "utf8");
-    expect(planBrief).toContain("Task 1 is done and merged: keep it as it is (same numbers and headings). Revise task 2");
+    const planBrief = await readFile(
+      path.join(repo.dir, s.next.kind === "dispatch" ? s.next.expects.artifacts.brief! : ""),
+      "utf8",
+    );
+    expect(planBrief).toContain(
+      "Task 1 is done and merged: keep it as it is (same numbers and headings). Revise task 2",
+    );
     // Task 2's worktree held nothing and is gone; task 3's holds its half-done work, kept.
     expect(existsSync(path.join(repo.dir, t2.worktree))).toBe(false);
-    expect(await readFile(path.join(repo.dir, t3.worktree, "src/e3.ts"), "utf8")).toBe("export const e3 = 'half done';\n");
+    expect(await readFile(path.join(repo.dir, t3.worktree, "src/e3.ts"), "utf8")).toBe(
+      "export const e3 = 'half done';\n",
+    );
     // The revised plan: tasks 2 and 3 run, in new worktrees; task 1 is not run again.
     const planPath = (await state()).phases[0].planPath;
-    await writeFile(path.join(repo.dir, planPath), planText(3).replace("1. Write the endpoint.", "1. Write the endpoint and its helper."));
+    await writeFile(
+      path.join(repo.dir, planPath),
+      planText(3).replace("1. Write the endpoint.", "1. Write the endpoint and its helper."),
+    );
     s = await engine.report(SLUG, s.stepId, { kind: "planned", planPath, summary: "revised" });
     const next = tasksOf(s);
     expect(next.map((t) => t.task)).toEqual(["2", "3"]);
     expect(next.map((t) => t.worktree)).not.toContain(t3.worktree);
     const first = (await readDecisionLog(repo.dir, SLUG))!.waves[0].tasks.map((t) => [t.task, t.statusText]);
-    expect(first[1][1]).toContain("plan sent back to the planner: its executor reports a defect in the plan (src/e2.ts must import src/e4.ts, which no task writes)");
-    expect(first[2][1]).toContain("stopped for the revised plan: another task sent the plan back (its own report: e3 half done)");
+    expect(first[1][1]).toContain(
+      "plan sent back to the planner: its executor reports a defect in the plan (src/e2.ts must import src/e4.ts, which no task writes)",
+    );
+    expect(first[2][1]).toContain(
+      "stopped for the revised plan: another task sent the plan back (its own report: e3 half done)",
+    );
   });
 
   it("a plan defect past the phase's plan send-backs stops the task at the waveTask question instead", async () => {
@@ -426,11 +565,24 @@ describe("a parallel session's wave", () => {
     await work(t1, { "src/e1.ts": "export const e1 = 1;\n" });
     await work(t3, { "src/e3.ts": "export const e3 = 3;\n" });
     let s = await engine.report(SLUG, step.stepId, done(t1), null, "1");
-    s = await engine.report(SLUG, step.stepId, { kind: "executed", outcome: "plan_defect", task: { number: 2, name: t2.name }, defect: "no task writes src/e4.ts" }, null, "2");
+    s = await engine.report(
+      SLUG,
+      step.stepId,
+      {
+        kind: "executed",
+        outcome: "plan_defect",
+        task: { number: 2, name: t2.name },
+        defect: "no task writes src/e4.ts",
+      },
+      null,
+      "2",
+    );
     s = await engine.report(SLUG, step.stepId, done(t3), null, "3");
     expect(s.state).toBe("EXECUTE");
     expect(s.next.kind === "ask" && s.next.name).toBe("waveTask");
-    expect(s.next.kind === "ask" && s.next.context).toContain("Task 2 (endpoint 2) is stopped: the executor reports a defect in the plan, and this phase's plan send-backs are spent: no task writes src/e4.ts.");
+    expect(s.next.kind === "ask" && s.next.context).toContain(
+      "Task 2 (endpoint 2) is stopped: the executor reports a defect in the plan, and this phase's plan send-backs are spent: no task writes src/e4.ts.",
+    );
     expect((await state()).phaseRun.planDefects ?? 0).toBe(0);
   });
 });

@@ -27,12 +27,17 @@ let repo: TempRepo;
 let clock = 0;
 const now = () => new Date(Date.UTC(2026, 10, 1, 9, 0, clock++));
 beforeEach(async () => {
-  repo = await makeRepo({ files: { "README.md": "# two\n", [A.path]: spec("Alpha", "Alpha Core"), [B.path]: spec("Beta", "Beta Core") } });
+  repo = await makeRepo({
+    files: { "README.md": "# two\n", [A.path]: spec("Alpha", "Alpha Core"), [B.path]: spec("Beta", "Beta Core") },
+  });
 });
 afterEach(async () => repo.cleanup());
 
 const head = async (dir = repo.dir, ref = "HEAD") => (await git(dir, "rev-parse", ref)).trim();
-async function commitsOn(branch: string, since: string): Promise<Array<{ sha: string; subject: string; body: string }>> {
+async function commitsOn(
+  branch: string,
+  since: string,
+): Promise<Array<{ sha: string; subject: string; body: string }>> {
   const out = await git(repo.dir, "log", "--format=%H%x1f%s%x1f%b%x1e", `${since}..${branch}`);
   return out
     .split("\x1e")
@@ -43,7 +48,10 @@ async function commitsOn(branch: string, since: string): Promise<Array<{ sha: st
     });
 }
 async function errorOf(p: Promise<unknown>): Promise<AutopilotError> {
-  const e = await p.then(() => null, (x) => x);
+  const e = await p.then(
+    () => null,
+    (x) => x,
+  );
   expect(e).toBeInstanceOf(AutopilotError);
   return e as AutopilotError;
 }
@@ -61,7 +69,9 @@ describe("--worktree", () => {
     const { final } = await drive(engine, first.step, new ScriptedRunner(), new PolicyGate());
     expect(final.state).toBe("DONE");
     expect(final.report).toContain("`autopilot merge 'my feature--spec v2'`");
-    expect((await git(repo.dir, "rev-parse", "--verify", "-q", "autopilot/my-feature--spec-v2")).trim()).toMatch(/^[0-9a-f]{40}$/);
+    expect((await git(repo.dir, "rev-parse", "--verify", "-q", "autopilot/my-feature--spec-v2")).trim()).toMatch(
+      /^[0-9a-f]{40}$/,
+    );
   });
 
   it("two sessions in worktrees run at once to DONE with disjoint commits on their own branches", async () => {
@@ -69,7 +79,9 @@ describe("--worktree", () => {
     const run = async (s: typeof A) => {
       const engine = new Engine(repo.dir, { now });
       const first = await engine.start(s.path, "--worktree");
-      expect(first.step.report).toContain(`Working in its own git worktree .harness/worktrees/${s.slug} on branch autopilot/${s.slug}`);
+      expect(first.step.report).toContain(
+        `Working in its own git worktree .harness/worktrees/${s.slug} on branch autopilot/${s.slug}`,
+      );
       return drive(engine, first.step, new ScriptedRunner(), new PolicyGate());
     };
     const [ra, rb] = await Promise.all([run(A), run(B)]);
@@ -89,7 +101,8 @@ describe("--worktree", () => {
     for (const c of ca) expect(c.body, c.subject).toContain(`Autopilot-Effect: ${A.slug}@`);
     for (const c of cb) expect(c.body, c.subject).toContain(`Autopilot-Effect: ${B.slug}@`);
     // Each branch holds only its own session's files.
-    const files = async (branch: string) => (await git(repo.dir, "diff", "--name-only", `${base}..${branch}`)).trim().split("\n");
+    const files = async (branch: string) =>
+      (await git(repo.dir, "diff", "--name-only", `${base}..${branch}`)).trim().split("\n");
     expect((await files(`autopilot/${A.slug}`)).some((f) => f.includes("beta"))).toBe(false);
     expect((await files(`autopilot/${B.slug}`)).some((f) => f.includes("alpha"))).toBe(false);
     // The DONE Step offers the PR text and the merge back.
@@ -110,7 +123,7 @@ describe("--worktree", () => {
     expect((await engine.read(A.slug)).decisions).toEqual([]);
     expect((again.step.next as { prompt: string }).prompt).toContain(`Work in ${wt}`);
     expect(await engine.rootFor(A.slug)).toBe(wt);
-    expect((await engine.sessions())).toContain(A.slug);
+    expect(await engine.sessions()).toContain(A.slug);
   });
 
   it("reads the project's .harness/config.json as the checkout has it, not the worktree's copy of the starting commit", async () => {
@@ -119,7 +132,10 @@ describe("--worktree", () => {
     await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
     await writeFile(
       path.join(repo.dir, ".harness/config.json"),
-      JSON.stringify({ validation: { commands: ["node -e \"require('fs').writeFileSync('validated.mark', '')\""] }, commitMessage: "chore(autopilot): {summary}" }),
+      JSON.stringify({
+        validation: { commands: ["node -e \"require('fs').writeFileSync('validated.mark', '')\""] },
+        commitMessage: "chore(autopilot): {summary}",
+      }),
     );
     const engine = new Engine(repo.dir, { now });
     const start = head();
@@ -140,7 +156,9 @@ describe("--worktree", () => {
     await rm(wt, { recursive: true, force: true });
     const e = await errorOf(engine.next(A.slug));
     expect(e.code).toBe("worktree_missing");
-    expect(e.message).toContain(`git worktree prune && git worktree add .harness/worktrees/${A.slug} autopilot/${A.slug}`);
+    expect(e.message).toContain(
+      `git worktree prune && git worktree add .harness/worktrees/${A.slug} autopilot/${A.slug}`,
+    );
     // Never a silent answer: start and report say the same.
     expect((await errorOf(engine.start(A.path))).code).toBe("worktree_missing");
     await git(repo.dir, "worktree", "prune");

@@ -38,7 +38,12 @@ Flags and output.
 export const RICH_SCRIPT = {
   phases: {
     "0": { tasks: 3, checkpoints: { "2": "passed" } },
-    "1": { tasks: 4, concerns: ["streaming changes the error path"], fail: { task: 2, times: 2 }, blockingReviewOnce: true },
+    "1": {
+      tasks: 4,
+      concerns: ["streaming changes the error path"],
+      fail: { task: 2, times: 2 },
+      blockingReviewOnce: true,
+    },
     "2": { tasks: 2 },
   },
   finalBlocking: 1,
@@ -69,7 +74,10 @@ export interface Spawned {
   stdout(): string;
 }
 
-export function start(args: string[], opts: { cwd: string; stdin?: "pipe" | "ignore"; env?: NodeJS.ProcessEnv }): Spawned {
+export function start(
+  args: string[],
+  opts: { cwd: string; stdin?: "pipe" | "ignore"; env?: NodeJS.ProcessEnv },
+): Spawned {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: opts.cwd,
     stdio: [opts.stdin ?? "ignore", "pipe", "pipe"],
@@ -80,13 +88,16 @@ export function start(args: string[], opts: { cwd: string; stdin?: "pipe" | "ign
   const watchers: { test: (s: string) => boolean; resolve: () => void }[] = [];
   child.stdout!.setEncoding("utf8").on("data", (d: string) => {
     out += d;
-    for (const w of [...watchers]) if (w.test(out)) {
-      watchers.splice(watchers.indexOf(w), 1);
-      w.resolve();
-    }
+    for (const w of [...watchers])
+      if (w.test(out)) {
+        watchers.splice(watchers.indexOf(w), 1);
+        w.resolve();
+      }
   });
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
-  const done = new Promise<Ran>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout: out, stderr: err })));
+  const done = new Promise<Ran>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout: out, stderr: err })),
+  );
   return {
     child,
     done,
@@ -95,7 +106,10 @@ export function start(args: string[], opts: { cwd: string; stdin?: "pipe" | "ign
       const test = (s: string) => (typeof text === "string" ? s.includes(text) : text.test(s));
       if (test(out)) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`timed out waiting for ${text}; stdout so far:\n${out}\nstderr:\n${err}`)), timeoutMs);
+        const t = setTimeout(
+          () => reject(new Error(`timed out waiting for ${text}; stdout so far:\n${out}\nstderr:\n${err}`)),
+          timeoutMs,
+        );
         watchers.push({ test, resolve: () => (clearTimeout(t), resolve()) });
         done.then(() => {
           clearTimeout(t);
@@ -122,17 +136,27 @@ export async function subjects(dir: string): Promise<string[]> {
  * `autopilot run SPEC --runner scripted --yes [flags]` in a new spec repository (kept in `repos` for
  * clean-up); the run must end with exit 0 and nothing on stderr.
  */
-export async function runScripted(repos: TempRepo[], opts: { spec?: string; script: unknown }, ...flags: string[]): Promise<{ r: TempRepo; res: Ran }> {
+export async function runScripted(
+  repos: TempRepo[],
+  opts: { spec?: string; script: unknown },
+  ...flags: string[]
+): Promise<{ r: TempRepo; res: Ran }> {
   const r = await specRepo({ spec: opts.spec, config: { scripted: opts.script } });
   repos.push(r);
   const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", ...flags], { cwd: r.dir });
-  if (res.stderr !== "" || res.code !== 0) throw new Error(`autopilot run ${flags.join(" ")} ended with exit ${res.code}:\n${res.stderr}\n${res.stdout.slice(-2000)}`);
+  if (res.stderr !== "" || res.code !== 0)
+    throw new Error(
+      `autopilot run ${flags.join(" ")} ended with exit ${res.code}:\n${res.stderr}\n${res.stdout.slice(-2000)}`,
+    );
   return { r, res };
 }
 
 /** What the session's branch holds: every tracked file but the plans (a parallel plan has header lines), with its blob. */
 export async function tree(dir: string): Promise<string> {
-  return (await git(dir, "ls-tree", "-r", "HEAD")).split("\n").filter((l) => !l.includes("/plans/")).join("\n");
+  return (await git(dir, "ls-tree", "-r", "HEAD"))
+    .split("\n")
+    .filter((l) => !l.includes("/plans/"))
+    .join("\n");
 }
 
 /** What is left of a parallel session's task worktrees and branches. */
@@ -162,7 +186,11 @@ export function outcomeOf(state: Record<string, any>) {
       reviewFindings: h.reviewFindings,
     })),
     phases: state.phases.map((p: Record<string, unknown>) => ({ name: p.name, status: p.status })),
-    commits: state.commits.map((c: Record<string, unknown>) => ({ label: c.label, recovery: c.recovery, phase: c.phase })),
+    commits: state.commits.map((c: Record<string, unknown>) => ({
+      label: c.label,
+      recovery: c.recovery,
+      phase: c.phase,
+    })),
     finalReview: { status: state.finalReview.status, retryCount: state.finalReview.retryCount },
   };
 }

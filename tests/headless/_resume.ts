@@ -42,23 +42,27 @@ export function killAndResume(lines: number[]): void {
       reference.catch(() => {}); // reported by each test that awaits it
     });
 
-    it.concurrent.each(lines)("killed after %i progress lines, resumed, it ends the same", async (n) => {
-      const r = await repo();
-      const p = start(ARGS, { cwd: r.dir });
-      await p.waitFor(new RegExp(`(^\\[\\+.*\\n(?:(?!\\[\\+).*\\n)*){${n}}`, "m"));
-      p.child.kill("SIGKILL");
-      const killed = await p.done;
-      expect(killed.signal).toBe("SIGKILL");
-      expect(killed.stdout).not.toContain("DONE in");
+    it.concurrent.each(lines)(
+      "killed after %i progress lines, resumed, it ends the same",
+      async (n) => {
+        const r = await repo();
+        const p = start(ARGS, { cwd: r.dir });
+        await p.waitFor(new RegExp(`(^\\[\\+.*\\n(?:(?!\\[\\+).*\\n)*){${n}}`, "m"));
+        p.child.kill("SIGKILL");
+        const killed = await p.done;
+        expect(killed.signal).toBe("SIGKILL");
+        expect(killed.stdout).not.toContain("DONE in");
 
-      const res = await cli(ARGS, { cwd: r.dir });
-      expect(res.stderr).toBe("");
-      expect(res.code).toBe(0);
-      expect(res.stdout).toContain("Resuming autopilot from state");
-      expect(res.stdout).toContain("DONE in");
-      const ref = await reference;
-      expect(outcomeOf(await readState(r.dir))).toEqual(ref.outcome);
-      expect(await subjects(r.dir)).toEqual(ref.subjects);
-    }, SIDE_BY_SIDE);
+        const res = await cli(ARGS, { cwd: r.dir });
+        expect(res.stderr).toBe("");
+        expect(res.code).toBe(0);
+        expect(res.stdout).toContain("Resuming autopilot from state");
+        expect(res.stdout).toContain("DONE in");
+        const ref = await reference;
+        expect(outcomeOf(await readState(r.dir))).toEqual(ref.outcome);
+        expect(await subjects(r.dir)).toEqual(ref.subjects);
+      },
+      SIDE_BY_SIDE,
+    );
   });
 }

@@ -41,15 +41,21 @@ function evaluate(expr: string, ctx: Ctx): unknown {
   const js = expr
     .replace(/\balways\(\)/g, "true")
     .replace(/'([^']*)'/g, (_m, s: string) => JSON.stringify(s))
-    .replace(/\b(matrix|inputs|vars|secrets|strategy|github|steps)((?:\.[A-Za-z_][\w-]*)+)/g, (_m, root: string, rest: string) => {
-      let v: unknown = (ctx as unknown as Record<string, unknown>)[root];
-      for (const k of rest.slice(1).split(".")) v = v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined;
-      return JSON.stringify(v ?? "");
-    });
-  if (/[^\s"\w|&!=().$,/:-]/.test(js.replace(/"(?:[^"\\]|\\.)*"/g, ""))) throw new Error(`unsupported expression: ${expr}`);
+    .replace(
+      /\b(matrix|inputs|vars|secrets|strategy|github|steps)((?:\.[A-Za-z_][\w-]*)+)/g,
+      (_m, root: string, rest: string) => {
+        let v: unknown = (ctx as unknown as Record<string, unknown>)[root];
+        for (const k of rest.slice(1).split("."))
+          v = v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined;
+        return JSON.stringify(v ?? "");
+      },
+    );
+  if (/[^\s"\w|&!=().$,/:-]/.test(js.replace(/"(?:[^"\\]|\\.)*"/g, "")))
+    throw new Error(`unsupported expression: ${expr}`);
   return new Function(`return (${js});`)();
 }
-const interpolate = (s: string, ctx: Ctx) => s.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_m, e: string) => String(evaluate(e, ctx) ?? ""));
+const interpolate = (s: string, ctx: Ctx) =>
+  s.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_m, e: string) => String(evaluate(e, ctx) ?? ""));
 
 interface JobRun {
   ran: { name: string; code: number; stdout: string; stderr: string }[];
@@ -62,7 +68,9 @@ interface JobRun {
 
 let bin: string;
 const repos: TempRepo[] = [];
-const workflow = parse(await readFile(WORKFLOW, "utf8")) as { jobs: Record<string, { strategy: { matrix: { include: Record<string, string>[] } }; steps: WorkflowStep[] }> };
+const workflow = parse(await readFile(WORKFLOW, "utf8")) as {
+  jobs: Record<string, { strategy: { matrix: { include: Record<string, string>[] } }; steps: WorkflowStep[] }>;
+};
 const job = workflow.jobs.run;
 
 beforeAll(async () => {
@@ -87,7 +95,9 @@ async function runJob(dir: string, given: Omit<Ctx, "steps" | "strategy" | "gith
   for (const [i, step] of job.steps.entries()) {
     const name = step.name ?? step.uses ?? `step ${i}`;
     const cond = step.if ?? "success()";
-    const run = cond.includes("always()") ? evaluate(cond, ctx) : !out.failed && (cond === "success()" || evaluate(cond, ctx));
+    const run = cond.includes("always()")
+      ? evaluate(cond, ctx)
+      : !out.failed && (cond === "success()" || evaluate(cond, ctx));
     if (!run) {
       out.skipped.push(name);
       continue;
@@ -116,7 +126,12 @@ async function runJob(dir: string, given: Omit<Ctx, "steps" | "strategy" | "gith
     for (const [k, v] of Object.entries(step.env ?? {})) env[k] = interpolate(String(v), ctx);
     const script = path.join(files, `step-${i}.sh`);
     await writeFile(script, interpolate(step.run!, ctx));
-    const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd: dir, env, encoding: "utf8", timeout: 180_000 });
+    const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
+      cwd: dir,
+      env,
+      encoding: "utf8",
+      timeout: 180_000,
+    });
     out.ran.push({ name, code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr });
     if (step.id) {
       const outputs: Record<string, string> = {};
@@ -140,7 +155,10 @@ async function repo(opts: Parameters<typeof specRepo>[0] = {}) {
 }
 
 function events(text: string) {
-  return text.trim().split("\n").map((l) => RunEvent.parse(JSON.parse(l)));
+  return text
+    .trim()
+    .split("\n")
+    .map((l) => RunEvent.parse(JSON.parse(l)));
 }
 
 describe("examples/ci/autopilot.yml", () => {
@@ -157,10 +175,24 @@ describe("examples/ci/autopilot.yml", () => {
   it("runs a spec to DONE in each of two repositories, uploading each one's HTML decision log and events", async () => {
     for (const name of ["first", "second"]) {
       const r = await repo();
-      const res = await runJob(r.dir, { matrix: { spec: SPEC_REL, repo: `me/${name}` }, inputs: { budget: "2M" }, vars: { AUTOPILOT_RUNNER: "scripted" }, secrets: {} });
+      const res = await runJob(r.dir, {
+        matrix: { spec: SPEC_REL, repo: `me/${name}` },
+        inputs: { budget: "2M" },
+        vars: { AUTOPILOT_RUNNER: "scripted" },
+        secrets: {},
+      });
       expect(res.failed, JSON.stringify(res.ran, null, 2)).toBe(false);
-      expect(res.ran.map((s) => s.name)).toEqual(["Git identity for autopilot's commits", "Run the spec", "Decision log", "Fail unless done or waiting for a person"]);
-      expect(res.outputs.run.outputs).toMatchObject({ "exit-code": "0", outcome: "done", session: "changes--word-count--proposal" });
+      expect(res.ran.map((s) => s.name)).toEqual([
+        "Git identity for autopilot's commits",
+        "Run the spec",
+        "Decision log",
+        "Fail unless done or waiting for a person",
+      ]);
+      expect(res.outputs.run.outputs).toMatchObject({
+        "exit-code": "0",
+        outcome: "done",
+        session: "changes--word-count--proposal",
+      });
       expect(res.uploads).toEqual(["autopilot-out/"]);
       const uploaded = path.join(r.dir, res.uploads[0]);
       expect((await readdir(uploaded)).sort()).toEqual(["decision-log.html", "events.jsonl"]);
@@ -179,7 +211,12 @@ describe("examples/ci/autopilot.yml", () => {
 
   it("a budget smaller than the session: exit 5, the decision log still uploaded, the job fails saying why", async () => {
     const r = await repo({ config: { scripted: { usage: { totalTokens: 10_000 } } } });
-    const res = await runJob(r.dir, { matrix: { spec: SPEC_REL }, inputs: { budget: "25k" }, vars: { AUTOPILOT_RUNNER: "scripted" }, secrets: {} });
+    const res = await runJob(r.dir, {
+      matrix: { spec: SPEC_REL },
+      inputs: { budget: "25k" },
+      vars: { AUTOPILOT_RUNNER: "scripted" },
+      secrets: {},
+    });
     expect(res.outputs.run.outputs).toMatchObject({ "exit-code": "5", outcome: "budget" });
     expect(existsSync(path.join(r.dir, "autopilot-out/decision-log.html"))).toBe(true);
     expect(res.uploads).toEqual(["autopilot-out/"]);
@@ -191,8 +228,15 @@ describe("examples/ci/autopilot.yml", () => {
   });
 
   it("a session waiting for a person (exit 3) passes with a warning", async () => {
-    const r = await repo({ spec: "# X\n\n## Implementation Order\n\n### Phase 1: Big One\n<!-- complexity: high -->\nHard.\n" });
-    const res = await runJob(r.dir, { matrix: { spec: SPEC_REL }, inputs: {}, vars: { AUTOPILOT_RUNNER: "scripted" }, secrets: {} });
+    const r = await repo({
+      spec: "# X\n\n## Implementation Order\n\n### Phase 1: Big One\n<!-- complexity: high -->\nHard.\n",
+    });
+    const res = await runJob(r.dir, {
+      matrix: { spec: SPEC_REL },
+      inputs: {},
+      vars: { AUTOPILOT_RUNNER: "scripted" },
+      secrets: {},
+    });
     expect(res.failed).toBe(false);
     expect(res.outputs.run.outputs).toMatchObject({ "exit-code": "3", outcome: "waiting" });
     expect(res.ran.at(-1)!.stdout).toContain("::warning::waiting for a human");

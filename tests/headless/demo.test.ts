@@ -28,16 +28,31 @@ describe("autopilot demo", () => {
     repoDir = /^Repository: (.+)$/m.exec(out)?.[1];
     expect(repoDir).toBeTruthy();
     expect(out.split("\n")[0]).toContain("personas are simulated by the scripted runner");
-    for (const state of ["INIT", "ASSESS", "PLAN", "APPROVE_PLAN", "EXECUTE", "VERIFY", "REVIEW", "PHASE_COMPLETE", "FINAL_REVIEW", "DONE"]) {
+    for (const state of [
+      "INIT",
+      "ASSESS",
+      "PLAN",
+      "APPROVE_PLAN",
+      "EXECUTE",
+      "VERIFY",
+      "REVIEW",
+      "PHASE_COMPLETE",
+      "FINAL_REVIEW",
+      "DONE",
+    ]) {
       expect(out, state).toMatch(new RegExp(`\\] .*\\b${state}\\b`));
     }
     // The first plan leaves out a verification step: the plan check sends it back once, and the
     // planner's second plan passes.
-    expect(out).toMatch(/The plan check found 1 problem in the plan; it goes back to the planner \(send-back 1 of \d\):\n\s+- Task 1 \(Counting Core step 1\) has no verification step/);
+    expect(out).toMatch(
+      /The plan check found 1 problem in the plan; it goes back to the planner \(send-back 1 of \d\):\n\s+- Task 1 \(Counting Core step 1\) has no verification step/,
+    );
     expect(out.match(/The plan check found/g)).toHaveLength(1);
     expect(out).toMatch(/Auto-approved Phase 1: Counting Core[\s\S]*Plan check: passed/);
     expect(out).toContain("Auto-approved Phase 1: Counting Core");
-    expect(out).toMatch(/APPROVE_PLAN · ask: Approve this plan[\s\S]*Planner concerns: 1 concern\(s\) \(triggered\)[\s\S]*→ "yes" by policy: --yes policy: approve plans/);
+    expect(out).toMatch(
+      /APPROVE_PLAN · ask: Approve this plan[\s\S]*Planner concerns: 1 concern\(s\) \(triggered\)[\s\S]*→ "yes" by policy: --yes policy: approve plans/,
+    );
     expect(out).toContain(`(Retry 1/${RETRY_BUDGET}, phase 2: File Reading and Totals)`);
     expect(out).toContain(`(Retry 2/${RETRY_BUDGET}, phase 2: File Reading and Totals)`);
     expect(out).toContain('→ "fix" by policy');

@@ -44,7 +44,16 @@ describe.concurrent("autopilot run --json: the events", { timeout: SIDE_BY_SIDE 
     expect(res.stderr).toMatch(/^SIMULATION/);
     expect(res.stderr).toContain("DONE in");
     const ev = events(res.stdout);
-    expect(ev[0]).toMatchObject({ event: "start", v: 1, session: SLUG, spec: SPEC_REL, runner: "scripted", simulated: true, resumed: false, budget: null });
+    expect(ev[0]).toMatchObject({
+      event: "start",
+      v: 1,
+      session: SLUG,
+      spec: SPEC_REL,
+      runner: "scripted",
+      simulated: true,
+      resumed: false,
+      budget: null,
+    });
     expect(ev.every((e) => e.session === SLUG)).toBe(true);
     const kinds = new Set(ev.map((e) => e.event));
     expect(kinds).toEqual(new Set(["start", "transition", "dispatch", "usage", "decision", "outcome"]));
@@ -56,7 +65,9 @@ describe.concurrent("autopilot run --json: the events", { timeout: SIDE_BY_SIDE 
     expect(state.usage.total.dispatches).toBe(dispatches.length);
     // Every policy decision in the state came through as a decision event, in order.
     const decided = ev.filter((e) => e.event === "decision");
-    expect(decided.map((d) => d.answer)).toEqual(state.decisions.filter((d: { by?: string }) => d.by === "policy").map((d: { answer: string }) => d.answer));
+    expect(decided.map((d) => d.answer)).toEqual(
+      state.decisions.filter((d: { by?: string }) => d.by === "policy").map((d: { answer: string }) => d.answer),
+    );
     expect(decided[0]).toMatchObject({ by: "policy", rationale: expect.stringMatching(/^--yes policy:/) });
     const end = outcome(ev);
     expect(end).toMatchObject({
@@ -91,10 +102,16 @@ describe.concurrent("autopilot run --json: the events", { timeout: SIDE_BY_SIDE 
   });
 
   it("waiting for a human (exit 3): a phase that needs interactive planning", async () => {
-    const r = await repo({ spec: "# X\n\n## Implementation Order\n\n### Phase 1: Big One\n<!-- complexity: high -->\nHard.\n" });
+    const r = await repo({
+      spec: "# X\n\n## Implementation Order\n\n### Phase 1: Big One\n<!-- complexity: high -->\nHard.\n",
+    });
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--json"], { cwd: r.dir });
     expect(res.code).toBe(EXIT_CODES.waiting);
-    expect(outcome(events(res.stdout))).toMatchObject({ outcome: "waiting", state: "PLAN", reason: expect.stringContaining("high-complexity") });
+    expect(outcome(events(res.stdout))).toMatchObject({
+      outcome: "waiting",
+      state: "PLAN",
+      reason: expect.stringContaining("high-complexity"),
+    });
   });
 
   it("stopped (exit 4): the --yes policy stops when a task exhausts its retry budget", async () => {
@@ -103,13 +120,20 @@ describe.concurrent("autopilot run --json: the events", { timeout: SIDE_BY_SIDE 
     expect(res.code).toBe(EXIT_CODES.stopped);
     const ev = events(res.stdout);
     expect(ev.filter((e) => e.event === "decision").at(-1)).toMatchObject({ answer: "stop", by: "policy" });
-    expect(outcome(ev)).toMatchObject({ outcome: "stopped", exitCode: 4, state: "EXECUTE", step: { next: { kind: "wait" } } });
+    expect(outcome(ev)).toMatchObject({
+      outcome: "stopped",
+      exitCode: 4,
+      state: "EXECUTE",
+      step: { next: { kind: "wait" } },
+    });
     expect((await readState(r.dir)).stopped).toBe(true);
   });
 
   it("budget reached (exit 5): a budget smaller than the session stops it at the next dispatch; --yes never spends more; a larger --budget resumes it", async () => {
     const r = await repo({ config: { scripted: { usage: { totalTokens: 10_000 } } } });
-    const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--budget", "25k", "--json"], { cwd: r.dir });
+    const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--budget", "25k", "--json"], {
+      cwd: r.dir,
+    });
     expect(res.code).toBe(EXIT_CODES.budget);
     const ev = events(res.stdout);
     expect(ev[0]).toMatchObject({ event: "start", budget: "25k tokens" });
@@ -128,7 +152,9 @@ describe.concurrent("autopilot run --json: the events", { timeout: SIDE_BY_SIDE 
     expect(state.decisions.at(-1)).toMatchObject({ decision: "stopped_budget", by: "policy" });
     expect(state.usage.total.tokens).toBe(30_000);
 
-    const more = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--budget", "1M", "--json"], { cwd: r.dir });
+    const more = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--budget", "1M", "--json"], {
+      cwd: r.dir,
+    });
     expect(more.code).toBe(EXIT_CODES.done);
     const again = events(more.stdout);
     expect(again[0]).toMatchObject({ event: "start", resumed: true, budget: "1M tokens" });
@@ -163,7 +189,12 @@ describe.concurrent("autopilot run --json: the events", { timeout: SIDE_BY_SIDE 
     const res = await cli(["run", "docs/nope.md", "--runner", "scripted", "--yes", "--json"], { cwd: r.dir });
     expect(res.code).toBe(EXIT_CODES.failed);
     expect(res.stderr).toMatch(/\[spec_not_found\]/);
-    expect(outcome(events(res.stdout))).toMatchObject({ outcome: "failed", exitCode: 1, step: null, error: { code: "spec_not_found" } });
+    expect(outcome(events(res.stdout))).toMatchObject({
+      outcome: "failed",
+      exitCode: 1,
+      step: null,
+      error: { code: "spec_not_found" },
+    });
   });
 
   it("a usage mistake (exit 2): said as an outcome event too", async () => {
@@ -181,7 +212,11 @@ describe.concurrent("autopilot run --json: the events", { timeout: SIDE_BY_SIDE 
     p.child.kill("SIGTERM");
     const res = await p.done;
     expect(res.code).toBe(EXIT_CODES.interrupted);
-    expect(outcome(events(res.stdout))).toMatchObject({ outcome: "interrupted", exitCode: 130, resume: `autopilot run ${SPEC_REL} --runner scripted --yes --json` });
+    expect(outcome(events(res.stdout))).toMatchObject({
+      outcome: "interrupted",
+      exitCode: 130,
+      resume: `autopilot run ${SPEC_REL} --runner scripted --yes --json`,
+    });
   });
 
   it("docs/run-events.schema.json is the schema the tests validate against", async () => {

@@ -9,9 +9,21 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { TempRepo } from "../helpers/git.js";
 import { EXIT_CODES } from "../../src/headless/events.js";
-import { assertBuilt, cli, readState, SLUG, SPEC_REL, specRepo, subjects, tree, leftovers, runScripted } from "./_cli.js";
+import {
+  assertBuilt,
+  cli,
+  readState,
+  SLUG,
+  SPEC_REL,
+  specRepo,
+  subjects,
+  tree,
+  leftovers,
+  runScripted,
+} from "./_cli.js";
 
-const ONE_PHASE = "# Word Count\n\n## Implementation Order\n\n### Phase 1: Counting Core\n<!-- complexity: low -->\nCount lines, words, characters.\n";
+const ONE_PHASE =
+  "# Word Count\n\n## Implementation Order\n\n### Phase 1: Counting Core\n<!-- complexity: low -->\nCount lines, words, characters.\n";
 const SCRIPT = { phases: { "0": { tasks: 3 } } };
 
 const repos: TempRepo[] = [];
@@ -57,7 +69,10 @@ describe("autopilot run --parallel --budget: a wave's dispatches count against t
   it("a wave whose runs together would cross the budget stops before any of its tasks starts; a larger --budget resumes it to DONE", async () => {
     // 10k tokens a run. The planner spends 10k; wave 1 (3 tasks) comes to 40k, within 45k; wave 2's
     // 3 runs would make it 70k: the session stops before it (a serial check would still dispatch at 40k).
-    const SCRIPT = { usage: { totalTokens: 10_000 }, phases: { "0": { tasks: 6, chains: 3 }, "1": { tasks: 2 }, "2": { tasks: 2 } } };
+    const SCRIPT = {
+      usage: { totalTokens: 10_000 },
+      phases: { "0": { tasks: 6, chains: 3 }, "1": { tasks: 2 }, "2": { tasks: 2 } },
+    };
     const r = await specRepo({ config: { scripted: SCRIPT } });
     repos.push(r);
     const args = ["run", SPEC_REL, "--runner", "scripted", "--yes", "--parallel", "--jobs", "3"];
@@ -67,7 +82,9 @@ describe("autopilot run --parallel --budget: a wave's dispatches count against t
       "The wave's 3 task runs, counted before they start, would cross the session's budget (40k tokens spent of a 45k-token budget; 3 runs of about 10k tokens each would make it 70k tokens).",
     );
     expect(res.stdout).toContain("Stopped at the budget (EXECUTE, step");
-    expect(res.stdout).toContain(`To continue: autopilot run ${SPEC_REL} --runner scripted --yes --parallel --jobs 3 --budget <more>`);
+    expect(res.stdout).toContain(
+      `To continue: autopilot run ${SPEC_REL} --runner scripted --yes --parallel --jobs 3 --budget <more>`,
+    );
     const state = await readState(r.dir);
     expect(state.stage).toBe("budgetWave");
     expect(state.decisions.at(-1)).toMatchObject({ decision: "stopped_budget", by: "policy" });
@@ -91,7 +108,9 @@ describe("autopilot run --parallel --budget: a wave's dispatches count against t
     expect(more.stdout).toContain("Wave 2 of 2: Task 4 in ");
     const after = await readState(r.dir);
     expect(after.currentState).toBe("DONE");
-    expect(await subjects(r.dir)).toEqual(expect.arrayContaining(["[autopilot] Task 4: Counting Core step 4", "[autopilot] Task 6: Counting Core step 6"]));
+    expect(await subjects(r.dir)).toEqual(
+      expect.arrayContaining(["[autopilot] Task 4: Counting Core step 4", "[autopilot] Task 6: Counting Core step 6"]),
+    );
     expect(await leftovers(r.dir)).toEqual({ worktrees: [], branches: "" });
   }, 180_000);
 });
@@ -105,7 +124,9 @@ describe("autopilot run --parallel: an executor's plan defect inside a wave", ()
     ]);
     const out = parallel.res.stdout;
     expect(out).toContain("the executor reports a defect in the plan: Task 2 writes");
-    expect(out).toContain("The plan goes back to the planner with this (the wave's tasks 1, 3 merged; nothing of task 2 merged, its work (if any) kept on its branch); the revised plan's tasks not merged yet run next.");
+    expect(out).toContain(
+      "The plan goes back to the planner with this (the wave's tasks 1, 3 merged; nothing of task 2 merged, its work (if any) kept on its branch); the revised plan's tasks not merged yet run next.",
+    );
     const state = await readState(parallel.r.dir);
     expect(state.currentState).toBe("DONE");
     // Sent back once, counted as the serial path counts it; the revised plan's one wave is task 2 alone.
@@ -115,17 +136,26 @@ describe("autopilot run --parallel: an executor's plan defect inside a wave", ()
     const gates = state.decisions.filter((d: { waves?: unknown }) => d.waves);
     expect(gates.map((d: { waves: { waves: string[][] } }) => d.waves.waves)).toEqual([[["1", "2", "3"]], [["2"]]]);
     // The decision log's waves: the first wave with task 2 sending the plan back, then task 2 merged from the revised plan.
-    const log = state.waveLog.map((w: { wave: number; tasks: { task: string; status: string }[] }) => w.tasks.map((t) => [t.task, t.status]));
+    const log = state.waveLog.map((w: { wave: number; tasks: { task: string; status: string }[] }) =>
+      w.tasks.map((t) => [t.task, t.status]),
+    );
     expect(log).toEqual([
-      [["1", "merged"], ["2", "defect"], ["3", "merged"]],
+      [
+        ["1", "merged"],
+        ["2", "defect"],
+        ["3", "merged"],
+      ],
       [["2", "merged"]],
     ]);
     // Each task merged once; nothing lost: the same files as a serial run of the same script (its plan defect sent back too), no worktree or branch left (task 2's first one held no work).
     const subs = await subjects(parallel.r.dir);
-    for (const t of [1, 2, 3]) expect(subs.filter((s) => s === `[autopilot] Task ${t}: Counting Core step ${t}`)).toHaveLength(1);
+    for (const t of [1, 2, 3])
+      expect(subs.filter((s) => s === `[autopilot] Task ${t}: Counting Core step ${t}`)).toHaveLength(1);
     expect(await tree(parallel.r.dir)).toBe(await tree(serial.r.dir));
     expect(await leftovers(parallel.r.dir)).toEqual({ worktrees: [], branches: "" });
     const md = await cli(["log", SLUG, "--format", "md"], { cwd: parallel.r.dir });
-    expect(md.stdout).toMatch(/\| 1 \| 2\. Counting Core step 2 \| plan sent back to the planner: its executor reports a defect in the plan \(Task 2 writes /);
+    expect(md.stdout).toMatch(
+      /\| 1 \| 2\. Counting Core step 2 \| plan sent back to the planner: its executor reports a defect in the plan \(Task 2 writes /,
+    );
   }, 180_000);
 });

@@ -28,7 +28,9 @@ describe.concurrent("autopilot run --runner scripted --yes", { timeout: SIDE_BY_
     const lines = res.stdout.split("\n");
     expect(lines[0]).toMatch(/^SIMULATION: personas are simulated by the scripted runner/);
     expect(res.stdout).toMatch(
-      new RegExp(`\\[\\+\\d+\\.\\ds\\] phase 2/3 File Reading · EXECUTE · dispatch harness-task-executor \\(Retry 1/${RETRY_BUDGET}, phase 2: File Reading\\)`),
+      new RegExp(
+        `\\[\\+\\d+\\.\\ds\\] phase 2/3 File Reading · EXECUTE · dispatch harness-task-executor \\(Retry 1/${RETRY_BUDGET}, phase 2: File Reading\\)`,
+      ),
     );
     expect(res.stdout).toContain('→ "yes" by policy: --yes policy: approve plans');
     expect(res.stdout).toMatch(/DONE in .* 3 phases completed · 9 tasks · 2 retries · final review passed/);
@@ -70,14 +72,18 @@ describe.concurrent("autopilot run --runner scripted --yes", { timeout: SIDE_BY_
 
   it("takes the runner from .harness/config.json and runs from a subdirectory with --project", async () => {
     const r = await repo({ config: { runner: "scripted" } });
-    const res = await cli(["run", path.join(r.dir, SPEC_REL), "--yes", "--project", r.dir], { cwd: path.join(r.dir, "docs") });
+    const res = await cli(["run", path.join(r.dir, SPEC_REL), "--yes", "--project", r.dir], {
+      cwd: path.join(r.dir, "docs"),
+    });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("runner scripted (simulated)");
     expect((await readState(r.dir)).currentState).toBe("DONE");
   });
 
   it("stops with the reason and the resume command when a phase needs interactive planning", async () => {
-    const r = await repo({ spec: "# X\n\n## Implementation Order\n\n### Phase 1: Big One\n<!-- complexity: high -->\nHard.\n" });
+    const r = await repo({
+      spec: "# X\n\n## Implementation Order\n\n### Phase 1: Big One\n<!-- complexity: high -->\nHard.\n",
+    });
     const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes"], { cwd: r.dir });
     expect(res.code).toBe(3); // waiting for a human
     expect(res.stdout).toMatch(/Waiting \(PLAN, step \d+\): Phase 1: Big One is marked high-complexity/);
@@ -106,7 +112,12 @@ describe.concurrent("gates on the terminal", { timeout: SIDE_BY_SIDE }, () => {
     expect(res.stdout).toContain("DONE in");
     const state = await readState(r.dir);
     const human = state.decisions.filter((d: { by?: string }) => d.by === "piped");
-    expect(human[0]).toMatchObject({ decision: "approved_plan", answer: "yes", rationale: "because the plan is small", phase: 0 });
+    expect(human[0]).toMatchObject({
+      decision: "approved_plan",
+      answer: "yes",
+      rationale: "because the plan is small",
+      phase: 0,
+    });
     expect(human.some((d: { rationale?: string }) => d.rationale === "fine")).toBe(true);
     expect(state.decisions.some((d: { by?: string }) => d.by === "policy")).toBe(false);
   });
@@ -118,7 +129,9 @@ describe.concurrent("gates on the terminal", { timeout: SIDE_BY_SIDE }, () => {
     expect(res.stdout).toContain("? Approve this plan and begin execution?");
     expect(res.stdout).toContain("Stopped at a question (APPROVE_PLAN");
     // The command as typed, every flag kept.
-    expect(res.stdout).toContain(`To continue: run \`autopilot run ${SPEC_REL} --runner scripted --review-plans\` in a terminal`);
+    expect(res.stdout).toContain(
+      `To continue: run \`autopilot run ${SPEC_REL} --runner scripted --review-plans\` in a terminal`,
+    );
     expect((await readState(r.dir)).currentState).toBe("APPROVE_PLAN");
     // ... and the same command with --yes continues it to the end; the resume says flags are ignored.
     const again = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--fast"], { cwd: r.dir });
@@ -154,7 +167,12 @@ describe.concurrent("one driver per session", { timeout: SIDE_BY_SIDE }, () => {
 describe.concurrent("usage", { timeout: SIDE_BY_SIDE }, () => {
   it("bad usage exits 2 with the right form", async () => {
     const r = await repo();
-    for (const args of [["run"], ["run", SPEC_REL, "--bogus"], ["run", SPEC_REL, "other.md"], ["run", SPEC_REL, "--runner", "gpt"]]) {
+    for (const args of [
+      ["run"],
+      ["run", SPEC_REL, "--bogus"],
+      ["run", SPEC_REL, "other.md"],
+      ["run", SPEC_REL, "--runner", "gpt"],
+    ]) {
       const res = await cli(args, { cwd: r.dir });
       expect(res.code, args.join(" ")).toBe(2);
       expect(res.stderr).toMatch(/autopilot run: /);
@@ -180,6 +198,8 @@ describe.concurrent("usage", { timeout: SIDE_BY_SIDE }, () => {
     await writeConfig(r.dir, { runner: "gpt" });
     const bad = await cli(["run", SPEC_REL], { cwd: r.dir });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('.harness/config.json: "runner" must be one of: scripted, anthropic, command; it is "gpt"');
+    expect(bad.stderr).toContain(
+      '.harness/config.json: "runner" must be one of: scripted, anthropic, command; it is "gpt"',
+    );
   });
 });

@@ -41,7 +41,9 @@ describe("parseAnswer", () => {
     expect(parseAnswer(line, approve)).toBeNull();
   });
   it("prefers the longest option a line starts with", () => {
-    expect(parseAnswer("fix manually and continue I did it", ["fix manually and continue", "revise plan", "stop"])).toEqual({
+    expect(
+      parseAnswer("fix manually and continue I did it", ["fix manually and continue", "revise plan", "stop"]),
+    ).toEqual({
       answer: "fix manually and continue",
       rationale: "I did it",
     });
@@ -57,7 +59,12 @@ describe(".harness/config.json", () => {
     expect(await readHeadlessConfig(d)).toEqual({});
     await writeFile(
       path.join(d, ".harness/config.json"),
-      JSON.stringify({ runner: "command", command: "agent {persona}", validation: ["x"], scripted: { phases: { "1": { fail: { task: 2, times: 1 }, checkpoints: { "3": "human-verify" } } } } }),
+      JSON.stringify({
+        runner: "command",
+        command: "agent {persona}",
+        validation: ["x"],
+        scripted: { phases: { "1": { fail: { task: 2, times: 1 }, checkpoints: { "3": "human-verify" } } } },
+      }),
     );
     expect(await readHeadlessConfig(d)).toEqual({
       runner: "command",
@@ -66,7 +73,10 @@ describe(".harness/config.json", () => {
     });
     await writeFile(path.join(d, ".harness/config.json"), "{ nope");
     await expect(readHeadlessConfig(d)).rejects.toThrow(/not valid JSON/);
-    await writeFile(path.join(d, ".harness/config.json"), JSON.stringify({ scripted: { phases: { "0": { checkpoints: { "1": "maybe" } } } } }));
+    await writeFile(
+      path.join(d, ".harness/config.json"),
+      JSON.stringify({ scripted: { phases: { "0": { checkpoints: { "1": "maybe" } } } } }),
+    );
     await expect(readHeadlessConfig(d)).rejects.toThrow(/scripted\.phases\.0\.checkpoints\.1/);
   });
 });
@@ -77,19 +87,51 @@ describe("usage ledger", () => {
     let led = addUsage(undefined, { persona: "harness-planner", phaseIndex: 0, phaseName: "Core", usage: u });
     led = addUsage(led, { persona: "harness-planner", phaseIndex: 1, phaseName: "Next", usage: u });
     led = addUsage(led, { persona: "harness-code-reviewer", phaseIndex: null, phaseName: null, usage: null });
-    expect(led.total).toMatchObject({ dispatches: 3, reported: 2, tokens: 330, inputTokens: 200, outputTokens: 20, cacheReadTokens: 100, cacheWriteTokens: 10, costUsd: null, toolUses: null });
+    expect(led.total).toMatchObject({
+      dispatches: 3,
+      reported: 2,
+      tokens: 330,
+      inputTokens: 200,
+      outputTokens: 20,
+      cacheReadTokens: 100,
+      cacheWriteTokens: 10,
+      costUsd: null,
+      toolUses: null,
+    });
     expect(led.byPersona["harness-planner"].inputTokens).toBe(200);
     expect(led.byPhase["1"]).toMatchObject({ name: "Core", dispatches: 1, outputTokens: 10 });
-    expect(led.byPhase.final).toMatchObject({ name: "final review", dispatches: 1, reported: 0, tokens: null, inputTokens: null });
+    expect(led.byPhase.final).toMatchObject({
+      name: "final review",
+      dispatches: 1,
+      reported: 0,
+      tokens: null,
+      inputTokens: null,
+    });
     expect(formatCost(led.byPhase.final)).toBe("unknown");
     expect(formatCost(led.total)).toBe("330 tokens (2 of 3 dispatches reported usage)");
   });
 
   it("reads Claude Code's <usage> block as text or object, and the API's names", () => {
-    expect(parseUsage("<usage>total_tokens: 37229\ntool_uses: 22\nduration_ms: 51993</usage>")).toEqual({ totalTokens: 37229, toolUses: 22, durationMs: 51993 });
-    expect(parseUsage("<usage>\n  <total_tokens>37229</total_tokens>\n  <tool_uses>22</tool_uses>\n</usage>")).toEqual({ totalTokens: 37229, toolUses: 22 });
-    expect(parseUsage({ total_tokens: 1200, tool_uses: 3, duration_ms: 900, agentId: "abc" })).toEqual({ totalTokens: 1200, toolUses: 3, durationMs: 900 });
-    expect(parseUsage({ usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 7, cache_creation_input_tokens: 2 }, total_cost_usd: 0.0123 })).toEqual({
+    expect(parseUsage("<usage>total_tokens: 37229\ntool_uses: 22\nduration_ms: 51993</usage>")).toEqual({
+      totalTokens: 37229,
+      toolUses: 22,
+      durationMs: 51993,
+    });
+    expect(parseUsage("<usage>\n  <total_tokens>37229</total_tokens>\n  <tool_uses>22</tool_uses>\n</usage>")).toEqual({
+      totalTokens: 37229,
+      toolUses: 22,
+    });
+    expect(parseUsage({ total_tokens: 1200, tool_uses: 3, duration_ms: 900, agentId: "abc" })).toEqual({
+      totalTokens: 1200,
+      toolUses: 3,
+      durationMs: 900,
+    });
+    expect(
+      parseUsage({
+        usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 7, cache_creation_input_tokens: 2 },
+        total_cost_usd: 0.0123,
+      }),
+    ).toEqual({
       inputTokens: 10,
       outputTokens: 5,
       cacheReadTokens: 7,
@@ -102,7 +144,15 @@ describe("usage ledger", () => {
   });
 
   it("writes dollars with cents, and up to four decimals below a dollar", () => {
-    expect([5, 1.5, 0.546, 0.06, 0.0125, 0.1625, 0].map(formatUsd)).toEqual(["$5.00", "$1.50", "$0.546", "$0.06", "$0.0125", "$0.1625", "$0.00"]);
+    expect([5, 1.5, 0.546, 0.06, 0.0125, 0.1625, 0].map(formatUsd)).toEqual([
+      "$5.00",
+      "$1.50",
+      "$0.546",
+      "$0.06",
+      "$0.0125",
+      "$0.1625",
+      "$0.00",
+    ]);
   });
 
   it("parses budgets in tokens or dollars, and refuses anything else with the forms it takes", () => {
@@ -120,7 +170,10 @@ describe("driver lock", () => {
     const d = await tmp();
     const a = await acquireDriverLock(d, "s", "autopilot run a.md");
     expect(await readDriver(d, "s")).toMatchObject({ pid: process.pid, command: "autopilot run a.md" });
-    await expect(acquireDriverLock(d, "s", "b")).rejects.toMatchObject({ code: "busy", message: expect.stringContaining(`pid ${process.pid}`) });
+    await expect(acquireDriverLock(d, "s", "b")).rejects.toMatchObject({
+      code: "busy",
+      message: expect.stringContaining(`pid ${process.pid}`),
+    });
     await a.release();
     expect(await readDriver(d, "s")).toBeNull();
     const b = await acquireDriverLock(d, "s", "b");
@@ -132,7 +185,10 @@ describe("driver lock", () => {
     const sdir = path.join(d, ".harness/sessions/s");
     await mkdir(path.join(sdir, "driver.lock"), { recursive: true });
     const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).stdout.toString();
-    await writeFile(path.join(sdir, "driver.json"), JSON.stringify({ pid: Number(dead), hostname: hostname(), startedAt: "x", command: "old" }));
+    await writeFile(
+      path.join(sdir, "driver.json"),
+      JSON.stringify({ pid: Number(dead), hostname: hostname(), startedAt: "x", command: "old" }),
+    );
     expect(await readDriver(d, "s")).toBeNull();
     // The driver lock never waits: taking it over "at once" means this call does not fail busy.
     const l = await acquireDriverLock(d, "s", "new");
@@ -146,7 +202,10 @@ describe("PolicyGate with recorded decisions", () => {
     session: "s",
     stepId: 1,
     state,
-    phase: phase === null ? null : { index: phase, number: phase + 1, name: "P", complexity: "low", complexityOverride: null, total: 3 },
+    phase:
+      phase === null
+        ? null
+        : { index: phase, number: phase + 1, name: "P", complexity: "low", complexityOverride: null, total: 3 },
     rigor: "standard",
     reviewPlans: false,
     next: { kind: "ask", name: "reviewBlocked", question: "q", options: ["fix", "override", "stop"] },
@@ -158,7 +217,14 @@ describe("PolicyGate with recorded decisions", () => {
     const gate = () => new PolicyGate(2, async () => decisions);
     const rec = async (s: Step) => {
       const a = await gate().answer(s, ask);
-      decisions.push({ phase: s.phase?.index ?? null, state: s.state, decision: a.answer, answer: a.answer, by: a.by, timestamp: null });
+      decisions.push({
+        phase: s.phase?.index ?? null,
+        state: s.state,
+        decision: a.answer,
+        answer: a.answer,
+        by: a.by,
+        timestamp: null,
+      });
       return a;
     };
     expect((await rec(step("REVIEW", 1))).answer).toBe("fix");

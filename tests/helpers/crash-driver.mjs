@@ -34,7 +34,12 @@ const print = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 const sessionDir = path.join(opts.root, ".harness/sessions", opts.slug ?? "");
 
 function errOut(e) {
-  return { ok: false, code: e?.code ?? null, message: String(e?.message ?? e), stack: e?.code ? undefined : String(e?.stack ?? "") };
+  return {
+    ok: false,
+    code: e?.code ?? null,
+    message: String(e?.message ?? e),
+    stack: e?.code ? undefined : String(e?.stack ?? ""),
+  };
 }
 
 async function waitFor(file) {
@@ -70,7 +75,8 @@ async function drive() {
   const runner = new ScriptedRunner(opts.script ?? {});
   const gate = new PolicyGate(2, async (slug) => (await engine.read(slug)).decisions);
   let step;
-  if (!existsSync(path.join(sessionDir, "autopilot-state.json"))) step = (await engine.start(opts.spec, opts.flags)).step;
+  if (!existsSync(path.join(sessionDir, "autopilot-state.json")))
+    step = (await engine.start(opts.spec, opts.flags)).step;
   else if (!opts.resumeWithStart) step = await engine.next(opts.slug);
   else if ((await engine.read(opts.slug)).currentState === "DONE") {
     // Killed after the session was finished: autopilot_start would archive it and begin a new
@@ -86,7 +92,12 @@ async function drive() {
     const savedStepId = (await engine.read(opts.slug)).stepId;
     step = (await engine.start(opts.spec, opts.flags)).step;
     const had = await readCached(savedStepId);
-    if (step.next.kind === "dispatch" && step.stepId !== savedStepId && had?.kind === step.next.expects.result && (await readCached(step.stepId)) === undefined)
+    if (
+      step.next.kind === "dispatch" &&
+      step.stepId !== savedStepId &&
+      had?.kind === step.next.expects.result &&
+      (await readCached(step.stepId)) === undefined
+    )
       await writeCached(step.stepId, had);
   }
   let steps = 0;
@@ -95,19 +106,21 @@ async function drive() {
     if (next.kind === "done" || next.kind === "wait") break;
     if (++steps > 500) throw new Error("no end after 500 steps");
     if (next.kind === "dispatch") {
-      const result = await cached(step.stepId, async () =>
-        (
-          await runner.run({
-            persona: next.persona,
-            description: next.description,
-            prompt: next.prompt,
-            expects: next.expects,
-            projectRoot: engine.root,
-            session: step.session,
-            phaseIndex: step.state === "FINAL_REVIEW" ? null : (step.phase?.index ?? null),
-            phaseName: step.state === "FINAL_REVIEW" ? null : (step.phase?.name ?? null),
-          })
-        ).result,
+      const result = await cached(
+        step.stepId,
+        async () =>
+          (
+            await runner.run({
+              persona: next.persona,
+              description: next.description,
+              prompt: next.prompt,
+              expects: next.expects,
+              projectRoot: engine.root,
+              session: step.session,
+              phaseIndex: step.state === "FINAL_REVIEW" ? null : (step.phase?.index ?? null),
+              phaseName: step.state === "FINAL_REVIEW" ? null : (step.phase?.name ?? null),
+            })
+          ).result,
       );
       step = await engine.report(step.session, step.stepId, result);
     } else {
@@ -160,10 +173,14 @@ try {
       }
     }
   } else if (opts.mode === "hold") {
-    await engine.store.withLock(opts.slug, async () => {
-      print({ event: "holding" });
-      await new Promise(() => setInterval(() => {}, 1000));
-    }, opts.lock);
+    await engine.store.withLock(
+      opts.slug,
+      async () => {
+        print({ event: "holding" });
+        await new Promise(() => setInterval(() => {}, 1000));
+      },
+      opts.lock,
+    );
   } else throw new Error(`unknown mode ${opts.mode}`);
   process.exit(0);
 } catch (e) {

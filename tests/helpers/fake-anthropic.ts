@@ -17,8 +17,7 @@ export interface FakeRequest {
 }
 
 export type FakeBlock =
-  | { type: "text"; text: string }
-  | { type: "tool_use"; id?: string; name: string; input: unknown };
+  { type: "text"; text: string } | { type: "tool_use"; id?: string; name: string; input: unknown };
 
 export interface FakeReply {
   content: FakeBlock[];
@@ -63,7 +62,10 @@ export async function startFakeAnthropic(script: ScriptEntry[]): Promise<FakeAnt
         res.end(JSON.stringify(body));
       };
       if (req.method !== "POST" || !req.url?.startsWith("/v1/messages")) {
-        return send(404, { type: "error", error: { type: "not_found_error", message: `no route ${req.method} ${req.url}` } });
+        return send(404, {
+          type: "error",
+          error: { type: "not_found_error", message: `no route ${req.method} ${req.url}` },
+        });
       }
       let body: FakeRequest["body"];
       try {
@@ -89,13 +91,18 @@ export async function startFakeAnthropic(script: ScriptEntry[]): Promise<FakeAnt
       } catch (e) {
         errors.push(e as Error);
         // An assertion failing inside a script entry: surface it as a 400 the test will see.
-        return send(400, { type: "error", error: { type: "invalid_request_error", message: `script entry ${n + 1} threw: ${(e as Error).message}` } });
+        return send(400, {
+          type: "error",
+          error: { type: "invalid_request_error", message: `script entry ${n + 1} threw: ${(e as Error).message}` },
+        });
       }
       if ("status" in reply) {
         return send(reply.status, { type: "error", error: { type: reply.type, message: reply.message } });
       }
       const content = reply.content.map((b) =>
-        b.type === "tool_use" ? { type: "tool_use", id: b.id ?? `toolu_fake_${++ids}`, name: b.name, input: b.input } : { ...b, citations: null },
+        b.type === "tool_use"
+          ? { type: "tool_use", id: b.id ?? `toolu_fake_${++ids}`, name: b.name, input: b.input }
+          : { ...b, citations: null },
       );
       send(200, {
         id: `msg_fake_${++ids}`,
@@ -126,7 +133,10 @@ export function toolResults(req: FakeRequest): Array<{ tool_use_id: string; cont
     .filter((b) => b.type === "tool_result")
     .map((b) => ({
       tool_use_id: b.tool_use_id,
-      content: typeof b.content === "string" ? b.content : (b.content ?? []).map((c: { text?: string }) => c.text ?? "").join(""),
+      content:
+        typeof b.content === "string"
+          ? b.content
+          : (b.content ?? []).map((c: { text?: string }) => c.text ?? "").join(""),
       is_error: b.is_error,
     }));
 }

@@ -115,7 +115,12 @@ export interface CallOutcome {
   error?: Omit<ErrorPayload, "step"> & { step?: Step };
 }
 
-export async function call(client: Client, name: string, args: Record<string, unknown>, opts: { timeout?: number; onprogress?: (p: { progress: number; message?: string }) => void } = {}): Promise<CallOutcome> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  opts: { timeout?: number; onprogress?: (p: { progress: number; message?: string }) => void } = {},
+): Promise<CallOutcome> {
   const result = (await client.callTool({ name, arguments: args }, undefined, {
     timeout: opts.timeout ?? 60_000,
     ...(opts.onprogress ? { onprogress: opts.onprogress, resetTimeoutOnProgress: true } : {}),
@@ -125,7 +130,8 @@ export async function call(client: Client, name: string, args: Record<string, un
   if (result.isError) return { result, text, error: sc?.error as CallOutcome["error"] };
   // Claude Code's Step after a report or a decision leaves out the session the call named; the
   // caller knows it, as the model does (result.structuredContent stays as sent).
-  const step = sc && typeof sc.session !== "string" && typeof args.session === "string" ? { session: args.session, ...sc } : sc;
+  const step =
+    sc && typeof sc.session !== "string" && typeof args.session === "string" ? { session: args.session, ...sc } : sc;
   return { result, text, step: step as unknown as Step };
 }
 
@@ -217,7 +223,9 @@ export const SCANNER_PATH = "docs/changes/security-scanner/proposal.md";
 export const SCANNER_SLUG = "changes--security-scanner--proposal";
 
 export function specWith(phases: Array<{ name: string; complexity: "low" | "medium" | "high" }>): string {
-  const body = phases.map((p, i) => `### Phase ${i + 1}: ${p.name}\n<!-- complexity: ${p.complexity} -->\nWork.\n`).join("\n");
+  const body = phases
+    .map((p, i) => `### Phase ${i + 1}: ${p.name}\n<!-- complexity: ${p.complexity} -->\nWork.\n`)
+    .join("\n");
   return `# Feature\n\n## Implementation Order\n\n${body}`;
 }
 
@@ -228,7 +236,8 @@ export async function makeProject(
   const repo = await makeRepo({
     files: {
       "README.md": "# project\n",
-      ".harness/config.json": JSON.stringify({ validation: { commands: opts.validation ?? ['node -e "process.exit(0)"'] } }) + "\n",
+      ".harness/config.json":
+        JSON.stringify({ validation: { commands: opts.validation ?? ['node -e "process.exit(0)"'] } }) + "\n",
       [opts.specPath ?? SCANNER_PATH]: opts.spec ?? SCANNER_SPEC,
       ...(opts.files ?? {}),
     },
@@ -286,7 +295,10 @@ export async function openSession(
     srv,
     root: repo.dir,
     start: (flags, spec) =>
-      stepCall(srv.client, "autopilot_start", { spec: spec ?? opts.specPath ?? SCANNER_PATH, ...(flags ? { flags } : {}) }),
+      stepCall(srv.client, "autopilot_start", {
+        spec: spec ?? opts.specPath ?? SCANNER_PATH,
+        ...(flags ? { flags } : {}),
+      }),
     state: async (slug = SCANNER_SLUG) =>
       JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", slug, "autopilot-state.json"), "utf8")),
     dispose: async () => {
@@ -310,7 +322,15 @@ export function comparable(state: Record<string, any>) {
       return out;
     }
     // Commit hashes and dates inside report text differ between runs by design.
-    return typeof v === "string" ? v.replace(/\b[0-9a-f]{7,40}\b/g, "<sha>").replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, "<time>") : v;
+    return typeof v === "string"
+      ? v.replace(/\b[0-9a-f]{7,40}\b/g, "<sha>").replace(/\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, "<time>")
+      : v;
   };
-  return strip({ decisions: state.decisions, history: state.history, finalReview: state.finalReview, phases: state.phases, currentState: state.currentState });
+  return strip({
+    decisions: state.decisions,
+    history: state.history,
+    finalReview: state.finalReview,
+    phases: state.phases,
+    currentState: state.currentState,
+  });
 }

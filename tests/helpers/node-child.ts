@@ -12,7 +12,9 @@ export interface NodeChild {
 
 /** Spawns `node -e script args...`; the process is added to `spawned` so the test can kill what is left. */
 export function nodeChild(script: string, args: string[], spawned: ChildProcess[]): NodeChild {
-  const proc = spawn(process.execPath, ["--input-type=module", "-e", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, ["--input-type=module", "-e", script, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   spawned.push(proc);
   let out = "";
   let err = "";

@@ -30,7 +30,10 @@ describe("install prints what the client needs", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("Start: $autopilot docs/changes/<topic>/proposal.md");
     expect(r.stdout).toContain("/prompts:autopilot works too");
-    for (const file of [join(home, ".codex", "prompts", "autopilot.md"), join(home, ".codex", "skills", "autopilot", "SKILL.md")]) {
+    for (const file of [
+      join(home, ".codex", "prompts", "autopilot.md"),
+      join(home, ".codex", "skills", "autopilot", "SKILL.md"),
+    ]) {
       const text = readFileSync(file, "utf8");
       expect(text).toContain("spawn_agent");
       expect(text).toContain("wait_agent");
@@ -44,7 +47,9 @@ describe("install prints what the client needs", () => {
     const r = install(["gemini"], { cwd: project, home });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("GEMINI_CLI_TRUST_WORKSPACE=true");
-    expect(r.stdout).toMatch(/registers project agents \(\.gemini\/agents\) only after you acknowledge them.*install with --global/);
+    expect(r.stdout).toMatch(
+      /registers project agents \(\.gemini\/agents\) only after you acknowledge them.*install with --global/,
+    );
     const command = readFileSync(join(project, ".gemini", "commands", "autopilot.toml"), "utf8");
     expect(command).toContain("`invoke_agent`");
   });
@@ -65,11 +70,16 @@ describe("install says what a spec needs", () => {
       const project = tempDir("project");
       const r = install([client], { cwd: project, home });
       expect(r.status, `${client}: ${r.stderr}`).toBe(0);
-      expect(r.stdout, client).toContain("`## Implementation Order` section and one `### Phase 1: Name` heading per phase");
+      expect(r.stdout, client).toContain(
+        "`## Implementation Order` section and one `### Phase 1: Name` heading per phase",
+      );
     }
     // Follow the line word for word: the spec it describes has phases `autopilot spec` reads.
     const project = tempDir("spec");
-    writeFileSync(join(project, "spec.md"), "# Counter\n\n## Implementation Order\n\n### Phase 1: Core\nCount words.\n\n### Phase 2: CLI\nPrint them.\n");
+    writeFileSync(
+      join(project, "spec.md"),
+      "# Counter\n\n## Implementation Order\n\n### Phase 1: Core\nCount words.\n\n### Phase 2: CLI\nPrint them.\n",
+    );
     const r = spawnSync(process.execPath, [MAIN, "spec", join(project, "spec.md"), "--json"], { encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).phases.map((p: { name: string }) => p.name)).toEqual(["Core", "CLI"]);

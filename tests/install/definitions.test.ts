@@ -32,7 +32,8 @@ describe("personas/*.md", () => {
     for (const f of personaFiles) {
       const tools = String(matter(readFileSync(join(REPO, "personas", f), "utf8"), {}).data.tools).split(/,\s*/);
       // Claude Code's own tools, and the one autopilot tool a persona calls (its server's name for it).
-      for (const t of tools) expect(["Read", "Bash", "Write", "Edit", "mcp__autopilot__autopilot_result"], `${f}: ${t}`).toContain(t);
+      for (const t of tools)
+        expect(["Read", "Bash", "Write", "Edit", "mcp__autopilot__autopilot_result"], `${f}: ${t}`).toContain(t);
     }
   });
 
@@ -50,7 +51,8 @@ describe("personas/*.md", () => {
     expect(body("harness-planner.md")).toContain("### Task N: Name");
     expect(body("harness-planner.md")).toContain("**Tasks:** N");
     expect(body("harness-planner.md")).toContain("handoff.json");
-    for (const m of ["human-verify", "decision", "human-action"]) expect(body("harness-planner.md")).toContain(`[checkpoint:${m}]`);
+    for (const m of ["human-verify", "decision", "human-action"])
+      expect(body("harness-planner.md")).toContain(`[checkpoint:${m}]`);
     expect(body("harness-task-executor.md")).toMatch(/"kind": "executed"/);
     expect(body("harness-task-executor.md")).toMatch(/Never commit/);
     expect(body("harness-verifier.md")).toMatch(/"kind": "verified"/);
@@ -61,7 +63,13 @@ describe("personas/*.md", () => {
 describe("skills/*/SKILL.md", () => {
   it("include the autopilot skill and the four method skills", () => {
     expect(skillDirs.sort()).toEqual(
-      ["harness-autopilot", "harness-code-review", "harness-execution", "harness-planning", "harness-verification"].sort(),
+      [
+        "harness-autopilot",
+        "harness-code-review",
+        "harness-execution",
+        "harness-planning",
+        "harness-verification",
+      ].sort(),
     );
   });
 
@@ -76,7 +84,13 @@ describe("skills/*/SKILL.md", () => {
   it("the autopilot skill stays short (under 2.5 KB) and names every tool the loop needs", () => {
     const text = readFileSync(join(REPO, "skills", "harness-autopilot", "SKILL.md"));
     expect(text.byteLength).toBeLessThan(2500);
-    for (const tool of ["autopilot_start", "autopilot_report", "autopilot_decide", "autopilot_next", "autopilot_status"]) {
+    for (const tool of [
+      "autopilot_start",
+      "autopilot_report",
+      "autopilot_decide",
+      "autopilot_next",
+      "autopilot_status",
+    ]) {
       expect(text.toString()).toContain(tool);
     }
   });

@@ -15,7 +15,8 @@ export const MAIN = join(REPO, "dist", "src", "cli", "main.js");
  */
 export async function build(): Promise<void> {
   await ensureBuilt();
-  if (!existsSync(join(REPO, "dist", "src", "cli", "commands", "install.js"))) throw new Error("build did not produce install.js");
+  if (!existsSync(join(REPO, "dist", "src", "cli", "commands", "install.js")))
+    throw new Error("build did not produce install.js");
 }
 
 export function tempDir(prefix: string): string {
@@ -42,7 +43,10 @@ export function linkedBinDir(): string {
  * this build (as after `npm link`), or, with `onPath: false`, only an empty folder (a checkout run
  * by path, nothing on PATH).
  */
-export function install(args: string[], opts: { cwd: string; home: string; env?: Record<string, string>; onPath?: boolean }): Run {
+export function install(
+  args: string[],
+  opts: { cwd: string; home: string; env?: Record<string, string>; onPath?: boolean },
+): Run {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   delete env.XDG_CONFIG_HOME;

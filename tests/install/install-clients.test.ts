@@ -71,7 +71,10 @@ const cases: Case[] = [
       write(
         f,
         JSON.stringify(
-          { inputs: [{ type: "promptString", id: "token", description: "API token", password: true }], servers: { git: { type: "stdio", ...otherServer } } },
+          {
+            inputs: [{ type: "promptString", id: "token", description: "API token", password: true }],
+            servers: { git: { type: "stdio", ...otherServer } },
+          },
           null,
           "\t",
         ) + "\n",
@@ -136,7 +139,8 @@ const cases: Case[] = [
   {
     client: "gemini",
     config: ".gemini/settings.json",
-    seed: (f) => write(f, JSON.stringify({ ui: { theme: "Dracula" }, mcpServers: { git: otherServer } }, null, 2) + "\n"),
+    seed: (f) =>
+      write(f, JSON.stringify({ ui: { theme: "Dracula" }, mcpServers: { git: otherServer } }, null, 2) + "\n"),
     check: (f) => {
       const j = readJson(f);
       expect(j.ui).toEqual({ theme: "Dracula" });
@@ -239,7 +243,11 @@ describe("autopilot install --global", () => {
   it("claude: merges ~/.claude.json's mcpServers and writes ~/.claude agents and command (no skills)", () => {
     const home = tempDir("home");
     const project = tempDir("cwd");
-    const existing = { numStartups: 12, projects: { "/x": { mcpServers: { p: { command: "p" } } } }, mcpServers: { git: otherServer } };
+    const existing = {
+      numStartups: 12,
+      projects: { "/x": { mcpServers: { p: { command: "p" } } } },
+      mcpServers: { git: otherServer },
+    };
     write(join(home, ".claude.json"), JSON.stringify(existing, null, 2));
     const r = install(["claude", "--global"], { cwd: project, home });
     expect(r.status).toBe(0);
@@ -258,7 +266,10 @@ describe("autopilot install --global", () => {
 
   it("codex: ~/.codex/config.toml, the ~/.codex/prompts/autopilot.md prompt with $ARGUMENTS and the autopilot skill", () => {
     const home = tempDir("home");
-    write(join(home, ".codex", "config.toml"), 'model = "o3"\n\n[mcp_servers.git]\ncommand = "uvx"\nargs = ["mcp-server-git"]\n');
+    write(
+      join(home, ".codex", "config.toml"),
+      'model = "o3"\n\n[mcp_servers.git]\ncommand = "uvx"\nargs = ["mcp-server-git"]\n',
+    );
     const r = install(["codex", "--global"], { cwd: home, home });
     expect(r.status).toBe(0);
     const t = parseToml(readFileSync(join(home, ".codex", "config.toml"), "utf8")) as any;
@@ -286,7 +297,11 @@ describe("autopilot install --global", () => {
   it.each([
     ["cursor", ".cursor/mcp.json", "mcpServers"],
     ["gemini", ".gemini/settings.json", "mcpServers"],
-    ["vscode", process.platform === "darwin" ? "Library/Application Support/Code/User/mcp.json" : ".config/Code/User/mcp.json", "servers"],
+    [
+      "vscode",
+      process.platform === "darwin" ? "Library/Application Support/Code/User/mcp.json" : ".config/Code/User/mcp.json",
+      "servers",
+    ],
   ])("%s: writes the user-level config %s", (client, file, key) => {
     if (process.platform === "win32") return;
     const home = tempDir("home");
@@ -304,12 +319,23 @@ describe("autopilot install: options", () => {
     const home = tempDir("home");
     write(
       join(project, ".mcp.json"),
-      JSON.stringify({ mcpServers: { autopilot: { type: "stdio", command: "old", args: [], env: { DEBUG: "1" } }, git: otherServer } }, null, 2) + "\n",
+      JSON.stringify(
+        {
+          mcpServers: { autopilot: { type: "stdio", command: "old", args: [], env: { DEBUG: "1" } }, git: otherServer },
+        },
+        null,
+        2,
+      ) + "\n",
     );
     const r = install(["claude", "--command", "npx -y autopilot-mcp serve"], { cwd: project, home });
     expect(r.status).toBe(0);
     const j = readJson(join(project, ".mcp.json"));
-    expect(j.mcpServers.autopilot).toEqual({ type: "stdio", command: "npx", args: ["-y", "autopilot-mcp", "serve"], env: { DEBUG: "1" } });
+    expect(j.mcpServers.autopilot).toEqual({
+      type: "stdio",
+      command: "npx",
+      args: ["-y", "autopilot-mcp", "serve"],
+      env: { DEBUG: "1" },
+    });
     expect(j.mcpServers.git).toEqual(otherServer);
     expect(Object.keys(j.mcpServers)).toEqual(["autopilot", "git"]);
   });
@@ -317,7 +343,10 @@ describe("autopilot install: options", () => {
   it("replaces an edited agent file and keeps the user's copy as .bak", () => {
     const project = tempDir("bak");
     const home = tempDir("home");
-    write(join(project, ".claude", "agents", "harness-planner.md"), "---\nname: harness-planner\ndescription: mine\n---\nmine\n");
+    write(
+      join(project, ".claude", "agents", "harness-planner.md"),
+      "---\nname: harness-planner\ndescription: mine\n---\nmine\n",
+    );
     const r = install(["claude"], { cwd: project, home });
     expect(r.status).toBe(0);
     expect(readFileSync(join(project, ".claude", "agents", "harness-planner.md.bak"), "utf8")).toContain("mine");

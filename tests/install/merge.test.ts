@@ -58,13 +58,17 @@ describe("mergeTomlServer", () => {
 
 describe("mergeJsonServer", () => {
   it("refuses comments where the client reads strict JSON, and says what to add by hand", () => {
-    expect(() => mergeJsonServer(".mcp.json", '{ /* x */ "servers": {} }', "servers", "autopilot", entry)).toThrow(/a comment[\s\S]*line 1[\s\S]*"servers"/);
+    expect(() => mergeJsonServer(".mcp.json", '{ /* x */ "servers": {} }', "servers", "autopilot", entry)).toThrow(
+      /a comment[\s\S]*line 1[\s\S]*"servers"/,
+    );
   });
 
   it("keeps comments and trailing commas in JSONC, adding only our entry", () => {
     const before = '{ /* x */ "servers": {\n  "git": {}, // git\n},\n}';
     const r = mergeJsonServer("mcp.json", before, "servers", "autopilot", entry, JSONC);
-    expect(r.text).toBe('{ /* x */ "servers": {\n  "git": {}, // git\n  "autopilot": {\n    "command": "node",\n    "args": [\n      "/opt/autopilot/dist/src/cli/main.js",\n      "serve"\n    ]\n  },\n},\n}');
+    expect(r.text).toBe(
+      '{ /* x */ "servers": {\n  "git": {}, // git\n  "autopilot": {\n    "command": "node",\n    "args": [\n      "/opt/autopilot/dist/src/cli/main.js",\n      "serve"\n    ]\n  },\n},\n}',
+    );
   });
 
   it("keeps a byte order mark", () => {
@@ -73,7 +77,9 @@ describe("mergeJsonServer", () => {
   });
 
   it("refuses when the servers key is not an object", () => {
-    expect(() => mergeJsonServer("mcp.json", '{ "servers": [] }', "servers", "autopilot", entry)).toThrow(/not an object/);
+    expect(() => mergeJsonServer("mcp.json", '{ "servers": [] }', "servers", "autopilot", entry)).toThrow(
+      /not an object/,
+    );
   });
 
   it("treats an empty file as empty config", () => {
@@ -84,10 +90,20 @@ describe("mergeJsonServer", () => {
 
 describe("server command", () => {
   it("splits a --command line with quotes", () => {
-    expect(commandWords(`node "/My Apps/autopilot/main.js" serve`)).toEqual(["node", "/My Apps/autopilot/main.js", "serve"]);
+    expect(commandWords(`node "/My Apps/autopilot/main.js" serve`)).toEqual([
+      "node",
+      "/My Apps/autopilot/main.js",
+      "serve",
+    ]);
     expect(commandWords(`npx -y 'autopilot-mcp@0.1.0' serve`)).toEqual(["npx", "-y", "autopilot-mcp@0.1.0", "serve"]);
     // As a shell reads it: quotes inside a word, backslash escapes, an empty quoted word.
-    expect(commandWords(`node --title="my server" /My\\ Apps/main.js "" serve`)).toEqual(["node", "--title=my server", "/My Apps/main.js", "", "serve"]);
+    expect(commandWords(`node --title="my server" /My\\ Apps/main.js "" serve`)).toEqual([
+      "node",
+      "--title=my server",
+      "/My Apps/main.js",
+      "",
+      "serve",
+    ]);
     expect(() => commandWords(`node "main.js serve`)).toThrow(/unclosed " quote/);
   });
 
@@ -107,7 +123,11 @@ describe("server command: the exact version", () => {
     mkdirSync(join(root, "dist", "src", "cli"), { recursive: true });
     writeFileSync(join(root, "package.json"), JSON.stringify({ name: "autopilot-mcp", version: "9.8.7" }));
     writeFileSync(join(root, "dist", "src", "cli", "main.js"), "");
-    expect(resolveServerCommand(root, undefined, { PATH: "" })).toMatchObject({ command: "npx", args: ["-y", "autopilot-mcp@9.8.7", "serve"], machineLocal: false });
+    expect(resolveServerCommand(root, undefined, { PATH: "" })).toMatchObject({
+      command: "npx",
+      args: ["-y", "autopilot-mcp@9.8.7", "serve"],
+      machineLocal: false,
+    });
   });
 });
 

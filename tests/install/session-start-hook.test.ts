@@ -20,17 +20,29 @@ afterAll(async () => {
 });
 
 const SCRIPT = readFileSync(join(REPO, "hooks", "autopilot-session-start.mjs"), "utf8");
-const SPEC = "# Greetings\n\n## Implementation Order\n\n### Phase 1: Core\n<!-- complexity: low -->\nA greet function.\n\n### Phase 2: More\n<!-- complexity: low -->\nA farewell function.\n";
+const SPEC =
+  "# Greetings\n\n## Implementation Order\n\n### Phase 1: Core\n<!-- complexity: low -->\nA greet function.\n\n### Phase 2: More\n<!-- complexity: low -->\nA farewell function.\n";
 
 /** Run a hook group's command as the client does: through the shell, in the project folder. */
-function runHook(group: any, cwd: string, env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+function runHook(
+  group: any,
+  cwd: string,
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
   const command = group.hooks[0].command as string;
-  const r = spawnSync("/bin/sh", ["-c", command], { cwd, env: { PATH: process.env.PATH!, ...env }, encoding: "utf8", input: '{"hook_event_name":"SessionStart","source":"clear"}' });
+  const r = spawnSync("/bin/sh", ["-c", command], {
+    cwd,
+    env: { PATH: process.env.PATH!, ...env },
+    encoding: "utf8",
+    input: '{"hook_event_name":"SessionStart","source":"clear"}',
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function ours(settings: any): any {
-  const groups = (settings.hooks?.SessionStart ?? []).filter((g: any) => JSON.stringify(g).includes("autopilot-session-start.mjs"));
+  const groups = (settings.hooks?.SessionStart ?? []).filter((g: any) =>
+    JSON.stringify(g).includes("autopilot-session-start.mjs"),
+  );
   expect(groups).toHaveLength(1);
   return groups[0];
 }
@@ -57,7 +69,9 @@ describe("autopilot install claude: the SessionStart hook", () => {
     write(join(project, ".claude/settings.json"), before);
     const r = install(["claude"], { cwd: project, home });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/merge +\.claude\/settings\.json \(adds the autopilot SessionStart hook to hooks\.SessionStart\)/);
+    expect(r.stdout).toMatch(
+      /merge +\.claude\/settings\.json \(adds the autopilot SessionStart hook to hooks\.SessionStart\)/,
+    );
     expect(r.stdout).toMatch(/create +\.claude\/hooks\/autopilot-session-start\.mjs/);
     expect(r.stdout).toContain('After /clear, a compaction or a restart, say "continue"');
     const after = readFileSync(join(project, ".claude/settings.json"), "utf8");
@@ -66,11 +80,20 @@ describe("autopilot install claude: the SessionStart hook", () => {
     expect(after.startsWith(before.slice(0, cut))).toBe(true);
     expect(after.endsWith(before.slice(cut))).toBe(true);
     const settings = JSON.parse(after);
-    expect(settings.hooks.SessionStart[0]).toEqual({ matcher: "startup", hooks: [{ type: "command", command: "echo hello" }] });
+    expect(settings.hooks.SessionStart[0]).toEqual({
+      matcher: "startup",
+      hooks: [{ type: "command", command: "echo hello" }],
+    });
     expect(settings.hooks.PreToolUse).toHaveLength(1);
     expect(ours(settings)).toEqual({
       matcher: "startup|resume|clear|compact",
-      hooks: [{ type: "command", command: 'node "$CLAUDE_PROJECT_DIR/.claude/hooks/autopilot-session-start.mjs"', timeout: 10 }],
+      hooks: [
+        {
+          type: "command",
+          command: 'node "$CLAUDE_PROJECT_DIR/.claude/hooks/autopilot-session-start.mjs"',
+          timeout: 10,
+        },
+      ],
     });
     expect(readFileSync(join(project, ".claude/hooks/autopilot-session-start.mjs"), "utf8")).toBe(SCRIPT);
     // Idempotent.
@@ -81,7 +104,8 @@ describe("autopilot install claude: the SessionStart hook", () => {
   it("an earlier install's hook group is replaced in place, not added twice", () => {
     const project = tempDir("hook-old");
     const home = tempDir("home");
-    const old = '{"matcher": "startup", "hooks": [{"type": "command", "command": "node .claude/hooks/autopilot-session-start.mjs"}]}';
+    const old =
+      '{"matcher": "startup", "hooks": [{"type": "command", "command": "node .claude/hooks/autopilot-session-start.mjs"}]}';
     const before = `{\n  "hooks": {\n    "SessionStart": [\n      ${old},\n      {"hooks": [{"type": "command", "command": "echo mine"}]}\n    ]\n  }\n}\n`;
     write(join(project, ".claude/settings.json"), before);
     expect(install(["claude"], { cwd: project, home }).status).toBe(0);
@@ -107,7 +131,9 @@ describe("autopilot install claude: the SessionStart hook", () => {
     const home = tempDir("home");
     expect(install(["claude", "--global"], { cwd: home, home }).status).toBe(0);
     const group = ours(readJson(join(home, ".claude/settings.json")));
-    expect(group.hooks[0].command).toBe(`node ${JSON.stringify(join(home, ".claude/hooks/autopilot-session-start.mjs"))}`);
+    expect(group.hooks[0].command).toBe(
+      `node ${JSON.stringify(join(home, ".claude/hooks/autopilot-session-start.mjs"))}`,
+    );
     expect(readFileSync(join(home, ".claude/hooks/autopilot-session-start.mjs"), "utf8")).toBe(SCRIPT);
   });
 
@@ -119,13 +145,22 @@ describe("autopilot install claude: the SessionStart hook", () => {
     const env = { CLAUDE_PROJECT_DIR: dir };
     // From a subfolder too: Claude Code names the project root.
     const r = runHook(group, join(dir, "docs"), env);
-    expect(r).toEqual({ status: 0, stdout: `autopilot session ${slug} is at PLAN (step ${stepId}); call autopilot_start with spec "docs/spec.md" to resume it (autopilot_next with session "${slug}" continues it too).\n`, stderr: "" });
+    expect(r).toEqual({
+      status: 0,
+      stdout: `autopilot session ${slug} is at PLAN (step ${stepId}); call autopilot_start with spec "docs/spec.md" to resume it (autopilot_next with session "${slug}" continues it too).\n`,
+      stderr: "",
+    });
 
     // A second session, saved later, is the one named; the other is counted.
     const stateFile = join(dir, ".harness/sessions", slug, "autopilot-state.json");
     const state = JSON.parse(readFileSync(stateFile, "utf8"));
-    write(join(dir, ".harness/sessions/other/autopilot-state.json"), JSON.stringify({ ...state, currentState: "EXECUTE", stepId: 9, updatedAt: "2999-01-01T00:00:00.000Z" }));
-    expect(runHook(group, dir, env).stdout).toBe('autopilot session other is at EXECUTE (step 9); call autopilot_start with spec "docs/spec.md" to resume it (autopilot_next with session "other" continues it too). 1 more in progress: autopilot_status lists them.\n');
+    write(
+      join(dir, ".harness/sessions/other/autopilot-state.json"),
+      JSON.stringify({ ...state, currentState: "EXECUTE", stepId: 9, updatedAt: "2999-01-01T00:00:00.000Z" }),
+    );
+    expect(runHook(group, dir, env).stdout).toBe(
+      'autopilot session other is at EXECUTE (step 9); call autopilot_start with spec "docs/spec.md" to resume it (autopilot_next with session "other" continues it too). 1 more in progress: autopilot_status lists them.\n',
+    );
 
     // Finished, stopped, unreadable: nothing to continue.
     write(join(dir, ".harness/sessions/other/autopilot-state.json"), "{ not json");
@@ -171,7 +206,14 @@ describe("the same hook for Codex and Gemini CLI", () => {
     const out = runHook(group, dir, { GEMINI_PROJECT_DIR: dir });
     expect(out.status).toBe(0);
     expect(JSON.parse(out.stdout)).toEqual({
-      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: expect.stringMatching(new RegExp(`^autopilot session ${slug} is at PLAN \\(step \\d+\\); call autopilot_start with spec "docs/spec\\.md" to resume it \\(autopilot_next with session "${slug}" continues it too\\)\\.$`)) },
+      hookSpecificOutput: {
+        hookEventName: "SessionStart",
+        additionalContext: expect.stringMatching(
+          new RegExp(
+            `^autopilot session ${slug} is at PLAN \\(step \\d+\\); call autopilot_start with spec "docs/spec\\.md" to resume it \\(autopilot_next with session "${slug}" continues it too\\)\\.$`,
+          ),
+        ),
+      },
     });
     expect(install(["gemini"], { cwd: dir, home }).stdout).toContain("Nothing to change");
   });

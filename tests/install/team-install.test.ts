@@ -22,7 +22,12 @@ function onlyInserted(before: string, after: string, replaced = ""): string {
   let head = 0;
   while (head < before.length && before[head] === after[head]) head++;
   let tail = 0;
-  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  while (
+    tail < before.length - head &&
+    tail < after.length - head &&
+    before[before.length - 1 - tail] === after[after.length - 1 - tail]
+  )
+    tail++;
   const removed = before.slice(head, before.length - tail);
   expect(replaced.includes(removed) || removed === "").toBe(true);
   return after.slice(head, after.length - tail);
@@ -50,7 +55,8 @@ describe("config files keep every byte that is not ours", () => {
       file: ".mcp.json",
       key: "mcpServers",
       // strict JSON, 4 spaces, CRLF, keys in the user's order
-      before: '{\r\n    "mcpServers": {\r\n        "zeta": {"command": "z"},\r\n        "alpha": {"command": "a", "args": []}\r\n    },\r\n    "x": 1\r\n}\r\n',
+      before:
+        '{\r\n    "mcpServers": {\r\n        "zeta": {"command": "z"},\r\n        "alpha": {"command": "a", "args": []}\r\n    },\r\n    "x": 1\r\n}\r\n',
     },
     {
       client: "cursor",
@@ -75,7 +81,10 @@ describe("config files keep every byte that is not ours", () => {
     const previous = parseJsonc(c.before, [], { allowTrailingComma: true });
     expect(parsed[c.key].autopilot.command).toBe("autopilot");
     // (Gemini CLI's settings also get the SessionStart hook: tests/install/session-start-hook.test.ts.)
-    expect({ ...parsed, [c.key]: { ...parsed[c.key], autopilot: undefined }, hooks: undefined }).toEqual({ ...previous, [c.key]: { ...previous[c.key], autopilot: undefined } });
+    expect({ ...parsed, [c.key]: { ...parsed[c.key], autopilot: undefined }, hooks: undefined }).toEqual({
+      ...previous,
+      [c.key]: { ...previous[c.key], autopilot: undefined },
+    });
     // the file's own line endings and indentation are used for what we add
     if (c.before.includes("\r\n")) expect(added).not.toMatch(/[^\r]\n/);
     if (c.before.includes("\n\t")) expect(added).toContain("\n\t\t\t");
@@ -93,7 +102,12 @@ describe("config files keep every byte that is not ours", () => {
     expect(install(["vscode"], { cwd: project, home }).status).toBe(0);
     const after = readFileSync(join(project, ".vscode/mcp.json"), "utf8");
     onlyInserted(before, after, old);
-    expect(parseJsonc(after).servers.autopilot).toEqual({ type: "stdio", command: "autopilot", args: ["serve"], env: { DEBUG: "1" } });
+    expect(parseJsonc(after).servers.autopilot).toEqual({
+      type: "stdio",
+      command: "autopilot",
+      args: ["serve"],
+      env: { DEBUG: "1" },
+    });
     expect(after).toContain("}, // ours\n");
   });
 
@@ -116,7 +130,11 @@ describe("the server command a teammate can run", () => {
     const r = install(["claude"], { cwd: project, home });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("server command: autopilot serve  [the autopilot command on your PATH]");
-    expect(readJson(join(project, ".mcp.json")).mcpServers.autopilot).toEqual({ type: "stdio", command: "autopilot", args: ["serve"] });
+    expect(readJson(join(project, ".mcp.json")).mcpServers.autopilot).toEqual({
+      type: "stdio",
+      command: "autopilot",
+      args: ["serve"],
+    });
     for (const [file, text] of Object.entries(snapshot(project))) {
       expect(text, file).not.toContain(REPO);
       expect(text, file).not.toContain("main.js");
@@ -129,7 +147,9 @@ describe("the server command a teammate can run", () => {
     const r = install(["claude"], { cwd: project, home, onPath: false });
     expect(r.status).toBe(0);
     expect(readJson(join(project, ".mcp.json")).mcpServers.autopilot.args).toEqual([MAIN, "serve"]);
-    expect(r.stderr).toMatch(/^warning: \.mcp\.json now starts the server with `node .*main\.js serve`, a path that only exists on this machine\. Do not commit it/);
+    expect(r.stderr).toMatch(
+      /^warning: \.mcp\.json now starts the server with `node .*main\.js serve`, a path that only exists on this machine\. Do not commit it/,
+    );
     expect(r.stderr).toContain(`--command "npx -y autopilot-mcp@${VERSION} serve"`);
   });
 
@@ -156,11 +176,14 @@ describe("install --allow", () => {
   it("claude (project): mcp__autopilot in .claude/settings.local.json permissions.allow and the server approved, merged into the user's file", () => {
     const project = tempDir("allow");
     const home = tempDir("home");
-    const before = '{\n  "permissions": {\n    "allow": ["Bash(npm test)"],\n    "deny": ["Read(.env)"]\n  },\n  "model": "opus"\n}\n';
+    const before =
+      '{\n  "permissions": {\n    "allow": ["Bash(npm test)"],\n    "deny": ["Read(.env)"]\n  },\n  "model": "opus"\n}\n';
     write(join(project, ".claude/settings.local.json"), before);
     const r = install(["claude", "--allow"], { cwd: project, home });
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/merge +\.claude\/settings\.local\.json \(adds "mcp__autopilot" to permissions\.allow; "autopilot" to enabledMcpjsonServers\)/);
+    expect(r.stdout).toMatch(
+      /merge +\.claude\/settings\.local\.json \(adds "mcp__autopilot" to permissions\.allow; "autopilot" to enabledMcpjsonServers\)/,
+    );
     const after = readFileSync(join(project, ".claude/settings.local.json"), "utf8");
     const j = JSON.parse(after);
     expect(j.permissions).toEqual({ allow: ["Bash(npm test)", "mcp__autopilot"], deny: ["Read(.env)"] });
@@ -191,7 +214,10 @@ describe("install --allow", () => {
     const project = tempDir("allow2");
     const home = tempDir("home");
     expect(install(["codex", "--allow"], { cwd: project, home }).status).toBe(0);
-    expect((parseToml(readFileSync(join(project, ".codex/config.toml"), "utf8")) as any).mcp_servers.autopilot.default_tools_approval_mode).toBe("approve");
+    expect(
+      (parseToml(readFileSync(join(project, ".codex/config.toml"), "utf8")) as any).mcp_servers.autopilot
+        .default_tools_approval_mode,
+    ).toBe("approve");
     expect(install(["gemini", "--allow"], { cwd: project, home }).status).toBe(0);
     expect(readJson(join(project, ".gemini/settings.json")).mcpServers.autopilot.trust).toBe(true);
   });
@@ -202,7 +228,9 @@ describe("install --allow", () => {
     const r = install(["cursor", "--allow"], { cwd: project, home });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("--allow: Cursor keeps tool approvals in its settings UI");
-    expect(install(["vscode", "--allow"], { cwd: project, home }).stdout).toContain("--allow: VS Code keeps tool approvals");
+    expect(install(["vscode", "--allow"], { cwd: project, home }).stdout).toContain(
+      "--allow: VS Code keeps tool approvals",
+    );
   });
 
   it("refuses a settings file it cannot read, and writes nothing at all", () => {
@@ -220,7 +248,10 @@ describe("Claude Code agent files", () => {
   const project = tempDir("agents");
   const home = tempDir("home");
   beforeAll(() => {
-    write(join(project, ".claude/skills/harness-planning/SKILL.md"), "---\nname: harness-planning\ndescription: old\n---\nold\n");
+    write(
+      join(project, ".claude/skills/harness-planning/SKILL.md"),
+      "---\nname: harness-planning\ndescription: old\n---\nold\n",
+    );
     expect(install(["claude"], { cwd: project, home }).status).toBe(0);
   });
   const agent = (n: string) => matter(readFileSync(join(project, ".claude/agents", `${n}.md`), "utf8"), {});
@@ -228,9 +259,11 @@ describe("Claude Code agent files", () => {
   // Claude Code 2.1 native builds have no Grep or Glob tool (search goes through Bash) and drop
   // unknown names silently, so a list naming them would promise what the subagent does not get.
   it("list only tools Claude Code 2.1 has; the reviewer and verifier have no Write or Edit", () => {
-    for (const n of ["harness-planner", "harness-task-executor"]) expect(String(agent(n).data.tools).split(/,\s*/)).toEqual(["Read", "Bash", "Write", "Edit"]);
+    for (const n of ["harness-planner", "harness-task-executor"])
+      expect(String(agent(n).data.tools).split(/,\s*/)).toEqual(["Read", "Bash", "Write", "Edit"]);
     // Read-only: no Write, no Edit; their one MCP tool records their result (it changes no project file).
-    for (const n of ["harness-verifier", "harness-code-reviewer"]) expect(String(agent(n).data.tools).split(/,\s*/)).toEqual(["Read", "Bash", "mcp__autopilot__autopilot_result"]);
+    for (const n of ["harness-verifier", "harness-code-reviewer"])
+      expect(String(agent(n).data.tools).split(/,\s*/)).toEqual(["Read", "Bash", "mcp__autopilot__autopilot_result"]);
   });
 
   it("carry their skill's method in the prompt, before the final-message section; no skills are installed for the host", () => {

@@ -43,7 +43,15 @@ describe("what the host model reads", () => {
   it("Gemini CLI's command (text results only) names no JSON field it cannot see, and gives the start instruction once", async () => {
     repo = await makeRepo();
     const toml = commandOf("gemini", repo.dir);
-    for (const field of ["next.kind", "next.persona", "next.prompt", "next.description", "next.question", "next.options"]) expect(toml).not.toContain(field);
+    for (const field of [
+      "next.kind",
+      "next.persona",
+      "next.prompt",
+      "next.description",
+      "next.question",
+      "next.options",
+    ])
+      expect(toml).not.toContain(field);
     expect(toml.match(/autopilot_start/g)).toHaveLength(1);
   });
 
@@ -62,31 +70,52 @@ describe("what the host model reads", () => {
 
 describe("what the personas read", () => {
   it("one handoff shape: the planner's file and the planning brief name the same fields", () => {
-    const brief = briefContent(send(started([{ name: "Core", complexity: "low" }]), { type: "ASSESSED", planPath: null }), "changes--scanner--proposal", {});
+    const brief = briefContent(
+      send(started([{ name: "Core", complexity: "low" }]), { type: "ASSESSED", planPath: null }),
+      "changes--scanner--proposal",
+      {},
+    );
     const briefShape = /Write \S+handoff\.json \(replace the file\) with (\{.*\})\.$/m.exec(brief)![1];
     const fields = [...briefShape.matchAll(/"(\w+)":/g)].map((m) => m[1]).sort();
-    expect(fields).toEqual(["checkpointCount", "concerns", "deferred", "assumptions", "fromSkill", "phase", "planPath", "summary", "taskCount"].sort());
+    expect(fields).toEqual(
+      [
+        "checkpointCount",
+        "concerns",
+        "deferred",
+        "assumptions",
+        "fromSkill",
+        "phase",
+        "planPath",
+        "summary",
+        "taskCount",
+      ].sort(),
+    );
     const planner = agent("harness-planner");
     const listed = /Write the handoff file \(replace it\) with the JSON the brief shows: ([^.]*)\./s.exec(planner)![1];
     expect([...listed.matchAll(/`(\w+)`/g)].map((m) => m[1]).sort()).toEqual(fields);
   });
 
-  it("one result kind for a fix, in every text: \"fixed\"", () => {
+  it('one result kind for a fix, in every text: "fixed"', () => {
     const executor = agent("harness-task-executor");
     expect(executor).toContain('A fix round replies `"kind": "fixed"`, also when the fix is the final review\'s');
     expect(executor).not.toMatch(/fix[^.\n]*"kind": "executed"/i);
   });
 
   it("one syntax of an automated commit point, and one test-first rule", () => {
-    for (const text of [agent("harness-planner"), agent("harness-task-executor")]) expect(text).toContain("[checkpoint:commit]");
+    for (const text of [agent("harness-planner"), agent("harness-task-executor")])
+      expect(text).toContain("[checkpoint:commit]");
     const planning = agent("harness-planner");
     expect(planning).not.toMatch(/prefer test first|test first where it makes sense/i);
-    expect(planning).toContain("Each task ends with the project's checks green, so the red step happens inside\n     the task, never across tasks.");
+    expect(planning).toContain(
+      "Each task ends with the project's checks green, so the red step happens inside\n     the task, never across tasks.",
+    );
   });
 
   it("the final-message rule: the client's hand-back tool when there is one, else one fenced json block", () => {
     for (const p of personas) {
-      expect(p.body, p.name).toMatch(/Deliver the result through the client's hand-back tool when it gives you one \(for example\s+`SubagentHandback`, the result as its message\); otherwise end your final message with it as plain text: one fenced `json`\s+block/);
+      expect(p.body, p.name).toMatch(
+        /Deliver the result through the client's hand-back tool when it gives you one \(for example\s+`SubagentHandback`, the result as its message\); otherwise end your final message with it as plain text: one fenced `json`\s+block/,
+      );
       expect(p.body.match(/hand-back tool/g), p.name).toHaveLength(1);
     }
   });
@@ -111,7 +140,12 @@ describe("what the personas read", () => {
     const executing = send(planning, { type: "PLANNED", plan: plan(3) });
     const verifying = send(executing, { type: "EXECUTED", outcome: "complete" });
     const reviewing = send(verifying, { type: "VERIFIED", verdict: "pass", findings: [] });
-    const at = { "harness-planner": planning, "harness-task-executor": executing, "harness-verifier": verifying, "harness-code-reviewer": reviewing } as const;
+    const at = {
+      "harness-planner": planning,
+      "harness-task-executor": executing,
+      "harness-verifier": verifying,
+      "harness-code-reviewer": reviewing,
+    } as const;
     for (const p of personas) {
       const tools = (p.tools ?? "").split(/,\s*/);
       const resultTool = tools.includes("mcp__autopilot__autopilot_result");
@@ -122,8 +156,12 @@ describe("what the personas read", () => {
       expect(dispatchFor(state, slug)?.persona, p.name).toBe(p.name);
       const line = /^- Result: .*$/m.exec(briefContent(state, slug, {}))![0];
       if (resultTool) {
-        expect(line, p.name).toMatch(/\(record your JSON result with autopilot_result, stepId \d+: it writes this file\)$/);
-        expect(p.body.replace(/\s+/g, " "), p.name).toContain("The one autopilot MCP tool you call is `autopilot_result`");
+        expect(line, p.name).toMatch(
+          /\(record your JSON result with autopilot_result, stepId \d+: it writes this file\)$/,
+        );
+        expect(p.body.replace(/\s+/g, " "), p.name).toContain(
+          "The one autopilot MCP tool you call is `autopilot_result`",
+        );
       } else {
         expect(line, p.name).toMatch(/\(write your JSON result there too\)$/);
         expect(p.body, p.name).not.toContain("autopilot_result");

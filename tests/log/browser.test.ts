@@ -17,7 +17,9 @@ import type { AutopilotState } from "../../src/session/schema.js";
 const CHROMIUM = process.env.AUTOPILOT_CHROMIUM ?? "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium)
-  console.warn(`[skip] browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set AUTOPILOT_CHROMIUM)`);
+  console.warn(
+    `[skip] browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium, or set AUTOPILOT_CHROMIUM)`,
+  );
 
 const ARGS = [
   "--headless",
@@ -89,8 +91,12 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
     const boxes = await Promise.all([0, 1, 2, 3].map((i) => segs.nth(i).boundingBox()));
     expect(boxes.every((b) => b && b.width > 100 && b.height > 40)).toBe(true);
     expect(boxes[1]!.width).toBeGreaterThan(boxes[0]!.width); // 63 s against 56 s
-    await expect(p.locator("li.seg", { hasText: "Rule Engine" }).locator(".mark-retry").innerText()).resolves.toBe("↻ 2 retries");
-    await expect(p.locator("li.seg", { hasText: "CLI Integration" }).locator(".mark-override").isVisible()).resolves.toBe(true);
+    await expect(p.locator("li.seg", { hasText: "Rule Engine" }).locator(".mark-retry").innerText()).resolves.toBe(
+      "↻ 2 retries",
+    );
+    await expect(
+      p.locator("li.seg", { hasText: "CLI Integration" }).locator(".mark-override").isVisible(),
+    ).resolves.toBe(true);
 
     // The state diagram: an SVG with the ten states, the current one marked and styled.
     const svg = p.locator("svg.state-diagram");
@@ -105,10 +111,11 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
     const fill = await current.locator("rect.sd-box").evaluate((el) => getComputedStyle(el).fill);
     expect(fill).toBe("rgb(29, 78, 216)");
     // Every state box sits inside the drawing, none overlapping the next.
-    const nodeBoxes = await p.locator("svg.state-diagram rect.sd-box").evaluateAll((els) =>
-      els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, w: r.width })),
-    );
-    for (let i = 1; i < nodeBoxes.length; i++) expect(nodeBoxes[i].x).toBeGreaterThan(nodeBoxes[i - 1].x + nodeBoxes[i - 1].w);
+    const nodeBoxes = await p
+      .locator("svg.state-diagram rect.sd-box")
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ x: r.x, w: r.width })));
+    for (let i = 1; i < nodeBoxes.length; i++)
+      expect(nodeBoxes[i].x).toBeGreaterThan(nodeBoxes[i - 1].x + nodeBoxes[i - 1].w);
     expect(nodeBoxes.at(-1)!.x + nodeBoxes.at(-1)!.w).toBeLessThanOrEqual(svgBox.x + svgBox.width + 1);
 
     // A signal table per plan decision; the paused one shows the concern that fired.
@@ -146,7 +153,8 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
         const fg = rgb(getComputedStyle(el).color).slice(0, 3);
         const [a, b] = [lum(fg), lum(bgOf(el))].sort((x, y) => y - x);
         const ratio = (a + 0.05) / (b + 0.05);
-        if (ratio < 4.5) bad.push(`${el.tagName}.${el.className}: ${ratio.toFixed(2)} "${el.textContent!.trim().slice(0, 30)}"`);
+        if (ratio < 4.5)
+          bad.push(`${el.tagName}.${el.className}: ${ratio.toFixed(2)} "${el.textContent!.trim().slice(0, 30)}"`);
       }
       return { bad, checked };
     });
@@ -154,7 +162,14 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
     expect(low.checked).toBeGreaterThan(200);
 
     // Headings in order, no page-level horizontal scrolling.
-    expect(await p.locator("h2").allInnerTexts()).toEqual(["Timeline", "State machine", "Plan approvals", "Every decision", "Final review", "Commits"]);
+    expect(await p.locator("h2").allInnerTexts()).toEqual([
+      "Timeline",
+      "State machine",
+      "Plan approvals",
+      "Every decision",
+      "Final review",
+      "Commits",
+    ]);
     expect(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await p.screenshot({ path: path.join(SHOT_DIR, "finished.png"), fullPage: true });
     await svg.screenshot({ path: path.join(SHOT_DIR, "finished-diagram.png") });
@@ -170,18 +185,27 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
     await expect(current.locator("text.sd-here").textContent()).resolves.toBe("▼ current state");
     expect(await p.locator("li.seg.o-in-progress").isVisible()).toBe(true);
     expect(await p.locator("li.seg.o-pending").count()).toBe(2); // phase 3 and the final review
-    await expect(p.locator("figcaption").innerText()).resolves.toContain("The session is at EXECUTE (running), phase 2: Rule Engine.");
+    await expect(p.locator("figcaption").innerText()).resolves.toContain(
+      "The session is at EXECUTE (running), phase 2: Rule Engine.",
+    );
     await p.screenshot({ path: path.join(SHOT_DIR, "mid-phase.png"), fullPage: true });
     await p.locator("svg.state-diagram").screenshot({ path: path.join(SHOT_DIR, "mid-phase-diagram.png") });
     await p.close();
   });
 
   it("hostile phase names and rationales render as text: no script runs, nothing is fetched", async () => {
-    const { p, problems, requests, url } = await page(renderHtml(buildDecisionLog(hostileState(state), SLUG)), "hostile");
+    const { p, problems, requests, url } = await page(
+      renderHtml(buildDecisionLog(hostileState(state), SLUG)),
+      "hostile",
+    );
     expect(problems).toEqual([]);
     expect(requests).toEqual([url]);
     expect(await p.title()).not.toContain("pwned");
-    expect(await p.evaluate(() => document.querySelectorAll("script, img, iframe, a[href], main svg:not(.state-diagram)").length)).toBe(0);
+    expect(
+      await p.evaluate(
+        () => document.querySelectorAll("script, img, iframe, a[href], main svg:not(.state-diagram)").length,
+      ),
+    ).toBe(0);
     const seg = p.locator("li.seg").nth(1).locator(".seg-name");
     expect(await seg.innerText()).toBe(HOSTILE_NAME);
     expect(await seg.isVisible()).toBe(true);
@@ -213,14 +237,22 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
     expect(shown).toEqual([...channels, "human"].map((c) => `${c}:${c}`));
     // Host answers say no person may have seen the question; person answers do not.
     const hostRow = rows.nth(2);
-    await expect(hostRow.locator(".who-note").innerText()).resolves.toBe("answered by the host model; no person may have seen it");
+    await expect(hostRow.locator(".who-note").innerText()).resolves.toBe(
+      "answered by the host model; no person may have seen it",
+    );
     expect(await hostRow.locator(".who-note").isVisible()).toBe(true);
     expect(await rows.nth(3).locator(".who-note").count()).toBe(0);
     expect(await rows.nth(5).locator(".who-note").count()).toBe(0);
-    await expect(rows.nth(7).locator(".who-note").innerText()).resolves.toContain("did not tell a person from the host model");
+    await expect(rows.nth(7).locator(".who-note").innerText()).resolves.toContain(
+      "did not tell a person from the host model",
+    );
     // The legend explains every channel, and the totals count them.
-    await expect(p.locator("#decisions-h + p.hint").innerText()).resolves.toContain("no person may have seen the question");
-    await expect(p.locator(".stats").innerText()).resolves.toContain("1 elicited · 1 terminal · 1 host · 1 piped · 1 policy · 2 auto · 1 human");
+    await expect(p.locator("#decisions-h + p.hint").innerText()).resolves.toContain(
+      "no person may have seen the question",
+    );
+    await expect(p.locator(".stats").innerText()).resolves.toContain(
+      "1 elicited · 1 terminal · 1 host · 1 piped · 1 policy · 2 auto · 1 human",
+    );
     // Chips stay readable: colour contrast of each chip against its own background.
     const ratios = await p.locator(".who, .who-note").evaluateAll((els) => {
       const rgb = (s: string) => (s.match(/[\d.]+/g) ?? []).map(Number).slice(0, 3);
@@ -247,7 +279,10 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
   });
 
   it("on a phone-sized screen the page does not scroll sideways (the diagram scrolls in its box)", async () => {
-    const { p, problems } = await page(renderHtml(buildDecisionLog(state, SLUG)), "narrow", { width: 390, height: 844 });
+    const { p, problems } = await page(renderHtml(buildDecisionLog(state, SLUG)), "narrow", {
+      width: 390,
+      height: 844,
+    });
     expect(problems).toEqual([]);
     expect(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     expect(await p.locator("svg.state-diagram").isVisible()).toBe(true);

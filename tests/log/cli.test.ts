@@ -91,17 +91,26 @@ describe("autopilot log", () => {
     }
   });
 
-  const corpusPresent = existsSync(path.join(CORPUS, "changes--i18n-localization-skills--proposal/autopilot-state.json"));
+  const corpusPresent = existsSync(
+    path.join(CORPUS, "changes--i18n-localization-skills--proposal/autopilot-state.json"),
+  );
   if (!corpusPresent) console.warn(`[skip] autopilot log on an upstream file: ${CORPUS} is absent`);
   it.skipIf(!corpusPresent)("reads an upstream state file from the corpus", async () => {
     const slug = "changes--i18n-localization-skills--proposal";
     const project = path.join(elsewhere, "upstream");
-    await cp(path.join(CORPUS, slug, "autopilot-state.json"), path.join(project, ".harness/sessions", slug, "autopilot-state.json"));
+    await cp(
+      path.join(CORPUS, slug, "autopilot-state.json"),
+      path.join(project, ".harness/sessions", slug, "autopilot-state.json"),
+    );
     const r = cli(project, slug, "--format", "json");
     expect(r.code).toBe(0);
     const log = JSON.parse(r.stdout);
     expect(log.decisions).toHaveLength(10);
-    expect(log.decisions[0]).toMatchObject({ decision: "note", who: "unknown", what: "Phase 1 plan approved by human" });
+    expect(log.decisions[0]).toMatchObject({
+      decision: "note",
+      who: "unknown",
+      what: "Phase 1 plan approved by human",
+    });
     const md = cli(project, slug);
     expect(md.code).toBe(0);
     expect(md.stdout).toContain("Phase 1 plan approved by human");

@@ -39,7 +39,15 @@ export function midPhaseState(state: AutopilotState): AutopilotState {
   s.phases[2].planPath = null;
   s.commits = s.commits.filter((c) => c.phase === 0);
   s.finalReview = { status: "pending", findings: [], retryCount: 0 };
-  s.phaseRun = { ...s.phaseRun, startedAt: s.phases[1].startedAt ?? null, taskCount: 5, retriesUsed: 1, verification: null, reviewFindings: [], reviewOverridden: false };
+  s.phaseRun = {
+    ...s.phaseRun,
+    startedAt: s.phases[1].startedAt ?? null,
+    taskCount: 5,
+    retriesUsed: 1,
+    verification: null,
+    reviewFindings: [],
+    reviewOverridden: false,
+  };
   delete (s as Record<string, unknown>).pullRequest;
   return s;
 }

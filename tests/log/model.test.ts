@@ -8,7 +8,14 @@ import path from "node:path";
 import { git } from "../helpers/git.js";
 import { finishedSession, SLUG, SPEC_PATH, type FinishedSession } from "./session-helper.js";
 import { midPhaseState } from "./fixtures.js";
-import { buildDecisionLog, formatDuration, readDecisionLog, renderHtml, renderMarkdown, type DecisionLog } from "../../src/log/index.js";
+import {
+  buildDecisionLog,
+  formatDuration,
+  readDecisionLog,
+  renderHtml,
+  renderMarkdown,
+  type DecisionLog,
+} from "../../src/log/index.js";
 import { SessionStore } from "../../src/session/store.js";
 import { migrateState } from "../../src/session/migrate.js";
 import type { AutopilotState } from "../../src/session/schema.js";
@@ -64,7 +71,11 @@ describe("decision log of a finished scripted session", () => {
       phase: { index: 1, number: 2, name: "Rule Engine" },
       whoInferred: false,
     });
-    expect(log.decisions[5]).toMatchObject({ kind: "review", answer: "override", rationale: expect.stringContaining("false positive") });
+    expect(log.decisions[5]).toMatchObject({
+      kind: "review",
+      answer: "override",
+      rationale: expect.stringContaining("false positive"),
+    });
     expect(log.decisions[6]).toMatchObject({ kind: "final-review", phase: null });
   });
 
@@ -76,7 +87,14 @@ describe("decision log of a finished scripted session", () => {
       [5, "auto", "approved", []],
     ]);
     const rows = gates[1].plan!.signals;
-    expect(rows.map((r) => r.name)).toEqual(["reviewPlans", "highComplexity", "complexityOverride", "plannerConcerns", "taskCount", "planChecks"]);
+    expect(rows.map((r) => r.name)).toEqual([
+      "reviewPlans",
+      "highComplexity",
+      "complexityOverride",
+      "plannerConcerns",
+      "taskCount",
+      "planChecks",
+    ]);
     expect(rows.map((r) => r.value)).toEqual([false, "medium", null, ["rule syntax undecided"], 5, []]);
     expect(rows.map((r) => r.fired)).toEqual([false, false, false, true, false, false]);
     expect(rows[4].rule).toBe("more than 15 tasks");
@@ -90,17 +108,30 @@ describe("decision log of a finished scripted session", () => {
       [2, "Rule Engine", "complete", 5, 2, "pass"],
       [3, "CLI Integration", "overridden", 3, 0, "pass"],
     ]);
-    expect(log.phases[2]).toMatchObject({ reviewFindings: { blocking: 1, warning: 0, note: 1 }, reviewOverridden: true, overrides: ["overrode_review"] });
+    expect(log.phases[2]).toMatchObject({
+      reviewFindings: { blocking: 1, warning: 0, note: 1 },
+      reviewOverridden: true,
+      overrides: ["overrode_review"],
+    });
     for (const p of log.phases) {
       expect(p.durationMs).toBe(Date.parse(p.completedAt!) - Date.parse(p.startedAt!));
       expect(p.durationMs).toBeGreaterThan(0);
     }
-    expect(log.phases.map((p) => p.decisions)).toEqual([[1, 2], [3, 4], [5, 6]]);
+    expect(log.phases.map((p) => p.decisions)).toEqual([
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ]);
     expect(log.phases.map((p) => p.commits)).toEqual([2, 1, 1]);
   });
 
   it("has the final review, the commits and the totals", async () => {
-    expect(log.finalReview).toMatchObject({ status: "passed", fixRounds: 1, findings: { blocking: 0, warning: 1, note: 0 }, decisions: [7] });
+    expect(log.finalReview).toMatchObject({
+      status: "passed",
+      fixRounds: 1,
+      findings: { blocking: 0, warning: 1, note: 0 },
+      decisions: [7],
+    });
     expect(log.finalReview.items[0]).toMatchObject({ severity: "warning", title: expect.stringContaining("Naming") });
     const subjects = (await git(done.repo.dir, "log", "--format=%H %s")).trim().split("\n");
     expect(log.commits).toHaveLength(5);
@@ -132,7 +163,10 @@ describe("decision log of a finished scripted session", () => {
 
   it("shows a session caught mid-phase as in progress", () => {
     const mid = buildDecisionLog(midPhaseState(state), SLUG);
-    expect(mid.outcome).toEqual({ status: "in progress", headline: "In progress at EXECUTE (Phase 2): 1 of 3 phases complete." });
+    expect(mid.outcome).toEqual({
+      status: "in progress",
+      headline: "In progress at EXECUTE (Phase 2): 1 of 3 phases complete.",
+    });
     expect(mid.currentPhase).toEqual({ index: 1, number: 2, name: "Rule Engine" });
     expect(mid.stage).toBe("running");
     expect(mid.phases.map((p) => p.outcome)).toEqual(["complete", "in progress", "pending"]);
@@ -179,7 +213,16 @@ describe("decision log of upstream files", () => {
     ],
     retryBudget: { maxAttempts: 3, currentTask: null },
     history: [
-      { phase: 0, name: "One", startedAt: "2026-03-20T14:00:00Z", completedAt: "2026-03-20T15:30:00Z", tasksCompleted: 13, retriesUsed: 1, verificationPassed: true, reviewFindings: { critical: 2, important: 7, suggestion: 6 } },
+      {
+        phase: 0,
+        name: "One",
+        startedAt: "2026-03-20T14:00:00Z",
+        completedAt: "2026-03-20T15:30:00Z",
+        tasksCompleted: 13,
+        retriesUsed: 1,
+        verificationPassed: true,
+        reviewFindings: { critical: 2, important: 7, suggestion: 6 },
+      },
       { phase: 1, state: "EXECUTE", timestamp: "2026-03-21T10:00:00Z", result: "complete" },
       { phase: 1, state: "REVIEW", timestamp: "2026-03-21T10:40:00Z", result: "complete" },
     ],
@@ -190,7 +233,14 @@ describe("decision log of upstream files", () => {
         phase: 1,
         decision: "auto_approved_plan",
         timestamp: "2026-03-21T09:59:00Z",
-        signals: { reviewPlans: false, highComplexity: "medium", complexityOverride: "high", plannerConcerns: ["a", "b"], taskCount: 20, taskThreshold: 15 },
+        signals: {
+          reviewPlans: false,
+          highComplexity: "medium",
+          complexityOverride: "high",
+          plannerConcerns: ["a", "b"],
+          taskCount: 20,
+          taskThreshold: 15,
+        },
       },
     ],
   };
@@ -203,12 +253,36 @@ describe("decision log of upstream files", () => {
       ["Auto-approved Phase 2 plan", "unknown", 2, true],
       ["auto_approved_plan", "auto", 2, false],
     ]);
-    expect(l.decisions[0]).toMatchObject({ what: "Phase 1 plan approved by human", kind: "note", timestamp: null, plan: null });
-    expect(l.decisions[1]).toMatchObject({ what: "Auto-approved Phase 2 plan", note: "User instructed auto-approve all plans" });
+    expect(l.decisions[0]).toMatchObject({
+      what: "Phase 1 plan approved by human",
+      kind: "note",
+      timestamp: null,
+      plan: null,
+    });
+    expect(l.decisions[1]).toMatchObject({
+      what: "Auto-approved Phase 2 plan",
+      note: "User instructed auto-approve all plans",
+    });
     // No `by` recorded; the name says auto. No `fired` recorded: computed from the values.
-    expect(l.decisions[2]).toMatchObject({ whoInferred: true, plan: { mode: "auto", fired: ["complexityOverride", "plannerConcerns", "taskCount"] } });
-    expect(l.phases[0]).toMatchObject({ tasks: 13, retries: 1, verification: "pass", reviewFindings: { blocking: 2, warning: 7, note: 6 }, durationMs: 90 * 60_000 });
-    expect(l.phases[1]).toMatchObject({ tasks: null, retries: null, verification: null, reviewFindings: null, complexityOverride: "high", durationMs: 40 * 60_000 });
+    expect(l.decisions[2]).toMatchObject({
+      whoInferred: true,
+      plan: { mode: "auto", fired: ["complexityOverride", "plannerConcerns", "taskCount"] },
+    });
+    expect(l.phases[0]).toMatchObject({
+      tasks: 13,
+      retries: 1,
+      verification: "pass",
+      reviewFindings: { blocking: 2, warning: 7, note: 6 },
+      durationMs: 90 * 60_000,
+    });
+    expect(l.phases[1]).toMatchObject({
+      tasks: null,
+      retries: null,
+      verification: null,
+      reviewFindings: null,
+      complexityOverride: "high",
+      durationMs: 40 * 60_000,
+    });
     expect(l.commits).toEqual([]);
     expect(l.totals.decisions).toMatchObject({ total: 3, auto: 1, unknown: 2 });
     expect(l.title).toBe("Legacy");
@@ -222,7 +296,13 @@ describe("decision log of upstream files", () => {
       { phase: 0, decision: "approved_plan", timestamp: "2026-03-20T14:00:00Z", answer: "yes", by: "human" },
       { phase: 0, decision: "overrode_review", timestamp: "2026-03-20T15:00:00Z", answer: "override", by: "Human" },
       { phase: 1, decision: "continued", timestamp: "2026-03-21T09:00:00Z", answer: "yes", by: "policy" },
-      { phase: 1, decision: "approved_plan", timestamp: "2026-03-21T09:30:00Z", answer: "yes", by: "a person probably" },
+      {
+        phase: 1,
+        decision: "approved_plan",
+        timestamp: "2026-03-21T09:30:00Z",
+        answer: "yes",
+        by: "a person probably",
+      },
     ];
     const { state: s } = migrateState(older);
     expect(s.decisions.map((d) => d.by)).toEqual(["human", "human", "policy", undefined]);
@@ -235,7 +315,7 @@ describe("decision log of upstream files", () => {
     ]);
     expect(l.decisions[0].whoText).toMatch(/earlier version, which did not tell a person from the host model/);
     expect(l.totals.decisions).toMatchObject({ total: 4, human: 2, policy: 1, unknown: 1, host: 0, elicited: 0 });
-    expect(renderMarkdown(l)).toContain("human: recorded as \"human\" by an earlier version");
+    expect(renderMarkdown(l)).toContain('human: recorded as "human" by an earlier version');
   });
 
   const corpusPresent = existsSync(CORPUS);
@@ -249,7 +329,10 @@ describe("decision log of upstream files", () => {
     beforeAll(async () => {
       root = await mkdtemp(path.join(tmpdir(), "autopilot-log-corpus-"));
       for (const slug of slugs)
-        await cp(path.join(CORPUS, slug, "autopilot-state.json"), path.join(root, ".harness/sessions", slug, "autopilot-state.json"));
+        await cp(
+          path.join(CORPUS, slug, "autopilot-state.json"),
+          path.join(root, ".harness/sessions", slug, "autopilot-state.json"),
+        );
     });
     afterAll(async () => root && rm(root, { recursive: true, force: true }));
 
@@ -282,8 +365,16 @@ describe("decision log of upstream files", () => {
       const l = (await readDecisionLog(root, slug))!;
       expect(l.decisions.length).toBe(10);
       expect(l.decisions.every((d) => d.decision === "note" && d.who === "unknown")).toBe(true);
-      expect(l.decisions[0]).toMatchObject({ what: "Phase 1 plan approved by human", phase: { number: 1 }, phaseInferred: true });
-      expect(l.phases[0]).toMatchObject({ tasks: 13, retries: 1, reviewFindings: { blocking: 2, warning: 7, note: 6 } });
+      expect(l.decisions[0]).toMatchObject({
+        what: "Phase 1 plan approved by human",
+        phase: { number: 1 },
+        phaseInferred: true,
+      });
+      expect(l.phases[0]).toMatchObject({
+        tasks: 13,
+        retries: 1,
+        reviewFindings: { blocking: 2, warning: 7, note: 6 },
+      });
       expect(l.totals.durationMs).toBeGreaterThan(0);
     });
 
@@ -291,7 +382,11 @@ describe("decision log of upstream files", () => {
       const slug = "changes--claude-mem-patterns--proposal";
       if (!slugs.includes(slug)) return console.warn(`[skip] ${slug} not in the corpus`);
       const l = (await readDecisionLog(root, slug))!;
-      expect(l.decisions[0]).toMatchObject({ who: "auto", whoInferred: true, note: "User requested auto-approve all plans" });
+      expect(l.decisions[0]).toMatchObject({
+        who: "auto",
+        whoInferred: true,
+        note: "User requested auto-approve all plans",
+      });
       expect(l.decisions[0].plan!.fired).toEqual(["plannerConcerns", "taskCount"]);
     });
   });

@@ -29,7 +29,25 @@ describe("the state graph is read from the machine definition", () => {
     expect(g.nodes.map((n) => n.id)).toEqual([...STATE_NAMES]);
     expect(g.nodes.filter((n) => n.initial).map((n) => n.id)).toEqual(["INIT"]);
     expect(g.nodes.filter((n) => n.final).map((n) => n.id)).toEqual(["DONE"]);
-    expect(g.nodes.find((n) => n.id === "EXECUTE")!.children).toEqual(["running", "waveOpen", "wave", "waveMerge", "waveCheckpoint", "waveTask", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix", "budgetWave", "budgetWaveRetry"]);
+    expect(g.nodes.find((n) => n.id === "EXECUTE")!.children).toEqual([
+      "running",
+      "waveOpen",
+      "wave",
+      "waveMerge",
+      "waveCheckpoint",
+      "waveTask",
+      "fixing",
+      "checkpoint",
+      "exhausted",
+      "personaFailed",
+      "commitFix",
+      "commitBlocked",
+      "budgetRunning",
+      "budgetFixing",
+      "budgetCommitFix",
+      "budgetWave",
+      "budgetWaveRetry",
+    ]);
   });
 
   it("maps nested sources and targets to their top-level states", () => {
@@ -37,7 +55,11 @@ describe("the state graph is read from the machine definition", () => {
     expect(edge("ASSESS", "PLAN")!.details).toHaveLength(2);
     expect(edge("ASSESS", "APPROVE_PLAN")!.labels).toEqual(["plan already exists"]);
     // The executor's plan_defect (serial, or in a wave), and the answer "revise plan" at EXECUTE.exhausted.
-    expect(edge("EXECUTE", "PLAN")!.labels).toEqual(["plan defect within budget", "wave sends plan back", "“revise plan”"]);
+    expect(edge("EXECUTE", "PLAN")!.labels).toEqual([
+      "plan defect within budget",
+      "wave sends plan back",
+      "“revise plan”",
+    ]);
     expect(edge("VERIFY", "EXECUTE")!.labels).toEqual(["“fix”"]);
     expect(edge("REVIEW", "PHASE_COMPLETE")!.labels).toEqual(["no blocking findings", "“override”"]);
     expect(edge("PHASE_COMPLETE", "FINAL_REVIEW")!.labels).toEqual(["no more phases"]);
@@ -49,7 +71,8 @@ describe("the state graph is read from the machine definition", () => {
     // Retries and checkpoints stay inside EXECUTE.
     expect(g.nodes.find((n) => n.id === "EXECUTE")!.internal.some((t) => t.includes("retryBudgetLeft"))).toBe(true);
     // A plan edited after its approval sends EXECUTE, VERIFY and REVIEW back to the plan gate.
-    for (const from of ["EXECUTE", "VERIFY", "REVIEW"]) expect(edge(from, "APPROVE_PLAN")!.labels).toEqual(["PLAN_CHANGED"]);
+    for (const from of ["EXECUTE", "VERIFY", "REVIEW"])
+      expect(edge(from, "APPROVE_PLAN")!.labels).toEqual(["PLAN_CHANGED"]);
     // "revise" with notes sends the plan back to the planner.
     expect(edge("APPROVE_PLAN", "PLAN")!.labels).toEqual(["“reviseWithNotes”"]);
     expect(g.edges).toHaveLength(19);
@@ -66,8 +89,15 @@ describe("the state graph is read from the machine definition", () => {
       },
     });
     const t = stateGraph(tiny);
-    expect(t.nodes.map((n) => [n.id, n.initial, n.final])).toEqual([["A", true, false], ["B", false, false], ["C", false, true]]);
-    expect(t.edges.map((e) => [e.from, e.to, e.labels])).toEqual([["A", "B", ["GO"]], ["B", "A", ["BACK"]]]);
+    expect(t.nodes.map((n) => [n.id, n.initial, n.final])).toEqual([
+      ["A", true, false],
+      ["B", false, false],
+      ["C", false, true],
+    ]);
+    expect(t.edges.map((e) => [e.from, e.to, e.labels])).toEqual([
+      ["A", "B", ["GO"]],
+      ["B", "A", ["BACK"]],
+    ]);
     const svg = renderStateDiagram(t, { current: "B", stage: "inner" });
     expect(svg.match(/data-state="/g)).toHaveLength(3);
     expect(svg).toContain('data-state="B" data-current="true"');
@@ -127,9 +157,20 @@ describe("Markdown", () => {
   it("is a report with the decisions, plan signals, phases, final review and commits as tables", () => {
     const md = renderMarkdown(log);
     expect(md.split("\n")[0]).toBe("# Decision log: Security Scanner");
-    for (const h of ["## Decisions", "## Plan approvals: the signals behind each", "## Phases", "## Final review", "## Commits"]) expect(md).toContain(h);
-    expect(md).toContain("| 3 | 2026-03-19T10:02:06.000Z | 2. Rule Engine | APPROVE_PLAN | Plan approved after review | terminal | plannerConcerns | yes | Concerns are noted; the rule syntax is settled in task 1. |");
-    expect(md).toContain("| 3 | 2. Rule Engine | off | medium | none | 1: rule syntax undecided ✱ | 5 | none | paused → terminal answered \"yes\" (approved) |");
+    for (const h of [
+      "## Decisions",
+      "## Plan approvals: the signals behind each",
+      "## Phases",
+      "## Final review",
+      "## Commits",
+    ])
+      expect(md).toContain(h);
+    expect(md).toContain(
+      "| 3 | 2026-03-19T10:02:06.000Z | 2. Rule Engine | APPROVE_PLAN | Plan approved after review | terminal | plannerConcerns | yes | Concerns are noted; the rule syntax is settled in task 1. |",
+    );
+    expect(md).toContain(
+      '| 3 | 2. Rule Engine | off | medium | none | 1: rule syntax undecided ✱ | 5 | none | paused → terminal answered "yes" (approved) |',
+    );
     expect(md).toContain("| 2 | Rule Engine | medium | complete | 5 | 2 | pass | 0 blocking, 0 warning, 1 note |");
     expect(md).toContain("Status: **passed** · 0 blocking, 1 warning, 0 note · 1 fix round");
   });
@@ -137,7 +178,7 @@ describe("Markdown", () => {
   it("keeps hostile text inside its cell and inert", () => {
     const md = renderMarkdown(buildDecisionLog(hostileState(state), SLUG));
     expect(md).not.toMatch(/<script|<img|<iframe/i);
-    expect(md).toContain("&lt;script&gt;document.title=\"pwned\"&lt;/script&gt;");
+    expect(md).toContain('&lt;script&gt;document.title="pwned"&lt;/script&gt;');
     // Every table row still has the header's number of cells: pipes in text are escaped.
     for (const block of md.split("\n\n").filter((b) => b.startsWith("| "))) {
       const rows = block.split("\n").filter(Boolean);

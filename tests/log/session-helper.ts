@@ -19,7 +19,11 @@ export class PersonGate implements Gate {
     if (step.state === "APPROVE_PLAN" && ask.options.includes("yes"))
       return { answer: "yes", by: "terminal", rationale: "Concerns are noted; the rule syntax is settled in task 1." };
     if (step.state === "REVIEW" && ask.options.includes("override"))
-      return { answer: "override", by: "terminal", rationale: "The finding is a false positive: the key is a test fixture." };
+      return {
+        answer: "override",
+        by: "terminal",
+        rationale: "The finding is a false positive: the key is a test fixture.",
+      };
     return this.policy.answer(step, ask);
   }
 }
@@ -37,7 +41,7 @@ export async function finishedSession(opts: { specText?: string; flags?: string 
   const repo = await makeRepo();
   let tick = 0;
   // Phases of different lengths, so a timeline by time has something to show.
-  const now = () => new Date(Date.UTC(2026, 2, 19, 10, 0, 0) + (tick++) * 7_000);
+  const now = () => new Date(Date.UTC(2026, 2, 19, 10, 0, 0) + tick++ * 7_000);
   await mkdir(path.join(repo.dir, "docs/changes/security-scanner"), { recursive: true });
   await writeFile(path.join(repo.dir, SPEC_PATH), opts.specText ?? SPEC);
   await git(repo.dir, "add", "-A");
@@ -46,12 +50,17 @@ export async function finishedSession(opts: { specText?: string; flags?: string 
   const runner = new ScriptedRunner({
     phases: {
       0: { checkpoints: { 2: "passed" } },
-      1: { tasks: 5, concerns: ["rule syntax undecided"], fail: { task: 2, times: 2, error: "TypeError: rules is undefined" } },
+      1: {
+        tasks: 5,
+        concerns: ["rule syntax undecided"],
+        fail: { task: 2, times: 2, error: "TypeError: rules is undefined" },
+      },
       2: { blockingReviewOnce: true },
     },
     finalBlocking: 1,
   });
   const { final } = await drive(engine, (await engine.start(SPEC_PATH, opts.flags)).step, runner, new PersonGate());
-  if (final.state !== "DONE") throw new Error(`the scripted session stopped at ${final.state}: ${JSON.stringify(final.next)}`);
+  if (final.state !== "DONE")
+    throw new Error(`the scripted session stopped at ${final.state}: ${JSON.stringify(final.next)}`);
   return { repo, slug: SLUG };
 }

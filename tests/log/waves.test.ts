@@ -25,9 +25,15 @@ async function commitOf(subject: string): Promise<string> {
 beforeAll(async () => {
   assertBuilt();
   // Phase 1: 6 tasks in 3 chains (2 waves of 3), task 2 fails once; phase 2: 4 independent tasks (1 wave); phase 3: serial.
-  const script = { phases: { "0": { tasks: 6, chains: 3, fail: { task: 2, times: 1 } }, "1": { tasks: 4 }, "2": { tasks: 2 } } };
-  repo = await specRepo({ config: { scripted: script, validation: { commands: ["node -e \"console.log('checks ok')\""] } } });
-  const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--parallel", "--jobs", "3"], { cwd: repo.dir });
+  const script = {
+    phases: { "0": { tasks: 6, chains: 3, fail: { task: 2, times: 1 } }, "1": { tasks: 4 }, "2": { tasks: 2 } },
+  };
+  repo = await specRepo({
+    config: { scripted: script, validation: { commands: ["node -e \"console.log('checks ok')\""] } },
+  });
+  const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--parallel", "--jobs", "3"], {
+    cwd: repo.dir,
+  });
   expect(res.stderr).toBe("");
   expect(res.code).toBe(0);
   state = await readState(repo.dir);
@@ -57,7 +63,9 @@ describe("the decision log of a --parallel run", () => {
         expect(t.attempts).toBe(phase === 1 && t.task === "2" ? 2 : 1);
       }
     const sent = json.waves[0].tasks[1];
-    expect(sent.sentBack).toEqual([{ attempt: 2, why: "failed", error: expect.stringContaining("simulated failure 1") }]);
+    expect(sent.sentBack).toEqual([
+      { attempt: 2, why: "failed", error: expect.stringContaining("simulated failure 1") },
+    ]);
     expect(sent.statusText).toBe(`merged (${sent.mergedShort}) after 1 send-back`);
     // Built from the state file on disk: the same as the MCP tool's model.
     expect(state.waveLog).toHaveLength(3);
@@ -71,13 +79,20 @@ describe("the decision log of a --parallel run", () => {
     expect(html).toContain(`<h2 id="waves-h">Parallel waves</h2>`);
     for (const w of json.waves)
       for (const t of w.tasks) {
-        const row = md.split("\n").find((l: string) => l.startsWith(`| ${w.phase.number}. ${w.phase.name} | ${w.number} | ${t.task}. `));
+        const row = md
+          .split("\n")
+          .find((l: string) => l.startsWith(`| ${w.phase.number}. ${w.phase.name} | ${w.number} | ${t.task}. `));
         expect(row, `md row for phase ${w.phase.number} wave ${w.number} task ${t.task}`).toBeDefined();
-        for (const fact of [t.statusText, String(t.attempts), t.worktree, t.branch, t.mergedShort]) expect(row).toContain(fact);
-        const tr = html.split("<tr ").find((l: string) => l.startsWith(`data-task="${w.phase.number}-${w.number}-${t.task}"`));
+        for (const fact of [t.statusText, String(t.attempts), t.worktree, t.branch, t.mergedShort])
+          expect(row).toContain(fact);
+        const tr = html
+          .split("<tr ")
+          .find((l: string) => l.startsWith(`data-task="${w.phase.number}-${w.number}-${t.task}"`));
         expect(tr, `html row for phase ${w.phase.number} wave ${w.number} task ${t.task}`).toBeDefined();
         for (const fact of [t.worktree, t.branch, t.mergedShort, ">merged<"]) expect(tr).toContain(fact);
       }
-    expect(md).toMatch(/\| 1\. Counting Core \| 1 \| 2\. Counting Core step 2 \| merged \([0-9a-f]{7}\) after 1 send-back \| 2 \|.*\| attempt 2: failed \(/);
+    expect(md).toMatch(
+      /\| 1\. Counting Core \| 1 \| 2\. Counting Core step 2 \| merged \([0-9a-f]{7}\) after 1 send-back \| 2 \|.*\| attempt 2: failed \(/,
+    );
   });
 });

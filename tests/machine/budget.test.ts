@@ -42,7 +42,13 @@ describe("the budget gate, a stage of the machine", () => {
     expect(where(s)).toBe("PLAN.planning");
     expect(s.budget!.continueOnceAt).toBe(s.stepId);
     expect(renderStep(s, "core").next).toMatchObject({ kind: "dispatch", persona: "harness-planner" });
-    expect(s.decisions.at(-1)).toMatchObject({ decision: "budget_continue_once", answer: "continue once", by: "host", phase: 0, state: "PLAN" });
+    expect(s.decisions.at(-1)).toMatchObject({
+      decision: "budget_continue_once",
+      answer: "continue once",
+      by: "host",
+      phase: 0,
+      state: "PLAN",
+    });
     expect(renderStep(s, "core").report).toContain("one more persona run, then the session asks again");
     // The plan pauses nothing (3 tasks, no concern): execution is the next dispatch, and it asks.
     s = send(s, { type: "PLANNED", plan: plan(3) });
@@ -54,7 +60,12 @@ describe("the budget gate, a stage of the machine", () => {
     s = send(s, { type: "DECIDE", answer: "raise budget", rationale: "to 200k", by: "terminal" });
     expect(where(s)).toBe("PLAN.planning");
     expect(s.budget).toEqual({ tokens: 200_000, usd: null, continueOnceAt: null });
-    expect(s.decisions.at(-1)).toMatchObject({ decision: "raised_budget", answer: "raise budget", by: "terminal", rationale: "to 200k" });
+    expect(s.decisions.at(-1)).toMatchObject({
+      decision: "raised_budget",
+      answer: "raise budget",
+      by: "terminal",
+      rationale: "to 200k",
+    });
     expect(renderStep(s, "core").report).toContain("Budget raised from 25k tokens to 200k tokens");
     // Raised, but not past what was spent: asked again.
     let t = send(overBudget(), { type: "ASSESSED", planPath: null });

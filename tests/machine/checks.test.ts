@@ -14,14 +14,21 @@ const low = { name: "Core Scanner", complexity: "low" as const };
 const reportOf = (s: Parameters<typeof renderStep>[0]) => renderStep(s, slug).report ?? "";
 const briefOf = (s: Parameters<typeof briefContent>[0]) => briefContent(s, slug, {});
 
-const unverifiable: PlanFacts = { ...plan(3), problems: ['Task 2 (Parse) has no verification step: end it with "**Verify:** `<command>` → <the result that proves it>".'] };
+const unverifiable: PlanFacts = {
+  ...plan(3),
+  problems: [
+    'Task 2 (Parse) has no verification step: end it with "**Verify:** `<command>` → <the result that proves it>".',
+  ],
+};
 const SEND_BACKS = sendBacksAllowed(RETRY_BUDGET);
 
 describe("the plan check", () => {
   it("sends a plan with problems back to the planner with the list, then runs the fixed plan", () => {
     let s = planned(started([low]), unverifiable);
     expect(where(s)).toBe("PLAN.planning");
-    expect(reportOf(s)).toContain(`The plan check found 1 problem in the plan; it goes back to the planner (send-back 1 of ${SEND_BACKS}):`);
+    expect(reportOf(s)).toContain(
+      `The plan check found 1 problem in the plan; it goes back to the planner (send-back 1 of ${SEND_BACKS}):`,
+    );
     expect(reportOf(s)).toContain("Task 2 (Parse) has no verification step");
     expect(dispatchFor(s, slug)!.prompt).toMatch(/^Revise the plan for phase 1\/1 "Core Scanner"/);
     expect(briefOf(s)).toContain("## Why the plan goes back to you");
@@ -91,18 +98,34 @@ describe("the review check", () => {
 });
 
 describe("the executor's plan defect", () => {
-  const defect = { type: "EXECUTED" as const, outcome: "plan_defect" as const, task: { number: 2, name: "Register the command" }, defect: "src/cli/index.js does not exist; commands live in bin/wc.js" };
+  const defect = {
+    type: "EXECUTED" as const,
+    outcome: "plan_defect" as const,
+    task: { number: 2, name: "Register the command" },
+    defect: "src/cli/index.js does not exist; commands live in bin/wc.js",
+  };
 
   it("goes to a revised plan (not a retry): work so far committed, the defect in the planner's brief, execution resumes at that task", () => {
     let s = planned(started([low]), plan(3));
-    s = send(s, { type: "EXECUTED", outcome: "checkpoint", task: { number: 1, name: "Count" }, checkpoint: { type: "passed", label: "count" } });
+    s = send(s, {
+      type: "EXECUTED",
+      outcome: "checkpoint",
+      task: { number: 1, name: "Count" },
+      checkpoint: { type: "passed", label: "count" },
+    });
     s = send(s, defect);
     expect(where(s)).toBe("PLAN.planning");
     expect(s.retryBudget.currentTask).toBeNull();
     expect(s.phaseRun.retriesUsed).toBe(0);
-    expect(s.outbox).toEqual([expect.objectContaining({ type: "commit", args: expect.objectContaining({ recovery: true }) })]);
-    expect(reportOf(s)).toContain("Task 2: Register the command — the executor reports a defect in the plan: src/cli/index.js does not exist");
-    expect(briefOf(s)).toContain("reports a defect in the plan: src/cli/index.js does not exist; commands live in bin/wc.js");
+    expect(s.outbox).toEqual([
+      expect.objectContaining({ type: "commit", args: expect.objectContaining({ recovery: true }) }),
+    ]);
+    expect(reportOf(s)).toContain(
+      "Task 2: Register the command — the executor reports a defect in the plan: src/cli/index.js does not exist",
+    );
+    expect(briefOf(s)).toContain(
+      "reports a defect in the plan: src/cli/index.js does not exist; commands live in bin/wc.js",
+    );
     expect(briefOf(s)).toContain("keep them as they are (same numbers and headings)");
     s = send(s, { type: "PLANNED", plan: plan(3) });
     expect(where(s)).toBe("EXECUTE.running");

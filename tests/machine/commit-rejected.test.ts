@@ -22,7 +22,10 @@ function owed(s: AutopilotState): Extract<Effect, { type: "commit" }> {
 }
 
 function refuse(s: AutopilotState, hook = "pre-commit", output = LINT, commit = owed(s)): AutopilotState {
-  return send(s, { type: "COMMIT_REJECTED", commit, hook, output, paths: ["src/core/a.ts"] } as Extract<AutopilotEvent, { type: "COMMIT_REJECTED" }>);
+  return send(s, { type: "COMMIT_REJECTED", commit, hook, output, paths: ["src/core/a.ts"] } as Extract<
+    AutopilotEvent,
+    { type: "COMMIT_REJECTED" }
+  >);
 }
 
 const report = (s: AutopilotState) => renderStep(s, slug).report ?? "";
@@ -46,7 +49,11 @@ describe("a commit the pre-commit hook refuses", () => {
       const d = dispatchFor(s, slug)!;
       expect(d.persona).toBe("harness-task-executor");
       expect(d.expects.result).toBe("fixed");
-      expect(d.prompt).toMatch(new RegExp(`pre-commit hook rejected the commit of phase 1/1 "Core Scanner".*attempt ${attempt} of ${RETRY_BUDGET}`));
+      expect(d.prompt).toMatch(
+        new RegExp(
+          `pre-commit hook rejected the commit of phase 1/1 "Core Scanner".*attempt ${attempt} of ${RETRY_BUDGET}`,
+        ),
+      );
       const brief = briefContent(s, slug, {});
       expect(brief).toContain("## The pre-commit hook rejected the commit");
       expect(brief).toContain('src/core/a.ts:2:console.log("debug");');
@@ -67,12 +74,21 @@ describe("a commit the pre-commit hook refuses", () => {
     expect(next.kind).toBe("ask");
     if (next.kind !== "ask") return;
     expect(next.options).toEqual(["fix it yourself and continue", "commit without hooks this once", "stop"]);
-    expect(next.question).toMatch(new RegExp(`pre-commit hook rejected autopilot's commit "Phase 1: Core Scanner — execution complete" ${RETRY_BUDGET + 1} times; the retry budget \\(${RETRY_BUDGET} attempts\\) is spent`));
+    expect(next.question).toMatch(
+      new RegExp(
+        `pre-commit hook rejected autopilot's commit "Phase 1: Core Scanner — execution complete" ${RETRY_BUDGET + 1} times; the retry budget \\(${RETRY_BUDGET} attempts\\) is spent`,
+      ),
+    );
     expect(next.context).toContain('src/core/a.ts:2:console.log("debug");');
     // Every refusal is in the decision log, as the machine's own record.
     const refusals = s.decisions.filter((d) => d.decision === "commit_rejected");
     expect(refusals).toHaveLength(RETRY_BUDGET + 1);
-    expect(refusals.every((d) => d.by === "auto" && /pre-commit hook rejected "Phase 1: Core Scanner — execution complete"/.test(d.note ?? ""))).toBe(true);
+    expect(
+      refusals.every(
+        (d) =>
+          d.by === "auto" && /pre-commit hook rejected "Phase 1: Core Scanner — execution complete"/.test(d.note ?? ""),
+      ),
+    ).toBe(true);
   });
 
   it.each([
@@ -81,7 +97,8 @@ describe("a commit the pre-commit hook refuses", () => {
   ])("past the budget, %s owes the same commit again (--no-verify only when chosen)", (answer, decision, noVerify) => {
     let s = executionComplete();
     const commit = owed(s);
-    for (let i = 0; i <= RETRY_BUDGET; i++) s = i ? refuse(send(s, { type: "FIXED", summary: "tried" }), "pre-commit", LINT, commit) : refuse(s);
+    for (let i = 0; i <= RETRY_BUDGET; i++)
+      s = i ? refuse(send(s, { type: "FIXED", summary: "tried" }), "pre-commit", LINT, commit) : refuse(s);
     expect(where(s)).toBe("VERIFY.commitBlocked");
     s = send(s, { type: "DECIDE", answer, by: "terminal", rationale: "added the headers" });
     expect(where(s)).toBe("VERIFY.running");
@@ -91,7 +108,7 @@ describe("a commit the pre-commit hook refuses", () => {
     expect(s.decisions.at(-1)).toMatchObject({ decision, answer, by: "terminal", rationale: "added the headers" });
   });
 
-  it("with --human-gates, only a person may answer \"commit without hooks this once\"", () => {
+  it('with --human-gates, only a person may answer "commit without hooks this once"', () => {
     let s = executionComplete();
     s = { ...s, humanOnlyGates: true };
     s = refuse(s, "commit-msg", "subject may not be empty [subject-empty]");
@@ -132,12 +149,18 @@ describe("a commit refused elsewhere", () => {
     expect(s.phaseRun.retriesUsed).toBe(0);
     expect(report(s)).toMatch(/refused autopilot's commit message.*"commitMessage" in \.harness\/config\.json/);
     const next = renderStep(s, slug).next;
-    expect(next.kind === "ask" && next.question).toMatch(/commit-msg hook rejected autopilot's commit .* \(it checks the commit message/);
+    expect(next.kind === "ask" && next.question).toMatch(
+      /commit-msg hook rejected autopilot's commit .* \(it checks the commit message/,
+    );
   });
 
   it("a checkpoint's commit: fixed in EXECUTE, then the plan goes on from the checkpoint (not as a retry of a task)", () => {
     let s = planned(started([core]), plan(3));
-    s = send(s, { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "passed", label: "Checkpoint 1: types" } });
+    s = send(s, {
+      type: "EXECUTED",
+      outcome: "checkpoint",
+      checkpoint: { type: "passed", label: "Checkpoint 1: types" },
+    });
     const commit = owed(s);
     expect(commit.args.label).toBe("Checkpoint 1: types");
     s = refuse(s);
@@ -145,7 +168,9 @@ describe("a commit refused elsewhere", () => {
     s = send(s, { type: "FIXED", summary: "ok" });
     expect(where(s)).toBe("EXECUTE.running");
     expect(s.outbox).toEqual([commit]);
-    expect(dispatchFor(s, slug)?.prompt).toMatch(/^Continue phase 1\/1 "Core Scanner" after checkpoint "Checkpoint 1: types"/);
+    expect(dispatchFor(s, slug)?.prompt).toMatch(
+      /^Continue phase 1\/1 "Core Scanner" after checkpoint "Checkpoint 1: types"/,
+    );
   });
 
   it("a final review fix round's commit: fixed in FINAL_REVIEW, then validated as usual", () => {
@@ -167,7 +192,8 @@ describe("a commit refused elsewhere", () => {
 
   it("a recovery commit is not retried: the question about the exhausted budget stands, and the refusal is recorded", () => {
     let s = planned(started([core]), plan(3));
-    for (let i = 0; i <= RETRY_BUDGET; i++) s = send(s, { type: "EXECUTED", outcome: "failed", task: { number: 1, name: "t" }, error: "e" });
+    for (let i = 0; i <= RETRY_BUDGET; i++)
+      s = send(s, { type: "EXECUTED", outcome: "failed", task: { number: 1, name: "t" }, error: "e" });
     expect(where(s)).toBe("EXECUTE.exhausted");
     const recovery = owed(s);
     expect(recovery.args.recovery).toBe(true);

@@ -94,10 +94,22 @@ function eventsFor(s: Snap, oneStart: boolean | "fastAndStandard" = false): Auto
     { type: "EXECUTED", outcome: "complete", now },
     { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "passed", label: "cp" }, now },
     // A commit point at the last task of a 3-task plan: its commit ends the execution.
-    { type: "EXECUTED", outcome: "checkpoint", task: { number: 3, name: "t" }, checkpoint: { type: "passed", label: "cp" }, now },
+    {
+      type: "EXECUTED",
+      outcome: "checkpoint",
+      task: { number: 3, name: "t" },
+      checkpoint: { type: "passed", label: "cp" },
+      now,
+    },
     { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "human-verify", label: "look" }, now },
     { type: "EXECUTED", outcome: "failed", task: { number: 1, name: "t" }, error: "e", now },
-    { type: "EXECUTED", outcome: "plan_defect", task: { number: 2, name: "t" }, defect: "the plan names a file that does not exist", now },
+    {
+      type: "EXECUTED",
+      outcome: "plan_defect",
+      task: { number: 2, name: "t" },
+      defect: "the plan names a file that does not exist",
+      now,
+    },
     { type: "VALIDATED", passed: true, summary: "ok", now },
     { type: "VALIDATED", passed: false, summary: "bad", now },
     { type: "VERIFIED", verdict: "pass", findings: [], now },
@@ -116,23 +128,52 @@ function eventsFor(s: Snap, oneStart: boolean | "fastAndStandard" = false): Auto
   // refusal's transitions do not depend on the rest.
   const owed = justOwedCommit(c);
   const corner =
-    !c.reviewPlans && (c.currentPhase === 0 || s.matches("FINAL_REVIEW")) && !(c.retryBudget.currentTask?.attemptsUsed ?? 0) && c.finalReview.retryCount <= 1;
+    !c.reviewPlans &&
+    (c.currentPhase === 0 || s.matches("FINAL_REVIEW")) &&
+    !(c.retryBudget.currentTask?.attemptsUsed ?? 0) &&
+    c.finalReview.retryCount <= 1;
   if (owed && corner)
     out.push(
-      { type: "COMMIT_REJECTED", commit: owed, hook: "pre-commit", output: "src/a.ts:1: console.log", paths: ["src/a.ts"], now },
-      { type: "COMMIT_REJECTED", commit: owed, hook: "commit-msg", output: "subject may not be empty", paths: ["src/a.ts"], now },
+      {
+        type: "COMMIT_REJECTED",
+        commit: owed,
+        hook: "pre-commit",
+        output: "src/a.ts:1: console.log",
+        paths: ["src/a.ts"],
+        now,
+      },
+      {
+        type: "COMMIT_REJECTED",
+        commit: owed,
+        hook: "commit-msg",
+        output: "subject may not be empty",
+        paths: ["src/a.ts"],
+        now,
+      },
     );
   const ask = askFor({ ...c, currentState: topOf(s), stage: stageOf(s) });
   for (const answer of ask?.options ?? []) out.push({ type: "DECIDE", answer, by: "host", now });
   // "revise" with notes sends the plan back to the planner with them.
-  if (ask?.options.includes("revise")) out.push({ type: "DECIDE", answer: "revise", rationale: "split task 2", by: "host", now });
+  if (ask?.options.includes("revise"))
+    out.push({ type: "DECIDE", answer: "revise", rationale: "split task 2", by: "host", now });
   return out.filter((e) => s.can(e));
 }
 
-const WAVES = { parallel: true, waves: [["1", "2"], ["3"]], reason: "2 waves, at most 2 tasks at once", serialized: [] };
+const WAVES = {
+  parallel: true,
+  waves: [["1", "2"], ["3"]],
+  reason: "2 waves, at most 2 tasks at once",
+  serialized: [],
+};
 type WaveTask = NonNullable<AutopilotState["phaseRun"]["waveRun"]>["tasks"][number];
 function waveTask(task: string, status: WaveTask["status"]): WaveTask {
-  const worktree = { task, attempt: 1, path: `.harness/worktrees/x--task-${task}`, branch: `autopilot-task/x/${task}`, base: "0000000" };
+  const worktree = {
+    task,
+    attempt: 1,
+    path: `.harness/worktrees/x--task-${task}`,
+    branch: `autopilot-task/x/${task}`,
+    base: "0000000",
+  };
   return { task, name: `t${task}`, scope: { files: [`src/${task}.ts`], owns: [] }, attempt: 1, worktree, status };
 }
 
@@ -146,8 +187,18 @@ function waveEvents(c: AutopilotState): AutopilotEvent[] {
   const opened = { wave: next, tasks: (WAVES.waves[next] ?? []).map((t) => waveTask(t, "running")) };
   out.push({ type: "WAVE_OPENED", run: opened, now });
   // Opened again with everything merged (a re-entry after the last wave), or a task still stopped.
-  if (run) out.push({ type: "WAVE_OPENED", run: { ...run, tasks: run.tasks.map((t) => ({ ...t, status: "merged" as const })) }, now });
-  if (run) out.push({ type: "WAVE_OPENED", run: { ...run, tasks: run.tasks.map((t, i) => ({ ...t, status: i === 0 ? ("outside" as const) : t.status })) }, now });
+  if (run)
+    out.push({
+      type: "WAVE_OPENED",
+      run: { ...run, tasks: run.tasks.map((t) => ({ ...t, status: "merged" as const })) },
+      now,
+    });
+  if (run)
+    out.push({
+      type: "WAVE_OPENED",
+      run: { ...run, tasks: run.tasks.map((t, i) => ({ ...t, status: i === 0 ? ("outside" as const) : t.status })) },
+      now,
+    });
   for (const t of run?.tasks ?? [])
     if (t.status === "running" && !t.reported)
       out.push(
@@ -155,19 +206,59 @@ function waveEvents(c: AutopilotState): AutopilotEvent[] {
         { type: "TASK_REPORTED", task: t.task, done: false, error: "e", learnings: ["l"], now },
         // Stopped at a human checkpoint: the serial checkpoint question once the wave's reports are
         // in (in the first wave of the walk without a budget: everywhere would not end).
-        ...(c.budget || run?.wave !== 0 ? [] : [{ type: "TASK_REPORTED" as const, task: t.task, done: false, checkpoint: { type: "human-verify" as const, label: "look" }, now }]),
+        ...(c.budget || run?.wave !== 0
+          ? []
+          : [
+              {
+                type: "TASK_REPORTED" as const,
+                task: t.task,
+                done: false,
+                checkpoint: { type: "human-verify" as const, label: "look" },
+                now,
+              },
+            ]),
       );
   if (run) {
-    const as = (status: (i: number) => WaveTask["status"]) => ({ ...run, tasks: run.tasks.map((t, i) => ({ ...t, status: status(i), reported: null })) });
+    const as = (status: (i: number) => WaveTask["status"]) => ({
+      ...run,
+      tasks: run.tasks.map((t, i) => ({ ...t, status: status(i), reported: null })),
+    });
     const first = run.tasks[0]?.task ?? "1";
     out.push(
-      { type: "WAVE_MERGED", run: as(() => "merged"), events: run.tasks.map((t) => ({ kind: "merged" as const, task: t.task, sha: `sha${t.task}`, validation: "ok" })), now },
-      { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "running" : "merged")), events: [{ kind: "retry", task: first, attempt: 2, why: "conflict", error: "c" }], now },
-      { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "outside" : "done")), events: [{ kind: "outside", task: first, files: ["README.md"] }], now },
-      { type: "WAVE_MERGED", run: as((i) => (i === 0 ? "exhausted" : "done")), events: [{ kind: "exhausted", task: first, error: "e" }], now },
+      {
+        type: "WAVE_MERGED",
+        run: as(() => "merged"),
+        events: run.tasks.map((t) => ({
+          kind: "merged" as const,
+          task: t.task,
+          sha: `sha${t.task}`,
+          validation: "ok",
+        })),
+        now,
+      },
+      {
+        type: "WAVE_MERGED",
+        run: as((i) => (i === 0 ? "running" : "merged")),
+        events: [{ kind: "retry", task: first, attempt: 2, why: "conflict", error: "c" }],
+        now,
+      },
+      {
+        type: "WAVE_MERGED",
+        run: as((i) => (i === 0 ? "outside" : "done")),
+        events: [{ kind: "outside", task: first, files: ["README.md"] }],
+        now,
+      },
+      {
+        type: "WAVE_MERGED",
+        run: as((i) => (i === 0 ? "exhausted" : "done")),
+        events: [{ kind: "exhausted", task: first, error: "e" }],
+        now,
+      },
       // An executor's plan defect within the phase's send-backs: the others merged, the plan goes back
       // to the planner (in the first wave of the first phase, once: everywhere would pass the walk's limit).
-      ...(run.wave === 0 && c.currentPhase === 0 && !c.phaseRun.planDefects ? [{ type: "WAVE_MERGED" as const, run: as((i) => (i === 0 ? "defect" : "merged")), events: [], now }] : []),
+      ...(run.wave === 0 && c.currentPhase === 0 && !c.phaseRun.planDefects
+        ? [{ type: "WAVE_MERGED" as const, run: as((i) => (i === 0 ? "defect" : "merged")), events: [], now }]
+        : []),
     );
   }
   return out;
@@ -203,7 +294,10 @@ function serialize(s: Snap): string {
     // A refusal, while its commit is held (kept finite: the rest of the graph would multiply by
     // every count; tests/machine/rules.test.ts follows one commit through the whole budget).
     ["commitFix", "commitBlocked"].includes(stageOf(s) ?? "")
-      ? [Math.min(c.phaseRun.rejectedCommit?.attempts.length ?? 0, c.retryBudget.maxAttempts + 1), c.phaseRun.rejectedCommit?.hook]
+      ? [
+          Math.min(c.phaseRun.rejectedCommit?.attempts.length ?? 0, c.retryBudget.maxAttempts + 1),
+          c.phaseRun.rejectedCommit?.hook,
+        ]
       : null,
     // The send-back counters, each only where it decides something (a finite graph stays small).
     topOf(s) === "PLAN" ? (c.phaseRun.planChecks ?? 0) : null,
@@ -212,16 +306,26 @@ function serialize(s: Snap): string {
     topOf(s) === "FINAL_REVIEW" ? (c.finalReview.checks ?? 0) : null,
     // A parallel session's wave, without its attempts (a retry is the same state again); a report
     // at a checkpoint told apart from the others (two tasks at checkpoints ask twice).
-    c.phaseRun.waveRun ? [c.phaseRun.waveRun.wave, c.phaseRun.waveRun.tasks.map((t) => [t.status, t.reported ? (t.reported.checkpoint ? "checkpoint" : true) : false])] : null,
+    c.phaseRun.waveRun
+      ? [
+          c.phaseRun.waveRun.wave,
+          c.phaseRun.waveRun.tasks.map((t) => [
+            t.status,
+            t.reported ? (t.reported.checkpoint ? "checkpoint" : true) : false,
+          ]),
+        ]
+      : null,
   ]);
 }
 
 /** The commit the last transition owed (the walk never performs effects: the outbox only grows). */
 function justOwedCommit(c: AutopilotState) {
-  const owed = c.outbox.slice(-2).filter((e) => e.type === "commit").at(-1);
+  const owed = c.outbox
+    .slice(-2)
+    .filter((e) => e.type === "commit")
+    .at(-1);
   return owed?.type === "commit" ? owed : null;
 }
-
 
 const mainPaths = getShortestPaths(autopilotMachine, {
   input: initState(),
@@ -244,14 +348,29 @@ const budgetInput: AutopilotState = {
 const stepped = Object.assign(Object.create(autopilotMachine) as typeof autopilotMachine, {
   transition: (snap: Snap, event: AutopilotEvent, scope: never) => {
     const c = ctxOf(snap);
-    return autopilotMachine.transition(autopilotMachine.resolveState({ value: snap.value, context: { ...c, stepId: c.stepId + 1 } }), event, scope);
+    return autopilotMachine.transition(
+      autopilotMachine.resolveState({ value: snap.value, context: { ...c, stepId: c.stepId + 1 } }),
+      event,
+      scope,
+    );
   },
 });
-const budgetBlocks = (c: AutopilotState) => !!c.budget && !!budgetSpent(c.budget, c.usage) && c.budget.continueOnceAt !== c.stepId;
-const budgetWalk = { input: budgetInput, events: (s: Snap) => eventsFor(s, true), serializeState: (s: Snap) => serialize(s) + (budgetBlocks(ctxOf(s)) ? "$" : ""), limit: 200_000 };
+const budgetBlocks = (c: AutopilotState) =>
+  !!c.budget && !!budgetSpent(c.budget, c.usage) && c.budget.continueOnceAt !== c.stepId;
+const budgetWalk = {
+  input: budgetInput,
+  events: (s: Snap) => eventsFor(s, true),
+  serializeState: (s: Snap) => serialize(s) + (budgetBlocks(ctxOf(s)) ? "$" : ""),
+  limit: 200_000,
+};
 const budgetPaths = getShortestPaths(stepped, budgetWalk);
 // A parallel session (issue 27): a third walk, fast and standard starts, plans with waves.
-const waveWalk = { input: { ...initState(), parallel: { minIndependent: 2 } }, events: (s: Snap) => eventsFor(s, "fastAndStandard"), serializeState: serialize, limit: 600_000 };
+const waveWalk = {
+  input: { ...initState(), parallel: { minIndependent: 2 } },
+  events: (s: Snap) => eventsFor(s, "fastAndStandard"),
+  serializeState: serialize,
+  limit: 600_000,
+};
 const wavePaths = getShortestPaths(autopilotMachine, waveWalk);
 // A parallel session far past its budget: the wave's budget gates (before a wave, before a task sent back).
 const waveBudgetWalk = { ...budgetWalk, input: { ...budgetInput, parallel: { minIndependent: 2 } } };
@@ -269,7 +388,9 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     const all = getStateNodes(autopilotMachine.root).map((n) => n.id);
     // Transient nodes (evaluate, fixBudgetCheck: src/machine/stages.ts isTransient) are passed through
     // within one step; they are covered by the transitions test below.
-    const transient = getStateNodes(autopilotMachine.root).filter(isTransient).map((n) => n.id);
+    const transient = getStateNodes(autopilotMachine.root)
+      .filter(isTransient)
+      .map((n) => n.id);
     expect(transient.length).toBeGreaterThan(0);
     const missing = all.filter((id) => !reached.has(id) && !transient.includes(id));
     expect(missing).toEqual([]);
@@ -289,13 +410,20 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     const budgetAdjacency = getAdjacencyMap(stepped, budgetWalk);
     const waveAdjacency = getAdjacencyMap(autopilotMachine, waveWalk);
     const waveBudgetAdjacency = getAdjacencyMap(stepped, waveBudgetWalk);
-    for (const { state, transitions } of [...Object.values(adjacency), ...Object.values(budgetAdjacency), ...Object.values(waveAdjacency), ...Object.values(waveBudgetAdjacency)])
+    for (const { state, transitions } of [
+      ...Object.values(adjacency),
+      ...Object.values(budgetAdjacency),
+      ...Object.values(waveAdjacency),
+      ...Object.values(waveBudgetAdjacency),
+    ])
       for (const { event } of Object.values(transitions) as { event: unknown }[])
         for (const t of autopilotMachine.getTransitionData(state as never, event as never)) taken.add(t);
     const untaken: string[] = [];
     for (const node of getStateNodes(autopilotMachine.root)) {
       for (const [eventType, defs] of node.transitions) {
-        for (const d of defs) if (!taken.has(d)) untaken.push(`${node.id} on ${eventType} → ${d.target?.map((t) => t.id).join(",") ?? "(self)"}`);
+        for (const d of defs)
+          if (!taken.has(d))
+            untaken.push(`${node.id} on ${eventType} → ${d.target?.map((t) => t.id).join(",") ?? "(self)"}`);
       }
     }
     expect(untaken).toEqual([]);
@@ -305,23 +433,38 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     // Every decision the machine records is recorded on some edge of the graph (a missing one fails here).
     const everyEdge = new Set(
       Object.values(adjacency).flatMap(({ transitions }) =>
-        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) => ctxOf(state as Snap).decisions.map((d) => d.decision)),
+        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) =>
+          ctxOf(state as Snap).decisions.map((d) => d.decision),
+        ),
       ),
     );
     expect([...everyEdge].sort()).toEqual(expect.arrayContaining(EVERY_DECISION));
     const budgetEdges = new Set(
       Object.values(budgetAdjacency).flatMap(({ transitions }) =>
-        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) => ctxOf(state as Snap).decisions.map((d) => d.decision)),
+        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) =>
+          ctxOf(state as Snap).decisions.map((d) => d.decision),
+        ),
       ),
     );
-    expect([...budgetEdges]).toEqual(expect.arrayContaining(["raised_budget", "budget_continue_once", "stopped_budget"]));
+    expect([...budgetEdges]).toEqual(
+      expect.arrayContaining(["raised_budget", "budget_continue_once", "stopped_budget"]),
+    );
     const waveEdges = new Set(
       Object.values(waveAdjacency).flatMap(({ transitions }) =>
-        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) => ctxOf(state as Snap).decisions.map((d) => d.decision)),
+        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) =>
+          ctxOf(state as Snap).decisions.map((d) => d.decision),
+        ),
       ),
     );
     expect([...waveEdges]).toEqual(expect.arrayContaining(WAVE_DECISIONS));
-    for (const d of ["auto_approved_plan", "auto_approved_plan_fast", "approved_plan", "revised_plan", "skipped_phase", "stopped"])
+    for (const d of [
+      "auto_approved_plan",
+      "auto_approved_plan_fast",
+      "approved_plan",
+      "revised_plan",
+      "skipped_phase",
+      "stopped",
+    ])
       expect(decisions.has(d), d).toBe(true);
     const values = new Set(paths.map((p) => JSON.stringify(p.state.value)));
     expect(values.has(JSON.stringify({ APPROVE_PLAN: "review" }))).toBe(true);
@@ -341,7 +484,8 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     for (const p of paths) {
       const c = ctxOf(p.state);
       expect(c.retryBudget.currentTask?.attemptsUsed ?? 0).toBeLessThanOrEqual(c.retryBudget.maxAttempts);
-      if (p.state.matches({ FINAL_REVIEW: "fixing" })) expect(c.finalReview.retryCount).toBeLessThanOrEqual(FINAL_REVIEW_FIX_BUDGET);
+      if (p.state.matches({ FINAL_REVIEW: "fixing" }))
+        expect(c.finalReview.retryCount).toBeLessThanOrEqual(FINAL_REVIEW_FIX_BUDGET);
       // A refused commit goes to the executor at most maxAttempts times, and only the pre-commit hook's.
       if (stageOf(p.state) === "commitFix") {
         expect(c.phaseRun.rejectedCommit?.attempts.length ?? 0).toBeLessThanOrEqual(c.retryBudget.maxAttempts);
@@ -355,7 +499,9 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
       if (!p.state.matches("EXECUTE")) continue;
       const c = ctxOf(p.state);
       const approvals = c.decisions.filter(
-        (d) => d.phase === c.currentPhase && ["auto_approved_plan", "auto_approved_plan_fast", "approved_plan"].includes(d.decision),
+        (d) =>
+          d.phase === c.currentPhase &&
+          ["auto_approved_plan", "auto_approved_plan_fast", "approved_plan"].includes(d.decision),
       );
       expect(approvals.length).toBeGreaterThan(0);
     }
@@ -367,7 +513,10 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
       const ask = askFor(c);
       if (!ask) continue;
       for (const answer of ask.options)
-        expect(p.state.can({ type: "DECIDE", answer, by: "host", now: NOW }), `${JSON.stringify(p.state.value)} ${answer}`).toBe(true);
+        expect(
+          p.state.can({ type: "DECIDE", answer, by: "host", now: NOW }),
+          `${JSON.stringify(p.state.value)} ${answer}`,
+        ).toBe(true);
     }
   });
 
@@ -385,7 +534,11 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
       expect(restingMeta(c), where).toBe(meta);
       const ask = askFor(c);
       const dispatch = dispatchFor(c, "changes--scanner--proposal");
-      expect(ask !== null, where).toBe(!!meta?.ask && !(meta.ask === "checkpoint" && !c.phaseRun.checkpoint) && !(meta.ask === "continuePhase" && !c.phases[c.currentPhase + 1]));
+      expect(ask !== null, where).toBe(
+        !!meta?.ask &&
+          !(meta.ask === "checkpoint" && !c.phaseRun.checkpoint) &&
+          !(meta.ask === "continuePhase" && !c.phases[c.currentPhase + 1]),
+      );
       expect(dispatch?.persona ?? null, where).toBe(meta?.dispatch?.persona ?? null);
       expect(dispatch?.expects.result ?? null, where).toBe(meta?.dispatch?.result ?? null);
       expect(probeFor(c), where).toBe(meta?.probe ?? null);

@@ -51,7 +51,13 @@ export function where(s: AutopilotState): string {
 }
 
 /** A blocking finding as the review check wants it: a file, a line and the scenario that triggers it. */
-export const blocking: Finding = { severity: "blocking", title: "bug", file: "src/scan.ts", line: 3, scenario: "scan('') throws" };
+export const blocking: Finding = {
+  severity: "blocking",
+  title: "bug",
+  file: "src/scan.ts",
+  line: 3,
+  scenario: "scan('') throws",
+};
 /** A blocking finding the review check sends back: no file, no line, no scenario. */
 export const vagueBlocking: Finding = { severity: "blocking", title: "something feels off" };
 export const note: Finding = { severity: "note", title: "nit" };
@@ -59,7 +65,10 @@ export const note: Finding = { severity: "note", title: "nit" };
 /** Run one phase from EXECUTE.running through a clean review to PHASE_COMPLETE. */
 export function finishPhase(s: AutopilotState): AutopilotState {
   // A fix round (EXECUTE.fixing) replies "fixed"; the plan's execution, "executed".
-  s = s.stage === "fixing" ? send(s, { type: "FIXED", summary: "fixed" }) : send(s, { type: "EXECUTED", outcome: "complete" });
+  s =
+    s.stage === "fixing"
+      ? send(s, { type: "FIXED", summary: "fixed" })
+      : send(s, { type: "EXECUTED", outcome: "complete" });
   if (s.stage === "validating") s = send(s, { type: "VALIDATED", passed: true, summary: "ok" });
   else s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
   return send(s, { type: "REVIEWED", findings: [note] });

@@ -12,7 +12,13 @@ describe("notices", () => {
   it("the state file holds the phase summary as its figures, and the Step's report is their text", () => {
     const s = finishPhase(planned(started([low, medium]), plan(8)));
     const summary = s.notices.find((n) => n.kind === "phaseSummary");
-    expect(summary).toMatchObject({ kind: "phaseSummary", phaseNumber: 1, name: "Core Scanner", tasks: 8, next: { name: "Rule Engine" } });
+    expect(summary).toMatchObject({
+      kind: "phaseSummary",
+      phaseNumber: 1,
+      name: "Core Scanner",
+      tasks: 8,
+      next: { name: "Rule Engine" },
+    });
     // Data a person can read in the file, and nothing in it is prose the machine wrote.
     expect(JSON.stringify(s.notices)).not.toContain("— COMPLETE");
     expect(AutopilotState.safeParse(s).success).toBe(true);

@@ -4,7 +4,14 @@
 // name differ from the table's, a --yes rule answering something the question does not offer.
 import { describe, expect, it } from "vitest";
 import { autopilotMachine, type StageMeta } from "../../src/machine/autopilot.machine.js";
-import { QUESTIONS, humanOnlyOf, isQuestionName, optionsOf, type QuestionName, type YesPolicy } from "../../src/machine/questions.js";
+import {
+  QUESTIONS,
+  humanOnlyOf,
+  isQuestionName,
+  optionsOf,
+  type QuestionName,
+  type YesPolicy,
+} from "../../src/machine/questions.js";
 import { restingNodes } from "../../src/machine/stages.js";
 import { WORDING, askFor } from "../../src/engine/step.js";
 import { PolicyGate } from "../../src/headless/drive.js";
@@ -37,7 +44,19 @@ function restingAt(top: string, stage: string | null): AutopilotState {
     humanOnlyGates: true,
     budget: { tokens: 1000, usd: null, continueOnceAt: null },
     usage: {
-      total: { dispatches: 1, reported: 1, tokens: 5000, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, toolUses: null, durationMs: null, costUsd: null, costReported: 0 },
+      total: {
+        dispatches: 1,
+        reported: 1,
+        tokens: 5000,
+        inputTokens: null,
+        outputTokens: null,
+        cacheReadTokens: null,
+        cacheWriteTokens: null,
+        toolUses: null,
+        durationMs: null,
+        costUsd: null,
+        costReported: 0,
+      },
       byPhase: {},
       byPersona: {},
     },
@@ -48,7 +67,11 @@ function restingAt(top: string, stage: string | null): AutopilotState {
       verificationFindings: ["x"],
       reviewFindings: [blocking],
       rejectedCommit: {
-        effect: { id: "s1-commit", type: "commit", args: { label: "Phase 1 — execution complete", recovery: false, phase: 0 } },
+        effect: {
+          id: "s1-commit",
+          type: "commit",
+          args: { label: "Phase 1 — execution complete", recovery: false, phase: 0 },
+        },
         label: "Phase 1 — execution complete",
         hook: "pre-commit",
         output: "lint failed",
@@ -61,7 +84,10 @@ function restingAt(top: string, stage: string | null): AutopilotState {
 }
 
 function decide(state: AutopilotState, answer: string) {
-  const snap = autopilotMachine.resolveState({ value: state.stage ? { [state.currentState]: state.stage } : state.currentState, context: state });
+  const snap = autopilotMachine.resolveState({
+    value: state.stage ? { [state.currentState]: state.stage } : state.currentState,
+    context: state,
+  });
   return snap.can({ type: "DECIDE", answer, by: "host", now: NOW });
 }
 
@@ -103,7 +129,15 @@ describe("questions as data: one table entry per question", () => {
       const options = optionsOf(name, s);
       for (const h of humanOnlyOf(name)) expect(options, name).toContain(h);
       const ask = askFor(s)!;
-      const step = { session: "s", stepId: 1, state: s.currentState, phase: null, rigor: "standard", reviewPlans: false, next: ask } as Step;
+      const step = {
+        session: "s",
+        stepId: 1,
+        state: s.currentState,
+        phase: null,
+        rigor: "standard",
+        reviewPlans: false,
+        next: ask,
+      } as Step;
       const got = await new PolicyGate().answer(step, ask).catch((e: unknown) => e);
       if ("open" in q.yes) expect(got, name).toBeInstanceOf(NoAnswer);
       else expect(options, name).toContain((got as { answer: string }).answer);

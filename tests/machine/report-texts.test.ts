@@ -25,15 +25,22 @@ describe("the reports", () => {
     let s = planned(started([low], { reviewPlans: true }), plan(3));
     s = send(s, { type: "DECIDE", answer: "yes", by: "host" });
     expect(s.notices).toEqual([]);
-    expect(step(s).report).toBe("Phase 1/1: Core Scanner — next: harness-task-executor (Execute phase 1: Core Scanner from task 1).");
+    expect(step(s).report).toBe(
+      "Phase 1/1: Core Scanner — next: harness-task-executor (Execute phase 1: Core Scanner from task 1).",
+    );
   });
 
   it("the blocking review question shows each finding's place, rationale and scenario", () => {
     let s = planned(started([low]), plan(2));
     s = send(s, { type: "EXECUTED", outcome: "complete" });
     s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
-    s = send(s, { type: "REVIEWED", findings: [{ ...blocking, rationale: "scan('') throws instead of returning []" }] });
+    s = send(s, {
+      type: "REVIEWED",
+      findings: [{ ...blocking, rationale: "scan('') throws instead of returning []" }],
+    });
     const next = step(s).next;
-    expect(next.kind === "ask" && next.context).toBe("- bug (src/scan.ts:3) — scan('') throws instead of returning [] Scenario: scan('') throws");
+    expect(next.kind === "ask" && next.context).toBe(
+      "- bug (src/scan.ts:3) — scan('') throws instead of returning [] Scenario: scan('') throws",
+    );
   });
 });

@@ -248,10 +248,17 @@ describe("rigor table", () => {
 describe("EXECUTE", () => {
   it("a passing checkpoint owes a checkpoint commit and continues execution", () => {
     let s = planned(started([low]), plan(3));
-    s = send(s, { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "passed", label: "Checkpoint 1: types" } });
+    s = send(s, {
+      type: "EXECUTED",
+      outcome: "checkpoint",
+      checkpoint: { type: "passed", label: "Checkpoint 1: types" },
+    });
     expect(where(s)).toBe("EXECUTE.running");
     expect(s.outbox).toEqual([
-      expect.objectContaining({ type: "commit", args: expect.objectContaining({ label: "Checkpoint 1: types", recovery: false }) }),
+      expect.objectContaining({
+        type: "commit",
+        args: expect.objectContaining({ label: "Checkpoint 1: types", recovery: false }),
+      }),
     ]);
     expect(told(s)).toMatch(/after checkpoint "Checkpoint 1: types"/);
   });
@@ -271,7 +278,11 @@ describe("EXECUTE", () => {
   });
   it("a decision checkpoint offers the executor's options and records the choice", () => {
     let s = planned(started([low]), plan(3));
-    s = send(s, { type: "EXECUTED", outcome: "checkpoint", checkpoint: { type: "decision", label: "Pick store", options: ["sqlite", "files"] } });
+    s = send(s, {
+      type: "EXECUTED",
+      outcome: "checkpoint",
+      checkpoint: { type: "decision", label: "Pick store", options: ["sqlite", "files"] },
+    });
     const next = renderStep(s, slug).next;
     expect(next.kind === "ask" && next.options).toEqual(["sqlite", "files", "stop"]);
     s = send(s, { type: "DECIDE", answer: "files", by: "host" });
@@ -398,11 +409,19 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
     s = finishPhase(s);
     expect(where(s)).toBe("PHASE_COMPLETE");
     expect(s.phases[0].status).toBe("complete");
-    expect(s.history[0]).toMatchObject({ phase: 0, name: "Core Scanner", tasksCompleted: 8, retriesUsed: 0, verificationPassed: true });
+    expect(s.history[0]).toMatchObject({
+      phase: 0,
+      name: "Core Scanner",
+      tasksCompleted: 8,
+      retriesUsed: 0,
+      verificationPassed: true,
+    });
     expect(s.outbox.map((e) => e.type)).toEqual(expect.arrayContaining(["syncRoadmap", "writeSummary"]));
     expect(reportOf(s)).toContain("Phase 1: Core Scanner — COMPLETE");
     const next = renderStep(s, slug).next;
-    expect(next.kind === "ask" && next.question).toMatch(/Next: Phase 2: Rule Engine \(complexity: medium\)\. Continue\?/);
+    expect(next.kind === "ask" && next.question).toMatch(
+      /Next: Phase 2: Rule Engine \(complexity: medium\)\. Continue\?/,
+    );
     s = send(s, { type: "DECIDE", answer: "yes", by: "host" });
     expect(s.currentPhase).toBe(1);
     expect(s.currentState).toBe("ASSESS");
@@ -435,7 +454,13 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
     expect(s.currentState).toBe("DONE");
     expect(s.finalReview.status).toBe("overridden");
     expect(lastDecision(s)).toMatchObject({ decision: "overrode_final_review", phase: null });
-    expect(s.outbox.map((e) => e.type)).toEqual(["writeFinalHandoff", "appendLearnings", "roadmapDone", "writeSummary", "reportHarnessFiles"]);
+    expect(s.outbox.map((e) => e.type)).toEqual([
+      "writeFinalHandoff",
+      "appendLearnings",
+      "roadmapDone",
+      "writeSummary",
+      "reportHarnessFiles",
+    ]);
     expect(renderStep(s, slug).next.kind).toBe("done");
   });
   it("a clean final review passes straight to DONE", () => {

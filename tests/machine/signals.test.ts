@@ -28,7 +28,12 @@ describe("the signal registry", () => {
     // A low phase whose plan outgrew it, with concerns, more tasks than the threshold, a high
     // rating (the override only raises low phases, so that one is read from a second state).
     const loud = planned(started([low], { reviewPlans: true }), plan(21, 0, ["risk"]));
-    expect(firedSignals(signalsFor(loud))).toEqual(["reviewPlans", "complexityOverride", "plannerConcerns", "taskCount"]);
+    expect(firedSignals(signalsFor(loud))).toEqual([
+      "reviewPlans",
+      "complexityOverride",
+      "plannerConcerns",
+      "taskCount",
+    ]);
     expect(where(loud)).toBe("APPROVE_PLAN.review");
     const highPhase = planned(started([high]), plan(3));
     expect(firedSignals(signalsFor(highPhase))).toEqual(["highComplexity"]);
@@ -39,10 +44,20 @@ describe("the signal registry", () => {
     const s = planned(started([low], { reviewPlans: true }), plan(21, 0, ["risk"]));
     const snap = signalsFor(s);
     const fired = firedSignals(snap);
-    const report = planGateReport({ phaseNumber: 1, phaseName: "Core Scanner", signals: snap, fired, rigor: "standard", mode: "pause", checkpointCount: 0 });
+    const report = planGateReport({
+      phaseNumber: 1,
+      phaseName: "Core Scanner",
+      signals: snap,
+      fired,
+      rigor: "standard",
+      mode: "pause",
+      checkpointCount: 0,
+    });
     expect(report.split("\n").filter((l) => l.endsWith("(triggered)"))).toHaveLength(fired.length);
     const rows = signalRows(snap, fired, true);
-    expect(rows.map((r) => [r.name, r.label, r.fired])).toEqual(SIGNALS.map((d) => [d.name, d.label, fired.includes(d.name)]));
+    expect(rows.map((r) => [r.name, r.label, r.fired])).toEqual(
+      SIGNALS.map((d) => [d.name, d.label, fired.includes(d.name)]),
+    );
     for (const r of rows) expect(r.rule.length).toBeGreaterThan(0);
   });
 });

@@ -31,7 +31,10 @@ describe("what a resting stage means, declared on the state node", () => {
 
   it("a node passed through within one step (an eventless choice) carries no meaning, and is not a resting stage", () => {
     const transient = allNodes().filter(isTransient);
-    expect(transient.map((n) => n.id).sort()).toEqual(["autopilot.APPROVE_PLAN.evaluate", "autopilot.FINAL_REVIEW.fixBudgetCheck"]);
+    expect(transient.map((n) => n.id).sort()).toEqual([
+      "autopilot.APPROVE_PLAN.evaluate",
+      "autopilot.FINAL_REVIEW.fixBudgetCheck",
+    ]);
     for (const n of transient) {
       expect(n.meta, n.id).toBeUndefined();
       expect(RESTING_STAGES[n.parent!.key]).not.toContain(n.key);
@@ -46,15 +49,58 @@ describe("what a resting stage means, declared on the state node", () => {
       ASSESS: [],
       PLAN: ["planning", "awaitingInteractivePlan", "personaFailed", "budgetPlanning"],
       APPROVE_PLAN: ["gather", "review", "revising"],
-      EXECUTE: ["running", "waveOpen", "wave", "waveMerge", "waveCheckpoint", "waveTask", "fixing", "checkpoint", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix", "budgetWave", "budgetWaveRetry"],
-      VERIFY: ["running", "validating", "failed", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetCommitFix"],
+      EXECUTE: [
+        "running",
+        "waveOpen",
+        "wave",
+        "waveMerge",
+        "waveCheckpoint",
+        "waveTask",
+        "fixing",
+        "checkpoint",
+        "exhausted",
+        "personaFailed",
+        "commitFix",
+        "commitBlocked",
+        "budgetRunning",
+        "budgetFixing",
+        "budgetCommitFix",
+        "budgetWave",
+        "budgetWaveRetry",
+      ],
+      VERIFY: [
+        "running",
+        "validating",
+        "failed",
+        "personaFailed",
+        "commitFix",
+        "commitBlocked",
+        "budgetRunning",
+        "budgetCommitFix",
+      ],
       REVIEW: ["running", "blocked", "personaFailed", "budgetRunning"],
       PHASE_COMPLETE: [],
-      FINAL_REVIEW: ["running", "blocked", "fixing", "validating", "exhausted", "personaFailed", "commitFix", "commitBlocked", "budgetRunning", "budgetFixing", "budgetCommitFix"],
+      FINAL_REVIEW: [
+        "running",
+        "blocked",
+        "fixing",
+        "validating",
+        "exhausted",
+        "personaFailed",
+        "commitFix",
+        "commitBlocked",
+        "budgetRunning",
+        "budgetFixing",
+        "budgetCommitFix",
+      ],
       DONE: [],
     });
-    const fromTree = restingNodes().map((n) => (n.parent === autopilotMachine.root ? n.key : `${n.parent!.key}.${n.key}`));
-    const fromList = Object.entries(RESTING_STAGES).flatMap(([top, stages]) => (stages.length ? stages.map((s) => `${top}.${s}`) : [top]));
+    const fromTree = restingNodes().map((n) =>
+      n.parent === autopilotMachine.root ? n.key : `${n.parent!.key}.${n.key}`,
+    );
+    const fromList = Object.entries(RESTING_STAGES).flatMap(([top, stages]) =>
+      stages.length ? stages.map((s) => `${top}.${s}`) : [top],
+    );
     expect(fromList).toEqual(fromTree);
   });
 
@@ -70,7 +116,9 @@ describe("what a resting stage means, declared on the state node", () => {
   });
 
   it("every dispatch names a persona autopilot ships and a result kind that persona's job returns", () => {
-    const jobs = restingNodes().flatMap((n) => ((n.meta as StageMeta).dispatch ? [[n.id, (n.meta as StageMeta).dispatch!] as const] : []));
+    const jobs = restingNodes().flatMap((n) =>
+      (n.meta as StageMeta).dispatch ? [[n.id, (n.meta as StageMeta).dispatch!] as const] : [],
+    );
     expect(jobs.map(([id]) => id)).toEqual([
       "autopilot.PLAN.planning",
       "autopilot.EXECUTE.running",
@@ -100,7 +148,9 @@ describe("what a resting stage means, declared on the state node", () => {
     const verifying = { ...initState(), currentState: "VERIFY" as const, stage: null };
     expect(defaultStage({ ...verifying, rigorLevel: "fast" })).toBe("validating");
     expect(defaultStage({ ...verifying, rigorLevel: "standard" })).toBe("running");
-    expect(stateValueOf({ ...initState(), currentState: "APPROVE_PLAN", stage: "evaluate" })).toEqual({ APPROVE_PLAN: "gather" });
+    expect(stateValueOf({ ...initState(), currentState: "APPROVE_PLAN", stage: "evaluate" })).toEqual({
+      APPROVE_PLAN: "gather",
+    });
     expect(stateValueOf({ ...initState(), currentState: "ASSESS", stage: null })).toBe("ASSESS");
     expect(defaultStage({ ...initState(), currentState: "PHASE_COMPLETE" })).toBeNull();
   });

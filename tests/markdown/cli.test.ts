@@ -64,7 +64,9 @@ describe.skipIf(!built)("autopilot spec and autopilot plan on the command line",
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ tasks: 7, checkpoints: 4 });
     // That fixture's tasks name no files and run no command: the server would send it back.
-    expect(out.problems).toContain('Task 1 (Add the types) names no files: add a "**Files:** <path>, <path>" line with every file it creates or changes.');
+    expect(out.problems).toContain(
+      'Task 1 (Add the types) names no files: add a "**Files:** <path>, <path>" line with every file it creates or changes.',
+    );
   });
 
   it("plan exits 1 with plan_not_found when the file does not exist", () => {

@@ -5,9 +5,16 @@ import { COMMIT_MARKER, countPlan, planProblems, planTasks } from "../../src/mar
 import { TASK_SIZE } from "../../src/machine/policy.js";
 
 /** A task in the shape the planner's texts ask for; `omit` leaves a part out. */
-function task(n: number, opts: { omit?: "files" | "verify"; files?: string[]; steps?: string[]; marker?: string } = {}): string {
+function task(
+  n: number,
+  opts: { omit?: "files" | "verify"; files?: string[]; steps?: string[]; marker?: string } = {},
+): string {
   const files = opts.files ?? [`src/part-${n}.js`, `test/part-${n}.test.js`];
-  const steps = opts.steps ?? [`Write test/part-${n}.test.js and run \`node --test\`: it fails.`, `Write src/part-${n}.js.`, "Run the test again: it passes."];
+  const steps = opts.steps ?? [
+    `Write test/part-${n}.test.js and run \`node --test\`: it fails.`,
+    `Write src/part-${n}.js.`,
+    "Run the test again: it passes.",
+  ];
   return [
     `### Task ${n}: Part ${n}${opts.marker ? ` ${opts.marker}` : ""}`,
     "",
@@ -34,37 +41,72 @@ describe("the plan check", () => {
 
   it("reports an unverifiable task: no Verify line and no step that runs a command", () => {
     const text = plan(task(1, { omit: "verify", steps: ["Write src/part-1.js.", "Make sure it works."] }), task(2));
-    expect(planProblems(text)).toEqual([expect.stringMatching(/^Task 1 \(Part 1\) has no verification step: end it with "\*\*Verify:\*\*/)]);
+    expect(planProblems(text)).toEqual([
+      expect.stringMatching(/^Task 1 \(Part 1\) has no verification step: end it with "\*\*Verify:\*\*/),
+    ]);
     // A step that runs a command is a verification too (upstream plans write "Run: `harness validate`").
     expect(planProblems(plan(task(1, { omit: "verify" }), task(2)))).toEqual([]);
   });
 
   it("reports a vague task: a placeholder in its prose, not in its code", () => {
-    const vague = task(1, { steps: ["Add validation as needed.", "Handle the other cases, etc.", "Run `node --test`."] });
-    expect(planProblems(plan(vague))).toEqual([expect.stringMatching(/^Task 1 \(Part 1\) leaves work undecided \("as needed", "etc\."\)/)]);
+    const vague = task(1, {
+      steps: ["Add validation as needed.", "Handle the other cases, etc.", "Run `node --test`."],
+    });
+    expect(planProblems(plan(vague))).toEqual([
+      expect.stringMatching(/^Task 1 \(Part 1\) leaves work undecided \("as needed", "etc\."\)/),
+    ]);
     expect(planProblems(plan(task(1, { steps: ["Pick the format: TBD.", "Run `node --test`."] })))[0]).toMatch(/"TBD"/);
-    expect(planProblems(plan(task(1), task(2, { steps: ["Similar to Task 1.", "Run `node --test`."] })))[0]).toMatch(/^Task 2 .*"similar to Task N"/);
+    expect(planProblems(plan(task(1), task(2, { steps: ["Similar to Task 1.", "Run `node --test`."] })))[0]).toMatch(
+      /^Task 2 .*"similar to Task N"/,
+    );
     // A command or a code block may say anything.
-    const inCode = task(1, { steps: ["Run `grep -n 'TBD etc' src` and see no output.", "Write the file:\n\n   ```js\n   // as needed\n   ```"] });
+    const inCode = task(1, {
+      steps: ["Run `grep -n 'TBD etc' src` and see no output.", "Write the file:\n\n   ```js\n   // as needed\n   ```"],
+    });
     expect(planProblems(plan(inCode))).toEqual([]);
   });
 
   it(`reports an oversized task: more than ${TASK_SIZE.maxFiles} files or ${TASK_SIZE.maxSteps} steps`, () => {
     const wide = task(1, { files: ["a.js", "b.js", "c.js", "d.js"] });
-    expect(planProblems(plan(wide))).toEqual([expect.stringMatching(/^Task 1 \(Part 1\) touches 4 files \(more than 3\): split it/)]);
+    expect(planProblems(plan(wide))).toEqual([
+      expect.stringMatching(/^Task 1 \(Part 1\) touches 4 files \(more than 3\): split it/),
+    ]);
     const long = task(1, { steps: Array.from({ length: 11 }, (_, i) => `Step ${i + 1}: run \`node --test\`.`) });
-    expect(planProblems(plan(long))).toEqual([expect.stringMatching(/^Task 1 \(Part 1\) has 11 steps \(more than 10\): split it/)]);
+    expect(planProblems(plan(long))).toEqual([
+      expect.stringMatching(/^Task 1 \(Part 1\) has 11 steps \(more than 10\): split it/),
+    ]);
   });
 
   it("reads the Files line in the shapes plans write it", () => {
-    const listed = ["### Task 1: Types", "", "**Files:**", "- CREATE src/types.ts", "- MODIFY src/index.ts", "", "1. Run `tsc`.", ""].join("\n");
+    const listed = [
+      "### Task 1: Types",
+      "",
+      "**Files:**",
+      "- CREATE src/types.ts",
+      "- MODIFY src/index.ts",
+      "",
+      "1. Run `tsc`.",
+      "",
+    ].join("\n");
     expect(planProblems(plan(listed))).toEqual([]);
-    const upstream = ["### Task 1: Types", "", "**Depends on:** none | **Files:** `src/a.ts`, `src/a.test.ts`", "", "1. Run: `npx vitest run src/a.test.ts`", ""].join("\n");
+    const upstream = [
+      "### Task 1: Types",
+      "",
+      "**Depends on:** none | **Files:** `src/a.ts`, `src/a.test.ts`",
+      "",
+      "1. Run: `npx vitest run src/a.test.ts`",
+      "",
+    ].join("\n");
     expect(planProblems(plan(upstream))).toEqual([]);
   });
 
   it("needs no files or command from a task a person does (decision, human-action)", () => {
-    const choose = ["### Task 2: Choose the storage [checkpoint:decision]", "", "Options: sqlite or json files; I recommend json files.", ""].join("\n");
+    const choose = [
+      "### Task 2: Choose the storage [checkpoint:decision]",
+      "",
+      "Options: sqlite or json files; I recommend json files.",
+      "",
+    ].join("\n");
     expect(planProblems(plan(task(1), choose))).toEqual([]);
   });
 

@@ -9,7 +9,11 @@ import { corpus, corpusPresent, warnIfCorpusMissing } from "./helpers.js";
 warnIfCorpusMissing("plan corpus tests");
 
 const plansDir = path.join(corpus, "upstream/plans");
-const files = corpusPresent ? readdirSync(plansDir).filter((f) => f.endsWith(".md")).sort() : [];
+const files = corpusPresent
+  ? readdirSync(plansDir)
+      .filter((f) => f.endsWith(".md"))
+      .sort()
+  : [];
 const texts = new Map<string, string>();
 const read = (f: string) => texts.get(f) ?? texts.set(f, readFileSync(path.join(plansDir, f), "utf8")).get(f)!;
 const headerOf = (text: string) => {

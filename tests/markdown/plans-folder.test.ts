@@ -15,8 +15,12 @@ describe("where plans live", () => {
   });
 
   it("names a plan by date and kebab-cased phase name", () => {
-    expect(planFileName("2026-03-01", "Core loop — plan through execute")).toBe("2026-03-01-core-loop-plan-through-execute-plan.md");
-    expect(planFileName("2026-03-01", "`BackendRouter.resolve()` rewrite (≈ 3 days)")).toBe("2026-03-01-backendrouter-resolve-rewrite-3-days-plan.md");
+    expect(planFileName("2026-03-01", "Core loop — plan through execute")).toBe(
+      "2026-03-01-core-loop-plan-through-execute-plan.md",
+    );
+    expect(planFileName("2026-03-01", "`BackendRouter.resolve()` rewrite (≈ 3 days)")).toBe(
+      "2026-03-01-backendrouter-resolve-rewrite-3-days-plan.md",
+    );
     expect(() => planFileName("March 1", "x")).toThrow(/YYYY-MM-DD/);
   });
 

@@ -11,7 +11,12 @@ warnIfCorpusMissing("spec corpus tests");
 
 const specsDir = path.join(corpus, "upstream/specs");
 const otherDir = path.join(corpus, "upstream/specs-other");
-const mdFiles = (dir: string) => (corpusPresent ? readdirSync(dir).filter((f) => f.endsWith(".md")).sort() : []);
+const mdFiles = (dir: string) =>
+  corpusPresent
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith(".md"))
+        .sort()
+    : [];
 
 describe.skipIf(!corpusPresent)("upstream specs with Phase headings", () => {
   const files = mdFiles(specsDir);
@@ -22,12 +27,14 @@ describe.skipIf(!corpusPresent)("upstream specs with Phase headings", () => {
 
   it.each(files)("%s: phases match the careful reader's list exactly", (file) => {
     const expected = JSON.parse(readFileSync(path.join(specsDir, file.replace(/\.md$/, ".expected.json")), "utf8"));
-    const got = parseSpec(readFileSync(path.join(specsDir, file), "utf8")).phases.map(({ id, name, complexity, annotated }) => ({
-      id,
-      name,
-      complexity,
-      annotated,
-    }));
+    const got = parseSpec(readFileSync(path.join(specsDir, file), "utf8")).phases.map(
+      ({ id, name, complexity, annotated }) => ({
+        id,
+        name,
+        complexity,
+        annotated,
+      }),
+    );
     expect(got).toEqual(expected);
   });
 });
@@ -54,7 +61,9 @@ describe.skipIf(!corpusPresent)("upstream specs written another way", () => {
     expect(e.code).toBe("no_phases");
     expect(e.message).not.toContain("\n");
     expect(e.message).toContain("### Phase 1: Name");
-    expect(e.message).toMatch(/numbered list item|bullet item|bold item|table|heading|prose|no Implementation Order section/);
+    expect(e.message).toMatch(
+      /numbered list item|bullet item|bold item|table|heading|prose|no Implementation Order section/,
+    );
     expect(e.details?.found).toBeDefined();
   });
 });

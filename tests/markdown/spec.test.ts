@@ -3,7 +3,8 @@ import { AutopilotError } from "../../src/protocol/errors.js";
 import { DESCRIPTION_MAX, parseSpec } from "../../src/markdown/spec.js";
 import { fixture } from "./helpers.js";
 
-const brief = (text: string) => parseSpec(text).phases.map(({ id, name, complexity, annotated }) => ({ id, name, complexity, annotated }));
+const brief = (text: string) =>
+  parseSpec(text).phases.map(({ id, name, complexity, annotated }) => ({ id, name, complexity, annotated }));
 
 function noPhases(text: string): AutopilotError {
   try {
@@ -62,14 +63,17 @@ describe("reading the phases of a spec", () => {
 
   it("gives each phase its body as a description for the planner, bounded in size", () => {
     const body = "word ".repeat(3000);
-    const spec = parseSpec(`## Implementation Order\n\n### Phase 1: Big\n\n${body}\n\n### Phase 2: Small\n\nShort body.\n`);
+    const spec = parseSpec(
+      `## Implementation Order\n\n### Phase 1: Big\n\n${body}\n\n### Phase 2: Small\n\nShort body.\n`,
+    );
     expect(spec.phases[0].description.length).toBeLessThanOrEqual(DESCRIPTION_MAX + 20);
     expect(spec.phases[0].description).toMatch(/truncated/);
     expect(spec.phases[1].description).toBe("Short body.");
   });
 
   it("treats sub-headings inside a phase as part of that phase", () => {
-    const text = "## Implementation Order\n\n### Phase 1: Core\n\n#### Phase 1a: Sub step\n\n<!-- complexity: high -->\n\n### Phase 2: Next\n";
+    const text =
+      "## Implementation Order\n\n### Phase 1: Core\n\n#### Phase 1a: Sub step\n\n<!-- complexity: high -->\n\n### Phase 2: Next\n";
     expect(brief(text).map((p) => [p.id, p.complexity])).toEqual([
       ["1", "high"],
       ["2", "medium"],
@@ -113,7 +117,14 @@ describe("specs whose phases cannot be read", () => {
   });
 
   it("never crashes on empty or odd input", () => {
-    for (const text of ["", "\n", "---\n---\n", "## Implementation Order", "## Implementation Order\n\n### Phase 1:\n", "```\nunclosed"]) {
+    for (const text of [
+      "",
+      "\n",
+      "---\n---\n",
+      "## Implementation Order",
+      "## Implementation Order\n\n### Phase 1:\n",
+      "```\nunclosed",
+    ]) {
       try {
         parseSpec(text);
       } catch (e) {
@@ -126,7 +137,8 @@ describe("specs whose phases cannot be read", () => {
 
 describe("robustness", () => {
   it("reads a bold Phase heading and Windows line endings", () => {
-    const text = "## Implementation Order\r\n\r\n### **Phase 1: Bold name**\r\n<!-- complexity: low -->\r\n\r\n### Phase 2: Plain ###\r\n";
+    const text =
+      "## Implementation Order\r\n\r\n### **Phase 1: Bold name**\r\n<!-- complexity: low -->\r\n\r\n### Phase 2: Plain ###\r\n";
     expect(brief(text)).toEqual([
       { id: "1", name: "Bold name", complexity: "low", annotated: true },
       { id: "2", name: "Plain", complexity: "medium", annotated: false },

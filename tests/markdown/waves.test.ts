@@ -68,7 +68,10 @@ describe("the plan header: Depends on, Files, Owns", () => {
   });
 
   it("does not read a header inside fenced code", () => {
-    const text = plan([{ files: "src/a.ts" }]).replace("1. Write it.", "```md\n**Depends on:** Task 9\n```\n\n1. Write it.");
+    const text = plan([{ files: "src/a.ts" }]).replace(
+      "1. Write it.",
+      "```md\n**Depends on:** Task 9\n```\n\n1. Write it.",
+    );
     expect(planHeaders(text)[0].dependsOn).toBeNull();
   });
 
@@ -118,12 +121,17 @@ describe("waves from dependencies and file overlap", () => {
   });
 
   it("runs serially when fewer tasks than the minimum could run at once", () => {
-    expect(computeWaves(planHeaders(chains), 4)).toMatchObject({ parallel: false, waves: [["1"], ["2"], ["3"], ["4"], ["5"], ["6"]] });
+    expect(computeWaves(planHeaders(chains), 4)).toMatchObject({
+      parallel: false,
+      waves: [["1"], ["2"], ["3"], ["4"], ["5"], ["6"]],
+    });
     const two = plan([
       { header: "**Depends on:** none | **Files:** a.ts" },
       { header: "**Depends on:** none | **Files:** b.ts" },
     ]);
-    expect(computeWaves(planHeaders(two), 3).reason).toBe("at most 2 tasks could run at once, fewer than 3: the plan runs serially");
+    expect(computeWaves(planHeaders(two), 3).reason).toBe(
+      "at most 2 tasks could run at once, fewer than 3: the plan runs serially",
+    );
     expect(computeWaves(planHeaders(two), 2).parallel).toBe(true);
   });
 
@@ -144,7 +152,10 @@ describe("waves from dependencies and file overlap", () => {
       ["1", "3", "5"],
       ["2", "4"],
     ]);
-    expect(w.serialized).toEqual(["Task 2 after Task 1 (both touch src/api/users.ts)", "Task 4 after Task 3 (both touch src/ui.ts)"]);
+    expect(w.serialized).toEqual([
+      "Task 2 after Task 1 (both touch src/api/users.ts)",
+      "Task 4 after Task 3 (both touch src/ui.ts)",
+    ]);
   });
 
   it("runs a task where a person acts alone, after everything before it", () => {

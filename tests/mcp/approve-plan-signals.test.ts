@@ -3,7 +3,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedRunner, type ScriptedPhase } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
-import { agreeable, openSession, planText, playHost, specWith, stepCall, writeProjectFile, type Session } from "../helpers/mcp-client.js";
+import {
+  agreeable,
+  openSession,
+  planText,
+  playHost,
+  specWith,
+  stepCall,
+  writeProjectFile,
+  type Session,
+} from "../helpers/mcp-client.js";
 
 const SPEC_PATH = "docs/specs/widget.md";
 const SLUG = "specs--widget";
@@ -24,10 +33,20 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { signal: "reviewPlans", complexity: "low", flags: "--review-plans", reportMatch: /Review mode: (manual|--review-plans)/i },
+  {
+    signal: "reviewPlans",
+    complexity: "low",
+    flags: "--review-plans",
+    reportMatch: /Review mode: (manual|--review-plans)/i,
+  },
   { signal: "highComplexity", complexity: "high", reportMatch: /Complexity: high/ },
   { signal: "complexityOverride", complexity: "low", phase: { tasks: 11 }, reportMatch: /medium/, override: "medium" },
-  { signal: "plannerConcerns", complexity: "low", phase: { concerns: ["The rule format is undecided"] }, reportMatch: /The rule format is undecided/ },
+  {
+    signal: "plannerConcerns",
+    complexity: "low",
+    phase: { concerns: ["The rule format is undecided"] },
+    reportMatch: /The rule format is undecided/,
+  },
   { signal: "taskCount", complexity: "medium", phase: { tasks: 16 }, reportMatch: /Tasks: 16 \(threshold: 15\)/ },
 ];
 
@@ -42,14 +61,20 @@ describe("APPROVE_PLAN signals", () => {
         await writeProjectFile(s.root, "docs/plans/2026-01-01-widget-plan.md", planText("Widget", 3));
         step = await s.start();
       }
-      const ask = await playHost(s.srv.client, s.root, step, runner, agreeable, { until: (x) => x.next.kind === "ask" });
+      const ask = await playHost(s.srv.client, s.root, step, runner, agreeable, {
+        until: (x) => x.next.kind === "ask",
+      });
       expect(ask.state).toBe("APPROVE_PLAN");
       expect(ask.next).toMatchObject({ kind: "ask", options: ["yes", "revise", "skip phase", "stop"] });
       expect(ask.report ?? "").toMatch(/Pausing for review/);
       expect(ask.report ?? "").toMatch(c.reportMatch);
       if (c.override) expect(ask.phase?.complexityOverride).toBe(c.override);
 
-      const after = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
+      const after = await stepCall(s.srv.client, "autopilot_decide", {
+        session: SLUG,
+        stepId: ask.stepId,
+        answer: "yes",
+      });
       expect(after.state).toBe("EXECUTE");
       const d = (await s.state(SLUG)).decisions.filter((x: any) => x.signals);
       expect(d).toHaveLength(1);

@@ -42,7 +42,11 @@ interface AskCase {
 
 const opts = (x: Step) => (x.next.kind === "ask" ? x.next.options : []);
 const CASES: AskCase[] = [
-  { kind: "approve plan", flags: "--review-plans", is: (x) => x.state === "APPROVE_PLAN" && opts(x).includes("revise") },
+  {
+    kind: "approve plan",
+    flags: "--review-plans",
+    is: (x) => x.state === "APPROVE_PLAN" && opts(x).includes("revise"),
+  },
   {
     kind: "plan revised",
     flags: "--review-plans",
@@ -50,14 +54,42 @@ const CASES: AskCase[] = [
     is: (x) => x.state === "APPROVE_PLAN" && opts(x).join() === "done,stop",
   },
   { kind: "persona failed", plannerFails: true, is: (x) => opts(x).includes("retry") },
-  { kind: "human-verify checkpoint", script: { phases: { 0: { checkpoints: { 2: "human-verify" } } } }, is: (x) => opts(x).includes("confirm") },
-  { kind: "human-action checkpoint", script: { phases: { 0: { checkpoints: { 2: "human-action" } } } }, is: (x) => x.state === "EXECUTE" && opts(x).join() === "done,stop" },
-  { kind: "decision checkpoint", script: { phases: { 0: { checkpoints: { 1: "decision" } } } }, is: (x) => opts(x).includes("use the alternative") },
-  { kind: "retry budget exhausted", script: { phases: { 0: { fail: { task: 2, times: 9 } } } }, is: (x) => opts(x).includes("revise plan") },
-  { kind: "verification failed", script: { phases: { 0: { verifyFailsOnce: true } } }, is: (x) => opts(x).includes("skip verification") },
-  { kind: "blocking review", script: { phases: { 0: { blockingReviewOnce: true } } }, is: (x) => x.state === "REVIEW" && opts(x).includes("override") },
+  {
+    kind: "human-verify checkpoint",
+    script: { phases: { 0: { checkpoints: { 2: "human-verify" } } } },
+    is: (x) => opts(x).includes("confirm"),
+  },
+  {
+    kind: "human-action checkpoint",
+    script: { phases: { 0: { checkpoints: { 2: "human-action" } } } },
+    is: (x) => x.state === "EXECUTE" && opts(x).join() === "done,stop",
+  },
+  {
+    kind: "decision checkpoint",
+    script: { phases: { 0: { checkpoints: { 1: "decision" } } } },
+    is: (x) => opts(x).includes("use the alternative"),
+  },
+  {
+    kind: "retry budget exhausted",
+    script: { phases: { 0: { fail: { task: 2, times: 9 } } } },
+    is: (x) => opts(x).includes("revise plan"),
+  },
+  {
+    kind: "verification failed",
+    script: { phases: { 0: { verifyFailsOnce: true } } },
+    is: (x) => opts(x).includes("skip verification"),
+  },
+  {
+    kind: "blocking review",
+    script: { phases: { 0: { blockingReviewOnce: true } } },
+    is: (x) => x.state === "REVIEW" && opts(x).includes("override"),
+  },
   { kind: "continue to next phase", is: (x) => x.state === "PHASE_COMPLETE" },
-  { kind: "final review blocked", script: { finalBlocking: 1 }, is: (x) => x.state === "FINAL_REVIEW" && opts(x).includes("override") },
+  {
+    kind: "final review blocked",
+    script: { finalBlocking: 1 },
+    is: (x) => x.state === "FINAL_REVIEW" && opts(x).includes("override"),
+  },
   {
     kind: "final review exhausted",
     script: { finalBlocking: 99 },
@@ -73,12 +105,18 @@ describe.concurrent("answers at each ask", { timeout: SIDE_BY_SIDE }, () => {
       try {
         const scripted = new ScriptedRunner(c.script ?? {});
         const runner = c.plannerFails ? new PlannerFailsOnce(scripted) : scripted;
-        const ask = await playHost(s.srv.client, s.root, await s.start(c.flags), runner, c.answer ?? agreeable, { until: c.is });
+        const ask = await playHost(s.srv.client, s.root, await s.start(c.flags), runner, c.answer ?? agreeable, {
+          until: c.is,
+        });
         expect(c.is(ask), `reached ${ask.state}/${ask.next.kind}`).toBe(true);
         expect(ask.next.kind).toBe("ask");
         expect(opts(ask)).toContain("stop");
 
-        const stopped = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "stop" });
+        const stopped = await stepCall(s.srv.client, "autopilot_decide", {
+          session: SLUG,
+          stepId: ask.stepId,
+          answer: "stop",
+        });
         expect(stopped.state).toBe(ask.state);
         expect(stopped.next).toMatchObject({ kind: "wait", resumeWith: `autopilot_start {"spec":"${SPEC_PATH}"}` });
         expect((stopped.next as { reason: string }).reason).toMatch(/Stopped/);
@@ -106,14 +144,25 @@ describe.concurrent("answers at each ask", { timeout: SIDE_BY_SIDE }, () => {
     });
   }
 
-  it("revise without notes: the user edits the plan, which is presented again, then approved", async ({ onTestFinished }) => {
+  it("revise without notes: the user edits the plan, which is presented again, then approved", async ({
+    onTestFinished,
+  }) => {
     const s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
     onTestFinished(() => s.dispose());
-    const first = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.state === "APPROVE_PLAN",
-    });
+    const first = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.state === "APPROVE_PLAN",
+      },
+    );
     // The question says how to pass notes; without them the user edits the file.
-    expect((first.next as { context?: string }).context).toMatch(/"revise" with your notes as the reason: the planner revises/);
+    expect((first.next as { context?: string }).context).toMatch(
+      /"revise" with your notes as the reason: the planner revises/,
+    );
     const revising = await stepCall(s.srv.client, "autopilot_decide", {
       session: SLUG,
       stepId: first.stepId,
@@ -121,20 +170,36 @@ describe.concurrent("answers at each ask", { timeout: SIDE_BY_SIDE }, () => {
     });
     expect(revising).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask", options: ["done", "stop"] } });
     expect((revising.next as { question: string }).question).toContain(s && (await s.state(SLUG)).phases[0].planPath);
-    const again = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: revising.stepId, answer: "done" });
-    expect(again).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask", options: ["yes", "revise", "skip phase", "stop"] } });
+    const again = await stepCall(s.srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: revising.stepId,
+      answer: "done",
+    });
+    expect(again).toMatchObject({
+      state: "APPROVE_PLAN",
+      next: { kind: "ask", options: ["yes", "revise", "skip phase", "stop"] },
+    });
     const go = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: again.stepId, answer: "yes" });
     expect(go.state).toBe("EXECUTE");
-    const answers = (await s.state(SLUG)).decisions.filter((d: any) => d.phase === 0 && d.by === "host").map((d: any) => d.answer);
+    const answers = (await s.state(SLUG)).decisions
+      .filter((d: any) => d.phase === 0 && d.by === "host")
+      .map((d: any) => d.answer);
     expect(answers).toEqual(["revise", "done", "yes"]);
   });
 
   it("revise with notes: the planner gets the plan back with the notes in its brief", async ({ onTestFinished }) => {
     const s = await openSession({ spec: TWO_PHASES, specPath: SPEC_PATH });
     onTestFinished(() => s.dispose());
-    const first = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.state === "APPROVE_PLAN",
-    });
+    const first = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.state === "APPROVE_PLAN",
+      },
+    );
     const back = await stepCall(s.srv.client, "autopilot_decide", {
       session: SLUG,
       stepId: first.stepId,
@@ -159,7 +224,11 @@ describe.concurrent("answers at each ask", { timeout: SIDE_BY_SIDE }, () => {
     const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), runner, agreeable, {
       until: (x) => x.state === "APPROVE_PLAN",
     });
-    const next = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "skip phase" });
+    const next = await stepCall(s.srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: ask.stepId,
+      answer: "skip phase",
+    });
     const end = await playHost(s.srv.client, s.root, next, runner, agreeable, { trace });
     expect(end.state).toBe("DONE");
     const state = await s.state(SLUG);

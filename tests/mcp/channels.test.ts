@@ -27,7 +27,13 @@ describe("decision channels over MCP", () => {
       ]),
       specPath: SPEC_PATH,
     });
-    const end = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable);
+    const end = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+    );
     expect(end.state).toBe("DONE");
     const state = await s.state(SLUG);
     const answered = state.decisions.filter((d: any) => d.answer !== undefined);

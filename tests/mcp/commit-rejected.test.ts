@@ -19,34 +19,50 @@ async function hook(root: string, name: string, script: string) {
 }
 
 describe.concurrent("a refused commit over MCP", { timeout: SIDE_BY_SIDE }, () => {
-  it("the pre-commit hook's complaint is the next Step: the executor's fix, with the hook's output", async ({ onTestFinished }) => {
+  it("the pre-commit hook's complaint is the next Step: the executor's fix, with the hook's output", async ({
+    onTestFinished,
+  }) => {
     const s = await openSession({ spec: SPEC });
     onTestFinished(() => s.dispose());
     await hook(s.root, "pre-commit", `grep -rn 'console\\.log' src/ && exit 1; exit 0`);
-    const runner = new ScriptedRunner({ phases: { 0: { tasks: 1, files: { "src/core/debug.ts": 'console.log("debug");\nexport const x = 1;\n' } } } });
+    const runner = new ScriptedRunner({
+      phases: { 0: { tasks: 1, files: { "src/core/debug.ts": 'console.log("debug");\nexport const x = 1;\n' } } },
+    });
     const seen: string[] = [];
     const final = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, {
       until: (st) => {
-        if (st.next.kind === "dispatch") seen.push(`${st.state} ${st.next.persona} ${st.next.expects.result} ${st.report ?? ""}`);
+        if (st.next.kind === "dispatch")
+          seen.push(`${st.state} ${st.next.persona} ${st.next.expects.result} ${st.report ?? ""}`);
         return false;
       },
     });
     expect(final.state).toBe("DONE");
     const fix = seen.find((x) => x.startsWith("VERIFY harness-task-executor fixed"));
     expect(fix).toContain('src/core/debug.ts:1:console.log("debug");');
-    expect((await git(s.root, "log", "--format=%s")).split("\n").filter((l) => l.startsWith("[autopilot]"))).toEqual(["[autopilot] Phase 1: Core — execution complete"]);
+    expect((await git(s.root, "log", "--format=%s")).split("\n").filter((l) => l.startsWith("[autopilot]"))).toEqual([
+      "[autopilot] Phase 1: Core — execution complete",
+    ]);
   });
 
-  it("Claude Code's lean Step (no expects): the fix dispatch's result kind is read from its brief, and the session is DONE", async ({ onTestFinished }) => {
+  it("Claude Code's lean Step (no expects): the fix dispatch's result kind is read from its brief, and the session is DONE", async ({
+    onTestFinished,
+  }) => {
     const s = await openSession({ spec: SPEC, server: { name: "claude-code" } });
     onTestFinished(() => s.dispose());
     await hook(s.root, "pre-commit", `grep -rn 'console\\.log' src/ && exit 1; exit 0`);
-    const runner = new ScriptedRunner({ phases: { 0: { tasks: 1, files: { "src/core/debug.ts": 'console.log("debug");\nexport const x = 1;\n' } } } });
+    const runner = new ScriptedRunner({
+      phases: { 0: { tasks: 1, files: { "src/core/debug.ts": 'console.log("debug");\nexport const x = 1;\n' } } },
+    });
     let lean = false;
     const final = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, {
       until: (st) => {
         // The lean Step has no state either: the prompt says this is the refused commit's fix.
-        if (st.next.kind === "dispatch" && st.next.persona === "harness-task-executor" && /hook rejected the commit/.test(st.next.prompt)) lean = !("expects" in st.next) && !("state" in st);
+        if (
+          st.next.kind === "dispatch" &&
+          st.next.persona === "harness-task-executor" &&
+          /hook rejected the commit/.test(st.next.prompt)
+        )
+          lean = !("expects" in st.next) && !("state" in st);
         return false;
       },
     });
@@ -54,7 +70,9 @@ describe.concurrent("a refused commit over MCP", { timeout: SIDE_BY_SIDE }, () =
     expect(final.next.kind).toBe("done");
   });
 
-  it("signing that fails is a structured commit_rejected error with a todo, never internal; after the fix autopilot_next commits once", async ({ onTestFinished }) => {
+  it("signing that fails is a structured commit_rejected error with a todo, never internal; after the fix autopilot_next commits once", async ({
+    onTestFinished,
+  }) => {
     const s = await openSession({ spec: SPEC });
     onTestFinished(() => s.dispose());
     const signer = path.join(s.root, ".git", "failing-gpg");
@@ -63,7 +81,9 @@ describe.concurrent("a refused commit over MCP", { timeout: SIDE_BY_SIDE }, () =
     await git(s.root, "config", "commit.gpgsign", "true");
     await git(s.root, "config", "gpg.program", signer);
     const runner = new ScriptedRunner({ phases: { 0: { tasks: 1 } } });
-    const execute = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, { until: (st) => st.state === "EXECUTE" });
+    const execute = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, {
+      until: (st) => st.state === "EXECUTE",
+    });
     const { result } = await runner.run({
       persona: "harness-task-executor",
       description: "",
@@ -74,10 +94,16 @@ describe.concurrent("a refused commit over MCP", { timeout: SIDE_BY_SIDE }, () =
       phaseIndex: 0,
       phaseName: "Core",
     });
-    const refused = await call(s.srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: execute.stepId, result });
+    const refused = await call(s.srv.client, "autopilot_report", {
+      session: SCANNER_SLUG,
+      stepId: execute.stepId,
+      result,
+    });
     expect(refused.result.isError).toBe(true);
     expect(refused.error?.code).toBe("commit_rejected");
-    expect(refused.error?.message).toMatch(/Git could not sign autopilot's commit "Phase 1: Core — execution complete"/);
+    expect(refused.error?.message).toMatch(
+      /Git could not sign autopilot's commit "Phase 1: Core — execution complete"/,
+    );
     expect(refused.error?.todo).toMatch(/call autopilot_next \(the commit is made once\)/);
     expect(refused.text).toMatch(/^Error \[commit_rejected\]/);
     const again = await call(s.srv.client, "autopilot_next", { session: SCANNER_SLUG });
@@ -89,6 +115,10 @@ describe.concurrent("a refused commit over MCP", { timeout: SIDE_BY_SIDE }, () =
     expect(step.report).toMatch(/execution complete — committed/);
     const final = await playHost(s.srv.client, s.root, step, runner, agreeable);
     expect(final.state).toBe("DONE");
-    expect((await git(s.root, "log", "--format=%(trailers:key=Autopilot-Effect,valueonly)")).split("\n").filter((l) => l.trim())).toHaveLength(1);
+    expect(
+      (await git(s.root, "log", "--format=%(trailers:key=Autopilot-Effect,valueonly)"))
+        .split("\n")
+        .filter((l) => l.trim()),
+    ).toHaveLength(1);
   });
 });

@@ -14,7 +14,17 @@ import type { Browser } from "playwright-core";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
 import { formatCount } from "../../src/session/usage.js";
-import { agreeable, call, MAIN_JS, openSession, playHost, specWith, stepCall, taskFor, type Session } from "../helpers/mcp-client.js";
+import {
+  agreeable,
+  call,
+  MAIN_JS,
+  openSession,
+  playHost,
+  specWith,
+  stepCall,
+  taskFor,
+  type Session,
+} from "../helpers/mcp-client.js";
 
 const SPEC = specWith([
   { name: "Core Scanner", complexity: "low" },
@@ -31,7 +41,10 @@ const usageBlock = () =>
 
 const CHROMIUM = process.env.AUTOPILOT_CHROMIUM ?? "/usr/bin/chromium";
 const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`[skip] Chromium checks: no Chromium at ${CHROMIUM} (apt-get install chromium, or set AUTOPILOT_CHROMIUM)`);
+if (!haveChromium)
+  console.warn(
+    `[skip] Chromium checks: no Chromium at ${CHROMIUM} (apt-get install chromium, or set AUTOPILOT_CHROMIUM)`,
+  );
 
 function cli(cwd: string, ...args: string[]) {
   const r = spawnSync(process.execPath, [MAIN_JS, ...args], { cwd, encoding: "utf8" });
@@ -46,14 +59,20 @@ let browser: Browser | undefined;
 beforeAll(async () => {
   paid = await openSession({ spec: SPEC });
   unpaid = await openSession({ spec: SPEC });
-  const a = await playHost(paid.srv.client, paid.root, await paid.start(), new ScriptedRunner({}), agreeable, { usage: usageBlock });
+  const a = await playHost(paid.srv.client, paid.root, await paid.start(), new ScriptedRunner({}), agreeable, {
+    usage: usageBlock,
+  });
   const b = await playHost(unpaid.srv.client, unpaid.root, await unpaid.start(), new ScriptedRunner({}), agreeable);
   expect(a.next.kind).toBe("done");
   expect(b.next.kind).toBe("done");
   outDir = await mkdtemp(path.join(tmpdir(), "autopilot-cost-"));
   if (haveChromium) {
     const { chromium } = await import("playwright-core");
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"], headless: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+      headless: true,
+    });
   }
 }, 120_000);
 afterAll(async () => {
@@ -76,9 +95,14 @@ async function costCells(root: string, name: string) {
   const table = p.locator("table.data", { has: p.locator("caption", { hasText: "Per-phase history" }) });
   const heads = await table.locator("thead th").allInnerTexts();
   const costCol = heads.map((h) => h.toLowerCase()).indexOf("cost");
-  const rows = await table.locator("tbody tr").evaluateAll((trs) =>
-    trs.map((tr) => ({ head: tr.querySelector("th")?.textContent?.trim() ?? "", cost: tr.querySelector("td.cost")?.textContent?.trim() ?? "" })),
-  );
+  const rows = await table
+    .locator("tbody tr")
+    .evaluateAll((trs) =>
+      trs.map((tr) => ({
+        head: tr.querySelector("th")?.textContent?.trim() ?? "",
+        cost: tr.querySelector("td.cost")?.textContent?.trim() ?? "",
+      })),
+    );
   const visible = await table.locator("td.cost").first().isVisible();
   const stat = await p.locator('[data-stat="cost"] .stat-value').innerText();
   await p.close();
@@ -91,7 +115,13 @@ describe("a session whose reports carry usage", () => {
     const u = state.usage;
     const dispatches = u.total.dispatches;
     expect(dispatches).toBeGreaterThanOrEqual(9); // 2 phases × 4 personas + the final review
-    expect(u.total).toMatchObject({ reported: dispatches, tokens: dispatches * PER_RUN, toolUses: dispatches * 4, durationMs: dispatches * 30000, costUsd: null });
+    expect(u.total).toMatchObject({
+      reported: dispatches,
+      tokens: dispatches * PER_RUN,
+      toolUses: dispatches * 4,
+      durationMs: dispatches * 30000,
+      costUsd: null,
+    });
     expect(u.byPhase["1"]).toMatchObject({ name: "Core Scanner", dispatches: 4, tokens: 4 * PER_RUN });
     expect(u.byPhase["2"]).toMatchObject({ name: "Rule Engine", tokens: u.byPhase["2"].dispatches * PER_RUN });
     expect(u.byPhase.final).toMatchObject({ name: "final review" });
@@ -112,23 +142,30 @@ describe("a session whose reports carry usage", () => {
     const list = cli(paid.root, "status");
     expect(list.stdout).toContain(`· cost ${total} ·`);
     const tool = await call(paid.srv.client, "autopilot_status", { session: SLUG });
-    expect(tool.result.structuredContent).toMatchObject({ cost: total, budget: null, usage: { total: { tokens: state.usage.total.tokens } } });
+    expect(tool.result.structuredContent).toMatchObject({
+      cost: total,
+      budget: null,
+      usage: { total: { tokens: state.usage.total.tokens } },
+    });
   });
 
-  it.skipIf(!haveChromium)("shows a cost column per phase and the session total in the HTML log (Chromium)", async () => {
-    const state = await paid.state();
-    const got = await costCells(paid.root, "paid");
-    expect(got.problems).toEqual([]);
-    expect(got.costCol).toBeGreaterThan(0);
-    expect(got.visible).toBe(true);
-    expect(got.rows).toEqual([
-      { head: "1. Core Scanner", cost: `${formatCount(state.usage.byPhase["1"].tokens)} tokens` },
-      { head: "2. Rule Engine", cost: `${formatCount(state.usage.byPhase["2"].tokens)} tokens` },
-      { head: "Final review", cost: `${formatCount(state.usage.byPhase.final.tokens)} tokens` },
-      { head: "Session total", cost: `${formatCount(state.usage.total.tokens)} tokens` },
-    ]);
-    expect(got.stat).toBe(`${formatCount(state.usage.total.tokens)} tokens`);
-  });
+  it.skipIf(!haveChromium)(
+    "shows a cost column per phase and the session total in the HTML log (Chromium)",
+    async () => {
+      const state = await paid.state();
+      const got = await costCells(paid.root, "paid");
+      expect(got.problems).toEqual([]);
+      expect(got.costCol).toBeGreaterThan(0);
+      expect(got.visible).toBe(true);
+      expect(got.rows).toEqual([
+        { head: "1. Core Scanner", cost: `${formatCount(state.usage.byPhase["1"].tokens)} tokens` },
+        { head: "2. Rule Engine", cost: `${formatCount(state.usage.byPhase["2"].tokens)} tokens` },
+        { head: "Final review", cost: `${formatCount(state.usage.byPhase.final.tokens)} tokens` },
+        { head: "Session total", cost: `${formatCount(state.usage.total.tokens)} tokens` },
+      ]);
+      expect(got.stat).toBe(`${formatCount(state.usage.total.tokens)} tokens`);
+    },
+  );
 
   it("puts the cost in the markdown and JSON logs and in the PR text", async () => {
     const state = await paid.state();
@@ -138,7 +175,10 @@ describe("a session whose reports carry usage", () => {
     expect(md.stdout).toMatch(/\| Commits \| Cost \|/);
     const json = JSON.parse(cli(paid.root, "log", SLUG, "--format", "json").stdout);
     expect(json.cost.display).toBe(total);
-    expect(json.phases[0].cost).toMatchObject({ display: `${formatCount(4 * PER_RUN)} tokens`, usage: { tokens: 4 * PER_RUN } });
+    expect(json.phases[0].cost).toMatchObject({
+      display: `${formatCount(4 * PER_RUN)} tokens`,
+      usage: { tokens: 4 * PER_RUN },
+    });
     expect(state.pullRequest.body).toContain(`## Cost\n\nPersona runs: ${total}.`);
     expect(state.pullRequest.body).toContain(`- Phase 1: Core Scanner: ${formatCount(4 * PER_RUN)} tokens`);
   });
@@ -169,7 +209,12 @@ describe("a session whose reports carry no usage", () => {
     try {
       const first = await s.start();
       const { result } = await new ScriptedRunner({}).run(taskFor(s.root, first));
-      const bad = await call(s.srv.client, "autopilot_report", { session: SLUG, stepId: first.stepId, result, usage: { total_tokens: "lots" } });
+      const bad = await call(s.srv.client, "autopilot_report", {
+        session: SLUG,
+        stepId: first.stepId,
+        result,
+        usage: { total_tokens: "lots" },
+      });
       expect(bad.error?.code).toBe("bad_input");
       expect(bad.error?.message).toMatch(/usage\.total_tokens must be a non-negative number/);
       expect((await s.state()).stepId).toBe(first.stepId);
@@ -216,13 +261,22 @@ describe("a budget over MCP", () => {
       });
 
       // continue once: exactly one more persona run, then the gate asks again.
-      let step = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "continue once" });
+      let step = await stepCall(s.srv.client, "autopilot_decide", {
+        session: SLUG,
+        stepId: ask.stepId,
+        answer: "continue once",
+      });
       expect(step.next).toMatchObject({ kind: "dispatch", persona: "harness-code-reviewer" });
       step = await untilBudgetAsk(s, step);
       expect((await s.state()).usage.total.dispatches).toBe(4);
 
       // raise budget: the amount in the reason.
-      step = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: step.stepId, answer: "raise budget", rationale: "to 200k, the phase is nearly done" });
+      step = await stepCall(s.srv.client, "autopilot_decide", {
+        session: SLUG,
+        stepId: step.stepId,
+        answer: "raise budget",
+        rationale: "to 200k, the phase is nearly done",
+      });
       expect(step.next.kind).not.toBe("ask");
       expect(step.report).toContain("Budget raised from 25k tokens to 200k tokens");
       const state = await s.state();
@@ -230,14 +284,23 @@ describe("a budget over MCP", () => {
       const budgetDecisions = state.decisions.filter((d: { decision: string }) => /budget/.test(d.decision));
       expect(budgetDecisions).toEqual([
         expect.objectContaining({ decision: "budget_continue_once", answer: "continue once", by: "host", phase: 0 }),
-        expect.objectContaining({ decision: "raised_budget", answer: "raise budget", by: "host", rationale: "to 200k, the phase is nearly done" }),
+        expect.objectContaining({
+          decision: "raised_budget",
+          answer: "raise budget",
+          by: "host",
+          rationale: "to 200k, the phase is nearly done",
+        }),
       ]);
       const log = JSON.parse(cli(s.root, "log", SLUG, "--format", "json").stdout);
-      expect(log.decisions.filter((d: { kind: string }) => d.kind === "budget").map((d: { what: string }) => d.what)).toEqual(["Over budget: one more persona run", "Budget raised"]);
+      expect(
+        log.decisions.filter((d: { kind: string }) => d.kind === "budget").map((d: { what: string }) => d.what),
+      ).toEqual(["Over budget: one more persona run", "Budget raised"]);
       expect(log.cost.budget).toMatchObject({ display: "200k tokens", spent: null });
 
       // The rest of the session fits the raised budget.
-      const end = await playHost(s.srv.client, s.root, step, new ScriptedRunner({}), agreeable, { usage: () => ({ total_tokens: PER_RUN }) });
+      const end = await playHost(s.srv.client, s.root, step, new ScriptedRunner({}), agreeable, {
+        usage: () => ({ total_tokens: PER_RUN }),
+      });
       expect(end.next.kind).toBe("done");
     } finally {
       await s.dispose();
@@ -257,11 +320,21 @@ describe("a budget over MCP", () => {
       });
       expect((await s.state()).usage.total).toMatchObject({ dispatches: 3 });
       expect(ask.next).toMatchObject({ question: expect.stringContaining("$0.06 spent of a $0.05 budget") });
-      const stopped = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "stop", rationale: "enough for today" });
+      const stopped = await stepCall(s.srv.client, "autopilot_decide", {
+        session: SLUG,
+        stepId: ask.stepId,
+        answer: "stop",
+        rationale: "enough for today",
+      });
       expect(stopped.next.kind).toBe("wait");
       const state = await s.state();
       expect(state.stopped).toBe(true);
-      expect(state.decisions.at(-1)).toMatchObject({ decision: "stopped_budget", answer: "stop", by: "host", rationale: "enough for today" });
+      expect(state.decisions.at(-1)).toMatchObject({
+        decision: "stopped_budget",
+        answer: "stop",
+        by: "host",
+        rationale: "enough for today",
+      });
       // Resuming without a new budget asks again; with a larger one it dispatches.
       const again = await s.start();
       expect(again.next).toMatchObject({ kind: "ask", options: ["raise budget", "continue once", "stop"] });
@@ -276,7 +349,10 @@ describe("a budget over MCP", () => {
   it("a bad --budget is a bad_input error that names the forms", async () => {
     const s = await openSession({ spec: SPEC });
     try {
-      const r = await call(s.srv.client, "autopilot_start", { spec: "docs/changes/security-scanner/proposal.md", flags: "--budget lots" });
+      const r = await call(s.srv.client, "autopilot_start", {
+        spec: "docs/changes/security-scanner/proposal.md",
+        flags: "--budget lots",
+      });
       expect(r.error?.code).toBe("bad_input");
       expect(r.error?.message).toMatch(/"lots" is not a budget\. Give tokens \(200k, 1\.5M, 50000\) or US dollars/);
       expect(existsSync(path.join(s.root, ".harness/sessions", SLUG, "autopilot-state.json"))).toBe(false);

@@ -72,7 +72,11 @@ describe("server killed and resumed", { timeout: SIDE_BY_SIDE }, () => {
       const resumed = await resumeAfterCrash(s);
       expect(resumed.state).toBe("EXECUTE");
       // The same dispatch (its brief is numbered by the new stepId: resuming is a transition).
-      expect(resumed.next).toMatchObject({ kind: "dispatch", persona: mid.next.kind === "dispatch" && mid.next.persona, description: (mid.next as { description: string }).description });
+      expect(resumed.next).toMatchObject({
+        kind: "dispatch",
+        persona: mid.next.kind === "dispatch" && mid.next.persona,
+        description: (mid.next as { description: string }).description,
+      });
       const end = await playHost(s.srv.client, s.root, resumed, runner, agreeable);
       expect(end.state).toBe("DONE");
 
@@ -98,7 +102,9 @@ describe("server killed and resumed", { timeout: SIDE_BY_SIDE }, () => {
       for (;;) {
         const { result } = await runner.run(taskFor(s.root, step));
         if (result.kind === "executed" && result.outcome === "complete") {
-          const pending = call(s.srv.client, "autopilot_report", { session: SLUG, stepId: step.stepId, result }).catch((e) => e);
+          const pending = call(s.srv.client, "autopilot_report", { session: SLUG, stepId: step.stepId, result }).catch(
+            (e) => e,
+          );
           await new Promise((r) => setTimeout(r, 600));
           await s.srv.kill();
           await pending;

@@ -21,11 +21,25 @@ interface Seen {
   schema: any;
 }
 
-function open(env: Record<string, string>, onElicit?: (seen: Seen) => ElicitResult | Promise<ElicitResult>, args?: string[], config?: Record<string, unknown>) {
+function open(
+  env: Record<string, string>,
+  onElicit?: (seen: Seen) => ElicitResult | Promise<ElicitResult>,
+  args?: string[],
+  config?: Record<string, unknown>,
+) {
   return openSession({
     spec: SPEC,
     specPath: SPEC_PATH,
-    ...(config ? { files: { ".harness/config.json": JSON.stringify({ validation: { commands: ['node -e "process.exit(0)"'] }, ...config }) } } : {}),
+    ...(config
+      ? {
+          files: {
+            ".harness/config.json": JSON.stringify({
+              validation: { commands: ['node -e "process.exit(0)"'] },
+              ...config,
+            }),
+          },
+        }
+      : {}),
     server: {
       env,
       args,
@@ -35,7 +49,9 @@ function open(env: Record<string, string>, onElicit?: (seen: Seen) => ElicitResu
 }
 
 describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
-  it("accept (on by default): every question is answered in the client's form; the host never sees an ask", async ({ onTestFinished }) => {
+  it("accept (on by default): every question is answered in the client's form; the host never sees an ask", async ({
+    onTestFinished,
+  }) => {
     const seen: Seen[] = [];
     const s = await open({}, (p) => {
       seen.push(p);
@@ -45,9 +61,16 @@ describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
     });
     onTestFinished(() => s.dispose());
     const trace = { steps: [] as Step[] };
-    const end = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), () => {
-      throw new Error("the host was asked");
-    }, { trace });
+    const end = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      () => {
+        throw new Error("the host was asked");
+      },
+      { trace },
+    );
     expect(end.state).toBe("DONE");
     expect(trace.steps.some((x) => x.next.kind === "ask")).toBe(false);
     // Two plan approvals and one "continue?" between the phases.
@@ -60,10 +83,21 @@ describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
     const [plan, why] = seen[0].message.split("\n").filter((l) => l.trim());
     expect(plan).toMatch(/^Plan: \S*parser\S*\.md \(\d+ tasks?\)$/);
     expect(why).toBe("Paused by: Review mode: manual (--review-plans flag set)");
-    expect(seen[1].schema.properties.answer.description).toMatch(/^Phase 1 complete\. Next: Phase 2: Printer \(complexity: low\)\. Continue\?$/);
+    expect(seen[1].schema.properties.answer.description).toMatch(
+      /^Phase 1 complete\. Next: Phase 2: Printer \(complexity: low\)\. Continue\?$/,
+    );
     // (The review's own "Review: <counts>" line is left out where the phase summary says the same counts.)
-    expect(seen[1].message.split("\n").filter((l) => l.trim()).slice(0, 2)).toEqual(["Phase 1: Parser — COMPLETE", expect.stringMatching(/\| Review: \d+ blocking, \d+ warnings?, \d+ notes?$/)]);
-    for (const f of seen) expect(`${f.message}\n${f.schema.properties.answer.description}`).not.toMatch(/\([^()]* \/ [^()]*\)/);
+    expect(
+      seen[1].message
+        .split("\n")
+        .filter((l) => l.trim())
+        .slice(0, 2),
+    ).toEqual([
+      "Phase 1: Parser — COMPLETE",
+      expect.stringMatching(/\| Review: \d+ blocking, \d+ warnings?, \d+ notes?$/),
+    ]);
+    for (const f of seen)
+      expect(`${f.message}\n${f.schema.properties.answer.description}`).not.toMatch(/\([^()]* \/ [^()]*\)/);
     const decisions = (await s.state(SLUG)).decisions;
     const human = decisions.filter((d: any) => d.by === "elicited");
     expect(human).toHaveLength(3);
@@ -89,13 +123,24 @@ describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
         return { action };
       });
       onTestFinished(() => s.dispose());
-      const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-        until: (x) => x.next.kind === "ask",
-      });
+      const ask = await playHost(
+        s.srv.client,
+        s.root,
+        await s.start("--review-plans"),
+        new ScriptedRunner({}),
+        agreeable,
+        {
+          until: (x) => x.next.kind === "ask",
+        },
+      );
       expect(asked).toBe(1);
       expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask" } });
       // The form was turned down: the host's answer is applied, recorded as the host's.
-      const next = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
+      const next = await stepCall(s.srv.client, "autopilot_decide", {
+        session: SLUG,
+        stepId: ask.stepId,
+        answer: "yes",
+      });
       expect(next.state).toBe("EXECUTE");
       const d = (await s.state(SLUG)).decisions.find((x: any) => x.decision === "approved_plan");
       expect(d).toMatchObject({ by: "host", answer: "yes" });
@@ -103,11 +148,22 @@ describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
   }
 
   it("time-out: a user who does not answer leaves the ask Step", async ({ onTestFinished }) => {
-    const s = await open({ AUTOPILOT_ELICIT: "1", AUTOPILOT_ELICIT_TIMEOUT_MS: "300" }, () => new Promise<ElicitResult>((r) => setTimeout(() => r({ action: "accept", content: { answer: "yes" } }), 1500)));
+    const s = await open(
+      { AUTOPILOT_ELICIT: "1", AUTOPILOT_ELICIT_TIMEOUT_MS: "300" },
+      () =>
+        new Promise<ElicitResult>((r) => setTimeout(() => r({ action: "accept", content: { answer: "yes" } }), 1500)),
+    );
     onTestFinished(() => s.dispose());
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.next.kind === "ask",
-    });
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.next.kind === "ask",
+      },
+    );
     expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask" } });
     expect((await s.state(SLUG)).decisions.filter((d: any) => d.by === "elicited")).toHaveLength(0);
   });
@@ -115,9 +171,16 @@ describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
   it("an answer not among the options is ignored", async ({ onTestFinished }) => {
     const s = await open({}, () => ({ action: "accept", content: { answer: "definitely" } }), ["--elicit"]);
     onTestFinished(() => s.dispose());
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.next.kind === "ask",
-    });
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.next.kind === "ask",
+      },
+    );
     expect(ask.next.kind).toBe("ask");
   });
 
@@ -128,9 +191,16 @@ describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
       return { action: "accept", content: { answer: "yes" } };
     });
     onTestFinished(() => s.dispose());
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.next.kind === "ask",
-    });
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.next.kind === "ask",
+      },
+    );
     expect(ask.next.kind).toBe("ask");
     expect(asked).toBe(0);
   });
@@ -141,31 +211,56 @@ describe.concurrent("elicitation", { timeout: SIDE_BY_SIDE }, () => {
   ] as const) {
     it(`turned off with ${how}: the client's form is never used`, async ({ onTestFinished }) => {
       let asked = 0;
-      const s = await open({ ...env }, () => {
-        asked++;
-        return { action: "accept", content: { answer: "yes" } };
-      }, args ? [...args] : undefined, config);
+      const s = await open(
+        { ...env },
+        () => {
+          asked++;
+          return { action: "accept", content: { answer: "yes" } };
+        },
+        args ? [...args] : undefined,
+        config,
+      );
       onTestFinished(() => s.dispose());
-      const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-        until: (x) => x.next.kind === "ask",
-      });
+      const ask = await playHost(
+        s.srv.client,
+        s.root,
+        await s.start("--review-plans"),
+        new ScriptedRunner({}),
+        agreeable,
+        {
+          until: (x) => x.next.kind === "ask",
+        },
+      );
       expect(ask.next.kind).toBe("ask");
       expect(asked).toBe(0);
     });
   }
 
-  it("the client does not declare elicitation: the ask Step as usual, and the host's answer is recorded as host", async ({ onTestFinished }) => {
+  it("the client does not declare elicitation: the ask Step as usual, and the host's answer is recorded as host", async ({
+    onTestFinished,
+  }) => {
     const s = await open({});
     onTestFinished(() => s.dispose());
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.next.kind === "ask",
-    });
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.next.kind === "ask",
+      },
+    );
     expect(ask.next.kind).toBe("ask");
     await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
     const d = (await s.state(SLUG)).decisions.find((x: any) => x.decision === "approved_plan");
     expect(d).toMatchObject({ by: "host", answer: "yes" });
     const log = JSON.parse((await call(s.srv.client, "autopilot_decisions", { session: SLUG })).text);
     const logged = log.decisions.find((x: any) => x.decision === "approved_plan");
-    expect(logged).toMatchObject({ who: "host", byPerson: false, whoText: "answered by the host model; no person may have seen it" });
+    expect(logged).toMatchObject({
+      who: "host",
+      byPerson: false,
+      whoText: "answered by the host model; no person may have seen it",
+    });
   });
 });

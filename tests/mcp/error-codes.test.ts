@@ -59,7 +59,12 @@ describe("error codes", () => {
         ["gather_context", {}],
         ["write_scratchpad", { phase: 0, filename: "a.md", content: "x" }],
       ] as const) {
-        const r = await expectError(tool, { session: bad, ...extra }, "outside_project", /call autopilot_status to list them/);
+        const r = await expectError(
+          tool,
+          { session: bad, ...extra },
+          "outside_project",
+          /call autopilot_status to list them/,
+        );
         seen.add(JSON.stringify(r.error));
       }
       expect(seen.size, bad).toBe(1);
@@ -85,16 +90,32 @@ describe("error codes", () => {
   });
 
   it("bad_answer: not one of the options, or no question pending", async () => {
-    await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: first.stepId, answer: "yes" }, "bad_answer", /not asking/);
+    await expectError(
+      "autopilot_decide",
+      { session: SCANNER_SLUG, stepId: first.stepId, answer: "yes" },
+      "bad_answer",
+      /not asking/,
+    );
     const { result } = await new ScriptedRunner({}).run(taskFor(s.root, first));
-    const ask = (await call(s.srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: first.stepId, result })).step!;
+    const ask = (await call(s.srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: first.stepId, result }))
+      .step!;
     expect(ask.next.kind).toBe("ask");
-    const r = await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: ask.stepId, answer: "maybe" }, "bad_answer", /"yes", "revise", "skip phase", "stop"/);
+    const r = await expectError(
+      "autopilot_decide",
+      { session: SCANNER_SLUG, stepId: ask.stepId, answer: "maybe" },
+      "bad_answer",
+      /"yes", "revise", "skip phase", "stop"/,
+    );
     expect(r.error?.step).toMatchObject({ stepId: ask.stepId, next: { kind: "ask" } });
   });
 
   it("stale_step carries the current Step", async () => {
-    const r = await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: 0, answer: "yes" }, "stale_step", /Nothing was changed/);
+    const r = await expectError(
+      "autopilot_decide",
+      { session: SCANNER_SLUG, stepId: 0, answer: "yes" },
+      "stale_step",
+      /Nothing was changed/,
+    );
     expect(r.error?.step?.stepId).toBeGreaterThan(0);
     expect(r.text).toMatch(/The current Step:/);
   });
@@ -102,35 +123,91 @@ describe("error codes", () => {
   it("spec_not_found, no_phases, flag_conflict, outside_project", async () => {
     await expectError("autopilot_start", { spec: "docs/missing.md" }, "spec_not_found", /docs\/missing\.md/);
     await expectError("autopilot_start", { spec: "docs/no-phases.md" }, "no_phases");
-    await expectError("autopilot_start", { spec: "docs/changes/security-scanner/proposal.md", flags: "--fast --thorough" }, "flag_conflict", /Choose one/);
+    await expectError(
+      "autopilot_start",
+      { spec: "docs/changes/security-scanner/proposal.md", flags: "--fast --thorough" },
+      "flag_conflict",
+      /Choose one/,
+    );
     await expectError("autopilot_start", { spec: "../elsewhere/spec.md" }, "outside_project");
     await expectError("autopilot_next", { session: "../x" }, "outside_project");
-    await expectError("write_scratchpad", { session: SCANNER_SLUG, phase: 0, filename: "../../escape.md", content: "x" }, "outside_project");
-    await expectError("autopilot_start", { spec: "docs/changes/security-scanner/proposal.md", flags: "--turbo" }, "bad_input", /--fast/);
+    await expectError(
+      "write_scratchpad",
+      { session: SCANNER_SLUG, phase: 0, filename: "../../escape.md", content: "x" },
+      "outside_project",
+    );
+    await expectError(
+      "autopilot_start",
+      { spec: "docs/changes/security-scanner/proposal.md", flags: "--turbo" },
+      "bad_input",
+      /--fast/,
+    );
   });
 
-  it("issue 17: arguments of the wrong type, {\"toString\": 1} included, get bad_input or bad_result, and change nothing", async () => {
+  it('issue 17: arguments of the wrong type, {"toString": 1} included, get bad_input or bad_result, and change nothing', async () => {
     const before = (await call(s.srv.client, "autopilot_next", { session: SCANNER_SLUG })).step!;
     const odd: unknown[] = [{ toString: 1 }, { valueOf: 1, toString: 1 }, [{ toString: 1 }], 7];
     for (const v of odd) {
-      await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: before.stepId, answer: v }, "bad_input", /answer/);
-      await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: before.stepId, answer: "yes", rationale: v }, "bad_input", /rationale/);
-      if (typeof v !== "number") await expectError("autopilot_decide", { session: SCANNER_SLUG, stepId: v, answer: "yes" }, "bad_input", /stepId/);
-      await expectError("autopilot_report", { session: SCANNER_SLUG, stepId: before.stepId, result: v }, "bad_result", /result/);
-      await expectError("autopilot_report", { session: SCANNER_SLUG, stepId: before.stepId, result: { kind: v } }, "bad_result", /result\.kind/);
+      await expectError(
+        "autopilot_decide",
+        { session: SCANNER_SLUG, stepId: before.stepId, answer: v },
+        "bad_input",
+        /answer/,
+      );
+      await expectError(
+        "autopilot_decide",
+        { session: SCANNER_SLUG, stepId: before.stepId, answer: "yes", rationale: v },
+        "bad_input",
+        /rationale/,
+      );
+      if (typeof v !== "number")
+        await expectError(
+          "autopilot_decide",
+          { session: SCANNER_SLUG, stepId: v, answer: "yes" },
+          "bad_input",
+          /stepId/,
+        );
+      await expectError(
+        "autopilot_report",
+        { session: SCANNER_SLUG, stepId: before.stepId, result: v },
+        "bad_result",
+        /result/,
+      );
+      await expectError(
+        "autopilot_report",
+        { session: SCANNER_SLUG, stepId: before.stepId, result: { kind: v } },
+        "bad_result",
+        /result\.kind/,
+      );
       await expectError("autopilot_next", { session: v }, "bad_input", /session/);
       await expectError("autopilot_start", { spec: v }, "bad_input", /spec/);
-      await expectError("autopilot_start", { spec: "docs/changes/security-scanner/proposal.md", flags: v }, "bad_input", /flags/);
-      await expectError("write_scratchpad", { session: SCANNER_SLUG, phase: 0, filename: v, content: "x" }, "bad_input", /filename/);
+      await expectError(
+        "autopilot_start",
+        { spec: "docs/changes/security-scanner/proposal.md", flags: v },
+        "bad_input",
+        /flags/,
+      );
+      await expectError(
+        "write_scratchpad",
+        { session: SCANNER_SLUG, phase: 0, filename: v, content: "x" },
+        "bad_input",
+        /filename/,
+      );
     }
     expect((await call(s.srv.client, "autopilot_next", { session: SCANNER_SLUG })).step).toEqual(before);
   });
 
   it("valid calls of the helper tools still work next to the errors", async () => {
-
-    const w = await call(s.srv.client, "write_scratchpad", { session: SCANNER_SLUG, phase: "Core Scanner", filename: "notes.md", content: "# notes\n" });
+    const w = await call(s.srv.client, "write_scratchpad", {
+      session: SCANNER_SLUG,
+      phase: "Core Scanner",
+      filename: "notes.md",
+      content: "# notes\n",
+    });
     expect(w.result.isError).toBeFalsy();
-    expect((w.result.structuredContent as { path: string }).path).toBe(`.harness/sessions/${SCANNER_SLUG}/scratchpad/core-scanner/notes.md`);
+    expect((w.result.structuredContent as { path: string }).path).toBe(
+      `.harness/sessions/${SCANNER_SLUG}/scratchpad/core-scanner/notes.md`,
+    );
     const g = await call(s.srv.client, "gather_context", { session: SCANNER_SLUG, include: ["state", "handoff"] });
     expect(g.result.isError).toBeFalsy();
     expect((g.result.structuredContent as any).handoff).toMatchObject({ fromSkill: "harness-planning" });

@@ -23,7 +23,14 @@ describe("final review fixing once", () => {
       specPath: "docs/specs/scanner.md",
     });
     const trace = { steps: [] as Step[] };
-    const end = await playHost(s.srv.client, s.root, await s.start(), new ScriptedRunner({ finalBlocking: 1 }), agreeable, { trace });
+    const end = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start(),
+      new ScriptedRunner({ finalBlocking: 1 }),
+      agreeable,
+      { trace },
+    );
     expect(end.state).toBe("DONE");
 
     const final = trace.steps.filter((x) => x.state === "FINAL_REVIEW");

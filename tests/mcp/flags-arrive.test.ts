@@ -30,7 +30,9 @@ function claudeCodeArgs(line: string): Record<string, string> {
 
 /** Gemini CLI 0.61 (McpPromptLoader.parseArgs): one unfilled required argument takes every positional word, unquoted, joined by a space. */
 function geminiArgs(line: string): Record<string, string> {
-  const words = [...line.matchAll(/(?:"((?:\\.|[^"\\])*)"|([^ ]+))/g)].map((m) => (m[1] ?? m[2]).replace(/\\(.)/g, "$1"));
+  const words = [...line.matchAll(/(?:"((?:\\.|[^"\\])*)"|([^ ]+))/g)].map((m) =>
+    (m[1] ?? m[2]).replace(/\\(.)/g, "$1"),
+  );
   const required = prompt.arguments!.filter((a) => a.required);
   expect(required.map((a) => a.name)).toEqual(["spec"]);
   return { spec: words.join(" ") };
@@ -63,7 +65,10 @@ describe("flags always arrive", () => {
 
   it("Claude Code: a spec path with a space comes back whole", async () => {
     const args = claudeCodeArgs("docs/my spec.md --thorough --review-plans");
-    expect(startCallIn(await promptText(args))).toEqual({ spec: "docs/my spec.md", flags: "--thorough --review-plans" });
+    expect(startCallIn(await promptText(args))).toEqual({
+      spec: "docs/my spec.md",
+      flags: "--thorough --review-plans",
+    });
   });
 
   it("Gemini CLI's whole line in spec: flags are read out of it", async () => {
@@ -87,8 +92,12 @@ describe("flags always arrive", () => {
   });
 
   it("an unknown flag in the prompt is refused with a suggestion", async () => {
-    await expect(promptText(geminiArgs(`${SCANNER_PATH} --fsat`))).rejects.toThrow(/Unknown flag --fsat \(did you mean --fast\?\)/);
-    await expect(promptText(claudeCodeArgs(`${SCANNER_PATH} --fast --review`))).rejects.toThrow(/did you mean --review-plans/);
+    await expect(promptText(geminiArgs(`${SCANNER_PATH} --fsat`))).rejects.toThrow(
+      /Unknown flag --fsat \(did you mean --fast\?\)/,
+    );
+    await expect(promptText(claudeCodeArgs(`${SCANNER_PATH} --fast --review`))).rejects.toThrow(
+      /did you mean --review-plans/,
+    );
     await expect(promptText({ spec: "--fast" })).rejects.toThrow(/No spec path/);
   });
 
@@ -102,7 +111,10 @@ describe("flags always arrive", () => {
 
   it("autopilot_start: unknown flags and conflicts are clear errors with a next step", async () => {
     const typo = await call(s.srv.client, "autopilot_start", { spec: "docs/my spec.md", flags: "--thorogh" });
-    expect(typo.error).toMatchObject({ code: "bad_input", message: expect.stringContaining("did you mean --thorough?") });
+    expect(typo.error).toMatchObject({
+      code: "bad_input",
+      message: expect.stringContaining("did you mean --thorough?"),
+    });
     expect(typo.error!.todo).toMatch(/call again/);
     const bare = await call(s.srv.client, "autopilot_start", { spec: "docs/my spec.md", flags: "fast" });
     expect(bare.error?.message).toContain("Unknown flag fast (did you mean --fast?)");
@@ -110,9 +122,9 @@ describe("flags always arrive", () => {
     expect(both.error).toMatchObject({ code: "flag_conflict" });
     // Nothing was started by the refused calls.
     const status = await call(s.srv.client, "autopilot_status", {});
-    expect((status.result.structuredContent as { sessions: Array<{ session: string }> }).sessions.map((x) => x.session)).toEqual([
-      SCANNER_SLUG,
-    ]);
+    expect(
+      (status.result.structuredContent as { sessions: Array<{ session: string }> }).sessions.map((x) => x.session),
+    ).toEqual([SCANNER_SLUG]);
   });
 
   it("a spec path with spaces works as it is, quoted, or followed by flags", async () => {

@@ -19,9 +19,15 @@ describe("gather_context in a --worktree session", () => {
     const worktree = path.join(session.root, ".harness/worktrees", SCANNER_SLUG);
     await writeProjectFile(worktree, "src/feature.ts", "export const feature = 1;\n");
 
-    const got = await call(session.srv.client, "gather_context", { session: SCANNER_SLUG, include: ["state", "validation"] });
+    const got = await call(session.srv.client, "gather_context", {
+      session: SCANNER_SLUG,
+      include: ["state", "validation"],
+    });
     expect(got.error).toBeUndefined();
-    const ctx = got.result.structuredContent as { state: { currentState: string }; validation: { passed: boolean; results: Array<{ command: string; exitCode: number }> } };
+    const ctx = got.result.structuredContent as {
+      state: { currentState: string };
+      validation: { passed: boolean; results: Array<{ command: string; exitCode: number }> };
+    };
     expect(ctx.validation.passed).toBe(true);
     expect(ctx.validation.results[0]).toMatchObject({ command: "test -f src/feature.ts", exitCode: 0 });
     expect(ctx.state.currentState).toBe(first.state);

@@ -11,7 +11,16 @@ import { spawn as ptySpawn } from "@lydell/node-pty";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
 import { git } from "../helpers/git.js";
-import { agreeable, call, MAIN_JS, openSession, playHost, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
+import {
+  agreeable,
+  call,
+  MAIN_JS,
+  openSession,
+  playHost,
+  specWith,
+  stepCall,
+  type Session,
+} from "../helpers/mcp-client.js";
 import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const SPEC_PATH = "docs/specs/feature.md";
@@ -88,7 +97,9 @@ async function refusedThenApproved(session: Session, ask: Step, answer: string, 
 }
 
 describe.concurrent("--human-gates", { timeout: SIDE_BY_SIDE }, () => {
-  it("each protected gate refuses the host's decide, changing nothing; autopilot approve in a pty passes it", async ({ onTestFinished }) => {
+  it("each protected gate refuses the host's decide, changing nothing; autopilot approve in a pty passes it", async ({
+    onTestFinished,
+  }) => {
     const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
     onTestFinished(() => s.dispose());
     const runner = new ScriptedRunner({
@@ -143,24 +154,39 @@ describe.concurrent("--human-gates", { timeout: SIDE_BY_SIDE }, () => {
     ]);
   });
 
-  it("autopilot approve without a terminal refuses with no_tty and changes nothing; --thorough turns human gates on", async ({ onTestFinished }) => {
+  it("autopilot approve without a terminal refuses with no_tty and changes nothing; --thorough turns human gates on", async ({
+    onTestFinished,
+  }) => {
     const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
     onTestFinished(() => s.dispose());
-    const ask = await playHost(s.srv.client, s.root, await s.start("--thorough"), new ScriptedRunner({}), agreeable, { until: untilAsk });
+    const ask = await playHost(s.srv.client, s.root, await s.start("--thorough"), new ScriptedRunner({}), agreeable, {
+      until: untilAsk,
+    });
     expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { humanOnly: ["yes", "skip phase"] } });
     const before = await snapshot(s.root);
     // The way a model's shell tool runs a command: pipes, no terminal; "yes" waiting on stdin.
-    const r = spawnSync(process.execPath, [MAIN_JS, "approve", SLUG], { cwd: s.root, input: "1\n", encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+    const r = spawnSync(process.execPath, [MAIN_JS, "approve", SLUG], {
+      cwd: s.root,
+      input: "1\n",
+      encoding: "utf8",
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("needs an interactive terminal");
     expect(r.stderr).toContain("[no_tty]");
     expect(await snapshot(s.root)).toEqual(before);
     // "revise" and "stop" stay open to the host.
-    const revised = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "revise" });
+    const revised = await stepCall(s.srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: ask.stepId,
+      answer: "revise",
+    });
     expect(revised.next.kind).toBe("ask");
   });
 
-  it("a client with a form: the host's refused decide puts the question to the user, whose answer is recorded as elicited", async ({ onTestFinished }) => {
+  it("a client with a form: the host's refused decide puts the question to the user, whose answer is recorded as elicited", async ({
+    onTestFinished,
+  }) => {
     const asked: string[] = [];
     const s = await openSession({
       spec: SPEC,
@@ -169,18 +195,31 @@ describe.concurrent("--human-gates", { timeout: SIDE_BY_SIDE }, () => {
         onElicit: (p) => {
           asked.push(p.message);
           // The first time (right after the plan) the user declines; the second, they approve.
-          return asked.length === 1 ? { action: "decline" } : { action: "accept", content: { answer: "yes", rationale: "seen it" } };
+          return asked.length === 1
+            ? { action: "decline" }
+            : { action: "accept", content: { answer: "yes", rationale: "seen it" } };
         },
       },
     });
     onTestFinished(() => s.dispose());
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans --human-gates"), new ScriptedRunner({}), agreeable, { until: untilAsk });
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans --human-gates"),
+      new ScriptedRunner({}),
+      agreeable,
+      { until: untilAsk },
+    );
     expect(asked).toHaveLength(1);
     const r = await call(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
     expect(r.error).toBeUndefined();
     expect(r.step?.state).toBe("EXECUTE");
     expect(r.text).toContain("the question went to the user in the client's form");
     expect(asked).toHaveLength(2);
-    expect((await s.state(SLUG)).decisions.at(-1)).toMatchObject({ decision: "approved_plan", by: "elicited", rationale: "seen it" });
+    expect((await s.state(SLUG)).decisions.at(-1)).toMatchObject({
+      decision: "approved_plan",
+      by: "elicited",
+      rationale: "seen it",
+    });
   });
 });

@@ -33,7 +33,18 @@ async function inspectOnce(...method: string[]): Promise<any> {
   // server at the temporary repository.
   const { stdout } = await run(
     "npx",
-    ["--no-install", "@modelcontextprotocol/inspector", "--cli", "node", MAIN_JS, "serve", "--project", s.root, "--method", ...method],
+    [
+      "--no-install",
+      "@modelcontextprotocol/inspector",
+      "--cli",
+      "node",
+      MAIN_JS,
+      "serve",
+      "--project",
+      s.root,
+      "--method",
+      ...method,
+    ],
     { cwd: REPO_ROOT, timeout: 30_000, maxBuffer: 8 * 1024 * 1024 },
   );
   return JSON.parse(stdout);
@@ -60,7 +71,10 @@ describe("MCP Inspector CLI", () => {
     expect(prompts.map((p: { name: string }) => p.name)).toEqual(["start"]);
     const { resources } = await inspect("resources/list");
     expect(resources.map((r: { uri: string }) => r.uri)).toEqual(
-      expect.arrayContaining(["autopilot://sessions", "autopilot://sessions/changes--security-scanner--proposal/state"]),
+      expect.arrayContaining([
+        "autopilot://sessions",
+        "autopilot://sessions/changes--security-scanner--proposal/state",
+      ]),
     );
   });
 

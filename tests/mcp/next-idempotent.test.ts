@@ -6,7 +6,17 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
-import { agreeable, call, openSession, planText, playHost, SCANNER_SLUG, stepCall, writeProjectFile, type Session } from "../helpers/mcp-client.js";
+import {
+  agreeable,
+  call,
+  openSession,
+  planText,
+  playHost,
+  SCANNER_SLUG,
+  stepCall,
+  writeProjectFile,
+  type Session,
+} from "../helpers/mcp-client.js";
 
 let s: Session | undefined;
 afterEach(async () => {
@@ -39,14 +49,22 @@ describe("autopilot_next changes nothing", () => {
     const runner = new ScriptedRunner({});
     const dispatch = await s.start();
     await assertStill(s, dispatch);
-    const ask = await playHost(s.srv.client, s.root, dispatch, runner, agreeable, { until: (x) => x.next.kind === "ask" });
+    const ask = await playHost(s.srv.client, s.root, dispatch, runner, agreeable, {
+      until: (x) => x.next.kind === "ask",
+    });
     await assertStill(s, ask);
     const wait = await playHost(s.srv.client, s.root, ask, runner, agreeable);
     expect(wait.next.kind).toBe("wait");
     await assertStill(s, wait);
 
-    await writeProjectFile(s.root, "docs/changes/security-scanner/plans/2026-01-01-rule-engine-plan.md", planText("Rule Engine", 3));
-    const resumed = await stepCall(s.srv.client, "autopilot_start", { spec: "docs/changes/security-scanner/proposal.md" });
+    await writeProjectFile(
+      s.root,
+      "docs/changes/security-scanner/plans/2026-01-01-rule-engine-plan.md",
+      planText("Rule Engine", 3),
+    );
+    const resumed = await stepCall(s.srv.client, "autopilot_start", {
+      spec: "docs/changes/security-scanner/proposal.md",
+    });
     await assertStill(s, resumed);
     const done = await playHost(s.srv.client, s.root, resumed, runner, agreeable);
     expect(done.state).toBe("DONE");
@@ -59,7 +77,9 @@ describe("autopilot_next after a context reset", () => {
     s = await openSession();
     const runner = new ScriptedRunner({});
     const dispatch = await s.start();
-    const wait = await playHost(s.srv.client, s.root, dispatch, runner, agreeable, { until: (x) => x.next.kind === "wait" });
+    const wait = await playHost(s.srv.client, s.root, dispatch, runner, agreeable, {
+      until: (x) => x.next.kind === "wait",
+    });
     expect(wait.report).not.toMatch(/Done: Phase 1/);
     const file = path.join(s.root, ".harness/sessions", SCANNER_SLUG, "autopilot-state.json");
     const before = await readFile(file);

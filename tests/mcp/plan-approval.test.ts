@@ -7,7 +7,16 @@ import { createHash } from "node:crypto";
 import { appendFile, readFile } from "node:fs/promises";
 import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
-import { agreeable, call, openSession, playHost, specWith, stepCall, taskFor, type Session } from "../helpers/mcp-client.js";
+import {
+  agreeable,
+  call,
+  openSession,
+  playHost,
+  specWith,
+  stepCall,
+  taskFor,
+  type Session,
+} from "../helpers/mcp-client.js";
 
 const SPEC_PATH = "docs/specs/feature.md";
 const SLUG = "specs--feature";
@@ -19,7 +28,10 @@ afterEach(async () => {
   s = undefined;
 });
 
-const sha = async (file: string) => createHash("sha256").update(await readFile(file, "utf8")).digest("hex");
+const sha = async (file: string) =>
+  createHash("sha256")
+    .update(await readFile(file, "utf8"))
+    .digest("hex");
 
 describe("an approval belongs to one plan", () => {
   it("a plan edited after it was auto-approved is asked again, and the executor's report for it is refused", async () => {
@@ -42,7 +54,10 @@ describe("an approval belongs to one plan", () => {
     const refused = await call(s.srv.client, "autopilot_report", { session: SLUG, stepId: exec.stepId, result });
     expect(refused.error?.code).toBe("stale_step");
     const ask = refused.error!.step!;
-    expect(ask).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask", options: ["yes", "revise", "skip phase", "stop"] } });
+    expect(ask).toMatchObject({
+      state: "APPROVE_PLAN",
+      next: { kind: "ask", options: ["yes", "revise", "skip phase", "stop"] },
+    });
     expect(ask.report).toContain("changed after it was approved");
     expect(ask.report).toContain(`sha256 ${approved.slice(0, 12)} → ${edited.slice(0, 12)}`);
     // autopilot_next shows the same question: nothing runs silently.
@@ -63,9 +78,16 @@ describe("an approval belongs to one plan", () => {
 
   it("an edit while the approval question is open: the old question's yes is not applied to the new plan", async () => {
     s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.next.kind === "ask",
-    });
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.next.kind === "ask",
+      },
+    );
     const plan = path.join(s.root, (await s.state(SLUG)).phases[0].planPath);
     await appendFile(plan, "\n### Task 4: One more thing\n\n- Write src/more.ts.\n");
     const r = await call(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
@@ -73,8 +95,15 @@ describe("an approval belongs to one plan", () => {
     expect(r.error?.step).toMatchObject({ state: "APPROVE_PLAN", next: { kind: "ask" } });
     expect(r.error?.step?.report).toContain("changed while the approval question was open");
     expect((await s.state(SLUG)).decisions.filter((d: any) => d.decision === "approved_plan")).toHaveLength(0);
-    const ok = await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: r.error!.step!.stepId, answer: "yes" });
+    const ok = await stepCall(s.srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: r.error!.step!.stepId,
+      answer: "yes",
+    });
     expect(ok.state).toBe("EXECUTE");
-    expect((await s.state(SLUG)).decisions.at(-1)).toMatchObject({ decision: "approved_plan", planSha256: await sha(plan) });
+    expect((await s.state(SLUG)).decisions.at(-1)).toMatchObject({
+      decision: "approved_plan",
+      planSha256: await sha(plan),
+    });
   });
 });

@@ -23,9 +23,16 @@ afterEach(async () => {
 describe("relaying the user's words", () => {
   it("records an answer with userWords as relayed, with the words, and says so in the summary", async () => {
     s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.state === "APPROVE_PLAN",
-    });
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.state === "APPROVE_PLAN",
+      },
+    );
     // The ask's todo says how to pass the user's reply on.
     expect(ask.todo).toContain('"userWords":<their reply, quoted, when you pass on what they said>');
     const next = await stepCall(s.srv.client, "autopilot_decide", {
@@ -39,17 +46,28 @@ describe("relaying the user's words", () => {
     const d = (await s.state(SLUG)).decisions.find((x: { decision: string }) => x.decision === "approved_plan");
     expect(d).toMatchObject({ by: "relayed", answer: "yes", userWords: "yes, go ahead — it looks complete" });
 
-    const phase = await playHost(s.srv.client, s.root, next, new ScriptedRunner({}), agreeable, { until: (x) => x.state === "PHASE_COMPLETE" });
+    const phase = await playHost(s.srv.client, s.root, next, new ScriptedRunner({}), agreeable, {
+      until: (x) => x.state === "PHASE_COMPLETE",
+    });
     expect(phase.state).toBe("PHASE_COMPLETE");
     const summary = await readFile(path.join(s.root, ".harness/sessions", SLUG, "summary.md"), "utf8");
-    expect(summary).toContain(`approved_plan "yes" (relayed by the host model as the user's words (its claim; no person answered autopilot directly))`);
+    expect(summary).toContain(
+      `approved_plan "yes" (relayed by the host model as the user's words (its claim; no person answered autopilot directly))`,
+    );
   });
 
   it("without userWords the answer stays the host's own", async () => {
     s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.state === "APPROVE_PLAN",
-    });
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.state === "APPROVE_PLAN",
+      },
+    );
     await stepCall(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes" });
     const d = (await s.state(SLUG)).decisions.find((x: { decision: string }) => x.decision === "approved_plan");
     expect(d.by).toBe("host");
@@ -58,10 +76,22 @@ describe("relaying the user's words", () => {
 
   it("a human gate refuses a relayed answer: it is not a person's answer", async () => {
     s = await openSession({ spec: SPEC, specPath: SPEC_PATH, server: { env: { AUTOPILOT_ELICIT: "0" } } });
-    const ask = await playHost(s.srv.client, s.root, await s.start("--review-plans --human-gates"), new ScriptedRunner({}), agreeable, {
-      until: (x) => x.state === "APPROVE_PLAN",
+    const ask = await playHost(
+      s.srv.client,
+      s.root,
+      await s.start("--review-plans --human-gates"),
+      new ScriptedRunner({}),
+      agreeable,
+      {
+        until: (x) => x.state === "APPROVE_PLAN",
+      },
+    );
+    const r = await call(s.srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: ask.stepId,
+      answer: "yes",
+      userWords: "yes",
     });
-    const r = await call(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "yes", userWords: "yes" });
     expect(r.error?.code).toBe("human_required");
     expect(r.error?.message).toContain("came from the host model relaying what it says are the user's words");
   });

@@ -58,7 +58,12 @@ describe("resuming through autopilot_start", () => {
     // A new conversation: the user runs /autopilot again.
     const resumed = await call(client, "autopilot_start", { spec: SPEC });
     expect(resumed.step!.next.kind).toBe("ask");
-    for (const line of ["Pausing for review -- Phase 1: Core", "Planner concerns: 1 concern(s) (triggered)", "- concern: the cache key is undecided", "Tasks: 3 (threshold: 15)"])
+    for (const line of [
+      "Pausing for review -- Phase 1: Core",
+      "Planner concerns: 1 concern(s) (triggered)",
+      "- concern: the cache key is undecided",
+      "Tasks: 3 (threshold: 15)",
+    ])
       expect(resumed.text).toContain(line);
     // autopilot_next shows the same lines.
     const next = await stepCall(client, "autopilot_next", { session: first.session });
@@ -71,14 +76,22 @@ describe("resuming through autopilot_start", () => {
     expect(wait.next.kind).toBe("wait");
     const reason = (wait.next as { reason: string }).reason;
     expect(reason).toMatch(/save the plan as docs\/changes\/feature\/plans\/\d{4}-\d{2}-\d{2}-rule-engine-plan\.md/);
-    expect(reason).toContain('autopilot looks in docs/changes/feature/plans/ and docs/plans/ for a .md file whose name contains "rule-engine"');
+    expect(reason).toContain(
+      'autopilot looks in docs/changes/feature/plans/ and docs/plans/ for a .md file whose name contains "rule-engine"',
+    );
 
     const again = await call(client, "autopilot_start", { spec: SPEC });
     expect(again.step!.next.kind).toBe("wait");
-    expect(again.text).toMatch(/No plan for phase 1 yet: checked docs\/changes\/feature\/plans\/\d{4}-\d{2}-\d{2}-rule-engine-plan\.md/);
+    expect(again.text).toMatch(
+      /No plan for phase 1 yet: checked docs\/changes\/feature\/plans\/\d{4}-\d{2}-\d{2}-rule-engine-plan\.md/,
+    );
 
     // Saved where the wait said (any date, the phase name in the file name): found.
-    await writeProjectFile(root, "docs/changes/feature/plans/2020-01-01-rule-engine-plan.md", planText("Rule Engine", 4));
+    await writeProjectFile(
+      root,
+      "docs/changes/feature/plans/2020-01-01-rule-engine-plan.md",
+      planText("Rule Engine", 4),
+    );
     const found: Step = (await call(client, "autopilot_start", { spec: SPEC })).step!;
     expect(found.state).toBe("APPROVE_PLAN");
   });

@@ -7,7 +7,15 @@ import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
 import { git } from "../helpers/git.js";
-import { agreeable, logSubjects, openSession, playHost, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
+import {
+  agreeable,
+  logSubjects,
+  openSession,
+  playHost,
+  specWith,
+  stepCall,
+  type Session,
+} from "../helpers/mcp-client.js";
 import { RETRY_BUDGET } from "../../src/machine/policy.js";
 
 const SPEC_PATH = "docs/specs/scanner.md";
@@ -41,8 +49,12 @@ describe("retry budget", () => {
 
   it("one failure more than the budget exhausts it: recovery commit, failures.md, then the human decides", async () => {
     s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
-    const runner = new ScriptedRunner({ phases: { 0: { fail: { task: 2, times: RETRY_BUDGET + 1, error: "Test timeout after 5000ms" } } } });
-    const ask = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, { until: (x) => x.next.kind === "ask" });
+    const runner = new ScriptedRunner({
+      phases: { 0: { fail: { task: 2, times: RETRY_BUDGET + 1, error: "Test timeout after 5000ms" } } },
+    });
+    const ask = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, {
+      until: (x) => x.next.kind === "ask",
+    });
     expect(ask).toMatchObject({
       state: "EXECUTE",
       next: { kind: "ask", options: ["fix manually and continue", "revise plan", "stop"] },
@@ -68,7 +80,11 @@ describe("retry budget", () => {
     });
     expect(next.next.kind).toBe("dispatch");
     const d = (await s.state(SLUG)).decisions.at(-1);
-    expect(d).toMatchObject({ answer: "fix manually and continue", by: "host", rationale: "I fixed the async test by hand" });
+    expect(d).toMatchObject({
+      answer: "fix manually and continue",
+      by: "host",
+      rationale: "I fixed the async test by hand",
+    });
     expect((await playHost(s.srv.client, s.root, next, runner, agreeable)).state).toBe("DONE");
   });
 });

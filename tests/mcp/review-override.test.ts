@@ -21,7 +21,9 @@ describe("blocking review overridden", () => {
       specPath: "docs/specs/scanner.md",
     });
     const runner = new ScriptedRunner({ phases: { 0: { blockingReviewOnce: true } } });
-    const ask = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, { until: (x) => x.next.kind === "ask" });
+    const ask = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, {
+      until: (x) => x.next.kind === "ask",
+    });
     expect(ask).toMatchObject({ state: "REVIEW", next: { kind: "ask", options: ["fix", "override", "stop"] } });
     expect((ask.next as { context?: string }).context).toMatch(/Unchecked input reaches the parser/);
 
@@ -36,7 +38,13 @@ describe("blocking review overridden", () => {
 
     const log = (await call(s.srv.client, "autopilot_decisions", { session: SLUG })).result.structuredContent as any;
     const d = log.decisions.find((x: any) => x.answer === "override");
-    expect(d).toMatchObject({ decision: "overrode_review", phase: { index: 0 }, who: "host", rationale: "The input is validated upstream by the CLI.", state: "REVIEW" });
+    expect(d).toMatchObject({
+      decision: "overrode_review",
+      phase: { index: 0 },
+      who: "host",
+      rationale: "The input is validated upstream by the CLI.",
+      state: "REVIEW",
+    });
     expect(log.phases[0].reviewFindings.blocking).toBe(1);
 
     const end = await playHost(s.srv.client, s.root, next, runner, agreeable);

@@ -23,7 +23,9 @@ const personas = (steps: Step[]) => steps.flatMap((x) => (x.next.kind === "dispa
 const asks = (steps: Step[]) => steps.filter((x) => x.next.kind === "ask");
 
 describe.concurrent("rigor levels", { timeout: SIDE_BY_SIDE }, () => {
-  it("fast: no verifier dispatch, validation commands run, even a high-complexity plan auto-approves", async ({ onTestFinished }) => {
+  it("fast: no verifier dispatch, validation commands run, even a high-complexity plan auto-approves", async ({
+    onTestFinished,
+  }) => {
     const s = await openSession({ spec: SPEC, specPath: SPEC_PATH });
     onTestFinished(() => s.dispose());
     const trace = { steps: [] as Step[] };
@@ -51,7 +53,7 @@ describe.concurrent("rigor levels", { timeout: SIDE_BY_SIDE }, () => {
     const s = await openSession({
       spec: ALL_LOW,
       specPath: SPEC_PATH,
-      validation: ['node -e "console.error(\'lint: 2 problems\'); process.exit(3)"'],
+      validation: ["node -e \"console.error('lint: 2 problems'); process.exit(3)\""],
     });
     onTestFinished(() => s.dispose());
     const first = await s.start("--fast");
@@ -62,7 +64,9 @@ describe.concurrent("rigor levels", { timeout: SIDE_BY_SIDE }, () => {
     expect(JSON.stringify(ask)).toMatch(/lint: 2 problems|exit(ed)? (code )?3/);
   });
 
-  it("thorough: every plan pauses for a person (human gates are on) and the verifier runs", async ({ onTestFinished }) => {
+  it("thorough: every plan pauses for a person (human gates are on) and the verifier runs", async ({
+    onTestFinished,
+  }) => {
     // --thorough turns --human-gates on: the plans are approved by the user in the client's form.
     const asked: string[] = [];
     const s = await openSession({
@@ -71,7 +75,9 @@ describe.concurrent("rigor levels", { timeout: SIDE_BY_SIDE }, () => {
       server: {
         onElicit: (p) => {
           // The question is the answer field's description; the message holds its context.
-          asked.push((p.requestedSchema as { properties: { answer: { description: string } } }).properties.answer.description);
+          asked.push(
+            (p.requestedSchema as { properties: { answer: { description: string } } }).properties.answer.description,
+          );
           return { action: "accept", content: { answer: "yes" } };
         },
       },

@@ -16,8 +16,18 @@ describe("write_scratchpad", () => {
   it("keeps research under the phase's folder until PHASE_COMPLETE clears it", async () => {
     s = await openSession();
     const first = await s.start();
-    const byIndex = await call(s.srv.client, "write_scratchpad", { session: SCANNER_SLUG, phase: 0, filename: "deps.md", content: "# deps\n" });
-    const byName = await call(s.srv.client, "write_scratchpad", { session: SCANNER_SLUG, phase: "Core Scanner", filename: "notes.md", content: "# notes\n" });
+    const byIndex = await call(s.srv.client, "write_scratchpad", {
+      session: SCANNER_SLUG,
+      phase: 0,
+      filename: "deps.md",
+      content: "# deps\n",
+    });
+    const byName = await call(s.srv.client, "write_scratchpad", {
+      session: SCANNER_SLUG,
+      phase: "Core Scanner",
+      filename: "notes.md",
+      content: "# notes\n",
+    });
     const dir = `.harness/sessions/${SCANNER_SLUG}/scratchpad/core-scanner`;
     expect((byIndex.result.structuredContent as { path: string }).path).toBe(`${dir}/deps.md`);
     expect((byName.result.structuredContent as { path: string }).path).toBe(`${dir}/notes.md`);
@@ -31,7 +41,12 @@ describe("write_scratchpad", () => {
   it("refuses to write in a --fast session", async () => {
     s = await openSession();
     await s.start("--fast");
-    const r = await call(s.srv.client, "write_scratchpad", { session: SCANNER_SLUG, phase: 0, filename: "x.md", content: "x" });
+    const r = await call(s.srv.client, "write_scratchpad", {
+      session: SCANNER_SLUG,
+      phase: 0,
+      filename: "x.md",
+      content: "x",
+    });
     expect(r.result.isError).toBe(true);
     expect(r.text).toMatch(/--fast/);
     expect(existsSync(path.join(s.root, `.harness/sessions/${SCANNER_SLUG}/scratchpad`))).toBe(false);

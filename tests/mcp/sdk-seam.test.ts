@@ -36,7 +36,15 @@ describe("the MCP SDK seam", () => {
   it("tools/list: the SDK's own list reaches the wrap, and the wrap's answer reaches the client", async () => {
     const server = await serverWithTool();
     let seen: string[] = [];
-    expect(wrapToolList(server, (r) => ((seen = r.tools.map((t) => t.name)), { ...r, tools: r.tools.map((t) => ({ ...t, description: "wrapped" })) }))).toBe(true);
+    expect(
+      wrapToolList(
+        server,
+        (r) => (
+          (seen = r.tools.map((t) => t.name)),
+          { ...r, tools: r.tools.map((t) => ({ ...t, description: "wrapped" })) }
+        ),
+      ),
+    ).toBe(true);
     const client = await connect(server);
     const { tools } = await client.listTools();
     expect(seen).toEqual(["echo"]);
@@ -62,6 +70,8 @@ describe("the MCP SDK seam", () => {
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool echo: /);
     // A call that fits is not touched.
-    expect((await client.callTool({ name: "echo", arguments: { word: "hi" } })).content).toEqual([{ type: "text", text: "hi" }]);
+    expect((await client.callTool({ name: "echo", arguments: { word: "hi" } })).content).toEqual([
+      { type: "text", text: "hi" },
+    ]);
   });
 });

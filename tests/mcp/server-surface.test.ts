@@ -6,7 +6,18 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
-import { call, makeProject, openSession, REPO_ROOT, SCANNER_PATH, SCANNER_SLUG, specWith, startServer, taskFor, type Session } from "../helpers/mcp-client.js";
+import {
+  call,
+  makeProject,
+  openSession,
+  REPO_ROOT,
+  SCANNER_PATH,
+  SCANNER_SLUG,
+  specWith,
+  startServer,
+  taskFor,
+  type Session,
+} from "../helpers/mcp-client.js";
 
 const TOOLS = [
   "autopilot_start",
@@ -84,9 +95,14 @@ describe("server surface", () => {
     // Plan, then execute: reporting the executor's result runs the (slow) validation commands.
     while (step.state !== "REVIEW") {
       const { result } = await runner.run(taskFor(s.root, step));
-      const r = await call(s.srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: step.stepId, result }, {
-        onprogress: (p) => progress.push(p.message ?? ""),
-      });
+      const r = await call(
+        s.srv.client,
+        "autopilot_report",
+        { session: SCANNER_SLUG, stepId: step.stepId, result },
+        {
+          onprogress: (p) => progress.push(p.message ?? ""),
+        },
+      );
       step = r.step!;
     }
     expect(progress).toContain("running the project's validation commands");
@@ -105,14 +121,21 @@ describe("server surface", () => {
       "autopilot://sessions/{slug}/state",
     ]);
 
-    const read = async (uri: string) => JSON.parse(((await s.srv.client.readResource({ uri })).contents[0] as { text: string }).text);
+    const read = async (uri: string) =>
+      JSON.parse(((await s.srv.client.readResource({ uri })).contents[0] as { text: string }).text);
     const list = await read("autopilot://sessions");
     expect(list.sessions[0]).toMatchObject({ session: SCANNER_SLUG, state: "REVIEW", waitingOn: "persona" });
     const state = await read(`autopilot://sessions/${SCANNER_SLUG}/state`);
     expect(state).toMatchObject({ schemaVersion: 5, currentState: "REVIEW", rigorLevel: "fast" });
     const decisions = await read(`autopilot://sessions/${SCANNER_SLUG}/decisions`);
-    expect(decisions.decisions[0]).toMatchObject({ decision: "auto_approved_plan_fast", phase: { index: 0 }, who: "auto" });
-    await expect(s.srv.client.readResource({ uri: "autopilot://sessions/nope/state" })).rejects.toThrow(/No autopilot session/);
+    expect(decisions.decisions[0]).toMatchObject({
+      decision: "auto_approved_plan_fast",
+      phase: { index: 0 },
+      who: "auto",
+    });
+    await expect(s.srv.client.readResource({ uri: "autopilot://sessions/nope/state" })).rejects.toThrow(
+      /No autopilot session/,
+    );
   });
 
   it("autopilot_status: all sessions, or one in detail", async () => {
@@ -124,7 +147,11 @@ describe("server surface", () => {
       waitingOn: "persona",
       waitingFor: expect.stringContaining("harness-code-reviewer"),
       // The phase under way is in progress, not pending as the ones after it.
-      phases: [expect.objectContaining({ name: "Core Scanner", status: "in_progress" }), expect.objectContaining({ status: "pending" }), expect.objectContaining({ status: "pending" })],
+      phases: [
+        expect.objectContaining({ name: "Core Scanner", status: "in_progress" }),
+        expect.objectContaining({ status: "pending" }),
+        expect.objectContaining({ status: "pending" }),
+      ],
       step: { state: "REVIEW" },
     });
   });
@@ -148,11 +175,22 @@ describe("what Claude Code gets", () => {
 
   it("the host's five tools and the personas' autopilot_result, one-line descriptions, no $schema lines, within 1.5 KB; the three a session calls at every step always loaded", async () => {
     const { tools } = await c.srv.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["autopilot_decide", "autopilot_next", "autopilot_report", "autopilot_result", "autopilot_start", "autopilot_status"]);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "autopilot_decide",
+      "autopilot_next",
+      "autopilot_report",
+      "autopilot_result",
+      "autopilot_start",
+      "autopilot_status",
+    ]);
     // Claude Code sends these from the first request instead of deferring them behind ToolSearch.
-    const loaded = tools.filter((t) => (t._meta as Record<string, unknown> | undefined)?.["anthropic/alwaysLoad"] === true).map((t) => t.name);
+    const loaded = tools
+      .filter((t) => (t._meta as Record<string, unknown> | undefined)?.["anthropic/alwaysLoad"] === true)
+      .map((t) => t.name);
     expect(loaded.sort()).toEqual(["autopilot_decide", "autopilot_report", "autopilot_start"]);
-    const json = JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })));
+    const json = JSON.stringify(
+      tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    );
     expect(json).not.toContain("$schema");
     for (const t of tools) expect(t.description!.length, t.name).toBeLessThanOrEqual(60);
     console.log(`Claude Code tool definitions: ${Buffer.byteLength(json)} bytes`);
@@ -175,14 +213,23 @@ describe("what Claude Code gets", () => {
     // The prompt: the job and the brief, one line; the brief names the plan and handoff to write
     // and the result kind.
     const brief = /^Plan phase 1\/\d+ "[^"]+"\. Brief: (\S+)$/.exec(step.next.prompt)?.[1];
-    expect(brief, step.next.prompt).toMatch(new RegExp(`^\\.harness/sessions/${SCANNER_SLUG}/briefs/step-${step.stepId}\\.md$`));
+    expect(brief, step.next.prompt).toMatch(
+      new RegExp(`^\\.harness/sessions/${SCANNER_SLUG}/briefs/step-${step.stepId}\\.md$`),
+    );
     const text = readFileSync(path.join(c.root, brief!), "utf8");
     expect(text).toMatch(/^- Plan: docs\/changes\/security-scanner\/plans\/\S+-plan\.md \(write it\)$/m);
-    expect(text).toMatch(new RegExp(`^- Handoff: \\.harness/sessions/${SCANNER_SLUG}/handoff\\.json \\(write it\\)$`, "m"));
+    expect(text).toMatch(
+      new RegExp(`^- Handoff: \\.harness/sessions/${SCANNER_SLUG}/handoff\\.json \\(write it\\)$`, "m"),
+    );
     expect(text).toContain('{"kind":"planned"');
     // The call after names the Step's own stepId and fields, not copies of them; the session is the
     // connection's. The persona writes its result where the brief says; the host reports only the step.
-    expect(text).toMatch(new RegExp(`^- Result: \\.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}\\.json \\(write your JSON result there too\\)$`, "m"));
+    expect(text).toMatch(
+      new RegExp(
+        `^- Result: \\.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}\\.json \\(write your JSON result there too\\)$`,
+        "m",
+      ),
+    );
     expect(step.todo).toBe(
       "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.",
     );
@@ -198,7 +245,9 @@ describe("what Claude Code gets", () => {
     const rel = `.harness/sessions/${SCANNER_SLUG}/results/step-${step.stepId}.json`;
     // Not written yet: the host is told where it was looked for and what to send instead.
     const missing = await call(c.srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: step.stepId });
-    const err = (missing.result.structuredContent as { error: { code: string; message: string; step: { stepId: number } } }).error;
+    const err = (
+      missing.result.structuredContent as { error: { code: string; message: string; step: { stepId: number } } }
+    ).error;
     expect(err.code).toBe("bad_result");
     expect(err.message).toContain(`the persona wrote no ${rel}`);
     expect(err.message).toContain("result: the persona's JSON reply");
@@ -223,14 +272,23 @@ describe("what Claude Code gets", () => {
     const before = readFileSync(stateFile, "utf8");
     // Another kind than the step expects, a result that fits no kind, a step that is not the current one:
     // refused with what the persona does next, no host Step shown, no file written, nothing changed.
-    const wrong = await call(c.srv.client, "autopilot_result", { stepId: step.stepId, result: { kind: "planned", planPath: "x.md" } });
+    const wrong = await call(c.srv.client, "autopilot_result", {
+      stepId: step.stepId,
+      result: { kind: "planned", planPath: "x.md" },
+    });
     expect(wrong.result.isError).toBe(true);
     expect(wrong.text).toContain(`Error [bad_result]: Step ${step.stepId} expects a "executed" result`);
     expect(wrong.text).toContain("call autopilot_result again");
     expect(wrong.text).not.toContain("todo");
-    const shapeless = await call(c.srv.client, "autopilot_result", { stepId: step.stepId, result: { summary: "done" } });
+    const shapeless = await call(c.srv.client, "autopilot_result", {
+      stepId: step.stepId,
+      result: { summary: "done" },
+    });
     expect(shapeless.text).toMatch(/^Error \[bad_result\]: The result does not fit the protocol/);
-    const stale = await call(c.srv.client, "autopilot_result", { stepId: step.stepId - 1, result: { kind: "planned", planPath: "x.md" } });
+    const stale = await call(c.srv.client, "autopilot_result", {
+      stepId: step.stepId - 1,
+      result: { kind: "planned", planPath: "x.md" },
+    });
     expect(stale.text).toMatch(/^Error \[stale_step\]/);
     expect(stale.text).toContain("end with your JSON result in your reply");
     expect(existsSync(path.join(c.root, rel))).toBe(false);
@@ -250,7 +308,9 @@ describe("what Claude Code gets", () => {
   });
 
   it("a report or a decision without a session is the connection's one session's, else the project's one in progress (or the one at that step); otherwise bad_input naming them, nothing changed", async () => {
-    const repo = await makeProject({ files: { "docs/changes/two/proposal.md": specWith([{ name: "Other", complexity: "low" }]) } });
+    const repo = await makeProject({
+      files: { "docs/changes/two/proposal.md": specWith([{ name: "Other", complexity: "low" }]) },
+    });
     const srv = await startServer({ cwd: repo.dir, name: "claude-code" });
     try {
       // No Step yet on this connection: it cannot guess.
@@ -268,12 +328,17 @@ describe("what Claude Code gets", () => {
       // A second session in the same conversation: a step alone no longer says which.
       const other = await call(srv.client, "autopilot_start", { spec: "docs/changes/two/proposal.md" });
       expect(other.error, other.text).toBeUndefined();
-      const before = readFileSync(path.join(repo.dir, `.harness/sessions/${SCANNER_SLUG}/autopilot-state.json`), "utf8");
+      const before = readFileSync(
+        path.join(repo.dir, `.harness/sessions/${SCANNER_SLUG}/autopilot-state.json`),
+        "utf8",
+      );
       const two = await call(srv.client, "autopilot_report", { stepId: next.step!.stepId });
       expect(two.error?.code, two.text).toBe("bad_input");
       expect(two.error?.message).toContain(`"${SCANNER_SLUG}"`);
       expect(two.error?.message).toContain(`"${other.step!.session}"`);
-      expect(readFileSync(path.join(repo.dir, `.harness/sessions/${SCANNER_SLUG}/autopilot-state.json`), "utf8")).toBe(before);
+      expect(readFileSync(path.join(repo.dir, `.harness/sessions/${SCANNER_SLUG}/autopilot-state.json`), "utf8")).toBe(
+        before,
+      );
       // A new server process (print mode's next turn, a reconnect) has shown no Step: the project's
       // sessions in progress decide. Two are, at different steps: the step names one of them.
       const fresh = await startServer({ cwd: repo.dir, name: "claude-code" });
@@ -302,7 +367,10 @@ describe("what Claude Code gets", () => {
       // A finished earlier session of this spec left results/ (its step ids start at 1 again).
       const dir = path.join(repo.dir, `.harness/sessions/${SCANNER_SLUG}/results`);
       mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, "step-2.json"), JSON.stringify({ kind: "planned", planPath: "docs/old-plan.md", concerns: [] }));
+      writeFileSync(
+        path.join(dir, "step-2.json"),
+        JSON.stringify({ kind: "planned", planPath: "docs/old-plan.md", concerns: [] }),
+      );
       const first = await call(srv.client, "autopilot_start", { spec: SCANNER_PATH });
       expect(first.step!.stepId).toBe(2);
       const out = await call(srv.client, "autopilot_report", { session: SCANNER_SLUG, stepId: 2 });

@@ -22,7 +22,9 @@ async function status(cwd: string, ...args: string[]) {
 let s: Session;
 beforeAll(async () => {
   s = await openSession();
-  await playHost(s.srv.client, s.root, await s.start(), new ScriptedRunner({}), agreeable, { until: (x) => x.next.kind === "ask" });
+  await playHost(s.srv.client, s.root, await s.start(), new ScriptedRunner({}), agreeable, {
+    until: (x) => x.next.kind === "ask",
+  });
 });
 afterAll(async () => {
   await s.dispose();

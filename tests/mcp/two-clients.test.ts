@@ -2,7 +2,16 @@
 // machine once; the loser gets stale_step with the current Step, never a second transition.
 import { afterEach, describe, expect, it } from "vitest";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
-import { agreeable, call, openSession, playHost, startServer, taskFor, type ServerHandle, type Session } from "../helpers/mcp-client.js";
+import {
+  agreeable,
+  call,
+  openSession,
+  playHost,
+  startServer,
+  taskFor,
+  type ServerHandle,
+  type Session,
+} from "../helpers/mcp-client.js";
 
 const SLUG = "changes--security-scanner--proposal";
 let s: Session | undefined;
@@ -23,7 +32,10 @@ describe("two clients on one session", () => {
     const { result } = await runner.run(taskFor(s.root, first));
 
     const args = { session: SLUG, stepId: first.stepId, result };
-    const [a, b] = await Promise.all([call(s.srv.client, "autopilot_report", args), call(other.client, "autopilot_report", args)]);
+    const [a, b] = await Promise.all([
+      call(s.srv.client, "autopilot_report", args),
+      call(other.client, "autopilot_report", args),
+    ]);
     const wins = [a, b].filter((x) => x.step);
     const losses = [a, b].filter((x) => x.error);
     expect(wins).toHaveLength(1);
@@ -52,8 +64,14 @@ describe("two clients on one session", () => {
     expect(await s.state()).toEqual(before);
 
     // Both can keep going from the current Step; a stale decide is refused the same way.
-    const ask = await playHost(other.client, s.root, late.error!.step!, runner, agreeable, { until: (x) => x.next.kind === "ask" });
-    const yes = await call(s.srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: ask.next.kind === "ask" ? ask.next.options[0] : "" });
+    const ask = await playHost(other.client, s.root, late.error!.step!, runner, agreeable, {
+      until: (x) => x.next.kind === "ask",
+    });
+    const yes = await call(s.srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: ask.stepId,
+      answer: ask.next.kind === "ask" ? ask.next.options[0] : "",
+    });
     expect(yes.step).toBeDefined();
     const again = await call(other.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "stop" });
     expect(again.error?.code).toBe("stale_step");

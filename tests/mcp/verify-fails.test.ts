@@ -13,7 +13,10 @@ afterEach(async () => {
 
 describe("verify failing then fixed", () => {
   it("fix sends the findings to the executor and verifies again", async () => {
-    s = await openSession({ spec: specWith([{ name: "Core Scanner", complexity: "low" }]), specPath: "docs/specs/scanner.md" });
+    s = await openSession({
+      spec: specWith([{ name: "Core Scanner", complexity: "low" }]),
+      specPath: "docs/specs/scanner.md",
+    });
     const trace = { steps: [] as Step[] };
     const runner = new ScriptedRunner({ phases: { 0: { verifyFailsOnce: true } } });
     const end = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, { trace });
@@ -26,7 +29,9 @@ describe("verify failing then fixed", () => {
     expect((ask.next as { context?: string }).context).toMatch(/expected 3 rules, got 0/);
     const fix = trace.steps[i + 1];
     expect(fix).toMatchObject({ state: "EXECUTE", next: { kind: "dispatch", persona: "harness-task-executor" } });
-    expect((fix.next as { prompt: string }).prompt + (fix.next as { description: string }).description).toMatch(/[Ff]ix/);
+    expect((fix.next as { prompt: string }).prompt + (fix.next as { description: string }).description).toMatch(
+      /[Ff]ix/,
+    );
     const verifiers = trace.steps.filter((x) => x.next.kind === "dispatch" && x.next.persona === "harness-verifier");
     expect(verifiers).toHaveLength(2);
 

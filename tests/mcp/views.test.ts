@@ -61,7 +61,10 @@ const HOSTS: HostCase[] = [
     leanDispatch: () => ["Agent tool", 'subagent_type "autopilot:" + next.persona', "run_in_background false"],
     lean: true,
   },
-  { clientName: "codex-mcp-client", dispatch: (p) => ["spawn_agent", `You are ${p}: follow ${PERSONAS}/${p}.md`, "wait_agent"] },
+  {
+    clientName: "codex-mcp-client",
+    dispatch: (p) => ["spawn_agent", `You are ${p}: follow ${PERSONAS}/${p}.md`, "wait_agent"],
+  },
   { clientName: "gemini-cli-mcp-client", dispatch: (p) => ["invoke_agent", `agent_name "${p}"`] },
   { clientName: "some-editor", dispatch: (p) => [`${p} subagent`, `${PERSONAS}/${p}.md`] },
 ];
@@ -90,7 +93,13 @@ function needs(step: Step, host: HostCase): string[] {
         "autopilot_report",
       ];
     case "ask":
-      return [...common, n.question, ...n.options.map((o) => `"${o}"`), ...(n.context ? n.context.split("\n") : []), "autopilot_decide"];
+      return [
+        ...common,
+        n.question,
+        ...n.options.map((o) => `"${o}"`),
+        ...(n.context ? n.context.split("\n") : []),
+        "autopilot_decide",
+      ];
     case "wait":
       return [n.reason, n.resumeWith];
     default:
@@ -139,7 +148,8 @@ function checkStructured(out: CallOutcome, host: HostCase, answered?: string, ea
   expect(view.todo, `${n.kind} after ${answered ?? "autopilot_start"}`).toEqual(expect.any(String));
   // todo alone says what to do; the fields it points at (next.prompt, next.question...) are there.
   if (n.kind === "dispatch") {
-    for (const want of (host.leanDispatch ?? host.dispatch)(n.persona)) expect(view.todo, host.clientName).toContain(want);
+    for (const want of (host.leanDispatch ?? host.dispatch)(n.persona))
+      expect(view.todo, host.clientName).toContain(want);
     if (host.lean) {
       // The persona writes its result file (the brief names it): the host reports only the step.
       expect(view.todo).toContain("then autopilot_report {stepId, usage: its <usage> block} (it records its result)");
@@ -147,14 +157,19 @@ function checkStructured(out: CallOutcome, host: HostCase, answered?: string, ea
       // The prompt names the brief, which exists and says which result to reply with.
       expect(n.prompt).toMatch(/ Brief: \S+\/briefs\/step-\d+\.md$/);
     } else {
-      expect(view.todo).toContain(`then call autopilot_report ${callOf(view)},"result":<its JSON reply, kind "${n.expects.result}">,"usage":<its usage block, if any>}`);
+      expect(view.todo).toContain(
+        `then call autopilot_report ${callOf(view)},"result":<its JSON reply, kind "${n.expects.result}">,"usage":<its usage block, if any>}`,
+      );
     }
     expect(view.todo).toContain("next.prompt");
     expect(n.prompt.length).toBeGreaterThan(20);
   } else if (n.kind === "ask" && host.lean && !n.humanOnly?.length) {
     // The report does not say again what the question says (it is read in every later request).
-    for (const line of (view.report ?? "").split("\n").map((l) => l.trim())) if (line.length >= 20) expect(n.question).not.toContain(line);
-    expect(view.todo).toContain("then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}");
+    for (const line of (view.report ?? "").split("\n").map((l) => l.trim()))
+      if (line.length >= 20) expect(n.question).not.toContain(line);
+    expect(view.todo).toContain(
+      "then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}",
+    );
     expect(view.todo).toMatch(/next\.question.*next\.options/);
     expect(n.options.length).toBeGreaterThan(1);
   } else if (n.kind === "ask") {
@@ -198,7 +213,11 @@ describe.each(HOSTS.map((h) => ({ ...h, label: h.label ?? h.clientName })))("$la
         const { result } = await runner.run(taskFor(repo.dir, step));
         out = await call(srv.client, "autopilot_report", { session: step.session, stepId: step.stepId, result });
       } else if (step.next.kind === "ask") {
-        out = await call(srv.client, "autopilot_decide", { session: step.session, stepId: step.stepId, answer: agreeable(step as never) });
+        out = await call(srv.client, "autopilot_decide", {
+          session: step.session,
+          stepId: step.stepId,
+          answer: agreeable(step as never),
+        });
       }
     }
     expect(out.error, out.text).toBeUndefined();
@@ -238,8 +257,14 @@ describe.each(HOSTS.map((h) => ({ ...h, label: h.label ?? h.clientName })))("$la
       result: { kind: "planned" },
     });
     expect(stale.result.isError).toBe(true);
-    const sv = JSON.parse(structuredView(stale)) as { error: { code: string; message: string; todo: string; step: Step } };
-    expect(sv.error).toMatchObject({ code: "stale_step", message: expect.any(String), todo: expect.stringMatching(/Nothing changed/) });
+    const sv = JSON.parse(structuredView(stale)) as {
+      error: { code: string; message: string; todo: string; step: Step };
+    };
+    expect(sv.error).toMatchObject({
+      code: "stale_step",
+      message: expect.any(String),
+      todo: expect.stringMatching(/Nothing changed/),
+    });
     expect(sv.error.step).toMatchObject({ session: SCANNER_SLUG, stepId: current.stepId });
     expect(sv.error.step.todo).toBe(current.todo);
     expect(stale.text).toContain(`Error [stale_step]: ${sv.error.message}`);

@@ -15,11 +15,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../helpers/build.js";
 
 const execFileP = promisify(execFile);
-const pkg = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { name: string; version: string };
+const pkg = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+};
 const work = mkdtempSync(path.join(tmpdir(), "autopilot-package-"));
 const prefix = path.join(work, "prefix");
 const binDir = process.platform === "win32" ? prefix : path.join(prefix, "bin");
-const installedRoot = process.platform === "win32" ? path.join(prefix, "node_modules", pkg.name) : path.join(prefix, "lib", "node_modules", pkg.name);
+const installedRoot =
+  process.platform === "win32"
+    ? path.join(prefix, "node_modules", pkg.name)
+    : path.join(prefix, "lib", "node_modules", pkg.name);
 
 let tarball = "";
 let tarEntries: string[] = [];
@@ -34,7 +40,10 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 beforeAll(async () => {
   // 1. a checkout as `git clone` gives it: tracked (and new, not ignored) files only, no dist/
   const checkout = path.join(work, "checkout");
-  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], { cwd: projectRoot, encoding: "utf8" })
+  const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], {
+    cwd: projectRoot,
+    encoding: "utf8",
+  })
     .split("\0")
     .filter((f) => f.length > 0 && existsSync(path.join(projectRoot, f)));
   for (const f of files) {
@@ -47,15 +56,31 @@ beforeAll(async () => {
   // 2. npm pack: prepack builds dist/ from nothing
   const out = path.join(work, "pack");
   mkdirSync(out);
-  const { stdout } = await execFileP("npm", ["pack", "--pack-destination", out, "--loglevel=error"], { cwd: checkout, timeout: 600_000, maxBuffer: 64 << 20 });
+  const { stdout } = await execFileP("npm", ["pack", "--pack-destination", out, "--loglevel=error"], {
+    cwd: checkout,
+    timeout: 600_000,
+    maxBuffer: 64 << 20,
+  });
   tarball = path.join(out, stdout.trim().split("\n").at(-1)!.trim());
-  tarEntries = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).split("\n").filter((l) => l.length > 0);
+  tarEntries = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.length > 0);
 
   // 3. npm install -g ./autopilot-mcp-<version>.tgz, into a prefix of its own
   try {
-    await execFileP("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", tarball], { timeout: 600_000, maxBuffer: 64 << 20 });
+    await execFileP(
+      "npm",
+      ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", tarball],
+      { timeout: 600_000, maxBuffer: 64 << 20 },
+    );
   } catch (e) {
-    skip = `npm install -g of the tarball failed (its dependencies come from the npm registry): ${String((e as { stderr?: string }).stderr ?? e).trim().split("\n").slice(-3).join(" ")}`;
+    skip = `npm install -g of the tarball failed (its dependencies come from the npm registry): ${String(
+      (e as { stderr?: string }).stderr ?? e,
+    )
+      .trim()
+      .split("\n")
+      .slice(-3)
+      .join(" ")}`;
     console.warn(`SKIP installed-package tests: ${skip}`);
   }
 }, 1_200_000);
@@ -73,8 +98,16 @@ describe("npm pack", () => {
       "package/dist/src/machine/autopilot.machine.js",
       "package/examples/word-count/proposal.md",
       "package/examples/word-count/script.json",
-      ...["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"].map((p) => `package/personas/${p}.md`),
-      ...["harness-autopilot", "harness-planning", "harness-execution", "harness-verification", "harness-code-review"].map((s) => `package/skills/${s}/SKILL.md`),
+      ...["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"].map(
+        (p) => `package/personas/${p}.md`,
+      ),
+      ...[
+        "harness-autopilot",
+        "harness-planning",
+        "harness-execution",
+        "harness-verification",
+        "harness-code-review",
+      ].map((s) => `package/skills/${s}/SKILL.md`),
     ]) {
       expect(tarEntries, need).toContain(need);
     }
@@ -82,15 +115,23 @@ describe("npm pack", () => {
 
   it("ships no tests, no TypeScript sources, no source maps, no benchmarks", () => {
     const stray = tarEntries.filter(
-      (e) => e.startsWith("package/tests/") || e.startsWith("package/src/") || e.endsWith(".ts") || e.endsWith(".map") || e.includes("/bench/") || e.includes("node_modules"),
+      (e) =>
+        e.startsWith("package/tests/") ||
+        e.startsWith("package/src/") ||
+        e.endsWith(".ts") ||
+        e.endsWith(".map") ||
+        e.includes("/bench/") ||
+        e.includes("node_modules"),
     );
     expect(stray).toEqual([]);
   });
 
   it("npm publish --dry-run is clean: no warning about the package itself", async () => {
-    const r = await execFileP("npm", ["publish", "--dry-run", "--ignore-scripts", tarball], { cwd: work, timeout: 300_000, maxBuffer: 64 << 20 }).catch(
-      (e: { stdout: string; stderr: string; code: number }) => e,
-    );
+    const r = await execFileP("npm", ["publish", "--dry-run", "--ignore-scripts", tarball], {
+      cwd: work,
+      timeout: 300_000,
+      maxBuffer: 64 << 20,
+    }).catch((e: { stdout: string; stderr: string; code: number }) => e);
     const warnings = String(r.stderr)
       .split("\n")
       .filter((l) => /^npm (warn|error)/i.test(l))
@@ -126,14 +167,21 @@ describe("the globally installed package", () => {
     expect(existsSync(path.join(project, ".claude", "commands", "autopilot.md"))).toBe(true);
 
     // start the server exactly as Claude Code would from .mcp.json: command + args, in the project
-    const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: project, env: env(), stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      cwd: project,
+      env: env(),
+      stderr: "pipe",
+    });
     const client = new Client({ name: "package-test", version: "0" });
     await client.connect(transport);
     try {
       expect(client.getServerVersion()?.version).toBe(pkg.version);
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      for (const t of ["autopilot_start", "autopilot_report", "autopilot_decide", "autopilot_next", "autopilot_status"]) expect(names).toContain(t);
+      for (const t of ["autopilot_start", "autopilot_report", "autopilot_decide", "autopilot_next", "autopilot_status"])
+        expect(names).toContain(t);
     } finally {
       await client.close();
     }
@@ -141,7 +189,12 @@ describe("the globally installed package", () => {
 
   it("autopilot demo runs the bundled example from the installed package", async (ctx) => {
     if (skip) return ctx.skip(skip);
-    const { stdout } = await execFileP("autopilot", ["demo"], { cwd: work, env: env(), timeout: 300_000, maxBuffer: 64 << 20 });
+    const { stdout } = await execFileP("autopilot", ["demo"], {
+      cwd: work,
+      env: env(),
+      timeout: 300_000,
+      maxBuffer: 64 << 20,
+    });
     expect(stdout).toMatch(/DONE in [\d.]+s · 3 phases completed/);
   });
 });

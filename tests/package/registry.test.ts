@@ -41,7 +41,9 @@ beforeAll(async () => {
   await ensureBuilt();
   registry = await startLocalRegistry();
   if ("skip" in registry) return console.warn(`[package] registry tests skip: ${registry.skip}`);
-  console.log(`[package] local registry ${registry.url}: started ${registry.timings.start} ms, published ${registry.timings.publish} ms, first npx ${registry.timings.warm} ms`);
+  console.log(
+    `[package] local registry ${registry.url}: started ${registry.timings.start} ms, published ${registry.timings.publish} ms, first npx ${registry.timings.warm} ms`,
+  );
   claude = await ensureClaudeCode();
 }, 1_200_000);
 
@@ -79,12 +81,21 @@ describe("the README's registry install, against a local npm registry", () => {
     repos.push(repo);
     const home = path.join(work, `home-${repos.length}`);
     mkdirSync(home, { recursive: true });
-    const { stdout, stderr } = await execFileP("sh", ["-c", line], { cwd: repo.dir, env: shellEnv(home), timeout: 600_000, maxBuffer: 16 << 20 });
+    const { stdout, stderr } = await execFileP("sh", ["-c", line], {
+      cwd: repo.dir,
+      env: shellEnv(home),
+      timeout: 600_000,
+      maxBuffer: 16 << 20,
+    });
     const out = stdout + stderr;
     const entry = JSON.parse(readFileSync(path.join(repo.dir, ".mcp.json"), "utf8")).mcpServers.autopilot;
     // npx: the exact version, which any teammate's npx fetches; a global install: the command on PATH.
     if (line.startsWith("npx ")) {
-      expect(entry, out).toEqual({ type: "stdio", command: "npx", args: ["-y", `autopilot-mcp@${registry.version}`, "serve"] });
+      expect(entry, out).toEqual({
+        type: "stdio",
+        command: "npx",
+        args: ["-y", `autopilot-mcp@${registry.version}`, "serve"],
+      });
       expect(out).toContain("run through npx: pinned to the version that ran this install");
     } else {
       expect(entry, out).toEqual({ type: "stdio", command: "autopilot", args: ["serve"] });
@@ -101,7 +112,11 @@ describe("the README's registry install, against a local npm registry", () => {
     const repo = await makeProject();
     repos.push(repo);
     const home = mkdtempSync(path.join(work, "claude-home-"));
-    await execFileP("sh", ["-c", LINES.find((l) => l.startsWith("npx "))!], { cwd: repo.dir, env: shellEnv(home), timeout: 600_000 });
+    await execFileP("sh", ["-c", LINES.find((l) => l.startsWith("npx "))!], {
+      cwd: repo.dir,
+      env: shellEnv(home),
+      timeout: 600_000,
+    });
     // A team commits the client config install wrote (autopilot asks about uncommitted changes first).
     await git(repo.dir, "add", "-A");
     await git(repo.dir, "commit", "-q", "-m", "install autopilot for claude");
@@ -115,7 +130,11 @@ describe("the README's registry install, against a local npm registry", () => {
     expect(() => (state = readSession(repo.dir).state), explain(p)).not.toThrow();
     expect(state.currentState, explain(p)).toBe("DONE");
     expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
-    expect(new Set(dispatchedAgents(p))).toEqual(new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]));
-    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(3);
+    expect(new Set(dispatchedAgents(p))).toEqual(
+      new Set(["harness-planner", "harness-task-executor", "harness-code-reviewer"]),
+    );
+    expect((await commitSubjects(repo.dir)).filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(
+      3,
+    );
   });
 });

@@ -38,7 +38,9 @@ export async function builtDist(): Promise<string> {
   // package.json "type": "module" must be visible from the build for Node to load ESM.
   await (await import("node:fs/promises")).writeFile(path.join(tmp, "package.json"), '{ "type": "module" }\n');
   await rm(path.join(tmp, "node_modules"), { force: true, recursive: true });
-  await (await import("node:fs/promises")).symlink(path.join(REPO_ROOT, "node_modules"), path.join(tmp, "node_modules"));
+  await (
+    await import("node:fs/promises")
+  ).symlink(path.join(REPO_ROOT, "node_modules"), path.join(tmp, "node_modules"));
   try {
     await rename(tmp, out);
   } catch {

@@ -10,7 +10,18 @@ import { createInterface } from "node:readline";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { builtDist, CRASH_DRIVER } from "./build.js";
-import { LOCK, SCRIPT, SLUG, SPEC, SPEC_PATH, copyRepo, makeTemplate, runDriver, snapshot, type RunSnapshot } from "./harness.js";
+import {
+  LOCK,
+  SCRIPT,
+  SLUG,
+  SPEC,
+  SPEC_PATH,
+  copyRepo,
+  makeTemplate,
+  runDriver,
+  snapshot,
+  type RunSnapshot,
+} from "./harness.js";
 import { Engine } from "../../src/engine/engine.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { PolicyGate } from "../../src/headless/drive.js";
@@ -31,8 +42,17 @@ beforeAll(async () => {
   dist = await builtDist();
   template = await makeTemplate();
   const repo = await copyRepo(template);
-  const run = await runDriver({ dist, root: repo.dir, spec: SPEC_PATH, slug: SLUG, mode: "drive", lock: LOCK, script: SCRIPT });
-  if (run.lines.find((l) => l.event === "end")?.state !== "DONE") throw new Error(`baseline failed: ${JSON.stringify(run.lines)}`);
+  const run = await runDriver({
+    dist,
+    root: repo.dir,
+    spec: SPEC_PATH,
+    slug: SLUG,
+    mode: "drive",
+    lock: LOCK,
+    script: SCRIPT,
+  });
+  if (run.lines.find((l) => l.event === "end")?.state !== "DONE")
+    throw new Error(`baseline failed: ${JSON.stringify(run.lines)}`);
   baseline = await snapshot(repo.dir);
   await repo.cleanup();
 }, 120_000);
@@ -139,7 +159,10 @@ describe("concurrency", () => {
     try {
       const engine = new Engine(repo.dir, { now, lock: LOCK });
       const { step } = await engine.start(SPEC_PATH);
-      const holder = spawn(process.execPath, [CRASH_DRIVER, JSON.stringify({ dist, root: repo.dir, slug: SLUG, mode: "hold", lock: LOCK })]);
+      const holder = spawn(process.execPath, [
+        CRASH_DRIVER,
+        JSON.stringify({ dist, root: repo.dir, slug: SLUG, mode: "hold", lock: LOCK }),
+      ]);
       await new Promise<void>((r) => createInterface({ input: holder.stdout }).once("line", () => r()));
       const impatient = new Engine(repo.dir, { now, lock: { ...LOCK, waitMs: 300 } });
       const t0 = Date.now();
@@ -160,7 +183,9 @@ describe("concurrency", () => {
       // The same Step (autopilot_next's report starts with where the session stands).
       expect({ ...after, report: undefined }).toEqual({ ...step, report: undefined });
       // Success within the 8 s wait is the recovery; how long it took is printed below.
-      console.log(`[reliability] busy after ${waited} ms of waiting (limit 300 ms); stale lock of a SIGKILLed holder taken over in ${recovered} ms (stale after ${LOCK.staleMs} ms)`);
+      console.log(
+        `[reliability] busy after ${waited} ms of waiting (limit 300 ms); stale lock of a SIGKILLed holder taken over in ${recovered} ms (stale after ${LOCK.staleMs} ms)`,
+      );
     } finally {
       await repo.cleanup();
     }
@@ -170,65 +195,106 @@ describe("concurrency", () => {
     const repo = await copyRepo(template);
     try {
       const state = { startingCommit: (await git(repo.dir, "rev-parse", "HEAD")).trim() } as any;
-      const effect = (i: number) => ({ id: `s${i}-appendFailure`, type: "appendFailure", args: { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: `failure ${i}` } }) as any;
+      const effect = (i: number) =>
+        ({
+          id: `s${i}-appendFailure`,
+          type: "appendFailure",
+          args: { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: `failure ${i}` },
+        }) as any;
       // Without the repository lock the same burst loses lines (each call reads the old file):
-      await Promise.all(Array.from({ length: 20 }, (_, i) => appendFailure(projectPaths(repo.dir), { date: "2026-03-19", skill: "x", type: "y", text: `raw ${i}`, effectId: `raw-${i}` })));
-      const raw = ((await readFile(path.join(repo.dir, ".harness/failures.md"), "utf8")).match(/raw \d+/g) ?? []).length;
-      await Promise.all(Array.from({ length: 20 }, (_, i) => performEffect(sessionPaths(repo.dir, `session-${i % 4}`), state, effect(i), "2026-03-19T00:00:00.000Z")));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          appendFailure(projectPaths(repo.dir), {
+            date: "2026-03-19",
+            skill: "x",
+            type: "y",
+            text: `raw ${i}`,
+            effectId: `raw-${i}`,
+          }),
+        ),
+      );
+      const raw = ((await readFile(path.join(repo.dir, ".harness/failures.md"), "utf8")).match(/raw \d+/g) ?? [])
+        .length;
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          performEffect(sessionPaths(repo.dir, `session-${i % 4}`), state, effect(i), "2026-03-19T00:00:00.000Z"),
+        ),
+      );
       const text = await readFile(path.join(repo.dir, ".harness/failures.md"), "utf8");
       for (let i = 0; i < 20; i++) expect(text).toContain(`failure ${i} `);
-      console.log(`[reliability] 20 simultaneous failures.md appends: unlocked helper kept ${raw}/20, the engine's effect kept 20/20`);
+      console.log(
+        `[reliability] 20 simultaneous failures.md appends: unlocked helper kept ${raw}/20, the engine's effect kept 20/20`,
+      );
     } finally {
       await repo.cleanup();
     }
   });
 
-  it(
-    "two sessions of one repository run at once, each in its own process, and both finish intact",
-    async () => {
-      const repo = await copyRepo(template);
-      try {
-        const other = "docs/changes/audit-log/proposal.md";
-        await (await import("node:fs/promises")).mkdir(path.join(repo.dir, "docs/changes/audit-log"), { recursive: true });
-        await writeFile(path.join(repo.dir, other), SPEC.replace("Security Scanner", "Audit Log").replace(/Core Scanner/g, "Event Store").replace(/Rule Engine/g, "Retention").replace(/CLI Integration/g, "Export"));
-        await git(repo.dir, "add", "-A");
-        await git(repo.dir, "commit", "-qm", "second spec");
-        const runs = await Promise.all([
-          runDriver({ dist, root: repo.dir, spec: SPEC_PATH, slug: SLUG, mode: "drive", lock: LOCK, script: SCRIPT }),
-          runDriver({ dist, root: repo.dir, spec: other, slug: "changes--audit-log--proposal", mode: "drive", lock: LOCK, script: SCRIPT }),
-        ]);
-        for (const r of runs) expect(r.lines.find((l) => l.event === "end")?.state, JSON.stringify(r.lines) + r.stderr).toBe("DONE");
-        const subjects = (await git(repo.dir, "log", "--format=%s")).trim().split("\n");
-        const shas = new Set((await git(repo.dir, "log", "--format=%H")).trim().split("\n"));
-        const trailers = (await git(repo.dir, "log", "--format=%(trailers:key=Autopilot-Effect,valueonly)")).split("\n").filter((l) => l.trim());
-        // One commit per effect, across both sessions (effect ids are per session, so a commit
-        // id may repeat between them, but not within one; compare each session's own record).
-        const engine = new Engine(repo.dir, { now, lock: LOCK });
-        let recorded = 0;
-        for (const slug of [SLUG, "changes--audit-log--proposal"]) {
-          const st = await engine.read(slug);
-          expect(st.currentState).toBe("DONE");
-          for (const c of st.commits) expect(shas.has(c.sha), `${slug} ${c.label}`).toBe(true);
-          expect(new Set(st.commits.map((c) => c.sha)).size).toBe(st.commits.length);
-          recorded += st.commits.length;
-        }
-        // Every commit after the two spec commits belongs to exactly one session's record.
-        expect(recorded).toBe(subjects.length - 2);
-        // Both sessions share one working tree: a checkpoint of one may carry the other's files,
-        // so some commits find nothing left to commit; but nothing is left uncommitted.
-        // (learnings.md is written at DONE, after the last commit: untracked, or modified when the
-        // other session's later commit took the first version.)
-        expect(await git(repo.dir, "status", "--porcelain", "--", ".", ":(exclude).harness/sessions")).toMatch(/^(\?\?| M) \.harness\/learnings\.md\n$/);
-        // The shared files lost neither session's lines.
-        const learnings = await readFile(path.join(repo.dir, ".harness/learnings.md"), "utf8");
-        const failures = await readFile(path.join(repo.dir, ".harness/failures.md"), "utf8");
-        for (const title of ["Security Scanner", "Audit Log"]) expect(learnings, title).toContain(`Autopilot: ${title}`);
-        for (const phase of ["CLI Integration", "Export"]) expect(failures, phase).toContain(`Phase 3: ${phase}, task 1`);
-        console.log(`[reliability] two sessions in one repository at once: both DONE, ${recorded} commits (${trailers.length} effect trailers), none lost or duplicated`);
-      } finally {
-        await repo.cleanup();
+  it("two sessions of one repository run at once, each in its own process, and both finish intact", async () => {
+    const repo = await copyRepo(template);
+    try {
+      const other = "docs/changes/audit-log/proposal.md";
+      await (
+        await import("node:fs/promises")
+      ).mkdir(path.join(repo.dir, "docs/changes/audit-log"), { recursive: true });
+      await writeFile(
+        path.join(repo.dir, other),
+        SPEC.replace("Security Scanner", "Audit Log")
+          .replace(/Core Scanner/g, "Event Store")
+          .replace(/Rule Engine/g, "Retention")
+          .replace(/CLI Integration/g, "Export"),
+      );
+      await git(repo.dir, "add", "-A");
+      await git(repo.dir, "commit", "-qm", "second spec");
+      const runs = await Promise.all([
+        runDriver({ dist, root: repo.dir, spec: SPEC_PATH, slug: SLUG, mode: "drive", lock: LOCK, script: SCRIPT }),
+        runDriver({
+          dist,
+          root: repo.dir,
+          spec: other,
+          slug: "changes--audit-log--proposal",
+          mode: "drive",
+          lock: LOCK,
+          script: SCRIPT,
+        }),
+      ]);
+      for (const r of runs)
+        expect(r.lines.find((l) => l.event === "end")?.state, JSON.stringify(r.lines) + r.stderr).toBe("DONE");
+      const subjects = (await git(repo.dir, "log", "--format=%s")).trim().split("\n");
+      const shas = new Set((await git(repo.dir, "log", "--format=%H")).trim().split("\n"));
+      const trailers = (await git(repo.dir, "log", "--format=%(trailers:key=Autopilot-Effect,valueonly)"))
+        .split("\n")
+        .filter((l) => l.trim());
+      // One commit per effect, across both sessions (effect ids are per session, so a commit
+      // id may repeat between them, but not within one; compare each session's own record).
+      const engine = new Engine(repo.dir, { now, lock: LOCK });
+      let recorded = 0;
+      for (const slug of [SLUG, "changes--audit-log--proposal"]) {
+        const st = await engine.read(slug);
+        expect(st.currentState).toBe("DONE");
+        for (const c of st.commits) expect(shas.has(c.sha), `${slug} ${c.label}`).toBe(true);
+        expect(new Set(st.commits.map((c) => c.sha)).size).toBe(st.commits.length);
+        recorded += st.commits.length;
       }
-    },
-    120_000,
-  );
+      // Every commit after the two spec commits belongs to exactly one session's record.
+      expect(recorded).toBe(subjects.length - 2);
+      // Both sessions share one working tree: a checkpoint of one may carry the other's files,
+      // so some commits find nothing left to commit; but nothing is left uncommitted.
+      // (learnings.md is written at DONE, after the last commit: untracked, or modified when the
+      // other session's later commit took the first version.)
+      expect(await git(repo.dir, "status", "--porcelain", "--", ".", ":(exclude).harness/sessions")).toMatch(
+        /^(\?\?| M) \.harness\/learnings\.md\n$/,
+      );
+      // The shared files lost neither session's lines.
+      const learnings = await readFile(path.join(repo.dir, ".harness/learnings.md"), "utf8");
+      const failures = await readFile(path.join(repo.dir, ".harness/failures.md"), "utf8");
+      for (const title of ["Security Scanner", "Audit Log"]) expect(learnings, title).toContain(`Autopilot: ${title}`);
+      for (const phase of ["CLI Integration", "Export"]) expect(failures, phase).toContain(`Phase 3: ${phase}, task 1`);
+      console.log(
+        `[reliability] two sessions in one repository at once: both DONE, ${recorded} commits (${trailers.length} effect trailers), none lost or duplicated`,
+      );
+    } finally {
+      await repo.cleanup();
+    }
+  }, 120_000);
 });

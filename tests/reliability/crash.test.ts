@@ -85,7 +85,8 @@ async function chain(plan: Kill[], resumeWithStart: boolean): Promise<ChainResul
     for (const k of plan) {
       const run = await runDriver(baseOpts(repo.dir, { resumeWithStart }), { AUTOPILOT_FAULT: `${k.point}:${k.n}` });
       const killed = run.signal === "SIGKILL";
-      if (!killed && run.code !== 0) throw new Error(`driver failed (${k.point}:${k.n}): ${JSON.stringify(run.lines)} ${run.stderr}`);
+      if (!killed && run.code !== 0)
+        throw new Error(`driver failed (${k.point}:${k.n}): ${JSON.stringify(run.lines)} ${run.stderr}`);
       kills.push({ ...k, killed, stateFile: await stateFileIsValid(repo.dir) });
       restarts++;
       if (!killed) break; // the session finished before the n-th occurrence: nothing left to kill
@@ -93,7 +94,8 @@ async function chain(plan: Kill[], resumeWithStart: boolean): Promise<ChainResul
     const last = await runDriver(baseOpts(repo.dir, { resumeWithStart }));
     restarts++;
     const end = last.lines.find((l) => l.event === "end");
-    if (!end) throw new Error(`final run failed after ${JSON.stringify(plan)}: ${JSON.stringify(last.lines)} ${last.stderr}`);
+    if (!end)
+      throw new Error(`final run failed after ${JSON.stringify(plan)}: ${JSON.stringify(last.lines)} ${last.stderr}`);
     expect(end.state).toBe("DONE");
     return { kills, restarts, snap: await snapshot(repo.dir, { ignoreStepIds: resumeWithStart }), ms: Date.now() - t0 };
   } finally {
@@ -146,7 +148,13 @@ describe("crash at every point", () => {
       const plans: Kill[][] = [];
       for (const p of FAULT_POINTS) for (let c = 0; c < CHAINS; c++) plans.push(planFor(Array(KILLS).fill(p), r));
       // Mixed chains: a different point at each kill.
-      for (let c = 0; c < CHAINS; c++) plans.push(planFor(Array.from({ length: KILLS }, () => FAULT_POINTS[Math.floor(r() * FAULT_POINTS.length)]), r));
+      for (let c = 0; c < CHAINS; c++)
+        plans.push(
+          planFor(
+            Array.from({ length: KILLS }, () => FAULT_POINTS[Math.floor(r() * FAULT_POINTS.length)]),
+            r,
+          ),
+        );
       const results = await pool(plans, PARALLEL, async (plan) => {
         const res = await chain(plan, false);
         for (const k of res.kills) expect(k.stateFile, JSON.stringify(k)).toMatch(/^(ok|missing)$/);
@@ -193,7 +201,10 @@ describe("crash at every point", () => {
     it(`found by the soak: ${why}`, async () => {
       const res = await chain(plan, true);
       for (const k of res.kills) expect(k.stateFile, JSON.stringify(k)).toMatch(/^(ok|missing)$/);
-      expect(res.kills.filter((k) => k.killed), JSON.stringify(res.kills)).toHaveLength(killed ?? plan.length);
+      expect(
+        res.kills.filter((k) => k.killed),
+        JSON.stringify(res.kills),
+      ).toHaveLength(killed ?? plan.length);
       expect(res.snap).toEqual(baselineResumed);
     }, 180_000);
 
@@ -202,7 +213,10 @@ describe("crash at every point", () => {
     async () => {
       const r = rng(SEED + 1);
       const plans = Array.from({ length: Math.max(3, Math.ceil(CHAINS / 2)) }, () =>
-        planFor(Array.from({ length: KILLS }, () => FAULT_POINTS[Math.floor(r() * FAULT_POINTS.length)]), r),
+        planFor(
+          Array.from({ length: KILLS }, () => FAULT_POINTS[Math.floor(r() * FAULT_POINTS.length)]),
+          r,
+        ),
       );
       const results = await pool(plans, PARALLEL, async (plan) => {
         const res = await chain(plan, true);

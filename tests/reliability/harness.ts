@@ -22,7 +22,10 @@ export { SLUG, SPEC, SPEC_PATH };
  */
 export const SCRIPT = {
   phases: {
-    0: { checkpoints: { 2: "passed", 3: "human-verify" }, files: { "src/core-scanner/debug.ts": 'export const debug = 1;\nconsole.log("debug");\n' } },
+    0: {
+      checkpoints: { 2: "passed", 3: "human-verify" },
+      files: { "src/core-scanner/debug.ts": 'export const debug = 1;\nconsole.log("debug");\n' },
+    },
     1: { concerns: ["rule syntax undecided"], fail: { task: 2, times: 2 }, blockingReviewOnce: true },
     2: { verifyFailsOnce: true, fail: { task: 1, times: RETRY_BUDGET + 1 } },
   },
@@ -92,7 +95,16 @@ export function runDriver(opts: Record<string, unknown>, env: Record<string, str
   });
 }
 
-const TIME_KEYS = new Set(["timestamp", "startedAt", "completedAt", "updatedAt", "lastActive", "date", "createdAt", "writtenAt"]);
+const TIME_KEYS = new Set([
+  "timestamp",
+  "startedAt",
+  "completedAt",
+  "updatedAt",
+  "lastActive",
+  "date",
+  "createdAt",
+  "writtenAt",
+]);
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;
 const SHA = /\b[0-9a-f]{7,40}\b/g;
 
@@ -101,7 +113,8 @@ export function normalize(v: unknown, extraDrop: string[] = []): unknown {
   if (Array.isArray(v)) return v.map((x) => normalize(x, extraDrop));
   if (v && typeof v === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (!TIME_KEYS.has(k) && !extraDrop.includes(k)) out[k] = normalize(x, extraDrop);
+    for (const [k, x] of Object.entries(v))
+      if (!TIME_KEYS.has(k) && !extraDrop.includes(k)) out[k] = normalize(x, extraDrop);
     return out;
   }
   if (typeof v === "string") return normalizeText(v);
@@ -135,9 +148,11 @@ export async function snapshot(dir: string, opts: { ignoreStepIds?: boolean } = 
   const drop = ["notices", ...(opts.ignoreStepIds ? ["stepId"] : [])];
   let state = normalize(raw, drop);
   const files: Record<string, string | null> = {};
-  for (const rel of [".harness/failures.md", ".harness/learnings.md", ".harness/sessions/index.md"]) files[rel] = await readOr(path.join(dir, rel));
+  for (const rel of [".harness/failures.md", ".harness/learnings.md", ".harness/sessions/index.md"])
+    files[rel] = await readOr(path.join(dir, rel));
   for (const f of (await readdir(sessionDir)).sort())
-    if (/^phase-\d+-review\.json$|^handoff\.json$|^summary\.md$/.test(f)) files[f] = await readOr(path.join(sessionDir, f));
+    if (/^phase-\d+-review\.json$|^handoff\.json$|^summary\.md$/.test(f))
+      files[f] = await readOr(path.join(sessionDir, f));
   for (const k of Object.keys(files)) {
     const t = files[k];
     if (t === null) continue;
@@ -155,7 +170,15 @@ export async function snapshot(dir: string, opts: { ignoreStepIds?: boolean } = 
     .map((l) => l.trim())
     .filter(Boolean);
   const trailers = opts.ignoreStepIds ? trailerIds.map((t) => t.replace(/\bs\d+-/g, "s<n>-")) : trailerIds;
-  const status = await git(dir, "status", "--porcelain", "--untracked-files=all", "--", ".", ":(exclude).harness/sessions");
+  const status = await git(
+    dir,
+    "status",
+    "--porcelain",
+    "--untracked-files=all",
+    "--",
+    ".",
+    ":(exclude).harness/sessions",
+  );
   return { state, subjects, files, trailers, status };
 }
 

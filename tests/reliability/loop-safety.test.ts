@@ -16,7 +16,12 @@ fc.configureGlobal({ seed: SEED });
 const SPEC_PATH = "docs/one.md";
 const SLUG = "one";
 const SPEC = "# One\n\n## Implementation Order\n\n### Phase 1: Only\n<!-- complexity: low -->\nDo it.\n";
-const FAILED = { kind: "executed", outcome: "failed", task: { number: 1, name: "Only step 1" }, error: "same error every time" } as const;
+const FAILED = {
+  kind: "executed",
+  outcome: "failed",
+  task: { number: 1, name: "Only step 1" },
+  error: "same error every time",
+} as const;
 
 let repo: TempRepo;
 let engine: Engine;
@@ -32,7 +37,13 @@ async function toExecute(flags?: string): Promise<Step> {
   let step = (await engine.start(SPEC_PATH, flags)).step;
   while (step.state !== "EXECUTE") {
     if (step.next.kind !== "dispatch") throw new Error(JSON.stringify(step.next));
-    const out = await runner.run({ ...step.next, projectRoot: repo.dir, session: SLUG, phaseIndex: 0, phaseName: "Only" });
+    const out = await runner.run({
+      ...step.next,
+      projectRoot: repo.dir,
+      session: SLUG,
+      phaseIndex: 0,
+      phaseName: "Only",
+    });
     step = await engine.report(SLUG, step.stepId, out.result);
   }
   return step;
@@ -72,7 +83,8 @@ describe("loop safety", () => {
     const first = step.stepId;
     step = await engine.report(SLUG, first, FAILED as any);
     expect(await attempts()).toBe(1);
-    for (let i = 0; i < 5; i++) expect((await engine.report(SLUG, first, FAILED as any).catch((e) => e)).code).toBe("stale_step");
+    for (let i = 0; i < 5; i++)
+      expect((await engine.report(SLUG, first, FAILED as any).catch((e) => e)).code).toBe("stale_step");
     expect(await attempts()).toBe(1);
     expect((await engine.next(SLUG)).stepId).toBe(step.stepId);
   });
@@ -83,7 +95,13 @@ describe("loop safety", () => {
     let step = (await engine.start(SPEC_PATH)).step;
     while (step.state !== "FINAL_REVIEW" || step.next.kind !== "dispatch" || step.next.expects.result !== "reviewed") {
       if (step.next.kind === "dispatch") {
-        const out = await runner.run({ ...step.next, projectRoot: repo.dir, session: SLUG, phaseIndex: step.state === "FINAL_REVIEW" ? null : 0, phaseName: step.state === "FINAL_REVIEW" ? null : "Only" });
+        const out = await runner.run({
+          ...step.next,
+          projectRoot: repo.dir,
+          session: SLUG,
+          phaseIndex: step.state === "FINAL_REVIEW" ? null : 0,
+          phaseName: step.state === "FINAL_REVIEW" ? null : "Only",
+        });
         step = await engine.report(SLUG, step.stepId, out.result);
       } else if (step.next.kind === "ask") step = await engine.decide(SLUG, step.stepId, step.next.options[0]);
       else throw new Error(JSON.stringify(step.next));
@@ -91,8 +109,14 @@ describe("loop safety", () => {
     const blocking = { kind: "reviewed", findings: [{ severity: "blocking", title: "the same problem" }] };
     let rounds = 0;
     for (let guard = 0; guard < 50; guard++) {
-      if (step.next.kind === "dispatch" && step.next.expects.result === "reviewed") step = await engine.report(SLUG, step.stepId, blocking as any);
-      else if (step.next.kind === "dispatch") step = await engine.report(SLUG, step.stepId, { kind: step.next.expects.result, summary: "tried", outcome: "complete" } as any);
+      if (step.next.kind === "dispatch" && step.next.expects.result === "reviewed")
+        step = await engine.report(SLUG, step.stepId, blocking as any);
+      else if (step.next.kind === "dispatch")
+        step = await engine.report(SLUG, step.stepId, {
+          kind: step.next.expects.result,
+          summary: "tried",
+          outcome: "complete",
+        } as any);
       else if (step.next.kind === "ask" && step.next.options.includes("fix")) {
         const before = (await engine.read(SLUG)).finalReview.retryCount;
         step = await engine.decide(SLUG, step.stepId, "fix");
@@ -110,37 +134,52 @@ describe("loop safety", () => {
     expect((await engine.read(SLUG)).finalReview.retryCount).toBe(MAX_FINAL_REVIEW_FIXES + 1);
     const { readFile } = await import("node:fs/promises");
     expect(await readFile(`${repo.dir}/.harness/failures.md`, "utf8")).toMatch(/type:final-review/);
-    console.log(`[reliability] loop safety: the same blocking final-review finding forever: ${MAX_FINAL_REVIEW_FIXES} fix rounds, then a question, with a resume after every round`);
+    console.log(
+      `[reliability] loop safety: the same blocking final-review finding forever: ${MAX_FINAL_REVIEW_FIXES} fix rounds, then a question, with a resume after every round`,
+    );
   });
 
-  it("generated: any sequence of resume, next, stale and repeated reports never lowers a counter or passes the budget", async () => {
-    const step0 = await toExecute();
-    const max = (await engine.read(SLUG)).retryBudget.maxAttempts;
-    const file = `${repo.dir}/.harness/sessions/${SLUG}/autopilot-state.json`;
-    const { readFile, writeFile } = await import("node:fs/promises");
-    const saved = await readFile(file);
-    let sequences = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.constantFrom("resume", "next", "stale", "report", "report"), { minLength: 1, maxLength: 25 }), async (ops) => {
-        await writeFile(file, saved);
-        sequences++;
-        let last = 0;
-        for (const op of ops) {
-          const step = await engine.next(SLUG);
-          if (op === "resume") await engine.start(SPEC_PATH, "--thorough");
-          else if (op === "stale") await engine.report(SLUG, step0.stepId - 1, FAILED as any).catch((e) => expect(e.code).toBe("stale_step"));
-          else if (op === "report") await engine.report(SLUG, step.stepId, FAILED as any).catch((e) => expect(e.code).toBe("bad_result"));
-          const s = await engine.read(SLUG);
-          const used = s.retryBudget.currentTask?.attemptsUsed ?? (s.phaseRun.exhausted ? last : 0);
-          expect(used).toBeGreaterThanOrEqual(last);
-          expect(used).toBeLessThanOrEqual(max + 1);
-          expect(s.rigorLevel).toBe("standard"); // flags on a resume change nothing
-          last = used;
-        }
-      }),
-      { numRuns: Math.ceil(Number(process.env.RELIABILITY_RUNS ?? 40) / 3), endOnFailure: true },
-    );
-    console.log(`[reliability] loop safety: ${sequences} generated sequences of resume/next/stale/repeat, no counter lowered, budget never passed`);
-    await git(repo.dir, "status");
-  }, Math.max(120_000, Number(process.env.RELIABILITY_RUNS ?? 40) * 1_500));
+  it(
+    "generated: any sequence of resume, next, stale and repeated reports never lowers a counter or passes the budget",
+    async () => {
+      const step0 = await toExecute();
+      const max = (await engine.read(SLUG)).retryBudget.maxAttempts;
+      const file = `${repo.dir}/.harness/sessions/${SLUG}/autopilot-state.json`;
+      const { readFile, writeFile } = await import("node:fs/promises");
+      const saved = await readFile(file);
+      let sequences = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.constantFrom("resume", "next", "stale", "report", "report"), { minLength: 1, maxLength: 25 }),
+          async (ops) => {
+            await writeFile(file, saved);
+            sequences++;
+            let last = 0;
+            for (const op of ops) {
+              const step = await engine.next(SLUG);
+              if (op === "resume") await engine.start(SPEC_PATH, "--thorough");
+              else if (op === "stale")
+                await engine
+                  .report(SLUG, step0.stepId - 1, FAILED as any)
+                  .catch((e) => expect(e.code).toBe("stale_step"));
+              else if (op === "report")
+                await engine.report(SLUG, step.stepId, FAILED as any).catch((e) => expect(e.code).toBe("bad_result"));
+              const s = await engine.read(SLUG);
+              const used = s.retryBudget.currentTask?.attemptsUsed ?? (s.phaseRun.exhausted ? last : 0);
+              expect(used).toBeGreaterThanOrEqual(last);
+              expect(used).toBeLessThanOrEqual(max + 1);
+              expect(s.rigorLevel).toBe("standard"); // flags on a resume change nothing
+              last = used;
+            }
+          },
+        ),
+        { numRuns: Math.ceil(Number(process.env.RELIABILITY_RUNS ?? 40) / 3), endOnFailure: true },
+      );
+      console.log(
+        `[reliability] loop safety: ${sequences} generated sequences of resume/next/stale/repeat, no counter lowered, budget never passed`,
+      );
+      await git(repo.dir, "status");
+    },
+    Math.max(120_000, Number(process.env.RELIABILITY_RUNS ?? 40) * 1_500),
+  );
 });

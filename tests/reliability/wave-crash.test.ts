@@ -81,20 +81,29 @@ afterAll(async () => {
 });
 
 async function repo(): Promise<TempRepo> {
-  const r = await makeRepo({ files: { "README.md": "# wave\n", "src/shared.ts": "base\n", ".gitignore": ".harness/sessions/\n" } });
+  const r = await makeRepo({
+    files: { "README.md": "# wave\n", "src/shared.ts": "base\n", ".gitignore": ".harness/sessions/\n" },
+  });
   await mkdir(path.join(r.dir, ".harness/sessions", SLUG), { recursive: true });
   repos.push(r);
   return r;
 }
 
 /** Run the child once; kill it after `killAfterMs` (null: let it finish). Resolves with its exit. */
-function runChild(dir: string, killAfterMs: number | null): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
+function runChild(
+  dir: string,
+  killAfterMs: number | null,
+): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(scripts, "child.mjs"), dist, dir, path.join(dir, ".harness/sessions", SLUG, "wave.json")], {
-      cwd: dir,
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(scripts, "child.mjs"), dist, dir, path.join(dir, ".harness/sessions", SLUG, "wave.json")],
+      {
+        cwd: dir,
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
@@ -121,7 +130,12 @@ describe("a wave SIGKILLed at random moments", () => {
     expect(first.err).toBe("");
     expect(first.code).toBe(0);
     const want = await endState(clean.dir);
-    expect(want.subjects).toEqual(["[autopilot] Task 3: three", "[autopilot] Task 2: two", "[autopilot] Task 1: one", "initial commit"]);
+    expect(want.subjects).toEqual([
+      "[autopilot] Task 3: three",
+      "[autopilot] Task 2: two",
+      "[autopilot] Task 1: one",
+      "initial commit",
+    ]);
 
     let kills = 0;
     let busy = 0;
@@ -150,7 +164,8 @@ describe("a wave SIGKILLed at random moments", () => {
       // No rebase left half-done in any task worktree, and the conflicting first attempt of task 3
       // (never merged) is still there for the user.
       const wtGit = path.join(killed.dir, ".git/worktrees");
-      if (existsSync(wtGit)) for (const d of await readdir(wtGit)) expect(existsSync(path.join(wtGit, d, "rebase-merge"))).toBe(false);
+      if (existsSync(wtGit))
+        for (const d of await readdir(wtGit)) expect(existsSync(path.join(wtGit, d, "rebase-merge"))).toBe(false);
       expect((await git(killed.dir, "branch", "--list", `autopilot-task/${SLUG}/3`)).trim()).not.toBe("");
     }
     expect(kills).toBeGreaterThan(0);
@@ -162,12 +177,19 @@ describe("a parallel session SIGKILLed at each of the wave's kill points", () =>
   const SCRIPT = { phases: { "0": { tasks: 6, chains: 3 }, "1": { tasks: 3 }, "2": { tasks: 1 } } };
   const ARGS = ["run", SPEC_REL, "--runner", "scripted", "--yes", "--parallel", "--jobs", "3"];
 
-  function runCli(dir: string, fault: string | null): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
+  function runCli(
+    dir: string,
+    fault: string | null,
+  ): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
     return new Promise((resolve) => {
       const env: NodeJS.ProcessEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: "1" };
       if (fault) env.AUTOPILOT_FAULT = fault;
       else delete env.AUTOPILOT_FAULT;
-      const child = spawn(process.execPath, [path.join(dist, "src/cli/main.js"), ...ARGS], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [path.join(dist, "src/cli/main.js"), ...ARGS], {
+        cwd: dir,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let out = "";
       let err = "";
       child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
@@ -177,7 +199,11 @@ describe("a parallel session SIGKILLed at each of the wave's kill points", () =>
   }
 
   async function sessionEnd(dir: string) {
-    const state = JSON.parse(await (await import("node:fs/promises")).readFile(path.join(dir, ".harness/sessions/changes--word-count--proposal/autopilot-state.json"), "utf8"));
+    const state = JSON.parse(
+      await (
+        await import("node:fs/promises")
+      ).readFile(path.join(dir, ".harness/sessions/changes--word-count--proposal/autopilot-state.json"), "utf8"),
+    );
     const wt = path.join(dir, ".harness/worktrees");
     return {
       subjects: (await git(dir, "log", "--format=%s")).trim().split("\n"),
@@ -222,7 +248,9 @@ describe("a parallel session SIGKILLed at each of the wave's kill points", () =>
     const r0 = rng(SEED + 27);
     const points = WAVE_FAULT_POINTS;
     const pick = () => `${points[Math.floor(r0() * points.length)]}:${1 + Math.floor(r0() * 6)}`;
-    const extra = Array.from({ length: Math.max(0, CHAINS - 2) * 2 }, (_, i) => (i % 3 === 2 ? `${pick()},${pick()}` : pick()));
+    const extra = Array.from({ length: Math.max(0, CHAINS - 2) * 2 }, (_, i) =>
+      i % 3 === 2 ? `${pick()},${pick()}` : pick(),
+    );
     let landed = 0;
     for (const fault of [...kills, ...extra]) {
       const r = await specRepo({ config: { scripted: SCRIPT } });

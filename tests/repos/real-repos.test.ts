@@ -43,9 +43,18 @@ const SLUG = "changes--word-count--proposal";
 
 /** Phase 1 passes a checkpoint at task 2: three commits in all, one per checkpoint. */
 function script(files: Record<string, string> = {}) {
-  return { phases: { 0: { tasks: 3, checkpoints: { 2: "passed" }, ...(Object.keys(files).length ? { files } : {}) }, 1: { tasks: 2 } } };
+  return {
+    phases: {
+      0: { tasks: 3, checkpoints: { 2: "passed" }, ...(Object.keys(files).length ? { files } : {}) },
+      1: { tasks: 2 },
+    },
+  };
 }
-const SUBJECTS = ["Checkpoint 2: Counting Core step 2", "Phase 1: Counting Core — execution complete", "Phase 2: File Reading — execution complete"];
+const SUBJECTS = [
+  "Checkpoint 2: Counting Core step 2",
+  "Phase 1: Counting Core — execution complete",
+  "Phase 2: File Reading — execution complete",
+];
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -65,7 +74,14 @@ interface Repo {
  * an edited tracked file, an untracked file and a staged file (each must stay exactly as it is).
  */
 async function makeRepo(
-  o: { root?: string; env?: NodeJS.ProcessEnv; files?: Record<string, string>; config?: unknown; setup?: (dir: string) => Promise<void>; specPath?: string } = {},
+  o: {
+    root?: string;
+    env?: NodeJS.ProcessEnv;
+    files?: Record<string, string>;
+    config?: unknown;
+    setup?: (dir: string) => Promise<void>;
+    specPath?: string;
+  } = {},
 ): Promise<Repo> {
   const t = await tempDir("autopilot-realrepo-");
   cleanups.push(t.cleanup);
@@ -80,7 +96,8 @@ async function makeRepo(
     "README.md": "# word count\n",
     "NOTES.md": "notes\n",
     [path.join(o.root ?? "", o.specPath ?? SPEC_PATH)]: SPEC,
-    [path.join(o.root ?? "", ".harness/config.json")]: JSON.stringify(o.config ?? { scripted: script() }, null, 2) + "\n",
+    [path.join(o.root ?? "", ".harness/config.json")]:
+      JSON.stringify(o.config ?? { scripted: script() }, null, 2) + "\n",
     ...(o.files ?? {}),
   };
   for (const [rel, text] of Object.entries(files)) {
@@ -94,7 +111,10 @@ async function makeRepo(
   const user = { "NOTES.md": "notes\nmy unfinished thought\n", "scratch.txt": "scratch\n", "staged.md": "# staged\n" };
   const rel = (f: string) => path.join(o.root ?? "", f);
   await mkdir(root, { recursive: true });
-  if (o.root) await writeFile(path.join(dir, rel("NOTES.md")), "notes\n").then(() => g("add", rel("NOTES.md"))).then(() => g("commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "chore: notes"));
+  if (o.root)
+    await writeFile(path.join(dir, rel("NOTES.md")), "notes\n")
+      .then(() => g("add", rel("NOTES.md")))
+      .then(() => g("commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "chore: notes"));
   for (const [f, text] of Object.entries(user)) await writeFile(path.join(dir, rel(f)), text);
   await g("add", rel("staged.md"));
   const start = (await g("rev-parse", "HEAD")).trim();
@@ -107,7 +127,9 @@ async function expectClean(r: Repo, runs: { stdout: string; stderr: string }[]) 
     expect(run.stderr).not.toMatch(/unexpected error|\[internal\]|Unexpected error/);
     expect(run.stdout).not.toMatch(/unexpected error/);
   }
-  const state = JSON.parse(await readFile(path.join(r.root, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"));
+  const state = JSON.parse(
+    await readFile(path.join(r.root, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"),
+  );
   expect(state.currentState).toBe("DONE");
   for (const [f, text] of Object.entries(r.user)) expect(await readFile(path.join(r.root, f), "utf8"), f).toBe(text);
   const status = await gitEnv(r.root, r.env, "status", "--porcelain", "--", ".", ":(exclude).harness");
@@ -119,11 +141,17 @@ async function expectClean(r: Repo, runs: { stdout: string; stderr: string }[]) 
   expect(new Set(commits.map((c) => c.trailer)).size, JSON.stringify(commits)).toBe(commits.length);
   expect(commits.every((c) => c.trailer)).toBe(true);
   expect(commits.map((c) => c.sha)).toEqual(state.commits.map((c: { sha: string }) => c.sha));
-  for (const c of commits) for (const f of ["NOTES.md", "scratch.txt", "staged.md"]) expect(c.files.map((x) => path.basename(x)), `${c.subject}`).not.toContain(f);
+  for (const c of commits)
+    for (const f of ["NOTES.md", "scratch.txt", "staged.md"])
+      expect(
+        c.files.map((x) => path.basename(x)),
+        `${c.subject}`,
+      ).not.toContain(f);
   return { state, commits };
 }
 
-const yesRun = (r: Repo, extra: string[] = [], input?: string) => runCli(["run", SPEC_PATH, "--runner", "scripted", "--yes", ...extra], { cwd: r.root, env: r.env, input });
+const yesRun = (r: Repo, extra: string[] = [], input?: string) =>
+  runCli(["run", SPEC_PATH, "--runner", "scripted", "--yes", ...extra], { cwd: r.root, env: r.env, input });
 
 let tools: { dir: string } | { skip: string };
 beforeAll(async () => {
@@ -151,7 +179,9 @@ async function preCommitRepo(hooks: string, o: Parameters<typeof makeRepo>[0] = 
 async function runOk(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = baseEnv()) {
   const { execFile } = await import("node:child_process");
   return new Promise<string>((resolve, reject) =>
-    execFile(cmd, args, { cwd, env }, (e, out, err) => (e ? reject(new Error(`${cmd} ${args.join(" ")}: ${err || e.message}`)) : resolve(out))),
+    execFile(cmd, args, { cwd, env }, (e, out, err) =>
+      e ? reject(new Error(`${cmd} ${args.join(" ")}: ${err || e.message}`)) : resolve(out),
+    ),
   );
 }
 
@@ -189,21 +219,32 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const r = await preCommitRepo(LINT_HOOKS, { config: { scripted: script(SLOPPY) } });
     const run = await yesRun(r);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/rejected by the pre-commit hook \(attempt 1\):\n[\s\S]*no console\.log\.+Failed[\s\S]*src\/counting-core\/debug\.ts:2:console\.log\("debug"\);/);
+    expect(run.stdout).toMatch(
+      /rejected by the pre-commit hook \(attempt 1\):\n[\s\S]*no console\.log\.+Failed[\s\S]*src\/counting-core\/debug\.ts:2:console\.log\("debug"\);/,
+    );
     expect(run.stdout).toContain("Retry 1/3: the task executor fixes what the hook reports");
     const { state, commits } = await expectClean(r, [run]);
     expect(commits.map((c) => c.subject)).toEqual(SUBJECTS.map((s) => `[autopilot] ${s}`));
-    expect(await gitEnv(r.dir, r.env, "show", `${commits[0].sha}:src/counting-core/debug.ts`)).toBe("export const debug = 1;\n");
+    expect(await gitEnv(r.dir, r.env, "show", `${commits[0].sha}:src/counting-core/debug.ts`)).toBe(
+      "export const debug = 1;\n",
+    );
     expect(state.decisions.filter((d: { decision: string }) => d.decision === "commit_rejected")).toHaveLength(1);
   });
 
   it("a pre-commit hook the executor cannot satisfy: the run waits for a person (exit 3); fixed by hand and answered, DONE", async (ctx) => {
     const why = skipWhy(debianTool("pre-commit"));
     if (why) return ctx.skip(why);
-    const r = await preCommitRepo(HEADER_HOOK, { files: HEADER_SCRIPT, config: { scripted: { phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } } } });
+    const r = await preCommitRepo(HEADER_HOOK, {
+      files: HEADER_SCRIPT,
+      config: { scripted: { phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } } },
+    });
     const first = await yesRun(r);
     expect(first.code, first.stdout + first.stderr).toBe(3);
-    expect(first.stdout).toMatch(new RegExp(`The pre-commit hook rejected autopilot's commit "Phase 1: Counting Core — execution complete" ${RETRY_BUDGET + 1} times`));
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `The pre-commit hook rejected autopilot's commit "Phase 1: Counting Core — execution complete" ${RETRY_BUDGET + 1} times`,
+      ),
+    );
     expect(first.stdout).toContain("src/counting-core/task-1.ts: missing SPDX-License-Identifier header");
     expect(first.stdout).toContain(`To continue: answer it yourself: run \`autopilot approve ${SLUG}\``);
     // The person adds the header, and answers with the command the run printed (without --yes).
@@ -219,8 +260,15 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const third = await paste(`echo "fix it yourself and continue" | ${line}`, { cwd: r.root, env: r.env });
     expect(third.code, third.stdout + third.stderr).toBe(0);
     const { state, commits } = await expectClean(r, [first, second, third]);
-    expect(commits.map((c) => c.subject)).toEqual(["[autopilot] Phase 1: Counting Core — execution complete", "[autopilot] Phase 2: File Reading — execution complete"]);
-    expect(state.decisions.filter((d: { decision: string; by: string }) => d.decision === "fixed_commit_manually" && d.by === "piped")).toHaveLength(2);
+    expect(commits.map((c) => c.subject)).toEqual([
+      "[autopilot] Phase 1: Counting Core — execution complete",
+      "[autopilot] Phase 2: File Reading — execution complete",
+    ]);
+    expect(
+      state.decisions.filter(
+        (d: { decision: string; by: string }) => d.decision === "fixed_commit_manually" && d.by === "piped",
+      ),
+    ).toHaveLength(2);
   });
 
   it("husky 9 (core.hooksPath), commitlint with config-conventional and lint-staged with prettier: conventional subjects, formatted commits", async (ctx) => {
@@ -229,7 +277,18 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const r = await makeRepo({
       config: { scripted: script({ "src/counting-core/format-me.ts": "export   const   formatMe=1\n" }) },
       files: {
-        "package.json": JSON.stringify({ name: "word-count", private: true, type: "module", scripts: { prepare: "husky" }, "lint-staged": { "*.ts": "prettier --write" } }, null, 2) + "\n",
+        "package.json":
+          JSON.stringify(
+            {
+              name: "word-count",
+              private: true,
+              type: "module",
+              scripts: { prepare: "husky" },
+              "lint-staged": { "*.ts": "prettier --write" },
+            },
+            null,
+            2,
+          ) + "\n",
         "commitlint.config.mjs": 'export default { extends: ["@commitlint/config-conventional"] };\n',
         ".husky/pre-commit": "npx lint-staged\n",
         ".husky/commit-msg": 'npx --no -- commitlint --edit "$1"\n',
@@ -252,7 +311,9 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     await runOk(path.join(r.dir, "node_modules/.bin/commitlint"), ["--from", r.start, "--to", "HEAD"], r.dir);
     // lint-staged's prettier rewrote autopilot's file: the rewrite is what was committed, and the
     // file is not left looking changed.
-    expect(await gitEnv(r.dir, r.env, "show", `${commits[0].sha}:src/counting-core/format-me.ts`)).toBe("export const formatMe = 1;\n");
+    expect(await gitEnv(r.dir, r.env, "show", `${commits[0].sha}:src/counting-core/format-me.ts`)).toBe(
+      "export const formatMe = 1;\n",
+    );
     expect(await gitEnv(r.dir, r.env, "status", "--porcelain", "--", "src")).toBe("");
     expect((await gitEnv(r.dir, r.env, "config", "core.hooksPath")).trim()).toBe(".husky/_");
   });
@@ -270,7 +331,8 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const { commits } = await expectClean(r, [run]);
     expect(commits).toHaveLength(3);
-    for (const c of commits) expect((await gitEnv(r.dir, env, "log", "-1", "--format=%G? %GF", c.sha)).trim()).toBe(`G ${key.fingerprint}`);
+    for (const c of commits)
+      expect((await gitEnv(r.dir, env, "log", "-1", "--format=%G? %GF", c.sha)).trim()).toBe(`G ${key.fingerprint}`);
   });
 
   it("commit.gpgsign where signing fails: commit_rejected with git's message (exit 1); after the fix the same command makes each commit once", async (ctx) => {
@@ -287,7 +349,9 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     await gitEnv(r.dir, broken, "config", "commit.gpgsign", "true");
     const first = await yesRun(r);
     expect(first.code, first.stdout + first.stderr).toBe(1);
-    expect(first.stderr).toMatch(/Git could not sign autopilot's commit "Checkpoint 2: Counting Core step 2"[\s\S]*gpg failed to sign the data[\s\S]*\[commit_rejected\]/);
+    expect(first.stderr).toMatch(
+      /Git could not sign autopilot's commit "Checkpoint 2: Counting Core step 2"[\s\S]*gpg failed to sign the data[\s\S]*\[commit_rejected\]/,
+    );
     expect(await commitsAfter(r.dir, r.start, broken)).toEqual([]);
     const again = await yesRun(r);
     expect(again.code).toBe(1);
@@ -313,7 +377,9 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const { commits } = await expectClean(r, [run]);
     const withAsset = commits.find((c) => c.files.includes("assets/logo.gif"))!;
-    expect(await gitEnv(r.dir, r.env, "show", `${withAsset.sha}:assets/logo.gif`)).toMatch(/^version https:\/\/git-lfs\.github\.com\/spec\/v1\noid sha256:/);
+    expect(await gitEnv(r.dir, r.env, "show", `${withAsset.sha}:assets/logo.gif`)).toMatch(
+      /^version https:\/\/git-lfs\.github\.com\/spec\/v1\noid sha256:/,
+    );
     expect(await runOk("git", ["lfs", "ls-files", "--name-only"], r.dir)).toContain("assets/logo.gif");
     expect(await readFile(path.join(r.dir, "assets/logo.gif"), "utf8")).toBe(asset);
   });
@@ -321,14 +387,30 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
   it("a submodule in the tree: never committed over, never descended into", async () => {
     const lib = await tempDir("autopilot-lib-");
     cleanups.push(lib.cleanup);
-    for (const a of [["init", "-q", "-b", "main"], ["config", "user.name", "Lib"], ["config", "user.email", "lib@example.invalid"]]) await gitEnv(lib.dir, baseEnv(), ...a);
+    for (const a of [
+      ["init", "-q", "-b", "main"],
+      ["config", "user.name", "Lib"],
+      ["config", "user.email", "lib@example.invalid"],
+    ])
+      await gitEnv(lib.dir, baseEnv(), ...a);
     await writeFile(path.join(lib.dir, "lib.ts"), "export const lib = 1;\n");
     await gitEnv(lib.dir, baseEnv(), "add", "-A");
     await gitEnv(lib.dir, baseEnv(), "commit", "-q", "-m", "lib");
     const r = await makeRepo({
       // The executor writes into the submodule's folder too.
       config: { scripted: script({ "vendor/lib/generated.ts": "export const generated = 1;\n" }) },
-      setup: (dir) => gitEnv(dir, baseEnv(), "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "vendor/lib").then(() => {}),
+      setup: (dir) =>
+        gitEnv(
+          dir,
+          baseEnv(),
+          "-c",
+          "protocol.file.allow=always",
+          "submodule",
+          "add",
+          "-q",
+          lib.dir,
+          "vendor/lib",
+        ).then(() => {}),
     });
     const pinned = (await gitEnv(r.dir, r.env, "ls-tree", "HEAD", "vendor/lib")).trim();
     // The user moved the submodule to a commit of their own before the session.
@@ -338,7 +420,11 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const run = await yesRun(r);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const { commits } = await expectClean(r, [run]);
-    for (const c of commits) expect(c.files.filter((f) => f.startsWith("vendor/")), c.subject).toEqual([]);
+    for (const c of commits)
+      expect(
+        c.files.filter((f) => f.startsWith("vendor/")),
+        c.subject,
+      ).toEqual([]);
     expect((await gitEnv(r.dir, r.env, "ls-tree", "HEAD", "vendor/lib")).trim()).toBe(pinned);
     expect((await gitEnv(path.join(r.dir, "vendor/lib"), r.env, "rev-parse", "HEAD")).trim()).toBe(subHead);
     expect(await gitEnv(path.join(r.dir, "vendor/lib"), r.env, "status", "--porcelain")).toBe("?? generated.ts\n");
@@ -354,7 +440,9 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const { commits } = await expectClean(r, [run]);
     expect(commits).toHaveLength(3);
-    expect(await gitEnv(r.dir, r.env, "cat-file", "-p", `${commits[2].sha}:src/file-reading/task-1.ts`)).not.toContain("\r");
+    expect(await gitEnv(r.dir, r.env, "cat-file", "-p", `${commits[2].sha}:src/file-reading/task-1.ts`)).not.toContain(
+      "\r",
+    );
     expect(await readFile(path.join(r.dir, "windows.txt"))).toEqual(before);
     expect(await gitEnv(r.dir, r.env, "status", "--porcelain", "--", "windows.txt", "src")).toBe("");
   });
@@ -362,7 +450,10 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
   it("the project is a monorepo package folder: only its own paths are committed, the root's convention is followed", async () => {
     const r = await makeRepo({
       root: "packages/app",
-      files: { ".commitlintrc.json": '{ "extends": ["@commitlint/config-conventional"] }\n', "packages/other/index.ts": "export const other = 1;\n" },
+      files: {
+        ".commitlintrc.json": '{ "extends": ["@commitlint/config-conventional"] }\n',
+        "packages/other/index.ts": "export const other = 1;\n",
+      },
     });
     // Another package's work in progress, outside the project folder.
     await appendFile(path.join(r.dir, "packages/other/index.ts"), "export const wip = true;\n");
@@ -374,8 +465,11 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
       "chore(autopilot): phase 1 Counting Core, execution complete",
       "chore(autopilot): phase 2 File Reading, execution complete",
     ]);
-    for (const c of commits) for (const f of c.files) expect(f.startsWith("packages/app/"), `${c.subject}: ${f}`).toBe(true);
-    expect(await gitEnv(r.dir, r.env, "status", "--porcelain", "--", "packages/other")).toBe(" M packages/other/index.ts\n");
+    for (const c of commits)
+      for (const f of c.files) expect(f.startsWith("packages/app/"), `${c.subject}: ${f}`).toBe(true);
+    expect(await gitEnv(r.dir, r.env, "status", "--porcelain", "--", "packages/other")).toBe(
+      " M packages/other/index.ts\n",
+    );
   });
 
   it("a spec path and a session slug with spaces: every command autopilot prints can be pasted as it is", async () => {
@@ -395,7 +489,9 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const shown = await paste(log!, { cwd: r.root, env: r.env });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("spec v2.md");
-    const state = JSON.parse(await readFile(path.join(r.root, ".harness/sessions", slug, "autopilot-state.json"), "utf8"));
+    const state = JSON.parse(
+      await readFile(path.join(r.root, ".harness/sessions", slug, "autopilot-state.json"), "utf8"),
+    );
     expect(state.currentState).toBe("DONE");
     const status = await paste(`autopilot status '${slug}'`, { cwd: r.root, env: r.env });
     expect(status.code, status.stderr).toBe(0);
@@ -409,7 +505,8 @@ describe("the hook and signing rows through MCP", () => {
     return srv;
   }
   const scripted = (files: Record<string, string> = {}) => new ScriptedRunner(script(files) as never);
-  const leaveOut = (a: typeof agreeable) => (s: Parameters<typeof agreeable>[0]) => (s.next.options.includes("leave them out") ? "leave them out" : a(s));
+  const leaveOut = (a: typeof agreeable) => (s: Parameters<typeof agreeable>[0]) =>
+    s.next.options.includes("leave them out") ? "leave them out" : a(s);
 
   it("the pre-commit framework's lint hook refuses: the next Step is the executor's fix; DONE", async (ctx) => {
     const why = skipWhy(debianTool("pre-commit"));
@@ -418,7 +515,9 @@ describe("the hook and signing rows through MCP", () => {
     const srv = await mcp(r);
     const steps: Step[] = [];
     const first = await stepCall(srv.client, "autopilot_start", { spec: SPEC_PATH });
-    const final = await playHost(srv.client, r.root, first, scripted(SLOPPY), leaveOut(agreeable), { trace: { steps } });
+    const final = await playHost(srv.client, r.root, first, scripted(SLOPPY), leaveOut(agreeable), {
+      trace: { steps },
+    });
     expect(final.state).toBe("DONE");
     const fix = steps.find((s) => s.next.kind === "dispatch" && s.next.expects.result === "fixed");
     expect(fix?.report).toContain('src/counting-core/debug.ts:2:console.log("debug");');
@@ -430,7 +529,18 @@ describe("the hook and signing rows through MCP", () => {
     const toolsDir = tools.dir;
     const r = await makeRepo({
       files: {
-        "package.json": JSON.stringify({ name: "wc", private: true, scripts: { prepare: "husky" }, "lint-staged": { "*.ts": "prettier --write" }, commitlint: { extends: ["@commitlint/config-conventional"] } }, null, 2) + "\n",
+        "package.json":
+          JSON.stringify(
+            {
+              name: "wc",
+              private: true,
+              scripts: { prepare: "husky" },
+              "lint-staged": { "*.ts": "prettier --write" },
+              commitlint: { extends: ["@commitlint/config-conventional"] },
+            },
+            null,
+            2,
+          ) + "\n",
         ".husky/pre-commit": "npx lint-staged\n",
         ".husky/commit-msg": 'npx --no -- commitlint --edit "$1"\n',
       },
@@ -440,34 +550,64 @@ describe("the hook and signing rows through MCP", () => {
       },
     });
     const srv = await mcp(r);
-    const final = await playHost(srv.client, r.root, await stepCall(srv.client, "autopilot_start", { spec: SPEC_PATH }), scripted(), leaveOut(agreeable));
+    const final = await playHost(
+      srv.client,
+      r.root,
+      await stepCall(srv.client, "autopilot_start", { spec: SPEC_PATH }),
+      scripted(),
+      leaveOut(agreeable),
+    );
     expect(final.state).toBe("DONE");
     const { commits } = await expectClean(r, []);
     expect(commits.every((c) => c.subject.startsWith("chore(autopilot): "))).toBe(true);
     await runOk(path.join(r.dir, "node_modules/.bin/commitlint"), ["--from", r.start, "--to", "HEAD"], r.dir);
   });
 
-  it("--human-gates: past the budget, \"commit without hooks this once\" from the host is human_required; the user's fix and answer finish it", async (ctx) => {
+  it('--human-gates: past the budget, "commit without hooks this once" from the host is human_required; the user\'s fix and answer finish it', async (ctx) => {
     const why = skipWhy(debianTool("pre-commit"));
     if (why) return ctx.skip(why);
-    const r = await preCommitRepo(HEADER_HOOK, { files: HEADER_SCRIPT, config: { scripted: { phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } } } });
+    const r = await preCommitRepo(HEADER_HOOK, {
+      files: HEADER_SCRIPT,
+      config: { scripted: { phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } } },
+    });
     const srv = await mcp(r);
     const runner = new ScriptedRunner({ phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } });
-    const ask = await playHost(srv.client, r.root, await stepCall(srv.client, "autopilot_start", { spec: SPEC_PATH, flags: "--human-gates" }), runner, leaveOut(agreeable), {
-      until: (s) => s.next.kind === "ask" && s.next.options.includes("commit without hooks this once"),
-    });
+    const ask = await playHost(
+      srv.client,
+      r.root,
+      await stepCall(srv.client, "autopilot_start", { spec: SPEC_PATH, flags: "--human-gates" }),
+      runner,
+      leaveOut(agreeable),
+      {
+        until: (s) => s.next.kind === "ask" && s.next.options.includes("commit without hooks this once"),
+      },
+    );
     expect(ask.next.kind === "ask" && ask.next.humanOnly).toEqual(["commit without hooks this once"]);
-    const refused = await call(srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "commit without hooks this once" });
+    const refused = await call(srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: ask.stepId,
+      answer: "commit without hooks this once",
+    });
     expect(refused.error?.code).toBe("human_required");
     for (const f of ["src/counting-core/task-1.ts"]) {
       const file = path.join(r.root, f);
       await writeFile(file, `// SPDX-License-Identifier: MIT\n${await readFile(file, "utf8")}`);
     }
-    let step = await stepCall(srv.client, "autopilot_decide", { session: SLUG, stepId: ask.stepId, answer: "fix it yourself and continue" });
-    step = await playHost(srv.client, r.root, step, runner, leaveOut(agreeable), { until: (s) => s.next.kind === "ask" && s.next.options.includes("commit without hooks this once") });
+    let step = await stepCall(srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: ask.stepId,
+      answer: "fix it yourself and continue",
+    });
+    step = await playHost(srv.client, r.root, step, runner, leaveOut(agreeable), {
+      until: (s) => s.next.kind === "ask" && s.next.options.includes("commit without hooks this once"),
+    });
     const file2 = path.join(r.root, "src/file-reading/task-1.ts");
     await writeFile(file2, `// SPDX-License-Identifier: MIT\n${await readFile(file2, "utf8")}`);
-    step = await stepCall(srv.client, "autopilot_decide", { session: SLUG, stepId: step.stepId, answer: "fix it yourself and continue" });
+    step = await stepCall(srv.client, "autopilot_decide", {
+      session: SLUG,
+      stepId: step.stepId,
+      answer: "fix it yourself and continue",
+    });
     const final = await playHost(srv.client, r.root, step, runner, leaveOut(agreeable));
     expect(final.state).toBe("DONE");
     await expectClean(r, []);
@@ -489,7 +629,14 @@ describe("the hook and signing rows through MCP", () => {
     await gitEnv(r.dir, env, "config", "gpg.program", signer);
     const srv = await mcp(r);
     const runner = scripted();
-    const exec = await playHost(srv.client, r.root, await stepCall(srv.client, "autopilot_start", { spec: SPEC_PATH }), runner, leaveOut(agreeable), { until: (s) => s.state === "EXECUTE" });
+    const exec = await playHost(
+      srv.client,
+      r.root,
+      await stepCall(srv.client, "autopilot_start", { spec: SPEC_PATH }),
+      runner,
+      leaveOut(agreeable),
+      { until: (s) => s.state === "EXECUTE" },
+    );
     const { result } = await runner.run({ ...taskOf(r.root, exec) });
     const refused = await call(srv.client, "autopilot_report", { session: SLUG, stepId: exec.stepId, result });
     expect(refused.result.isError).toBe(true);

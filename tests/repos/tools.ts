@@ -29,7 +29,12 @@ export const NPM_TOOLS = {
  */
 export async function npmTools(): Promise<{ dir: string } | { skip: string }> {
   const { "lint-staged": version, ...rest } = NPM_TOOLS;
-  const got = await ensureNpmClient("lint-staged", version, "lint-staged", Object.entries(rest).map(([p, v]) => `${p}@${v}`));
+  const got = await ensureNpmClient(
+    "lint-staged",
+    version,
+    "lint-staged",
+    Object.entries(rest).map(([p, v]) => `${p}@${v}`),
+  );
   if ("skip" in got) return got;
   return { dir: path.dirname(path.dirname(path.dirname(got.bin))) };
 }
@@ -40,7 +45,9 @@ export function debianTool(cmd: string, args: string[] = ["--version"]): { skip:
     execFileSync(cmd, args, { stdio: "ignore", timeout: 30_000 });
     return { ok: true };
   } catch {
-    return { skip: `${cmd} is not installed (Debian: apt-get install -y ${cmd === "gpg" ? "gnupg" : cmd}; .ci/run installs it)` };
+    return {
+      skip: `${cmd} is not installed (Debian: apt-get install -y ${cmd === "gpg" ? "gnupg" : cmd}; .ci/run installs it)`,
+    };
   }
 }
 
@@ -51,7 +58,13 @@ export function preCommitHome(): string {
 
 /** The environment every CLI run and git call of the matrix gets: no system git config. */
 export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0", PRE_COMMIT_HOME: preCommitHome(), ...extra };
+  return {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+    PRE_COMMIT_HOME: preCommitHome(),
+    ...extra,
+  };
 }
 
 /** git with the matrix's environment (GNUPGHOME and such), stdout. */
@@ -69,7 +82,11 @@ export interface Ran {
 /** The built CLI, with `input` on stdin (closed after it). */
 export function runCli(args: string[], o: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: o.cwd, env: o.env ?? baseEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: o.cwd,
+      env: o.env ?? baseEnv(),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -83,7 +100,11 @@ export function runCli(args: string[], o: { cwd: string; env?: NodeJS.ProcessEnv
 /** A shell line as a user pastes it, with `autopilot` being the built CLI. */
 export function paste(line: string, o: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", `autopilot() { "${process.execPath}" "${CLI}" "$@"; }\n${line}`], { cwd: o.cwd, env: o.env ?? baseEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("sh", ["-c", `autopilot() { "${process.execPath}" "${CLI}" "$@"; }\n${line}`], {
+      cwd: o.cwd,
+      env: o.env ?? baseEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -116,7 +137,20 @@ export async function throwawayKey(): Promise<{ home: string; fingerprint: strin
   const home = await mkdtemp(path.join(tmpdir(), "gpg-"));
   await mkdir(home, { recursive: true, mode: 0o700 });
   const env = { ...process.env, GNUPGHOME: home };
-  await execFileP("gpg", ["--batch", "--passphrase", "", "--quick-gen-key", "Autopilot Test <autopilot-test@example.invalid>", "ed25519", "sign", "never"], { env });
+  await execFileP(
+    "gpg",
+    [
+      "--batch",
+      "--passphrase",
+      "",
+      "--quick-gen-key",
+      "Autopilot Test <autopilot-test@example.invalid>",
+      "ed25519",
+      "sign",
+      "never",
+    ],
+    { env },
+  );
   const { stdout } = await execFileP("gpg", ["--list-secret-keys", "--with-colons"], { env });
   const fingerprint = /^fpr:+([0-9A-F]+):/m.exec(stdout)?.[1];
   if (!fingerprint) throw new Error(`no key generated: ${stdout}`);
@@ -132,13 +166,29 @@ export async function throwawayKey(): Promise<{ home: string; fingerprint: strin
 
 /** The autopilot commits after `since`: subject, the effect trailer, the files. */
 export async function commitsAfter(dir: string, since: string, env: NodeJS.ProcessEnv = baseEnv()) {
-  const out = await gitEnv(dir, env, "log", "--reverse", "--format=%x1e%H%x1f%s%x1f%(trailers:key=Autopilot-Effect,valueonly)%x1f", "--name-only", `${since}..HEAD`);
+  const out = await gitEnv(
+    dir,
+    env,
+    "log",
+    "--reverse",
+    "--format=%x1e%H%x1f%s%x1f%(trailers:key=Autopilot-Effect,valueonly)%x1f",
+    "--name-only",
+    `${since}..HEAD`,
+  );
   return out
     .split("\x1e")
     .filter((r) => r.trim())
     .map((r) => {
       const [sha, subject, trailer, files] = r.split("\x1f");
-      return { sha, subject, trailer: trailer.trim(), files: files.split("\n").map((f) => f.trim()).filter(Boolean) };
+      return {
+        sha,
+        subject,
+        trailer: trailer.trim(),
+        files: files
+          .split("\n")
+          .map((f) => f.trim())
+          .filter(Boolean),
+      };
     });
 }
 

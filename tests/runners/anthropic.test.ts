@@ -2,14 +2,29 @@
 // temporary project. What matters is what the model is sent back, so each script entry asserts on
 // the request it receives.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AnthropicRunner, type AnthropicRunnerOptions } from "../../src/runners/anthropic.js";
 import type { PersonaTask } from "../../src/runners/types.js";
 import { AutopilotError } from "../../src/protocol/errors.js";
-import { reply, startFakeAnthropic, toolResults, type FakeAnthropic, type ScriptEntry } from "../helpers/fake-anthropic.js";
+import {
+  reply,
+  startFakeAnthropic,
+  toolResults,
+  type FakeAnthropic,
+  type ScriptEntry,
+} from "../helpers/fake-anthropic.js";
 
 let base: string;
 let project: string;
@@ -60,8 +75,16 @@ describe("AnthropicRunner", () => {
   it("reads, edits, runs a command and reports; usage is summed across turns", async () => {
     const personas = path.join(base, "personas");
     mkdirSync(personas);
-    writeFileSync(path.join(personas, "harness-task-executor.md"), "---\nname: harness-task-executor\n---\nYou execute plans, task by task.\n");
-    const usage = { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 800, cache_creation_input_tokens: 120 };
+    writeFileSync(
+      path.join(personas, "harness-task-executor.md"),
+      "---\nname: harness-task-executor\n---\nYou execute plans, task by task.\n",
+    );
+    const usage = {
+      input_tokens: 1000,
+      output_tokens: 50,
+      cache_read_input_tokens: 800,
+      cache_creation_input_tokens: 120,
+    };
     const r = await runner(
       [
         (req) => {
@@ -72,7 +95,17 @@ describe("AnthropicRunner", () => {
           expect(req.body.model).toBe("claude-test-model");
           const names = req.body.tools!.map((t) => t.name);
           expect(names).toEqual(
-            expect.arrayContaining(["read_file", "write_file", "edit_file", "list_files", "search", "run_command", "git_status", "git_diff", "report_result"]),
+            expect.arrayContaining([
+              "read_file",
+              "write_file",
+              "edit_file",
+              "list_files",
+              "search",
+              "run_command",
+              "git_status",
+              "git_diff",
+              "report_result",
+            ]),
           );
           const report = req.body.tools!.find((t) => t.name === "report_result")!;
           expect(JSON.stringify(report.input_schema)).toContain('"const":"executed"');
@@ -100,9 +133,15 @@ describe("AnthropicRunner", () => {
           expect(res.content).toContain("TIMEOUT = 60");
           expect(res.content).toContain("checked");
           // Only the newest user content carries the moving cache breakpoint.
-          const marked = req.body.messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content)).filter((b) => b.cache_control);
+          const marked = req.body.messages
+            .flatMap((m) => (typeof m.content === "string" ? [] : m.content))
+            .filter((b) => b.cache_control);
           expect(marked).toHaveLength(1);
-          return reply.tool("report_result", { kind: "executed", outcome: "complete", summary: "timeout raised" }, usage);
+          return reply.tool(
+            "report_result",
+            { kind: "executed", outcome: "complete", summary: "timeout raised" },
+            usage,
+          );
         },
       ],
       { model: "claude-test-model", personasDir: personas },
@@ -242,12 +281,18 @@ describe("AnthropicRunner", () => {
 
   it("bounds a huge file read and a huge command output", async () => {
     const line = "0123456789".repeat(8);
-    writeFileSync(path.join(project, "big.txt"), Array.from({ length: 5000 }, (_, i) => `${i + 1}:${line}`).join("\n") + "\n");
+    writeFileSync(
+      path.join(project, "big.txt"),
+      Array.from({ length: 5000 }, (_, i) => `${i + 1}:${line}`).join("\n") + "\n",
+    );
     const r = await runner([
       () =>
         reply.tools(
           ["read_file", { path: "big.txt" }],
-          ["run_command", { command: `node -e "process.stdout.write('x'.repeat(300000)); process.stdout.write('THE-END')"` }],
+          [
+            "run_command",
+            { command: `node -e "process.stdout.write('x'.repeat(300000)); process.stdout.write('THE-END')"` },
+          ],
         ),
       (req) => {
         const [read, cmd] = toolResults(req);
@@ -280,7 +325,9 @@ describe("AnthropicRunner", () => {
         () => reply.tool("read_file", { path: "mid.txt" }),
         () => reply.tool("read_file", { path: "mid.txt" }),
         (req) => {
-          const all = req.body.messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content)).filter((b) => b.type === "tool_result");
+          const all = req.body.messages
+            .flatMap((m) => (typeof m.content === "string" ? [] : m.content))
+            .filter((b) => b.type === "tool_result");
           expect(all).toHaveLength(3);
           expect(all[0].content).toMatch(/earlier tool result elided/);
           expect(all[2].content).toContain("mmm");

@@ -74,7 +74,9 @@ console.log("Final:\\n\`\`\`json\\n" + JSON.stringify({ kind: "planned", planPat
 
   it("accepts a bare JSON line and a claude -p --output-format json envelope", async () => {
     const bare = new CommandRunner({ command: `echo 'done.'; echo '{"verdict":"pass"}'` });
-    expect((await bare.run(task({ persona: "harness-verifier", expects: { result: "verified", artifacts: {} } }))).result).toEqual({
+    expect(
+      (await bare.run(task({ persona: "harness-verifier", expects: { result: "verified", artifacts: {} } }))).result,
+    ).toEqual({
       kind: "verified",
       verdict: "pass",
     });
@@ -84,7 +86,9 @@ console.log("Final:\\n\`\`\`json\\n" + JSON.stringify({ kind: "planned", planPat
       result: 'Reviewed.\n```json\n{"kind":"reviewed","findings":[{"severity":"warning","title":"No tests"}]}\n```',
     });
     const wrapped = new CommandRunner({ command: `printf '%s\\n' '${envelope}'` });
-    const out = await wrapped.run(task({ persona: "harness-code-reviewer", expects: { result: "reviewed", artifacts: {} } }));
+    const out = await wrapped.run(
+      task({ persona: "harness-code-reviewer", expects: { result: "reviewed", artifacts: {} } }),
+    );
     expect(out.result).toEqual({ kind: "reviewed", findings: [{ severity: "warning", title: "No tests" }] });
   });
 
@@ -121,7 +125,9 @@ setInterval(() => {}, 1000);
     const wrongKind = await new CommandRunner({ command: `echo '{"kind":"fixed","summary":"x"}'` }).run(task());
     expect(wrongKind.result.error).toMatch(/expects a result of kind "planned"/);
 
-    const failed = await new CommandRunner({ command: "echo 'partial' ; echo 'boom: no credentials' >&2; exit 3" }).run(task());
+    const failed = await new CommandRunner({ command: "echo 'partial' ; echo 'boom: no credentials' >&2; exit 3" }).run(
+      task(),
+    );
     expect(failed.result.kind).toBe("planned");
     expect(failed.result.error).toMatch(/exited with code 3/);
     expect(failed.result.error).toContain("boom: no credentials");
@@ -143,8 +149,12 @@ process.stdout.write("\\n\`\`\`json\\n{\\"kind\\":\\"planned\\"}\\n\`\`\`\\n");
 
   it("takes the template from AUTOPILOT_RUNNER_COMMAND and explains when there is none", async () => {
     expect(() => new CommandRunner({ env: {} })).toThrow(/AUTOPILOT_RUNNER_COMMAND/);
-    const runner = new CommandRunner({ env: { ...process.env, AUTOPILOT_RUNNER_COMMAND: `echo '{"kind":"{result}","summary":"{persona}"}'` } });
-    const out = await runner.run(task({ persona: "harness-task-executor", expects: { result: "fixed", artifacts: {} } }));
+    const runner = new CommandRunner({
+      env: { ...process.env, AUTOPILOT_RUNNER_COMMAND: `echo '{"kind":"{result}","summary":"{persona}"}'` },
+    });
+    const out = await runner.run(
+      task({ persona: "harness-task-executor", expects: { result: "fixed", artifacts: {} } }),
+    );
     expect(out.result).toEqual({ kind: "fixed", summary: "harness-task-executor" });
   });
 
@@ -161,7 +171,9 @@ process.stdout.write("\\n\`\`\`json\\n{\\"kind\\":\\"planned\\"}\\n\`\`\`\\n");
 
 describe("extractResult", () => {
   it("prefers the last fenced block over earlier ones and over JSON lines", () => {
-    const r = extractResult('{"kind":"a"}\n```json\n{"kind":"b"}\n```\ntext\n```json\n{"kind":"c"}\n```\n{"not":"a result"}x');
+    const r = extractResult(
+      '{"kind":"a"}\n```json\n{"kind":"b"}\n```\ntext\n```json\n{"kind":"c"}\n```\n{"not":"a result"}x',
+    );
     expect(r).toEqual({ ok: true, value: { kind: "c" } });
   });
 });

@@ -100,7 +100,8 @@ describe("toolbox", () => {
   });
 
   it("shows git status and a diff of the project", async () => {
-    const git = (...a: string[]) => execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...a], { cwd: root });
+    const git = (...a: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...a], { cwd: root });
     git("init", "-q");
     git("add", "-A");
     git("commit", "-q", "-m", "init");

@@ -57,7 +57,9 @@ describe(".harness/config.json", () => {
       humanGates: true,
       worktree: true,
     });
-    expect((await readProjectConfig(await project(JSON.stringify(["npm run lint"])))).config).toEqual({ validation: ["npm run lint"] });
+    expect((await readProjectConfig(await project(JSON.stringify(["npm run lint"])))).config).toEqual({
+      validation: ["npm run lint"],
+    });
     expect(await readProjectConfig(await project(null))).toEqual({ config: {}, warnings: [] });
   });
 
@@ -65,7 +67,8 @@ describe(".harness/config.json", () => {
     const dir = await project(JSON.stringify({ budget: "lots" }));
     await expect(readProjectConfig(dir)).rejects.toMatchObject({
       code: "bad_input",
-      message: '.harness/config.json: "budget" must be tokens ("200k", 50000) or US dollars ("$5"); it is "lots". Fix it in .harness/config.json.',
+      message:
+        '.harness/config.json: "budget" must be tokens ("200k", 50000) or US dollars ("$5"); it is "lots". Fix it in .harness/config.json.',
     });
     const nested = await project(JSON.stringify({ scripted: { phases: { "1": { tasks: 0 } } } }));
     await expect(readProjectConfig(nested)).rejects.toThrow(/"scripted" must be .*"scripted\.phases\.1\.tasks"/);
@@ -74,9 +77,12 @@ describe(".harness/config.json", () => {
   it("refuses a parallelMinTasks outside 2 to 20 by name, and ignores a parallel switch that is not true or false", async () => {
     await expect(readProjectConfig(await project(JSON.stringify({ parallelMinTasks: 1 })))).rejects.toMatchObject({
       code: "bad_input",
-      message: '.harness/config.json: "parallelMinTasks" must be a whole number of tasks from 2 to 20 (default 3); it is 1. Fix it in .harness/config.json.',
+      message:
+        '.harness/config.json: "parallelMinTasks" must be a whole number of tasks from 2 to 20 (default 3); it is 1. Fix it in .harness/config.json.',
     });
-    const { config, warnings } = await readProjectConfig(await project(JSON.stringify({ parallel: "on", parallelMinTasks: 4 })));
+    const { config, warnings } = await readProjectConfig(
+      await project(JSON.stringify({ parallel: "on", parallelMinTasks: 4 })),
+    );
     expect(config).toEqual({ parallelMinTasks: 4 });
     expect(warnings).toEqual(['.harness/config.json: "parallel" must be true or false, not "on"; ignored.']);
   });
@@ -94,7 +100,10 @@ describe(".harness/config.json", () => {
   it("a start refuses a config that is not JSON before it makes anything (it used to start without the budget)", async () => {
     const dir = await project('{ "budget": "$5", }');
     const e = await new Engine(dir).start(SPEC).catch((x) => x);
-    expect(e).toMatchObject({ code: "bad_input", message: expect.stringMatching(/^\.harness\/config\.json is not valid JSON .*Fix it, or remove it\.$/) });
+    expect(e).toMatchObject({
+      code: "bad_input",
+      message: expect.stringMatching(/^\.harness\/config\.json is not valid JSON .*Fix it, or remove it\.$/),
+    });
     expect(existsSync(path.join(dir, ".harness/sessions"))).toBe(false);
   });
 });

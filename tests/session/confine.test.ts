@@ -42,7 +42,9 @@ describe("confine", () => {
   it("accepts an absolute path inside the project and refuses one outside", () => {
     expect(confine(root, path.join(root, "docs/a.md"))).toBe(path.join(root, "docs/a.md"));
     expect(() => confine(root, "/etc/passwd")).toThrow(/outside the project/);
-    expect(() => confine(root, path.join(outside, "secret.md"))).toThrow(expect.objectContaining({ details: { path: path.join(outside, "secret.md"), why: "outside" } }));
+    expect(() => confine(root, path.join(outside, "secret.md"))).toThrow(
+      expect.objectContaining({ details: { path: path.join(outside, "secret.md"), why: "outside" } }),
+    );
   });
 
   it("reads Windows separators as separators, so ..\\ escapes and C:\\ is absolute", () => {
@@ -59,10 +61,19 @@ describe("confine", () => {
     // Lexically these are inside; only following the link shows where they lead.
     expect(checkPath(root, "docs/out/secret.md").ok).toBe(true);
     const out = checkPath(root, "docs/out/secret.md", { links: true });
-    expect(out).toMatchObject({ ok: false, escape: { why: "link", via: path.join(root, "docs/out/secret.md"), real: path.join(outside, "secret.md") } });
+    expect(out).toMatchObject({
+      ok: false,
+      escape: { why: "link", via: path.join(root, "docs/out/secret.md"), real: path.join(outside, "secret.md") },
+    });
     // A file that does not exist yet is judged by the folder it would be written in.
-    expect(checkPath(root, "docs/out/new/file.md", { links: true })).toMatchObject({ ok: false, escape: { why: "link" } });
-    expect(checkPath(root, "inner/p.md", { links: true })).toMatchObject({ ok: true, real: path.join(root, "docs/plans/p.md") });
+    expect(checkPath(root, "docs/out/new/file.md", { links: true })).toMatchObject({
+      ok: false,
+      escape: { why: "link" },
+    });
+    expect(checkPath(root, "inner/p.md", { links: true })).toMatchObject({
+      ok: true,
+      real: path.join(root, "docs/plans/p.md"),
+    });
     expect(checkPath(root, "dangling", { links: true })).toMatchObject({ ok: false, escape: { why: "broken" } });
     expect(() => confine(root, "docs/out/secret.md", { links: true })).toThrow(/through a symbolic link/);
   });
@@ -85,7 +96,9 @@ describe("the readers and writers that use it", () => {
     await expect(readPlanFacts(root, "docs/plans/plan.md", [])).rejects.toMatchObject({ code: "outside_project" });
     symlinkSync(path.join(tmp, "missing.md"), path.join(root, "docs/plans/gone.md"));
     expect(await readPlanFacts(root, "docs/plans/gone.md", [])).toBeNull();
-    await expect(readPlanFacts(root, "..\\elsewhere\\secret.md", [])).rejects.toMatchObject({ code: "outside_project" });
+    await expect(readPlanFacts(root, "..\\elsewhere\\secret.md", [])).rejects.toMatchObject({
+      code: "outside_project",
+    });
   });
 
   it("let a headless persona write under a ..-named folder but not through ..\\", async () => {
@@ -101,7 +114,9 @@ describe("the readers and writers that use it", () => {
   it("take a spec only from inside the project, by any spelling", () => {
     writeFileSync(path.join(root, "docs/spec.md"), "# Spec\n");
     expect(resolveSpecPath(root, "docs\\spec.md").rel).toBe("docs/spec.md");
-    expect(() => resolveSpecPath(root, "..\\elsewhere\\secret.md")).toThrow(expect.objectContaining({ code: "outside_project" }));
+    expect(() => resolveSpecPath(root, "..\\elsewhere\\secret.md")).toThrow(
+      expect.objectContaining({ code: "outside_project" }),
+    );
     symlinkSync(path.join(outside, "secret.md"), path.join(root, "docs/linked.md"));
     expect(() => resolveSpecPath(root, "docs/linked.md")).toThrow(/resolves to .*secret\.md, outside the project/);
   });

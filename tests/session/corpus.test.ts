@@ -25,12 +25,14 @@ function stateFiles(): string[] {
       else if (e.name.endsWith("autopilot-state.json")) out.push(p);
     }
   };
-  for (const d of ["sessions", "legacy-v1", "state-variants"]) if (existsSync(path.join(upstream, d))) walk(path.join(upstream, d));
+  for (const d of ["sessions", "legacy-v1", "state-variants"])
+    if (existsSync(path.join(upstream, d))) walk(path.join(upstream, d));
   return out.sort();
 }
 
 const files = stateFiles();
-if (files.length === 0) console.log(`corpus tests skipped: no state files under ${upstream} (the shared corpus is absent)`);
+if (files.length === 0)
+  console.log(`corpus tests skipped: no state files under ${upstream} (the shared corpus is absent)`);
 
 const read = (f: string): Rec => JSON.parse(readFileSync(f, "utf8")) as Rec;
 const name = (f: string) => path.relative(upstream, f);
@@ -77,7 +79,8 @@ describe.skipIf(files.length === 0)("the real-world corpus", () => {
     });
 
     it("loses no value anywhere in the file", () => {
-      const allowed = (p: string) => p === "$.schemaVersion" || (p === "$.retryBudget" && typeof raw.retryBudget === "number");
+      const allowed = (p: string) =>
+        p === "$.schemaVersion" || (p === "$.retryBudget" && typeof raw.retryBudget === "number");
       expect(lostValues(raw, s, "$", allowed)).toEqual([]);
     });
 

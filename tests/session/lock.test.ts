@@ -50,7 +50,16 @@ try {
 `;
 
 function child(mode: "hold" | "count", ms: number, staleMs: number, waitMs: number, counter = "") {
-  const args = [pathToFileURL(distLock).href, mode, files.target, files.dir, String(ms), String(staleMs), String(waitMs), counter];
+  const args = [
+    pathToFileURL(distLock).href,
+    mode,
+    files.target,
+    files.dir,
+    String(ms),
+    String(staleMs),
+    String(waitMs),
+    counter,
+  ];
   return nodeChild(CHILD, args, children);
 }
 
@@ -64,7 +73,10 @@ async function killedHolder() {
 
 /** The LockBusyError `p` rejects with (fails when it resolves or rejects with anything else). */
 async function busy(p: Promise<unknown>): Promise<LockBusyError> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(LockBusyError);
   return e as LockBusyError;
 }

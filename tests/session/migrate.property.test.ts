@@ -7,8 +7,23 @@ import { migrateState } from "../../src/session/migrate.js";
 import { AutopilotState, STATE_NAMES } from "../../src/session/schema.js";
 
 const word = fc.constantFrom(
-  "complete", "COMPLETE", "PHASE_COMPLETE", "in-progress", "done", "pending", "skipped", "weird",
-  "critical", "important", "suggestion", "blocking", "warning", "note", "low", "Medium", "high",
+  "complete",
+  "COMPLETE",
+  "PHASE_COMPLETE",
+  "in-progress",
+  "done",
+  "pending",
+  "skipped",
+  "weird",
+  "critical",
+  "important",
+  "suggestion",
+  "blocking",
+  "warning",
+  "note",
+  "low",
+  "Medium",
+  "high",
 );
 const anyish = fc.oneof(fc.jsonValue(), word, fc.integer({ min: -2, max: 8 }), fc.constant(null));
 const phase = fc.oneof(
@@ -27,13 +42,26 @@ const phase = fc.oneof(
   anyish,
 );
 const finding = fc.oneof(
-  fc.record({ severity: fc.oneof(word, anyish), title: anyish, description: anyish, line: anyish, file: anyish }, { requiredKeys: [] }),
+  fc.record(
+    { severity: fc.oneof(word, anyish), title: anyish, description: anyish, line: anyish, file: anyish },
+    { requiredKeys: [] },
+  ),
   anyish,
 );
 const decision = fc.oneof(
   fc.string(),
   fc.record(
-    { phase: anyish, decision: anyish, what: anyish, why: anyish, at: anyish, date: anyish, timestamp: anyish, signals: anyish, by: anyish },
+    {
+      phase: anyish,
+      decision: anyish,
+      what: anyish,
+      why: anyish,
+      at: anyish,
+      date: anyish,
+      timestamp: anyish,
+      signals: anyish,
+      by: anyish,
+    },
     { requiredKeys: [] },
   ),
   anyish,
@@ -54,13 +82,38 @@ const stateLike = fc.record(
     phases: fc.oneof(fc.array(phase, { maxLength: 5 }), anyish),
     retryBudget: fc.oneof(
       fc.integer({ min: -1, max: 5 }),
-      fc.record({ maxAttempts: anyish, currentTask: fc.oneof(anyish, fc.record({ name: anyish, number: anyish, attempts: anyish }, { requiredKeys: [] })) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          maxAttempts: anyish,
+          currentTask: fc.oneof(
+            anyish,
+            fc.record({ name: anyish, number: anyish, attempts: anyish }, { requiredKeys: [] }),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
       anyish,
     ),
-    history: fc.oneof(fc.array(fc.oneof(fc.record({ phase: anyish, commit: anyish, name: anyish, reviewFindings: anyish }, { requiredKeys: [] }), anyish), { maxLength: 4 }), anyish),
+    history: fc.oneof(
+      fc.array(
+        fc.oneof(
+          fc.record({ phase: anyish, commit: anyish, name: anyish, reviewFindings: anyish }, { requiredKeys: [] }),
+          anyish,
+        ),
+        { maxLength: 4 },
+      ),
+      anyish,
+    ),
     decisions: fc.oneof(fc.array(decision, { maxLength: 4 }), anyish),
     finalReview: fc.oneof(
-      fc.record({ status: fc.oneof(word, anyish), findings: fc.oneof(fc.array(finding, { maxLength: 3 }), anyish), retryCount: anyish }, { requiredKeys: [] }),
+      fc.record(
+        {
+          status: fc.oneof(word, anyish),
+          findings: fc.oneof(fc.array(finding, { maxLength: 3 }), anyish),
+          retryCount: anyish,
+        },
+        { requiredKeys: [] },
+      ),
       anyish,
     ),
     stepId: anyish,

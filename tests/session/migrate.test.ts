@@ -117,13 +117,22 @@ describe("tolerant reading of real-world variants", () => {
       ["phase_complete", "PHASE_COMPLETE"],
       ["Completed", "DONE"],
     ]) {
-      expect(migrateState({ ...fixture("v3-no-review-plans.json"), currentState: word }).state.currentState).toBe(state);
+      expect(migrateState({ ...fixture("v3-no-review-plans.json"), currentState: word }).state.currentState).toBe(
+        state,
+      );
     }
   });
 
   it("phase statuses PHASE_COMPLETE, COMPLETE, done, Skipped, in-progress, todo map onto pending|complete|skipped", () => {
     const { s, raw } = migrated("phase-status-variants.json");
-    expect(s.phases.map((p: Rec) => p.status)).toEqual(["complete", "complete", "skipped", "pending", "complete", "pending"]);
+    expect(s.phases.map((p: Rec) => p.status)).toEqual([
+      "complete",
+      "complete",
+      "skipped",
+      "pending",
+      "complete",
+      "pending",
+    ]);
     expect(s.phases.map((p: Rec) => p.originalStatus)).toEqual(raw.phases.map((p: Rec) => p.status));
     expect(s.currentState).toBe("EXECUTE");
     expect(s.rigorLevel).toBe("standard");
@@ -146,7 +155,10 @@ describe("tolerant reading of real-world variants", () => {
 
   it("a null or missing retryBudget gets the default", () => {
     expect(migrated("retry-budget-null.json").s.retryBudget).toEqual({ maxAttempts: RETRY_BUDGET, currentTask: null });
-    expect(migrated("complete-and-severities.json").s.retryBudget).toEqual({ maxAttempts: RETRY_BUDGET, currentTask: null });
+    expect(migrated("complete-and-severities.json").s.retryBudget).toEqual({
+      maxAttempts: RETRY_BUDGET,
+      currentTask: null,
+    });
   });
 
   it("a file naming its sessionSlug but no sessionDir gets the directory from the slug", () => {
@@ -157,11 +169,27 @@ describe("tolerant reading of real-world variants", () => {
     const { s, raw } = migrated("decisions-mixed.json");
     const [plain, whatWhy, stateWhatWhy, at, context, clean] = s.decisions as Rec[];
     expect(plain).toEqual({ phase: null, decision: "note", timestamp: null, note: "Phase 1 plan approved by human" });
-    expect(whatWhy).toMatchObject({ ...raw.decisions[1], phase: null, decision: "Auto-approved Phase 1 plan", timestamp: null, note: "User instructed auto-approve all plans" });
-    expect(stateWhatWhy).toMatchObject({ ...raw.decisions[2], phase: null, decision: "Validated the draft spec", state: "BRAINSTORM" });
+    expect(whatWhy).toMatchObject({
+      ...raw.decisions[1],
+      phase: null,
+      decision: "Auto-approved Phase 1 plan",
+      timestamp: null,
+      note: "User instructed auto-approve all plans",
+    });
+    expect(stateWhatWhy).toMatchObject({
+      ...raw.decisions[2],
+      phase: null,
+      decision: "Validated the draft spec",
+      state: "BRAINSTORM",
+    });
     // `at` is a state name here, not a date.
     expect(at).toMatchObject({ ...raw.decisions[3], timestamp: null, state: "APPROVE_PLAN" });
-    expect(context).toMatchObject({ ...raw.decisions[4], phase: null, timestamp: "2026-03-23", note: "7 tasks, low complexity" });
+    expect(context).toMatchObject({
+      ...raw.decisions[4],
+      phase: null,
+      timestamp: "2026-03-23",
+      note: "7 tasks, low complexity",
+    });
     expect(clean).toEqual(raw.decisions[5]);
     expect(lostValues(raw.decisions, s.decisions)).toEqual([]);
   });
@@ -265,21 +293,46 @@ describe("the phase records added for the personas' work (issue 30)", () => {
   /** A v5 file written before them: its phaseRun lacks every new field. */
   function before(stage: string, fix: unknown = null): Rec {
     const s = structuredClone(migrated("v4-no-rigor.json").state) as Rec;
-    for (const k of ["startCommit", "nextTask", "planProblems", "planChecks", "assumptions", "deferred", "planDefects", "verificationRounds", "reviewRounds", "reviewChecks", "reviewProblems", "fixRounds", "disputed", "evidence"])
+    for (const k of [
+      "startCommit",
+      "nextTask",
+      "planProblems",
+      "planChecks",
+      "assumptions",
+      "deferred",
+      "planDefects",
+      "verificationRounds",
+      "reviewRounds",
+      "reviewChecks",
+      "reviewProblems",
+      "fixRounds",
+      "disputed",
+      "evidence",
+    ])
       delete s.phaseRun[k];
     return { ...s, currentState: "EXECUTE", stage, phaseRun: { ...s.phaseRun, fix } };
   }
 
   it("a phaseRun without them reads with their defaults (no start commit, no start task, no rounds)", () => {
     const { state, notes } = migrateState(before("running"), { sessionDir: SESSION_DIR });
-    expect(state.phaseRun).toMatchObject({ startCommit: null, nextTask: null, verificationRounds: [], reviewRounds: [], planChecks: 0, fixRounds: 0, disputed: [] });
+    expect(state.phaseRun).toMatchObject({
+      startCommit: null,
+      nextTask: null,
+      verificationRounds: [],
+      reviewRounds: [],
+      planChecks: 0,
+      fixRounds: 0,
+      disputed: [],
+    });
     expect(notes).toEqual([]);
     // Without a recorded phase start, a phase review's range falls back to the session's start.
     expect(renderStep(state, SESSION_DIR.split("/").at(-1)!).next.kind).toBe("dispatch");
   });
 
-  it("a fix round saved in EXECUTE.running moves to EXECUTE.fixing, whose persona replies \"fixed\"", () => {
-    const { state, notes } = migrateState(before("running", { source: "review", findings: ["bug (src/a.ts:3)"] }), { sessionDir: SESSION_DIR });
+  it('a fix round saved in EXECUTE.running moves to EXECUTE.fixing, whose persona replies "fixed"', () => {
+    const { state, notes } = migrateState(before("running", { source: "review", findings: ["bug (src/a.ts:3)"] }), {
+      sessionDir: SESSION_DIR,
+    });
     expect(state.stage).toBe("fixing");
     expect(notes).toEqual(['stage: the fix round in progress moved to EXECUTE.fixing (its persona replies "fixed")']);
     const next = renderStep(state, SESSION_DIR.split("/").at(-1)!).next;
@@ -289,8 +342,35 @@ describe("the phase records added for the personas' work (issue 30)", () => {
 
 describe("the usage ledger and budget (declared optional fields)", () => {
   const ledger = {
-    total: { dispatches: 2, reported: 1, tokens: 1200, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, toolUses: 3, durationMs: 900, costUsd: null, costReported: 0 },
-    byPhase: { "1": { name: "Core", dispatches: 2, reported: 1, tokens: 1200, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, toolUses: 3, durationMs: 900, costUsd: null, costReported: 0 } },
+    total: {
+      dispatches: 2,
+      reported: 1,
+      tokens: 1200,
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      toolUses: 3,
+      durationMs: 900,
+      costUsd: null,
+      costReported: 0,
+    },
+    byPhase: {
+      "1": {
+        name: "Core",
+        dispatches: 2,
+        reported: 1,
+        tokens: 1200,
+        inputTokens: null,
+        outputTokens: null,
+        cacheReadTokens: null,
+        cacheWriteTokens: null,
+        toolUses: 3,
+        durationMs: 900,
+        costUsd: null,
+        costReported: 0,
+      },
+    },
     byPersona: {},
   };
 
@@ -324,7 +404,12 @@ describe("the usage ledger and budget (declared optional fields)", () => {
 
   it("a parallel session's settings and waves round-trip; hand-broken ones move aside, the rest of the phase's data kept", () => {
     const first = migrated("v4-no-rigor.json").state;
-    const waves = { parallel: true, waves: [["1", "2", "3"], ["4"]], reason: "2 waves, at most 3 tasks at once", serialized: [] };
+    const waves = {
+      parallel: true,
+      waves: [["1", "2", "3"], ["4"]],
+      reason: "2 waves, at most 3 tasks at once",
+      serialized: [],
+    };
     const ok = { ...first, parallel: { minIndependent: 3 }, phaseRun: { ...first.phaseRun, taskCount: 4, waves } };
     const kept = migrateState(JSON.parse(JSON.stringify(ok)), { sessionDir: first.sessionDir });
     expect(kept.notes).toEqual([]);
@@ -343,9 +428,13 @@ describe("the usage ledger and budget (declared optional fields)", () => {
   it("the suggested pull request is kept when it fits and moves aside when hand-broken", () => {
     const first = migrated("v4-no-rigor.json").state;
     const pr = { title: "Security scanner", body: "## Phases\n" };
-    const kept = migrateState(JSON.parse(JSON.stringify({ ...first, pullRequest: pr })), { sessionDir: first.sessionDir });
+    const kept = migrateState(JSON.parse(JSON.stringify({ ...first, pullRequest: pr })), {
+      sessionDir: first.sessionDir,
+    });
     expect(kept.state.pullRequest).toEqual(pr);
-    const broken = migrateState(JSON.parse(JSON.stringify({ ...first, pullRequest: { title: 42 } })), { sessionDir: first.sessionDir });
+    const broken = migrateState(JSON.parse(JSON.stringify({ ...first, pullRequest: { title: 42 } })), {
+      sessionDir: first.sessionDir,
+    });
     expect(AutopilotState.safeParse(broken.state).success).toBe(true);
     expect(broken.state.pullRequest).toBeUndefined();
     expect((broken.state as Rec).originalPullRequest).toEqual({ title: 42 });
@@ -359,11 +448,23 @@ describe("an outbox a crash left (effects the machine owed, not yet performed)",
   const OLD_OUTBOX = [
     { id: "s7-commit", type: "commit", args: { label: "Checkpoint 1: types", recovery: false, phase: 0 } },
     { id: "s9-commit", type: "commit", args: { label: "Final review fixes (round 1)", recovery: false, phase: null } },
-    { id: "s8-appendFailure", type: "appendFailure", args: { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: "t" } },
-    { id: "s8-writeReview", type: "writeReview", args: { phase: 0, findings: [{ severity: "warning", title: "w", reviewer: "x" }] } },
+    {
+      id: "s8-appendFailure",
+      type: "appendFailure",
+      args: { date: "2026-03-19", skill: "harness-autopilot", type: "retry-exhausted", text: "t" },
+    },
+    {
+      id: "s8-writeReview",
+      type: "writeReview",
+      args: { phase: 0, findings: [{ severity: "warning", title: "w", reviewer: "x" }] },
+    },
     { id: "s10-clearScratchpad", type: "clearScratchpad", args: { phase: "Core" } },
     { id: "s10-syncRoadmap", type: "syncRoadmap", args: {} },
-    { id: "s10-writeSummary", type: "writeSummary", args: { phase: "1 of 2", status: "Phase 1 complete. 3/3 tasks.", plan: null, keyContext: "k", nextStep: "n" } },
+    {
+      id: "s10-writeSummary",
+      type: "writeSummary",
+      args: { phase: "1 of 2", status: "Phase 1 complete. 3/3 tasks.", plan: null, keyContext: "k", nextStep: "n" },
+    },
     { id: "s12-writeFinalHandoff", type: "writeFinalHandoff", args: {} },
     { id: "s12-appendLearnings", type: "appendLearnings", args: {} },
     { id: "s12-roadmapDone", type: "roadmapDone", args: {} },
@@ -372,7 +473,9 @@ describe("an outbox a crash left (effects the machine owed, not yet performed)",
 
   it("every effect type as earlier builds saved it loads unchanged, with no note", () => {
     const first = migrated("v4-no-rigor.json").state;
-    const r = migrateState(JSON.parse(JSON.stringify({ ...first, outbox: OLD_OUTBOX })), { sessionDir: first.sessionDir });
+    const r = migrateState(JSON.parse(JSON.stringify({ ...first, outbox: OLD_OUTBOX })), {
+      sessionDir: first.sessionDir,
+    });
     expect(r.state.outbox).toEqual(OLD_OUTBOX);
     expect(r.notes).toEqual([]);
   });
@@ -388,7 +491,8 @@ describe("an outbox a crash left (effects the machine owed, not yet performed)",
 });
 
 describe("a file saved before notices (the Step's text kept as prose in `report`)", () => {
-  const PROSE = "Checkpoint passed: Checkpoint 1: types\nCheckpoint 1: types — committed (1a2b3c4)\n\nVerification: pass";
+  const PROSE =
+    "Checkpoint passed: Checkpoint 1: types\nCheckpoint 1: types — committed (1a2b3c4)\n\nVerification: pass";
 
   it("loads, its prose kept as one plain-text notice that renders to the same text", () => {
     const { s, notes } = migrated("v5-prose-report.json");
@@ -408,7 +512,9 @@ describe("a file saved before notices (the Step's text kept as prose in `report`
     const r = migrateState(raw, { sessionDir: raw.sessionDir });
     expect(r.state.notices).toEqual([]);
     expect(r.notes).toEqual([]);
-    const again = migrateState(JSON.parse(JSON.stringify(migrated("v5-prose-report.json").state)), { sessionDir: raw.sessionDir });
+    const again = migrateState(JSON.parse(JSON.stringify(migrated("v5-prose-report.json").state)), {
+      sessionDir: raw.sessionDir,
+    });
     expect(again.notes).toEqual([]);
     expect(again.state.notices).toEqual([{ kind: "text", text: PROSE }]);
   });

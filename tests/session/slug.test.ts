@@ -19,7 +19,10 @@ function codeOf(fn: () => unknown): string | undefined {
 describe("a spec path names its session the way the skill does", () => {
   it.each([
     ["docs/changes/security-scanner/proposal.md", "changes--security-scanner--proposal"],
-    ["docs/changes/runtime-enforcement-extensions/iteration-1.md", "changes--runtime-enforcement-extensions--iteration-1"],
+    [
+      "docs/changes/runtime-enforcement-extensions/iteration-1.md",
+      "changes--runtime-enforcement-extensions--iteration-1",
+    ],
     ["docs/changes/context-efficiency-pipeline.md", "changes--context-efficiency-pipeline"],
     ["specs/Auth.Flow/PLAN.md", "specs--auth--flow--plan"],
     ["proposal.md", "proposal"],
@@ -40,7 +43,10 @@ describe("a spec path names its session the way the skill does", () => {
     for (const slug of readdirSync(dir)) {
       const file = path.join(dir, slug, "autopilot-state.json");
       if (!existsSync(file)) continue;
-      const { specPath, sessionDir } = JSON.parse(readFileSync(file, "utf8")) as { specPath: string; sessionDir?: string };
+      const { specPath, sessionDir } = JSON.parse(readFileSync(file, "utf8")) as {
+        specPath: string;
+        sessionDir?: string;
+      };
       expect([slugFromSpecPath(specPath), sessionDir?.replace(".harness/sessions/", "")], file).toContain(slug);
     }
   });
@@ -76,13 +82,12 @@ describe("a spec outside the project is refused", () => {
     expect(resolveSpecPath(root, "docs/linked-in.md").rel).toBe("docs/linked-in.md");
   });
 
-  it.each([
-    ["../elsewhere/secret.md"],
-    ["docs/../../elsewhere/secret.md"],
-    ["docs/linked-out.md"],
-  ])("%s → outside_project", (spec) => {
-    expect(codeOf(() => resolveSpecPath(root, spec))).toBe("outside_project");
-  });
+  it.each([["../elsewhere/secret.md"], ["docs/../../elsewhere/secret.md"], ["docs/linked-out.md"]])(
+    "%s → outside_project",
+    (spec) => {
+      expect(codeOf(() => resolveSpecPath(root, spec))).toBe("outside_project");
+    },
+  );
 
   it("an absolute path outside the project → outside_project", () => {
     expect(codeOf(() => resolveSpecPath(root, path.join(outside, "secret.md")))).toBe("outside_project");
@@ -142,7 +147,9 @@ describe("session paths", () => {
     expect(p.worktreesDir).toBe("/proj/.harness/worktrees");
   });
   it("a state's sessionDir gives that session's paths, and one outside the sessions folder is refused", () => {
-    expect(sessionPathsAt("/proj", ".harness/sessions/changes--x--proposal/").state).toBe(sessionPaths("/proj", "changes--x--proposal").state);
+    expect(sessionPathsAt("/proj", ".harness/sessions/changes--x--proposal/").state).toBe(
+      sessionPaths("/proj", "changes--x--proposal").state,
+    );
     expect(codeOf(() => sessionPathsAt("/proj", "../elsewhere"))).toBe("outside_project");
     expect(codeOf(() => sessionPathsAt("/proj", ".harness/sessions/../../etc"))).toBe("outside_project");
   });

@@ -48,7 +48,9 @@ export async function run(argv: string[]): Promise<number> {
   const out = process.stdout;
   const w = (s: string) => out.write(s + "\n");
   if (step.next.kind !== "ask") {
-    w(`Session ${slug} is not waiting for an answer: it is at ${step.state} (${step.next.kind === "wait" ? step.next.reason : step.next.kind === "done" ? "done" : `the host should dispatch ${step.next.persona}`}).`);
+    w(
+      `Session ${slug} is not waiting for an answer: it is at ${step.state} (${step.next.kind === "wait" ? step.next.reason : step.next.kind === "done" ? "done" : `the host should dispatch ${step.next.persona}`}).`,
+    );
     return 1;
   }
   const where = step.phase ? `phase ${step.phase.number}/${step.phase.total}: ${step.phase.name}` : step.state;
@@ -58,13 +60,17 @@ export async function run(argv: string[]): Promise<number> {
     for (const l of step.report.split("\n")) w(`  ${l}`);
   }
   if (step.next.humanOnly?.length)
-    w(`\n  This is a human gate: ${step.next.humanOnly.map((o) => `"${o}"`).join(" and ")} can only be answered by a person (here, or in the client's form).`);
+    w(
+      `\n  This is a human gate: ${step.next.humanOnly.map((o) => `"${o}"`).join(" and ")} can only be answered by a person (here, or in the client's form).`,
+    );
   const reader = new LineReader(process.stdin);
   try {
     const got = await new TerminalGate(reader, out, true).answer(step, step.next);
     const next = await engine.decide(slug, step.stepId, got.answer, got.rationale, "terminal");
     w("");
-    w(`Recorded "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""}, answered at this terminal. The session is now at ${next.state} (step ${next.stepId}).`);
+    w(
+      `Recorded "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""}, answered at this terminal. The session is now at ${next.state} (step ${next.stepId}).`,
+    );
     w(`Tell your chat client to continue (autopilot_next), or run autopilot run again.`);
     return 0;
   } catch (e) {

@@ -43,7 +43,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write("usage: autopilot demo\n");
     return 0;
   }
-  if (argv.length) throw new UsageError(`autopilot demo takes no arguments (got ${argv.join(" ")})\nusage: autopilot demo`);
+  if (argv.length)
+    throw new UsageError(`autopilot demo takes no arguments (got ${argv.join(" ")})\nusage: autopilot demo`);
   const out = process.stdout;
   const w = (s = "") => out.write(s + "\n");
   const t0 = Date.now();
@@ -53,7 +54,10 @@ export async function run(argv: string[]): Promise<number> {
   w();
 
   const examples = examplesDir();
-  const script = parseScript(JSON.parse(await readFile(path.join(examples, "word-count", "script.json"), "utf8")), "examples/word-count/script.json");
+  const script = parseScript(
+    JSON.parse(await readFile(path.join(examples, "word-count", "script.json"), "utf8")),
+    "examples/word-count/script.json",
+  );
   const specText = await readFile(path.join(examples, "word-count", "proposal.md"), "utf8");
 
   const dir = await realpath(await mkdtemp(path.join(tmpdir(), "autopilot-demo-")));
@@ -66,7 +70,10 @@ export async function run(argv: string[]): Promise<number> {
   await git(dir, "config", "core.hooksPath", path.join(dir, ".git", "no-hooks"));
   await mkdir(path.join(dir, path.dirname(SPEC_REL)), { recursive: true });
   await mkdir(projectPaths(dir).harnessDir, { recursive: true });
-  await writeFile(path.join(dir, "README.md"), "# wc-lite\n\nA demo project for autopilot: see docs/changes/word-count/proposal.md.\n");
+  await writeFile(
+    path.join(dir, "README.md"),
+    "# wc-lite\n\nA demo project for autopilot: see docs/changes/word-count/proposal.md.\n",
+  );
   await writeFile(path.join(dir, SPEC_REL), specText);
   // So that `autopilot run` in this repository continues with the same simulated personas.
   await writeFile(projectPaths(dir).config, JSON.stringify({ runner: "scripted", scripted: script }, null, 2) + "\n");
@@ -90,7 +97,8 @@ export async function run(argv: string[]): Promise<number> {
 
   w();
   w("Decision log (every decision with who made it, why, and the plan signals that fired):");
-  if (r.state) w(decisionTable(buildDecisionLog(r.state, r.slug), Math.max(100, Math.min(process.stdout.columns ?? 130, 160))));
+  if (r.state)
+    w(decisionTable(buildDecisionLog(r.state, r.slug), Math.max(100, Math.min(process.stdout.columns ?? 130, 160))));
   w();
   w("git log --oneline:");
   w((await git(dir, "log", "--oneline")).trimEnd().replace(/^/gm, "  "));

@@ -34,18 +34,21 @@ export const SPEC_HINT =
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
-  parsed = parseCliArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      global: { type: "boolean", default: false },
-      allow: { type: "boolean", default: false },
-      "dry-run": { type: "boolean", default: false },
-      project: { type: "string" },
-      command: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
+  parsed = parseCliArgs(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: {
+        global: { type: "boolean", default: false },
+        allow: { type: "boolean", default: false },
+        "dry-run": { type: "boolean", default: false },
+        project: { type: "string" },
+        command: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
     },
-  }, USAGE);
+    USAGE,
+  );
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(USAGE + "\n");
@@ -57,7 +60,8 @@ export async function run(argv: string[]): Promise<number> {
     );
   }
   const client = positionals[0] as Client;
-  if (values.global && values.project !== undefined) throw new UsageError("--project and --global cannot be used together");
+  if (values.global && values.project !== undefined)
+    throw new UsageError("--project and --global cannot be used together");
   const project = resolve(values.project ?? process.cwd());
   if (!values.global && (!existsSync(project) || !statSync(project).isDirectory())) {
     throw new UsageError(`--project ${project} is not a folder`);
@@ -65,7 +69,15 @@ export async function run(argv: string[]): Promise<number> {
 
   const root = packageRoot();
   const server = resolveServerCommand(root, values.command);
-  const plan = planInstall({ client, global: values.global ?? false, project, home: homeDir(), root, server, allow: values.allow ?? false });
+  const plan = planInstall({
+    client,
+    global: values.global ?? false,
+    project,
+    home: homeDir(),
+    root,
+    server,
+    allow: values.allow ?? false,
+  });
   const dryRun = values["dry-run"] ?? false;
   const out = process.stdout;
 

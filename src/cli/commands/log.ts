@@ -22,23 +22,27 @@ function formatFromFile(file: string): Format | null {
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
-  parsed = parseCliArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      format: { type: "string", short: "f" },
-      out: { type: "string", short: "o" },
-      project: { type: "string" },
-      help: { type: "boolean", short: "h" },
+  parsed = parseCliArgs(
+    {
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        format: { type: "string", short: "f" },
+        out: { type: "string", short: "o" },
+        project: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
     },
-  }, USAGE);
+    USAGE,
+  );
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(USAGE + "\n");
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one session at a time. ${USAGE}` : `which session? ${USAGE}`);
+  if (positionals.length !== 1)
+    throw new UsageError(positionals.length ? `one session at a time. ${USAGE}` : `which session? ${USAGE}`);
   const slug = positionals[0];
   let format: Format;
   if (values.format !== undefined) {

@@ -19,10 +19,13 @@ export async function run(argv: string[]): Promise<number> {
     USAGE,
   );
   if (values.help) {
-    process.stdout.write(`${USAGE}\n  merges autopilot/SLUG (a session run with --worktree) into the branch it started from\n`);
+    process.stdout.write(
+      `${USAGE}\n  merges autopilot/SLUG (a session run with --worktree) into the branch it started from\n`,
+    );
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError(`${positionals.length ? "one session at a time" : "which session?"}\n${USAGE}`);
+  if (positionals.length !== 1)
+    throw new UsageError(`${positionals.length ? "one session at a time" : "which session?"}\n${USAGE}`);
   const slug = positionals[0];
   assertSafeSlug(slug);
   const root = path.resolve(process.cwd(), values.project ?? ".");

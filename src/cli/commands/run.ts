@@ -54,7 +54,10 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     if (events) {
       const usage = e instanceof UsageError;
-      const error = e instanceof AutopilotError ? { code: e.code, message: e.message } : { code: usage ? "usage" : "internal", message: (e as Error)?.message ?? String(e) };
+      const error =
+        e instanceof AutopilotError
+          ? { code: e.code, message: e.message }
+          : { code: usage ? "usage" : "internal", message: (e as Error)?.message ?? String(e) };
       events.emit({
         event: "outcome",
         outcome: usage ? "usage" : "failed",
@@ -72,8 +75,14 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function runCommand(v: ReturnType<typeof parse>["values"], positionals: string[], events: EventWriter | undefined, argv: string[]): Promise<number> {
-  if (positionals.length !== 1) throw new UsageError(`${positionals.length ? "one spec at a time" : "which spec?"}\n${USAGE}`);
+async function runCommand(
+  v: ReturnType<typeof parse>["values"],
+  positionals: string[],
+  events: EventWriter | undefined,
+  argv: string[],
+): Promise<number> {
+  if (positionals.length !== 1)
+    throw new UsageError(`${positionals.length ? "one spec at a time" : "which spec?"}\n${USAGE}`);
   if (v.fast && v.thorough) throw new UsageError("Cannot use --fast and --thorough together. Choose one.");
   const cwd = process.cwd();
   const root = path.resolve(cwd, v.project ?? ".");
@@ -83,14 +92,23 @@ async function runCommand(v: ReturnType<typeof parse>["values"], positionals: st
   let jobs: number | undefined;
   if (v.jobs !== undefined) {
     if (!/^\d+$/.test(v.jobs) || Number(v.jobs) < 1 || Number(v.jobs) > 32)
-      throw new UsageError(`--jobs takes a whole number from 1 to 32 (how many of a wave's executors run at once), not "${v.jobs}".\n${USAGE}`);
+      throw new UsageError(
+        `--jobs takes a whole number from 1 to 32 (how many of a wave's executors run at once), not "${v.jobs}".\n${USAGE}`,
+      );
     jobs = Number(v.jobs);
   }
   const config = await readHeadlessConfig(root);
   const runnerName = chooseRunnerName(v.runner, config);
   const runner = await createRunner(runnerName, config);
 
-  const flags = [v.fast && "--fast", v.thorough && "--thorough", v["review-plans"] && "--review-plans", v["human-gates"] && "--human-gates", v.worktree && "--worktree", v.parallel && "--parallel"].filter(Boolean) as string[];
+  const flags = [
+    v.fast && "--fast",
+    v.thorough && "--thorough",
+    v["review-plans"] && "--review-plans",
+    v["human-gates"] && "--human-gates",
+    v.worktree && "--worktree",
+    v.parallel && "--parallel",
+  ].filter(Boolean) as string[];
   if (v.budget !== undefined) {
     try {
       parseBudget(v.budget);

@@ -19,12 +19,17 @@ export async function run(argv: string[]): Promise<number> {
     else if (a === "--no-elicit") elicitFlag = false;
     else if (a === "--agent-prefix" || a.startsWith("--agent-prefix=")) {
       agentPrefix = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
-      if (!agentPrefix || /\s/.test(agentPrefix)) throw new UsageError("--agent-prefix takes a prefix without spaces, e.g. autopilot serve --agent-prefix autopilot:");
+      if (!agentPrefix || /\s/.test(agentPrefix))
+        throw new UsageError(
+          "--agent-prefix takes a prefix without spaces, e.g. autopilot serve --agent-prefix autopilot:",
+        );
     } else if (a === "--project" || a.startsWith("--project=")) {
       project = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
       if (!project) throw new UsageError("--project takes a directory: autopilot serve --project DIR");
     } else if (a === "--help" || a === "-h") {
-      process.stderr.write(`${USAGE}\n  MCP server on stdio; the project root is DIR or the current directory.\n  Questions go to the user through the client's form where the client supports it (--no-elicit: never).\n  --agent-prefix P: dispatch todos name the persona agents P<persona> (the Claude Code plugin's are autopilot:<persona>).\n`);
+      process.stderr.write(
+        `${USAGE}\n  MCP server on stdio; the project root is DIR or the current directory.\n  Questions go to the user through the client's form where the client supports it (--no-elicit: never).\n  --agent-prefix P: dispatch todos name the persona agents P<persona> (the Claude Code plugin's are autopilot:<persona>).\n`,
+      );
       return 0;
     } else throw unknownOption(a, ["project", "elicit", "no-elicit", "agent-prefix", "help"], USAGE);
   }

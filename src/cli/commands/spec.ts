@@ -8,26 +8,43 @@ import { UsageError, parseCliArgs } from "../usage.js";
 
 const USAGE = "usage: autopilot spec FILE [--json]";
 
-export async function readTextFile(file: string, code: "spec_not_found" | "plan_not_found", kind: string, example: string): Promise<string> {
+export async function readTextFile(
+  file: string,
+  code: "spec_not_found" | "plan_not_found",
+  kind: string,
+  example: string,
+): Promise<string> {
   const abs = path.resolve(process.cwd(), file);
   try {
     return await readFile(abs, "utf8");
   } catch (e) {
     const errno = (e as NodeJS.ErrnoException).code;
-    const why = errno === "ENOENT" ? "does not exist" : errno === "EISDIR" ? "is a directory" : `cannot be read (${errno ?? (e as Error).message})`;
-    throw new AutopilotError(code, `${kind} file ${file} ${why} (looked at ${abs}); pass the path of a ${kind} file relative to the current directory, e.g. ${example}`, { path: abs });
+    const why =
+      errno === "ENOENT"
+        ? "does not exist"
+        : errno === "EISDIR"
+          ? "is a directory"
+          : `cannot be read (${errno ?? (e as Error).message})`;
+    throw new AutopilotError(
+      code,
+      `${kind} file ${file} ${why} (looked at ${abs}); pass the path of a ${kind} file relative to the current directory, e.g. ${example}`,
+      { path: abs },
+    );
   }
 }
 
 export function parseFileArgs(argv: string[], usage: string): { file: string; json: boolean } | "help" {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
-  ({ values, positionals } = parseCliArgs({
-    args: argv,
-    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    allowPositionals: true,
-    strict: true,
-  }, usage));
+  ({ values, positionals } = parseCliArgs(
+    {
+      args: argv,
+      options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    },
+    usage,
+  ));
   if (values.help) return "help";
   if (positionals.length === 0) throw new UsageError(`missing FILE; ${usage}`);
   if (positionals.length > 1) throw new UsageError(`expected one FILE, got ${positionals.length}; ${usage}`);

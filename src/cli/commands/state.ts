@@ -22,12 +22,15 @@ function sessionDirOf(file: string): string | undefined {
 export async function run(argv: string[]): Promise<number> {
   let values: { json?: boolean; help?: boolean };
   let positionals: string[];
-  ({ values, positionals } = parseCliArgs({
-    args: argv,
-    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    allowPositionals: true,
-    strict: true,
-  }, USAGE));
+  ({ values, positionals } = parseCliArgs(
+    {
+      args: argv,
+      options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    },
+    USAGE,
+  ));
   if (values.help) {
     process.stdout.write(USAGE + "\n");
     return 0;
@@ -42,7 +45,9 @@ export async function run(argv: string[]): Promise<number> {
     text = await readFile(file, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    process.stderr.write(`autopilot state: cannot read ${file}: ${code === "ENOENT" ? "no such file" : (e as Error).message}\n`);
+    process.stderr.write(
+      `autopilot state: cannot read ${file}: ${code === "ENOENT" ? "no such file" : (e as Error).message}\n`,
+    );
     return 1;
   }
   let raw: unknown;

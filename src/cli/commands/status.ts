@@ -21,9 +21,15 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(JSON.stringify(d, null, 2) + "\n");
       return 0;
     }
-    const lines = [summaryLine(d), `spec: ${d.specPath} · rigor ${d.rigor}${d.reviewPlans ? " · --review-plans" : ""}`, "phases:"];
+    const lines = [
+      summaryLine(d),
+      `spec: ${d.specPath} · rigor ${d.rigor}${d.reviewPlans ? " · --review-plans" : ""}`,
+      "phases:",
+    ];
     for (const p of d.phases)
-      lines.push(`  ${p.number}. ${p.name} (${p.complexity}${p.complexityOverride ? ` → ${p.complexityOverride}` : ""}) ${p.status}${p.planPath ? ` · ${p.planPath}` : ""}`);
+      lines.push(
+        `  ${p.number}. ${p.name} (${p.complexity}${p.complexityOverride ? ` → ${p.complexityOverride}` : ""}) ${p.status}${p.planPath ? ` · ${p.planPath}` : ""}`,
+      );
     lines.push(`decisions: ${d.decisions} · commits: ${d.commits} · final review: ${d.finalReview.status}`);
     lines.push(`cost: ${d.cost}${d.budget ? ` · budget ${d.budget}${d.budgetSpent ? " (spent)" : ""}` : ""}`);
     if (d.usage) {
@@ -31,7 +37,8 @@ export async function run(argv: string[]): Promise<number> {
         lines.push(`  ${key === "final" ? "final review" : `phase ${key}: ${t.name}`}: ${formatCost(t)}`);
       for (const [persona, t] of Object.entries(d.usage.byPersona)) lines.push(`  ${persona}: ${formatCost(t)}`);
     }
-    if (d.pendingEffects) lines.push(`${d.pendingEffects} effect(s) left by an interrupted call: the next autopilot call finishes them.`);
+    if (d.pendingEffects)
+      lines.push(`${d.pendingEffects} effect(s) left by an interrupted call: the next autopilot call finishes them.`);
     process.stdout.write(lines.join("\n") + "\n");
     return 0;
   }

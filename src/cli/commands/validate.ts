@@ -12,7 +12,8 @@ export async function run(argv: string[]): Promise<number> {
     else if (a === "--timeout" || a.startsWith("--timeout=")) {
       const v = a.includes("=") ? a.slice(a.indexOf("=") + 1) : argv[++i];
       const s = Number(v);
-      if (!v || !Number.isFinite(s) || s <= 0) throw new UsageError("--timeout takes a number of seconds, e.g. autopilot validate --timeout 600");
+      if (!v || !Number.isFinite(s) || s <= 0)
+        throw new UsageError("--timeout takes a number of seconds, e.g. autopilot validate --timeout 600");
       timeoutMs = Math.round(s * 1000);
     } else throw unknownOption(a, ["json", "timeout"], "usage: autopilot validate [--json] [--timeout SECONDS]");
   }
@@ -22,7 +23,13 @@ export async function run(argv: string[]): Promise<number> {
   } else {
     for (const r of result.results) {
       const mark = r.exitCode === 0 ? "✓" : "✗";
-      const why = r.timedOut ? " (timed out)" : r.exitCode === null ? " (stopped)" : r.exitCode === 0 ? "" : ` (exit ${r.exitCode})`;
+      const why = r.timedOut
+        ? " (timed out)"
+        : r.exitCode === null
+          ? " (stopped)"
+          : r.exitCode === 0
+            ? ""
+            : ` (exit ${r.exitCode})`;
       process.stdout.write(`${mark} ${r.command}${why} ${(r.durationMs / 1000).toFixed(1)}s\n`);
       if (r.exitCode !== 0 && r.output.trim()) {
         process.stdout.write(r.output.replace(/^/gm, "    ").trimEnd() + "\n");

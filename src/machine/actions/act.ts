@@ -5,6 +5,8 @@ import type { AutopilotState } from "../../session/schema.js";
 import type { AutopilotEvent } from "../events.js";
 
 /** One action: the context fields it changes, from the context, the event and its params. */
-export function act<P = undefined>(fn: (args: { context: AutopilotState; event: AutopilotEvent }, params: P) => Partial<AutopilotState>) {
+export function act<P = undefined>(
+  fn: (args: { context: AutopilotState; event: AutopilotEvent }, params: P) => Partial<AutopilotState>,
+) {
   return assign<AutopilotState, AutopilotEvent, P, AutopilotEvent, never>(fn as never);
 }

@@ -3,7 +3,16 @@
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
 import type { Effect, Notice } from "../../session/schema.js";
-import { phaseLabel, effect, decision, answered, refusalsOf, goesToExecutor, sameTaskAs, firstLine } from "../helpers.js";
+import {
+  phaseLabel,
+  effect,
+  decision,
+  answered,
+  refusalsOf,
+  goesToExecutor,
+  sameTaskAs,
+  firstLine,
+} from "../helpers.js";
 import { FIXABLE_HOOK } from "../events.js";
 import { act } from "./act.js";
 
@@ -13,7 +22,10 @@ export const executeActions = {
     assertEvent(event, "EXECUTED");
     const label = event.checkpoint!.label;
     return {
-      outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } })],
+      outbox: [
+        ...context.outbox,
+        effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } }),
+      ],
       phaseRun: {
         ...context.phaseRun,
         checkpointsPassed: [...context.phaseRun.checkpointsPassed, label],
@@ -30,7 +42,10 @@ export const executeActions = {
       ? `${phaseLabel(context)} — ${context.phaseRun.fix.source} fixes`
       : `${phaseLabel(context)} — execution complete`;
     return {
-      outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } })],
+      outbox: [
+        ...context.outbox,
+        effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } }),
+      ],
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: {
         ...context.phaseRun,
@@ -48,7 +63,10 @@ export const executeActions = {
     const label = `${phaseLabel(context)} — ${fix?.source ?? "review"} fixes${fix?.round ? ` (round ${fix.round})` : ""}`;
     const disputed = event.disputed ?? [];
     return {
-      outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } })],
+      outbox: [
+        ...context.outbox,
+        effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } }),
+      ],
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: {
         ...context.phaseRun,
@@ -58,17 +76,25 @@ export const executeActions = {
         disputed: [...disputed],
         ...(event.evidence?.length ? { evidence: [...event.evidence] } : {}),
       },
-      notices: disputed.length ? [...context.notices, { kind: "fixDisputed", disputed: [...disputed] }] : context.notices,
+      notices: disputed.length
+        ? [...context.notices, { kind: "fixDisputed", disputed: [...disputed] }]
+        : context.notices,
     };
   }),
   /** What a persona says later phases should know goes into the session's learnings. */
   keepLearnings: act(({ context, event }) => {
-    const items = event.type === "EXECUTED" || event.type === "FIXED" || event.type === "TASK_REPORTED" ? (event.learnings ?? []).map((l) => l.trim()).filter(Boolean) : [];
+    const items =
+      event.type === "EXECUTED" || event.type === "FIXED" || event.type === "TASK_REPORTED"
+        ? (event.learnings ?? []).map((l) => l.trim()).filter(Boolean)
+        : [];
     if (!items.length) return {};
     return {
       outbox: [
         ...context.outbox,
-        effect(context, { type: "appendSessionLearnings", args: { date: event.now.slice(0, 10), skill: "harness-execution", items } }),
+        effect(context, {
+          type: "appendSessionLearnings",
+          args: { date: event.now.slice(0, 10), skill: "harness-execution", items },
+        }),
       ],
     };
   }),
@@ -82,7 +108,10 @@ export const executeActions = {
     const defect = event.defect ?? event.error ?? "the executor gave no detail";
     const label = `${phaseLabel(context)} — work before the plan revision at task ${task.number ?? task.name}`;
     return {
-      outbox: [...context.outbox, effect(context, { type: "commit", args: { label, recovery: true, phase: context.currentPhase } })],
+      outbox: [
+        ...context.outbox,
+        effect(context, { type: "commit", args: { label, recovery: true, phase: context.currentPhase } }),
+      ],
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: {
         ...context.phaseRun,
@@ -99,12 +128,20 @@ export const executeActions = {
       phaseRun: {
         ...context.phaseRun,
         // The task the human step belongs to: the executor resumes there once it is answered.
-        checkpoint: { ...event.checkpoint!, ...(typeof event.task?.number === "number" ? { taskNumber: event.task.number } : {}) },
+        checkpoint: {
+          ...event.checkpoint!,
+          ...(typeof event.task?.number === "number" ? { taskNumber: event.task.number } : {}),
+        },
         checkpointAnswer: null,
       },
       notices: [
         ...context.notices,
-        { kind: "checkpointReached", type: event.checkpoint!.type, label: event.checkpoint!.label, details: event.checkpoint!.details ?? null },
+        {
+          kind: "checkpointReached",
+          type: event.checkpoint!.type,
+          label: event.checkpoint!.label,
+          details: event.checkpoint!.details ?? null,
+        },
       ],
     };
   }),
@@ -157,7 +194,11 @@ export const executeActions = {
           ],
         },
       },
-      phaseRun: { ...context.phaseRun, retriesUsed: context.phaseRun.retriesUsed + 1, nextTask: task.number ?? context.phaseRun.nextTask },
+      phaseRun: {
+        ...context.phaseRun,
+        retriesUsed: context.phaseRun.retriesUsed + 1,
+        nextTask: task.number ?? context.phaseRun.nextTask,
+      },
       notices: [
         ...context.notices,
         {
@@ -186,7 +227,11 @@ export const executeActions = {
       kind: "budgetExhausted",
       taskNumber: task.number ?? null,
       taskName: task.name,
-      attempts: attempts.map((a) => ({ attempt: a.attempt, ...(a.fixAttempted ? { fixAttempted: a.fixAttempted } : {}), error: a.error })),
+      attempts: attempts.map((a) => ({
+        attempt: a.attempt,
+        ...(a.fixAttempted ? { fixAttempted: a.fixAttempted } : {}),
+        error: a.error,
+      })),
       error: event.error ?? "unknown",
       repeated: consecutive >= 2,
     };
@@ -212,10 +257,7 @@ export const executeActions = {
   recordDecision: act(({ context, event }, params: { decision: string }) => {
     assertEvent(event, "DECIDE");
     return {
-      decisions: [
-        ...context.decisions,
-        answered(context, event, params.decision),
-      ],
+      decisions: [...context.decisions, answered(context, event, params.decision)],
     };
   }),
   resetRetryBudget: act(({ context }) => ({
@@ -247,7 +289,10 @@ export const executeActions = {
           hook: event.hook,
           output: event.output,
           paths: event.paths.slice(0, 50),
-          attempts: [...prior, { attempt, timestamp: event.now, error: event.output.slice(0, 2000), result: "rejected" }],
+          attempts: [
+            ...prior,
+            { attempt, timestamp: event.now, error: event.output.slice(0, 2000), result: "rejected" },
+          ],
         },
         retriesUsed: context.phaseRun.retriesUsed + (toExecutor ? 1 : 0),
         personaError: null,
@@ -288,7 +333,15 @@ export const executeActions = {
       ],
       notices: [
         ...context.notices,
-        { kind: "commitRejected", hook: event.hook, label, output: event.output, attempt: 1, maxAttempts: 1, next: "recovery" },
+        {
+          kind: "commitRejected",
+          hook: event.hook,
+          label,
+          output: event.output,
+          attempt: 1,
+          maxAttempts: 1,
+          next: "recovery",
+        },
       ],
     };
   }),
@@ -296,7 +349,9 @@ export const executeActions = {
   retryRejectedCommit: act(({ context }, params?: { noVerify?: boolean }) => {
     const held = context.phaseRun.rejectedCommit;
     if (!held || held.effect.type !== "commit") return {};
-    const commit: Effect = params?.noVerify ? { ...held.effect, args: { ...held.effect.args, noVerify: true } } : held.effect;
+    const commit: Effect = params?.noVerify
+      ? { ...held.effect, args: { ...held.effect.args, noVerify: true } }
+      : held.effect;
     return { outbox: [...context.outbox, commit] };
   }),
 };

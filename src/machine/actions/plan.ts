@@ -6,7 +6,20 @@ import type { Notice } from "../../session/schema.js";
 import { channelPhrase } from "../../vocabulary.js";
 import { signalsFor } from "../signals.js";
 import { RIGOR, sendBacksAllowed } from "../policy.js";
-import { effectiveComplexity, complexityOverrideFor, effect, decision, answered, higherComplexity, planHash, planWaves, gateNotice, phaseNamed, planSignals, wavesWithout } from "../helpers.js";
+import {
+  effectiveComplexity,
+  complexityOverrideFor,
+  effect,
+  decision,
+  answered,
+  higherComplexity,
+  planHash,
+  planWaves,
+  gateNotice,
+  phaseNamed,
+  planSignals,
+  wavesWithout,
+} from "../helpers.js";
 import { act } from "./act.js";
 
 export const planActions = {
@@ -21,7 +34,9 @@ export const planActions = {
     const phase = context.phases[context.currentPhase];
     return {
       phaseRun: { ...context.phaseRun, startCommit: context.phaseRun.startCommit ?? event.head ?? null },
-      outbox: phase ? [...context.outbox, effect(context, { type: "resetExecutionState", args: { phase: phase.name } })] : context.outbox,
+      outbox: phase
+        ? [...context.outbox, effect(context, { type: "resetExecutionState", args: { phase: phase.name } })]
+        : context.outbox,
     };
   }),
   setPlanPath: act(({ context, event }) => {
@@ -41,7 +56,10 @@ export const planActions = {
     const reviewed = context.reviewPlans || RIGOR[context.rigorLevel].planGate === "always";
     return {
       awaitingInteractivePlan: false,
-      notices: [...context.notices, { kind: "assessed", ...phaseNamed(context), complexity: c, ...(reviewed ? { reviewed } : {}) }],
+      notices: [
+        ...context.notices,
+        { kind: "assessed", ...phaseNamed(context), complexity: c, ...(reviewed ? { reviewed } : {}) },
+      ],
     };
   }),
   // PLAN --------------------------------------------------------------------------------
@@ -75,7 +93,9 @@ export const planActions = {
         // A plan read again (a new plan, or one changed after its approval) starts its waves afresh:
         // an earlier plan's merged tasks are on the branch, its unmerged branches kept for the user.
         // After an executor's plan defect in a wave, the tasks merged under the earlier plan stay out.
-        ...(event.plan.waves !== undefined ? { waves: wavesWithout(event.plan.waves, context.phaseRun.tasksMerged), waveRun: null } : {}),
+        ...(event.plan.waves !== undefined
+          ? { waves: wavesWithout(event.plan.waves, context.phaseRun.tasksMerged), waveRun: null }
+          : {}),
       },
       notices: note ? [...context.notices, note] : context.notices,
     };
@@ -91,7 +111,10 @@ export const planActions = {
         planChecks: attempt,
         revision: `The server's plan check sent the plan back (${attempt} of ${sendBacksAllowed(context.retryBudget.maxAttempts)}). Fix each of these in ${event.plan.path}, keep the rest:\n${problems.map((p) => `- ${p}`).join("\n")}`,
       },
-      notices: [...context.notices, { kind: "planSentBack", problems, attempt, max: sendBacksAllowed(context.retryBudget.maxAttempts) }],
+      notices: [
+        ...context.notices,
+        { kind: "planSentBack", problems, attempt, max: sendBacksAllowed(context.retryBudget.maxAttempts) },
+      ],
     };
   }),
   /** "revise" with notes: the planner revises the plan with the reviewer's words. */

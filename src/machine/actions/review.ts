@@ -7,7 +7,18 @@ import { emptyPhaseRun } from "../../session/schema.js";
 import { channelCounts } from "../../vocabulary.js";
 import { countBySeverity, doneNotice, phaseSummaryNotice } from "../reports.js";
 import { RIGOR } from "../policy.js";
-import { incompleteBlocking, findingLine, effect, decision, gatesAnswered, verificationRound, resolveLastRound, writeReviewEffect, phaseRecord, MAX_FINAL_REVIEW_FIXES } from "../helpers.js";
+import {
+  incompleteBlocking,
+  findingLine,
+  effect,
+  decision,
+  gatesAnswered,
+  verificationRound,
+  resolveLastRound,
+  writeReviewEffect,
+  phaseRecord,
+  MAX_FINAL_REVIEW_FIXES,
+} from "../helpers.js";
 import { act } from "./act.js";
 
 export const reviewActions = {
@@ -23,8 +34,7 @@ export const reviewActions = {
     notices: [...context.notices, { kind: "verificationPassed" }],
   })),
   verificationFail: act(({ context, event }) => {
-    const findings =
-      event.type === "VERIFIED" ? event.findings : event.type === "VALIDATED" ? [event.summary] : [];
+    const findings = event.type === "VERIFIED" ? event.findings : event.type === "VALIDATED" ? [event.summary] : [];
     return {
       phaseRun: {
         ...context.phaseRun,
@@ -44,7 +54,11 @@ export const reviewActions = {
   fixVerification: act(({ context }) => ({
     phaseRun: {
       ...context.phaseRun,
-      fix: { source: "verification" as const, findings: [...context.phaseRun.verificationFindings], round: (context.phaseRun.fixRounds ?? 0) + 1 },
+      fix: {
+        source: "verification" as const,
+        findings: [...context.phaseRun.verificationFindings],
+        round: (context.phaseRun.fixRounds ?? 0) + 1,
+      },
       fixRounds: (context.phaseRun.fixRounds ?? 0) + 1,
     },
     retryBudget: { ...context.retryBudget, currentTask: null },
@@ -57,9 +71,22 @@ export const reviewActions = {
     assertEvent(event, "REVIEWED");
     const rounds = [...(context.phaseRun.reviewRounds ?? []), { findings: event.findings, resolution: null }];
     return {
-      phaseRun: { ...context.phaseRun, reviewFindings: event.findings, reviewRounds: rounds, reviewProblems: [], disputed: [] },
+      phaseRun: {
+        ...context.phaseRun,
+        reviewFindings: event.findings,
+        reviewRounds: rounds,
+        reviewProblems: [],
+        disputed: [],
+      },
       outbox: [...context.outbox, writeReviewEffect(context, rounds)],
-      notices: [...context.notices, { kind: "review", counts: countBySeverity(event.findings), ...(rounds.length > 1 ? { round: rounds.length } : {}) }],
+      notices: [
+        ...context.notices,
+        {
+          kind: "review",
+          counts: countBySeverity(event.findings),
+          ...(rounds.length > 1 ? { round: rounds.length } : {}),
+        },
+      ],
     };
   }),
   /** The review check: blocking findings without a file, a line or a scenario go back to the reviewer. */
@@ -67,7 +94,11 @@ export const reviewActions = {
     assertEvent(event, "REVIEWED");
     const problems = incompleteBlocking(event.findings);
     return {
-      phaseRun: { ...context.phaseRun, reviewChecks: (context.phaseRun.reviewChecks ?? 0) + 1, reviewProblems: problems },
+      phaseRun: {
+        ...context.phaseRun,
+        reviewChecks: (context.phaseRun.reviewChecks ?? 0) + 1,
+        reviewProblems: problems,
+      },
       notices: [...context.notices, { kind: "reviewSentBack", problems, final: false }],
     };
   }),
@@ -175,7 +206,14 @@ export const reviewActions = {
     const rounds = [...(context.finalReview.rounds ?? []), { findings: event.findings, resolution: null }];
     return {
       finalReview: { ...context.finalReview, findings: event.findings, rounds, problems: [], disputed: [] },
-      notices: [...context.notices, { kind: "finalReview", counts: countBySeverity(event.findings), ...(rounds.length > 1 ? { round: rounds.length } : {}) }],
+      notices: [
+        ...context.notices,
+        {
+          kind: "finalReview",
+          counts: countBySeverity(event.findings),
+          ...(rounds.length > 1 ? { round: rounds.length } : {}),
+        },
+      ],
     };
   }),
   sendFinalReviewBack: act(({ context, event }) => {
@@ -251,7 +289,9 @@ export const reviewActions = {
       .map((h) => {
         const extra = [
           h.verificationFailures ? `${h.verificationFailures} failed verification(s) fixed` : "",
-          h.reviewRounds && h.reviewRounds.length > 1 ? `${h.reviewRounds[0].blocking ?? 0} blocking review finding(s) fixed after ${h.reviewRounds.length - 1} re-review(s)` : "",
+          h.reviewRounds && h.reviewRounds.length > 1
+            ? `${h.reviewRounds[0].blocking ?? 0} blocking review finding(s) fixed after ${h.reviewRounds.length - 1} re-review(s)`
+            : "",
           (h as Record<string, unknown>).reviewOverridden ? "review overridden" : "",
         ].filter(Boolean);
         return extra.length ? ` Phase ${(h.phase ?? 0) + 1}: ${extra.join(", ")}.` : "";
@@ -263,7 +303,8 @@ export const reviewActions = {
         lastActive: event.now,
         status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
         keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${fr.status} (${countBySeverity(fr.findings).blocking} blocking, ${countBySeverity(fr.findings).warning} warning, ${countBySeverity(fr.findings).note} note${(fr.rounds ?? []).length > 1 ? ` in its last of ${fr.rounds!.length} rounds` : ""})${open.length ? `; not fixed: ${open.map((f) => `${f.severity} ${f.title}${f.file ? ` (${f.file})` : ""}`).join("; ")}` : ""}.${record} Decisions: ${channelCounts(context.decisions)}.`,
-        nextStep: "All phases complete. Create a PR or close the session. Commit .harness/learnings.md (and .harness/failures.md, if any) if your team keeps them; keep .harness/sessions/ out of git (add it to .gitignore).",
+        nextStep:
+          "All phases complete. Create a PR or close the session. Commit .harness/learnings.md (and .harness/failures.md, if any) if your team keeps them; keep .harness/sessions/ out of git (add it to .gitignore).",
       },
     });
     add({ type: "reportHarnessFiles", args: {} });

@@ -33,15 +33,13 @@ export const sessionActions = {
       rigorLevel: event.rigorLevel,
       reviewPlans: event.reviewPlans,
       currentPhase: 0,
-      phases: event.phases.map(
-        (p): Phase => ({
-          name: p.name,
-          complexity: p.complexity,
-          complexityOverride: null,
-          planPath: null,
-          status: "pending",
-        }),
-      ),
+      phases: event.phases.map((p): Phase => ({
+        name: p.name,
+        complexity: p.complexity,
+        complexityOverride: null,
+        planPath: null,
+        status: "pending",
+      })),
       phaseRun: emptyPhaseRun(event.now),
       notices: [
         {
@@ -123,17 +121,42 @@ export const sessionActions = {
     const raised = raisedBudget(budget, event.rationale);
     return {
       budget: raised,
-      notices: [...context.notices, { kind: "budgetAnswered", answer: "raised", budget: formatBudget(budget), raised: formatBudget(raised), spent: formatCost(context.usage?.total) }],
+      notices: [
+        ...context.notices,
+        {
+          kind: "budgetAnswered",
+          answer: "raised",
+          budget: formatBudget(budget),
+          raised: formatBudget(raised),
+          spent: formatCost(context.usage?.total),
+        },
+      ],
     };
   }),
   /** The one dispatch let through is this step's (the engine moved the step counter before the event). */
   continueOnce: act(({ context }) => ({
     budget: { ...context.budget!, continueOnceAt: context.stepId },
-    notices: [...context.notices, { kind: "budgetAnswered", answer: "continueOnce", budget: formatBudget(context.budget!), spent: formatCost(context.usage?.total) }],
+    notices: [
+      ...context.notices,
+      {
+        kind: "budgetAnswered",
+        answer: "continueOnce",
+        budget: formatBudget(context.budget!),
+        spent: formatCost(context.usage?.total),
+      },
+    ],
   })),
   stopForBudget: act(({ context }) => ({
     stopped: true,
-    notices: [...context.notices, { kind: "budgetAnswered", answer: "stopped", budget: formatBudget(context.budget!), spent: formatCost(context.usage?.total) }],
+    notices: [
+      ...context.notices,
+      {
+        kind: "budgetAnswered",
+        answer: "stopped",
+        budget: formatBudget(context.budget!),
+        spent: formatCost(context.usage?.total),
+      },
+    ],
   })),
   clearPersonaError: act(({ context }) => ({
     phaseRun: { ...context.phaseRun, personaError: null },

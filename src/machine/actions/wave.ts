@@ -25,12 +25,24 @@ function logged(context: AutopilotState, run: WaveLedger): { waveLog: NonNullabl
   const plan = context.phases[phase]?.planPath ?? null;
   const planSha = (context.phaseRun.approvedPlanSha256 ?? context.phaseRun.planSha256 ?? null)?.slice(0, 12) ?? null;
   const revision = context.phaseRun.tasksMerged !== undefined ? (context.phaseRun.planDefects ?? 0) : undefined;
-  const entry = { phase, plan, planSha, ...(revision !== undefined ? { revision } : {}), wave: run.wave, tasks: run.tasks.map(({ reported, dispatchedAt: _d, validationOutput: _v, ...t }) =>
-      reported?.checkpoint ? { ...t, atCheckpoint: reported.checkpoint.label } : reported?.done ? { ...t, reportedDone: true } : t,
+  const entry = {
+    phase,
+    plan,
+    planSha,
+    ...(revision !== undefined ? { revision } : {}),
+    wave: run.wave,
+    tasks: run.tasks.map(({ reported, dispatchedAt: _d, validationOutput: _v, ...t }) =>
+      reported?.checkpoint
+        ? { ...t, atCheckpoint: reported.checkpoint.label }
+        : reported?.done
+          ? { ...t, reportedDone: true }
+          : t,
     ),
   };
   const log = context.waveLog ?? [];
-  const at = log.findIndex((e) => e.phase === phase && e.planSha === planSha && e.revision === revision && e.wave === run.wave);
+  const at = log.findIndex(
+    (e) => e.phase === phase && e.planSha === planSha && e.revision === revision && e.wave === run.wave,
+  );
   return { waveLog: at < 0 ? [...log, entry] : log.map((e, i) => (i === at ? entry : e)) };
 }
 
@@ -42,7 +54,15 @@ export const waveActions = {
   commitPlanForWave: act(({ context }) =>
     context.phaseRun.waveRun
       ? {}
-      : { outbox: [...context.outbox, effect(context, { type: "commit", args: { label: `${phaseLabel(context)} — plan`, recovery: false, phase: context.currentPhase } })] },
+      : {
+          outbox: [
+            ...context.outbox,
+            effect(context, {
+              type: "commit",
+              args: { label: `${phaseLabel(context)} — plan`, recovery: false, phase: context.currentPhase },
+            }),
+          ],
+        },
   ),
   /** The wave's worktrees are open (the waveOpen probe): its tasks are dispatched at this step. */
   storeWaveOpened: act(({ context, event }) => {
@@ -52,16 +72,24 @@ export const waveActions = {
     // Every running task (new, or opened again for a person's re-run) is dispatched by this step.
     const run: WaveLedger = {
       ...event.run,
-      tasks: event.run.tasks.map((t) => (t.status === "running" && !t.reported ? { ...t, dispatchedAt: context.stepId, reported: null } : t)),
+      tasks: event.run.tasks.map((t) =>
+        t.status === "running" && !t.reported ? { ...t, dispatchedAt: context.stepId, reported: null } : t,
+      ),
     };
-    const opened = run.tasks.filter((t) => t.status === "running" && (fresh || before?.tasks.find((b) => b.task === t.task)?.status !== "running"));
+    const opened = run.tasks.filter(
+      (t) => t.status === "running" && (fresh || before?.tasks.find((b) => b.task === t.task)?.status !== "running"),
+    );
     const notice: Notice = {
       kind: "waveOpened",
       wave: run.wave,
       waves: context.phaseRun.waves?.waves.length ?? run.wave + 1,
       tasks: opened.map((t) => ({ task: t.task, worktree: t.worktree.path, attempt: t.attempt })),
     };
-    return { phaseRun: { ...context.phaseRun, waveRun: run }, ...logged(context, run), notices: opened.length ? [...context.notices, notice] : context.notices };
+    return {
+      phaseRun: { ...context.phaseRun, waveRun: run },
+      ...logged(context, run),
+      notices: opened.length ? [...context.notices, notice] : context.notices,
+    };
   }),
   /** One task's executor reported: recorded; the others are not waited on to record it. */
   recordTaskReport: act(({ context, event }) => {
@@ -101,14 +129,27 @@ export const waveActions = {
     const notices: Notice[] = event.events.map((e): Notice => {
       const base = { kind: "waveTask" as const, task: e.task, name: name(e.task) };
       if (e.kind === "merged") return { ...base, what: "merged", detail: e.validation, sha: e.sha };
-      if (e.kind === "retry") return { ...base, what: e.why, detail: e.error, attempt: e.attempt, maxAttempts: context.retryBudget.maxAttempts };
+      if (e.kind === "retry")
+        return {
+          ...base,
+          what: e.why,
+          detail: e.error,
+          attempt: e.attempt,
+          maxAttempts: context.retryBudget.maxAttempts,
+        };
       if (e.kind === "outside") return { ...base, what: "outside", detail: e.files.join(", ") };
       return { ...base, what: "exhausted", detail: e.error };
     });
     const commits = event.events
       .filter((e): e is Extract<typeof e, { kind: "merged" }> => e.kind === "merged")
       .filter((e) => !context.commits.some((c) => c.sha === e.sha))
-      .map((e) => ({ sha: e.sha, label: `${phaseLabel(context)} — Task ${e.task}: ${name(e.task)}`, recovery: false, phase: context.currentPhase, timestamp: event.now }));
+      .map((e) => ({
+        sha: e.sha,
+        label: `${phaseLabel(context)} — Task ${e.task}: ${name(e.task)}`,
+        recovery: false,
+        phase: context.currentPhase,
+        timestamp: event.now,
+      }));
     // Every report was taken by the queue: the tasks running now (retries) are dispatched by this step.
     const merges = new Map(event.events.flatMap((e) => (e.kind === "merged" ? [[e.task, e] as const] : [])));
     const before = new Map((runOf(context)?.tasks ?? []).map((t) => [t.task, t.sentBack ?? []]));
@@ -117,7 +158,9 @@ export const waveActions = {
       tasks: event.run.tasks.map((t) => {
         const m = merges.get(t.task);
         // Why the queue sent it back, each time (the decision log shows them).
-        const back = event.events.flatMap((e) => (e.kind === "retry" && e.task === t.task ? [{ attempt: e.attempt, why: e.why, error: e.error }] : []));
+        const back = event.events.flatMap((e) =>
+          e.kind === "retry" && e.task === t.task ? [{ attempt: e.attempt, why: e.why, error: e.error }] : [],
+        );
         const sentBack = [...(t.sentBack ?? before.get(t.task) ?? []), ...back];
         return {
           ...t,
@@ -147,7 +190,10 @@ export const waveActions = {
                 skill: "harness-execution",
                 type: "wave-task",
                 text: failures
-                  .map((e) => `${phaseLabel(context)}, task ${e.task} (${name(e.task)}): ${e.kind === "outside" ? `changed files outside its Files/Owns: ${e.files.join(", ")}` : `retry budget spent: ${e.error}`}`)
+                  .map(
+                    (e) =>
+                      `${phaseLabel(context)}, task ${e.task} (${name(e.task)}): ${e.kind === "outside" ? `changed files outside its Files/Owns: ${e.files.join(", ")}` : `retry budget spent: ${e.error}`}`,
+                  )
                   .join("; "),
               },
             }),
@@ -163,11 +209,18 @@ export const waveActions = {
     const t = checkpointTask(context);
     const cp = t?.reported?.checkpoint;
     if (!t || !cp) return {};
-    const checkpoint = { ...cp, type: cp.type as "human-verify" | "human-action" | "decision", label: `Task ${t.task} (${t.name}): ${cp.label}` };
+    const checkpoint = {
+      ...cp,
+      type: cp.type as "human-verify" | "human-action" | "decision",
+      label: `Task ${t.task} (${t.name}): ${cp.label}`,
+    };
     return {
       phaseRun: { ...context.phaseRun, checkpoint, checkpointAnswer: null },
       ...logged(context, runOf(context)!),
-      notices: [...context.notices, { kind: "checkpointReached", type: checkpoint.type, label: checkpoint.label, details: cp.details ?? null }],
+      notices: [
+        ...context.notices,
+        { kind: "checkpointReached", type: checkpoint.type, label: checkpoint.label, details: cp.details ?? null },
+      ],
     };
   }),
   /** Answered (answerCheckpoint recorded it): that task goes on in its worktree with the answer, not as a retry. */
@@ -177,7 +230,16 @@ export const waveActions = {
     if (!t) return {};
     const next: WaveLedger = {
       ...run,
-      tasks: run.tasks.map((x) => (x.task === t.task ? { ...x, reported: null, dispatchedAt: context.stepId, checkpointAnswer: context.phaseRun.checkpointAnswer ?? undefined } : x)),
+      tasks: run.tasks.map((x) =>
+        x.task === t.task
+          ? {
+              ...x,
+              reported: null,
+              dispatchedAt: context.stepId,
+              checkpointAnswer: context.phaseRun.checkpointAnswer ?? undefined,
+            }
+          : x,
+      ),
     };
     return { phaseRun: { ...context.phaseRun, waveRun: next }, ...logged(context, next) };
   }),
@@ -198,7 +260,10 @@ export const waveActions = {
     const earlier = (context.phaseRun.waves?.waves ?? []).slice(0, run.wave).flat();
     const merged = [...new Set([...(context.phaseRun.tasksMerged ?? []), ...earlier, ...mergedNow])].sort(byNumber);
     const kept = run.tasks.filter((t) => t.status !== "merged").map((t) => t.task);
-    const others = defects.slice(1).map((t) => `\nTask ${t.task} (${t.name}) also reports one: ${t.error ?? ""}`).join("");
+    const others = defects
+      .slice(1)
+      .map((t) => `\nTask ${t.task} (${t.name}) also reports one: ${t.error ?? ""}`)
+      .join("");
     const list = (ts: string[]) => `Task${ts.length === 1 ? "" : "s"} ${ts.join(", ")}`;
     const revision = [
       `The executor of task ${first?.task ?? "?"} (${first?.name ?? "unnamed task"}) stopped and reports a defect in the plan: ${defect}${others}`,
@@ -209,10 +274,22 @@ export const waveActions = {
     const n = Number(first?.task);
     return {
       retryBudget: { ...context.retryBudget, currentTask: null },
-      phaseRun: { ...context.phaseRun, planDefects: (context.phaseRun.planDefects ?? 0) + 1, tasksMerged: merged, revision },
+      phaseRun: {
+        ...context.phaseRun,
+        planDefects: (context.phaseRun.planDefects ?? 0) + 1,
+        tasksMerged: merged,
+        revision,
+      },
       notices: [
         ...context.notices,
-        { kind: "planDefect", taskNumber: Number.isInteger(n) ? n : null, taskName: first?.name ?? "unnamed task", defect, committed: false, wave: { merged: mergedNow, kept } },
+        {
+          kind: "planDefect",
+          taskNumber: Number.isInteger(n) ? n : null,
+          taskName: first?.name ?? "unnamed task",
+          defect,
+          committed: false,
+          wave: { merged: mergedNow, kept },
+        },
       ],
     };
   }),
@@ -226,9 +303,19 @@ export const waveActions = {
     assertEvent(event, "DECIDE");
     const run = runOf(context)!;
     const stopped = run.tasks.filter((t) => t.status === "outside" || t.status === "exhausted");
-    const next: WaveLedger = { ...run, tasks: run.tasks.map((t) => (t.status === "outside" || t.status === "exhausted" ? { ...t, status: "rerun" as const } : t)) };
+    const next: WaveLedger = {
+      ...run,
+      tasks: run.tasks.map((t) =>
+        t.status === "outside" || t.status === "exhausted" ? { ...t, status: "rerun" as const } : t,
+      ),
+    };
     return {
-      decisions: [...context.decisions, answered(context, event, "rerun_wave_task", { rationale: event.rationale ?? `Tasks ${stopped.map((t) => t.task).join(", ")} run again` })],
+      decisions: [
+        ...context.decisions,
+        answered(context, event, "rerun_wave_task", {
+          rationale: event.rationale ?? `Tasks ${stopped.map((t) => t.task).join(", ")} run again`,
+        }),
+      ],
       phaseRun: { ...context.phaseRun, waveRun: next },
       ...logged(context, next),
     };
@@ -237,7 +324,14 @@ export const waveActions = {
   waveByHand: act(({ context, event }) => {
     assertEvent(event, "DECIDE");
     const run = runOf(context)!;
-    const next: WaveLedger = { ...run, tasks: run.tasks.map((t) => (t.status === "outside" || t.status === "exhausted" ? { ...t, status: "merged" as const, error: "done by hand" } : t)) };
+    const next: WaveLedger = {
+      ...run,
+      tasks: run.tasks.map((t) =>
+        t.status === "outside" || t.status === "exhausted"
+          ? { ...t, status: "merged" as const, error: "done by hand" }
+          : t,
+      ),
+    };
     return {
       decisions: [...context.decisions, answered(context, event, "wave_task_by_hand")],
       phaseRun: { ...context.phaseRun, waveRun: next },
@@ -276,7 +370,8 @@ type Args = { context: AutopilotState; event: import("../events.js").AutopilotEv
 
 export const waveGuards = {
   /** A parallel session whose plan runs in waves (not a fix round: that is one executor in the checkout). */
-  runsInWaves: ({ context }: Args) => !!context.parallel && context.phaseRun.waves?.parallel === true && !context.phaseRun.fix,
+  runsInWaves: ({ context }: Args) =>
+    !!context.parallel && context.phaseRun.waves?.parallel === true && !context.phaseRun.fix,
   /** This report is the last the wave's running tasks owed: the merge queue runs. */
   lastTaskReport: ({ context, event }: Args) => {
     assertEvent(event, "TASK_REPORTED");
@@ -284,14 +379,16 @@ export const waveGuards = {
     return !!run && run.tasks.filter((t) => t.status === "running" && t.task !== event.task).every((t) => !!t.reported);
   },
   /** The wave's dispatches together would cross the budget, and "continue once" did not let this step through. */
-  waveOverBudget: ({ context }: Args) => !!context.budget && !!waveBudgetCrossed(context) && context.budget.continueOnceAt !== context.stepId,
+  waveOverBudget: ({ context }: Args) =>
+    !!context.budget && !!waveBudgetCrossed(context) && context.budget.continueOnceAt !== context.stepId,
   /** A report of this wave stopped at a human checkpoint (this one, or one recorded before). */
   waveCheckpointOwed: ({ context, event }: Args) => {
     assertEvent(event, "TASK_REPORTED");
     return !!event.checkpoint || !!checkpointTask(context);
   },
   /** Another task of the wave waits at a human checkpoint besides the one being answered. */
-  moreWaveCheckpoints: ({ context }: Args) => (runOf(context)?.tasks.filter((t) => t.status === "running" && !!t.reported?.checkpoint).length ?? 0) > 1,
+  moreWaveCheckpoints: ({ context }: Args) =>
+    (runOf(context)?.tasks.filter((t) => t.status === "running" && !!t.reported?.checkpoint).length ?? 0) > 1,
   waveNeedsPerson: ({ event }: Args) => {
     assertEvent(event, ["WAVE_MERGED", "WAVE_OPENED"]);
     return event.run.tasks.some((t) => t.status === "outside" || t.status === "exhausted");

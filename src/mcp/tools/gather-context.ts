@@ -9,7 +9,8 @@ export function registerGatherContext({ server, ctx, engineFor, safe }: ToolKit)
   server.registerTool(
     "gather_context",
     {
-      description: "Session context in one call: state, learnings, handoff, validation (runs the project's checks; ask for it explicitly).",
+      description:
+        "Session context in one call: state, learnings, handoff, validation (runs the project's checks; ask for it explicitly).",
       inputSchema: GatherInput,
       annotations: { readOnlyHint: true },
     },

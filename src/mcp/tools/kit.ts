@@ -51,7 +51,11 @@ export interface ToolKit {
   view: () => HostView;
   engineFor: (progress?: Progress) => Promise<Engine>;
   /** A Step tool: progress while it runs, in-band questions afterwards if enabled, errors as results. */
-  stepTool: (name: string, run: (engine: Engine) => Promise<StepWork>, opts: { elicit: boolean }) => (extra: Extra) => Promise<CallToolResult>;
+  stepTool: (
+    name: string,
+    run: (engine: Engine) => Promise<StepWork>,
+    opts: { elicit: boolean },
+  ) => (extra: Extra) => Promise<CallToolResult>;
   /** A tool that answers JSON: errors become coded results. */
   safe: (fn: () => Promise<CallToolResult>) => Promise<CallToolResult>;
   /** Put an ask Step to the user in the client's form; null when they do not answer. */
@@ -104,7 +108,11 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
     if (named !== undefined) return named;
     if (sessions.size === 1) return [...sessions][0]!;
     const name = (xs: string[]) => xs.map((x) => `"${x}"`).join(", ");
-    if (sessions.size) throw new AutopilotError("bad_input", `Which session? This conversation has had Steps of ${name([...sessions])}: name one in \`session\`.`);
+    if (sessions.size)
+      throw new AutopilotError(
+        "bad_input",
+        `Which session? This conversation has had Steps of ${name([...sessions])}: name one in \`session\`.`,
+      );
     // This process has shown no Step yet: the project's sessions in progress.
     const open: Array<{ slug: string; stepId: number }> = [];
     for (const slug of await engine.sessions()) {
@@ -122,21 +130,31 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
     );
   };
   const engineFor = async (progress?: Progress) =>
-    new (await loadEngine()).Engine(ctx.root, { onProgress: progress?.report, log: ctx.log, now: ctx.now, beforeChange: assertNotDriven });
+    new (await loadEngine()).Engine(ctx.root, {
+      onProgress: progress?.report,
+      log: ctx.log,
+      now: ctx.now,
+      beforeChange: assertNotDriven,
+    });
 
-  const stepTool: ToolKit["stepTool"] = (name, run, opts) =>
+  const stepTool: ToolKit["stepTool"] =
+    (name, run, opts) =>
     async (extra: Extra): Promise<CallToolResult> => {
       const progress = new Progress(extra, ctx.heartbeatMs);
       try {
         const engine = await engineFor(progress);
         const out = await run(engine);
         let step = out.step;
-        if (out.report?.length) step = { ...step, report: [...out.report, ...(step.report ? [step.report] : [])].join("\n\n") };
+        if (out.report?.length)
+          step = { ...step, report: [...out.report, ...(step.report ? [step.report] : [])].join("\n\n") };
         const preface = [...(out.preface ?? [])];
         if (opts.elicit) step = await answerInBand(engine, step, extra, progress, preface);
         if (name === "autopilot_start" || name === "autopilot_next") told.todos.clear();
         sessions.add(step.session);
-        ctx.log("info", `${name} ${step.session}: step ${step.stepId} ${step.state} → ${step.next.kind}${step.next.kind === "dispatch" ? ` ${step.next.persona}` : ""}`);
+        ctx.log(
+          "info",
+          `${name} ${step.session}: step ${step.stepId} ${step.state} → ${step.next.kind}${step.next.kind === "dispatch" ? ` ${step.next.persona}` : ""}`,
+        );
         return stepResult(step, view(), preface, ANSWERS[name], told);
       } catch (e) {
         const r = errorResult(e, view());
@@ -155,7 +173,13 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
     });
 
   /** Put ask Steps to the user through the client's form until one is not answered. */
-  const answerInBand = async (engine: Engine, first: Step, extra: Extra, progress: Progress, preface: string[]): Promise<Step> => {
+  const answerInBand = async (
+    engine: Engine,
+    first: Step,
+    extra: Extra,
+    progress: Progress,
+    preface: string[],
+  ): Promise<Step> => {
     if (!ctx.elicit || !clientCanElicit(server.server)) return first;
     let step = first;
     // Each accepted answer is one transition; the bound only guards against a defect looping.
@@ -164,7 +188,9 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
       if (!got) return step;
       try {
         step = await engine.decide(step.session, step.stepId, got.answer, got.rationale, "elicited");
-        preface.push(`The user answered "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""} in the client's form; it is recorded.`);
+        preface.push(
+          `The user answered "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""} in the client's form; it is recorded.`,
+        );
       } catch (e) {
         // Someone else moved the session while the user was answering: show where it is now.
         const current = e instanceof AutopilotError ? e.details?.step : undefined;

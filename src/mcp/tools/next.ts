@@ -12,6 +12,9 @@ export function registerNext({ server, stepTool }: ToolKit): void {
       annotations: { idempotentHint: true },
     },
     // No in-band questions here: autopilot_next promises to change nothing.
-    (args, extra) => stepTool("autopilot_next", async (engine) => ({ step: await engine.next(args.session) }), { elicit: false })(extra),
+    (args, extra) =>
+      stepTool("autopilot_next", async (engine) => ({ step: await engine.next(args.session) }), { elicit: false })(
+        extra,
+      ),
   );
 }

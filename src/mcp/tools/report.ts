@@ -16,7 +16,15 @@ export function registerReport({ server, stepTool, sessionOf }: ToolKit): void {
       stepTool(
         "autopilot_report",
         // No session: the connection's (kit.sessionOf). No result: the engine reads the result file.
-        async (engine) => ({ step: await engine.report(await sessionOf(args.session, engine, args.stepId), args.stepId, args.result, args.usage, args.task) }),
+        async (engine) => ({
+          step: await engine.report(
+            await sessionOf(args.session, engine, args.stepId),
+            args.stepId,
+            args.result,
+            args.usage,
+            args.task,
+          ),
+        }),
         { elicit: true },
       )(extra),
   );

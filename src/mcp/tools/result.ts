@@ -25,7 +25,9 @@ export function registerResult({ server, engineFor, sessionOf }: ToolKit): void 
       try {
         const engine = await engineFor();
         const file = await engine.record(await sessionOf(args.session, engine, args.stepId), args.stepId, args.result);
-        return { content: [{ type: "text", text: `Recorded in ${file}. The host reports it; end with a short summary.` }] };
+        return {
+          content: [{ type: "text", text: `Recorded in ${file}. The host reports it; end with a short summary.` }],
+        };
       } catch (e) {
         const code = e instanceof AutopilotError ? e.code : "internal";
         const message = e instanceof Error ? e.message : String(e);

@@ -20,7 +20,9 @@ export function registerStatus({ server, view, engineFor, safe }: ToolKit): void
           return jsonResult({ ...d, step: hostStep(d.step, view()) }, summaryLine(d));
         }
         const sessions = await listSessions(engine);
-        const text = sessions.length ? sessions.map(summaryLine).join("\n") : "No autopilot sessions in this project. Start one with autopilot_start.";
+        const text = sessions.length
+          ? sessions.map(summaryLine).join("\n")
+          : "No autopilot sessions in this project. Start one with autopilot_start.";
         return jsonResult({ sessions }, text);
       }),
   );

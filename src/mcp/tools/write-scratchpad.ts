@@ -8,7 +8,8 @@ export function registerWriteScratchpad({ server, ctx, engineFor, safe }: ToolKi
   server.registerTool(
     "write_scratchpad",
     {
-      description: "Save bulky research to the session scratchpad (cleared when the phase completes). Returns the path.",
+      description:
+        "Save bulky research to the session scratchpad (cleared when the phase completes). Returns the path.",
       inputSchema: ScratchpadInput,
     },
     (args) =>

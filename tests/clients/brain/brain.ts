@@ -25,7 +25,16 @@
 // renders it (Claude Code: the structuredContent JSON), never from the server's own files; a persona
 // learns its job from the prompt and the brief it reads through the client's tools. If what it sees
 // is not enough, it says so in its reply (and the test fails on it), rather than guessing.
-import type { Conversation, Decision, Dialect, Message, TaskNotification, ToolCall, ToolResult, WantedCall } from "./types.js";
+import type {
+  Conversation,
+  Decision,
+  Dialect,
+  Message,
+  TaskNotification,
+  ToolCall,
+  ToolResult,
+  WantedCall,
+} from "./types.js";
 
 export interface BrainOptions {
   /** Tasks per plan the planner writes (default 2). */
@@ -50,7 +59,14 @@ export interface SeenStep {
   report?: string;
   todo?: string;
   next:
-    | { kind: "dispatch"; persona: string; description?: string; prompt: string; expects?: { result: string }; tasks?: WaveEntry[] }
+    | {
+        kind: "dispatch";
+        persona: string;
+        description?: string;
+        prompt: string;
+        expects?: { result: string };
+        tasks?: WaveEntry[];
+      }
     | { kind: "ask"; question: string; options: string[]; context?: string }
     | { kind: "wait"; reason: string; resumeWith: string }
     | { kind: "done"; summary?: unknown };
@@ -84,7 +100,10 @@ function isReminder(text: string): boolean {
 
 function userText(m: Message, dialect?: Dialect): string {
   return m.parts
-    .filter((p): p is { type: "text"; text: string } => p.type === "text" && !isReminder(p.text) && !dialect?.isNotice?.(p.text))
+    .filter(
+      (p): p is { type: "text"; text: string } =>
+        p.type === "text" && !isReminder(p.text) && !dialect?.isNotice?.(p.text),
+    )
     .map((p) => dialect?.userWords?.(p.text) ?? p.text)
     .join("\n")
     .trim();
@@ -114,17 +133,24 @@ function events(conv: Conversation, dialect: Dialect): Event[] {
     if (m.role !== "user") continue;
     for (const p of m.parts) {
       if (p.type !== "tool_result") continue;
-      const call = calls.get(p.result.callId) ?? (p.result.name ? { id: "", name: p.result.name, args: {} } : undefined);
+      const call =
+        calls.get(p.result.callId) ?? (p.result.name ? { id: "", name: p.result.name, args: {} } : undefined);
       if (call && dialect.isMetaTool?.(call.name)) continue;
       out.push({ kind: "result", call, result: p.result });
     }
     // The client's notices of background subagents that finished (they come inside reminders).
     for (const p of m.parts)
-      if (p.type === "text") for (const notice of dialect.taskNotifications?.(p.text, conv) ?? []) out.push({ kind: "notification", call: calls.get(notice.callId), notice });
+      if (p.type === "text")
+        for (const notice of dialect.taskNotifications?.(p.text, conv) ?? [])
+          out.push({ kind: "notification", call: calls.get(notice.callId), notice });
     // Text beside tool results is the client's annotation of them (Claude Code: "Tool loaded."),
     // not something the user said; unless a call was refused there: the turn stopped, and what
     // follows is the user's next message (Claude Code sends both in one user turn).
-    if (m.parts.some((p) => p.type === "tool_result") && !m.parts.some((p) => p.type === "tool_result" && p.result.isError)) continue;
+    if (
+      m.parts.some((p) => p.type === "tool_result") &&
+      !m.parts.some((p) => p.type === "tool_result" && p.result.isError)
+    )
+      continue;
     const t = userText(m, dialect);
     if (t) out.push({ kind: "user", text: t });
   }
@@ -210,9 +236,13 @@ export function startArgs(text: string): { spec: string; flags?: string } | null
  * prompt, a reminder, a system turn); the scripted model takes the second way. The last one wins.
  */
 export function resumeHint(conv: Conversation): string | null {
-  const texts = [conv.system, ...conv.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])))];
+  const texts = [
+    conv.system,
+    ...conv.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : []))),
+  ];
   let slug: string | null = null;
-  for (const t of texts) for (const m of t.matchAll(/autopilot session (\S+) is at [A-Z_]+ \(step \d+\)[^\n]*autopilot_next/g)) slug = m[1];
+  for (const t of texts)
+    for (const m of t.matchAll(/autopilot session (\S+) is at [A-Z_]+ \(step \d+\)[^\n]*autopilot_next/g)) slug = m[1];
   return slug;
 }
 
@@ -234,13 +264,19 @@ export class Brain {
     readonly dialect: Dialect,
     opts: BrainOptions = {},
   ) {
-    this.o = { tasksPerPlan: opts.tasksPerPlan ?? 2, log: opts.log, blockingReview: opts.blockingReview ?? (() => false) };
+    this.o = {
+      tasksPerPlan: opts.tasksPerPlan ?? 2,
+      log: opts.log,
+      blockingReview: opts.blockingReview ?? (() => false),
+    };
   }
 
   decide(conv: Conversation): Decision {
     const sub = this.dialect.subagent(conv);
     const d = sub ? this.persona(conv, sub.persona) : this.host(conv);
-    this.o.log?.(`${sub ? `[${sub.persona ?? "subagent"}]` : "[host]"} ${d.kind === "reply" ? `reply: ${d.text.slice(0, 120)}` : d.calls.map((c) => c.name).join(", ")}`);
+    this.o.log?.(
+      `${sub ? `[${sub.persona ?? "subagent"}]` : "[host]"} ${d.kind === "reply" ? `reply: ${d.text.slice(0, 120)}` : d.calls.map((c) => c.name).join(", ")}`,
+    );
     return d;
   }
 
@@ -260,7 +296,10 @@ export class Brain {
     }
     const load = searches < 2 ? this.dialect.loadTools?.(conv, AUTOPILOT_TOOLS) : null;
     if (load) return { kind: "tool_calls", calls: [load] };
-    return { kind: "reply", text: `I cannot call ${tool}: the client offers no such tool (tools: ${conv.tools.join(", ")}).` };
+    return {
+      kind: "reply",
+      text: `I cannot call ${tool}: the client offers no such tool (tools: ${conv.tools.join(", ")}).`,
+    };
   }
 
   /** The Step a result shows, as this client shows it to the model. */
@@ -278,7 +317,8 @@ export class Brain {
     for (const e of evs) {
       if (e.kind !== "result" || !e.call || !this.dialect.autopilotToolOf(e.call.name) || !e.result) continue;
       const s = this.stepOf(e.result);
-      if (s?.todo && s.next.kind === kind && (s.next.kind !== "dispatch" || !!s.next.tasks?.length === wave)) todo = s.todo;
+      if (s?.todo && s.next.kind === kind && (s.next.kind !== "dispatch" || !!s.next.tasks?.length === wave))
+        todo = s.todo;
     }
     return todo;
   }
@@ -296,7 +336,12 @@ export class Brain {
         if (s) {
           // Claude Code's Step after a report or a decision leaves out the session: the call named
           // it, or left it to the connection (then the last Step that showed one named it).
-          const session = typeof s.session === "string" ? s.session : typeof e.call.args.session === "string" ? e.call.args.session : this.sessionShown(evs.slice(0, i));
+          const session =
+            typeof s.session === "string"
+              ? s.session
+              : typeof e.call.args.session === "string"
+                ? e.call.args.session
+                : this.sessionShown(evs.slice(0, i));
           const step = session === s.session || session === undefined ? s : { ...s, session };
           return { step, shown: `${e.result.text}\n${e.result.structured ? JSON.stringify(e.result.structured) : ""}` };
         }
@@ -322,10 +367,22 @@ export class Brain {
     const evs = events({ ...conv, messages: conv.messages.slice(0, -1) }, this.dialect);
     const asked = evs.filter((e) => e.kind === "user").map((e) => `   - ${e.text!.split("\n")[0]}`);
     const step = this.lastStep(evs);
-    const where = step ? `autopilot session ${step.session}, step ${step.stepId}${step.state ? ` at ${step.state}` : ""}; next: ${step.next.kind}` : "no autopilot session started yet";
+    const where = step
+      ? `autopilot session ${step.session}, step ${step.stepId}${step.state ? ` at ${step.state}` : ""}; next: ${step.next.kind}`
+      : "no autopilot session started yet";
     return {
       kind: "reply",
-      text: ["<analysis>", "The user runs the autopilot on a spec.", "</analysis>", "<summary>", "1. Primary Request and Intent:", ...asked, "8. Current Work:", `   ${where}`, "</summary>"].join("\n"),
+      text: [
+        "<analysis>",
+        "The user runs the autopilot on a spec.",
+        "</analysis>",
+        "<summary>",
+        "1. Primary Request and Intent:",
+        ...asked,
+        "8. Current Work:",
+        `   ${where}`,
+        "</summary>",
+      ].join("\n"),
     };
   }
 
@@ -368,12 +425,16 @@ export class Brain {
       // open dispatch Step counts (the client may notify of one already reported again).
       const pending = this.pendingDispatch(conv);
       const notices: TaskNotification[] = [];
-      for (let i = evs.length - 1; i >= 0 && evs[i].kind === "notification"; i--) if (evs[i].notice!.callId === pending) notices.unshift(evs[i].notice!);
+      for (let i = evs.length - 1; i >= 0 && evs[i].kind === "notification"; i--)
+        if (evs[i].notice!.callId === pending) notices.unshift(evs[i].notice!);
       if (!step || step.next.kind !== "dispatch" || !notices.length)
         return { kind: "reply", text: "A background subagent finished; its result was already handled." };
       const withResult = notices.find((n) => n.status === "completed" && lastJsonBlock(n.result)) ?? notices.at(-1)!;
       if (withResult.status !== "completed")
-        return { kind: "reply", text: `The ${step.next.persona} subagent ended (${withResult.status}) without a result:\n${withResult.result.slice(0, 2000)}` };
+        return {
+          kind: "reply",
+          text: `The ${step.next.persona} subagent ended (${withResult.status}) without a result:\n${withResult.result.slice(0, 2000)}`,
+        };
       return this.reportResult(conv, step, withResult.result, notices.find((n) => n.usage)?.usage);
     }
 
@@ -381,11 +442,15 @@ export class Brain {
     const call = last.call;
     const result = last.result!;
     if (call && this.dialect.isDispatch(call.name)) {
-      if (!step || step.next.kind !== "dispatch") return { kind: "reply", text: "A subagent returned, but no dispatch Step is open." };
+      if (!step || step.next.kind !== "dispatch")
+        return { kind: "reply", text: "A subagent returned, but no dispatch Step is open." };
       if (step.next.tasks?.length) return this.wave(conv, step);
       // Started in the background: the client says it will notify; nothing to report until then.
       if (this.dialect.launchedInBackground?.(result))
-        return { kind: "reply", text: `The ${step.next.persona} subagent is running in the background; I will report its result when it finishes.` };
+        return {
+          kind: "reply",
+          text: `The ${step.next.persona} subagent is running in the background; I will report its result when it finishes.`,
+        };
       const more = this.dialect.followDispatch?.(conv, call, result);
       if (more) return { kind: "tool_calls", calls: [more] };
       return this.reportResult(conv, step, this.dialect.subagentText(result, conv));
@@ -393,21 +458,43 @@ export class Brain {
     if (call && this.dialect.autopilotToolOf(call.name)) {
       // The step was reported without its result and the persona wrote no result file (the
       // client refused its write): the error says to send the reply itself, so it is sent.
-      if (this.dialect.autopilotToolOf(call.name) === "autopilot_report" && call.args.result === undefined && /Call autopilot_report again with result/.test(result.text)) {
+      if (
+        this.dialect.autopilotToolOf(call.name) === "autopilot_report" &&
+        call.args.result === undefined &&
+        /Call autopilot_report again with result/.test(result.text)
+      ) {
         // The reply is the subagent's last result, or the task notification that brought it.
-        const reply = [...evs].reverse().find((e) => (e.kind === "result" && e.call && this.dialect.isDispatch(e.call.name)) || (e.kind === "notification" && e.notice?.status === "completed"));
-        const json = reply?.kind === "notification" ? lastJsonBlock(reply.notice!.result) : reply?.result ? lastJsonBlock(this.dialect.subagentText(reply.result, conv)) : null;
+        const reply = [...evs]
+          .reverse()
+          .find(
+            (e) =>
+              (e.kind === "result" && e.call && this.dialect.isDispatch(e.call.name)) ||
+              (e.kind === "notification" && e.notice?.status === "completed"),
+          );
+        const json =
+          reply?.kind === "notification"
+            ? lastJsonBlock(reply.notice!.result)
+            : reply?.result
+              ? lastJsonBlock(this.dialect.subagentText(reply.result, conv))
+              : null;
         if (json) return this.callAutopilot(conv, "autopilot_report", { ...call.args, result: json });
       }
       const s = this.stepOf(result);
       if (!s) return { kind: "reply", text: `The autopilot returned no Step:\n${result.text.slice(0, 2000)}` };
-      if (result.isError || (!this.dialect.stepFromText && shownJson(result)?.error) || /^\s*(<[a-z_]+>\s*)?Error \[/.test(result.text)) {
+      if (
+        result.isError ||
+        (!this.dialect.stepFromText && shownJson(result)?.error) ||
+        /^\s*(<[a-z_]+>\s*)?Error \[/.test(result.text)
+      ) {
         // Any other error with the current Step: the brain never retries blindly; it reports and stops.
         return { kind: "reply", text: `The autopilot refused the call:\n${result.text.slice(0, 2000)}` };
       }
       return this.follow(conv, s);
     }
-    return { kind: "reply", text: `Unexpected tool result${call ? ` of ${call.name}` : ""}:\n${result.text.slice(0, 1000)}` };
+    return {
+      kind: "reply",
+      text: `Unexpected tool result${call ? ` of ${call.name}` : ""}:\n${result.text.slice(0, 1000)}`,
+    };
   }
 
   /**
@@ -423,7 +510,9 @@ export class Brain {
     const evs = events(conv, this.dialect);
     // The todo the last wave Step showed (Claude Code shows the same one once a conversation).
     const todo = s.todo ?? this.todoOf(conv, evs, "dispatch", true);
-    const dispatches = conv.messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_call" && this.dialect.isDispatch(p.call.name) ? [p.call] : [])));
+    const dispatches = conv.messages.flatMap((m) =>
+      m.parts.flatMap((p) => (p.type === "tool_call" && this.dialect.isDispatch(p.call.name) ? [p.call] : [])),
+    );
     const results = new Map<string, { text: string; usage?: string }>();
     for (const m of conv.messages)
       for (const p of m.parts)
@@ -432,7 +521,12 @@ export class Brain {
           const usage = /<usage>[\s\S]*?<\/usage>/.exec(text)?.[0];
           results.set(p.result.callId, { text, ...(usage ? { usage } : {}) });
         }
-    for (const e of evs) if (e.kind === "notification" && e.notice!.status === "completed") results.set(e.notice!.callId, { text: e.notice!.result, ...(e.notice!.usage ? { usage: e.notice!.usage } : {}) });
+    for (const e of evs)
+      if (e.kind === "notification" && e.notice!.status === "completed")
+        results.set(e.notice!.callId, {
+          text: e.notice!.result,
+          ...(e.notice!.usage ? { usage: e.notice!.usage } : {}),
+        });
     const toStart: WaveEntry[] = [];
     const inHand: Array<{ entry: WaveEntry; call: ToolCall; text: string; usage?: string }> = [];
     const running: ToolCall[] = [];
@@ -446,7 +540,8 @@ export class Brain {
       if (!started) toStart.push(entry);
       else if (refused) {
         // Refused for the client's limit of open agents: spawned again once one was closed, as the todo says.
-        if (refused.closedSince && /spawn that entry again after your next close_agent/.test(todo ?? "")) toStart.push(entry);
+        if (refused.closedSince && /spawn that entry again after your next close_agent/.test(todo ?? ""))
+          toStart.push(entry);
       } else if (this.dialect.finishedText) {
         // The dispatch returned at once (Codex): the answer comes from a later wait.
         const text = this.dialect.finishedText(conv, started);
@@ -465,19 +560,28 @@ export class Brain {
           ...(todo ? { todo } : {}),
         });
       });
-      if (calls.some((c) => !c)) return { kind: "reply", text: `I cannot run the ${next.persona} subagents: this client has no subagent tool.` };
+      if (calls.some((c) => !c))
+        return { kind: "reply", text: `I cannot run the ${next.persona} subagents: this client has no subagent tool.` };
       return { kind: "tool_calls", calls: calls as WantedCall[], ...(s.report ? { text: s.report } : {}) };
     }
     const ready = inHand[0];
     // Nothing in hand, some still running, and the client waits for them with a call (Codex's wait_agent).
     const wait = !ready && running.length ? this.dialect.awaitSubagents?.(conv, running) : null;
     if (wait) return { kind: "tool_calls", calls: [wait] };
-    if (!ready) return { kind: "reply", text: `The executors of tasks ${entries.map((t) => t.task).join(", ")} are running; I will report each when it finishes.` };
+    if (!ready)
+      return {
+        kind: "reply",
+        text: `The executors of tasks ${entries.map((t) => t.task).join(", ")} are running; I will report each when it finishes.`,
+      };
     // Its agent closed first, when the todo says so (Codex counts open agents against its limit).
     const close = /close_agent/.test(todo ?? "") ? this.dialect.closeSubagent?.(conv, ready.call) : null;
     if (close) return { kind: "tool_calls", calls: [close] };
     const json = lastJsonBlock(ready.text);
-    if (!json) return { kind: "reply", text: `The executor of task ${ready.entry.task} returned no JSON result:\n${ready.text.slice(0, 2000)}` };
+    if (!json)
+      return {
+        kind: "reply",
+        text: `The executor of task ${ready.entry.task} returned no JSON result:\n${ready.text.slice(0, 2000)}`,
+      };
     const passResult = !todo || /"result"|result:/.test(todo);
     return this.callAutopilot(conv, "autopilot_report", {
       ...(!todo || /session/.test(todo) ? { session: s.session } : {}),
@@ -491,7 +595,11 @@ export class Brain {
   /** autopilot_report with the JSON block of a subagent's final text (and its usage block, when shown). */
   private reportResult(conv: Conversation, step: SeenStep, text: string, usage?: string): Decision {
     const json = lastJsonBlock(text);
-    if (!json) return { kind: "reply", text: `The ${step.next.kind === "dispatch" ? step.next.persona : "?"} subagent returned no JSON result:\n${text.slice(0, 2000)}` };
+    if (!json)
+      return {
+        kind: "reply",
+        text: `The ${step.next.kind === "dispatch" ? step.next.persona : "?"} subagent returned no JSON result:\n${text.slice(0, 2000)}`,
+      };
     // As the dispatch todo says (the Step's, or the last one shown: Claude Code leaves out a todo
     // it has just shown): pass the result on, or report only the step (the persona wrote its file).
     const todo = this.todoOf(conv, events(conv, this.dialect), "dispatch");
@@ -531,11 +639,22 @@ export class Brain {
         const call = this.dialect.dispatch(conv, {
           persona: s.next.persona,
           // A lean Step (Claude Code) has no description: the prompt's job sentence is one.
-          description: s.next.description ?? s.next.prompt.trim().split("\n").at(-1)!.replace(/\s*Brief: \S+$/, "").replace(/\.$/, ""),
+          description:
+            s.next.description ??
+            s.next.prompt
+              .trim()
+              .split("\n")
+              .at(-1)!
+              .replace(/\s*Brief: \S+$/, "")
+              .replace(/\.$/, ""),
           prompt: s.next.prompt,
           ...(todo ? { todo } : {}),
         });
-        if (!call) return { kind: "reply", text: `${report}I cannot run the ${s.next.persona} subagent: this client has no subagent tool.` };
+        if (!call)
+          return {
+            kind: "reply",
+            text: `${report}I cannot run the ${s.next.persona} subagent: this client has no subagent tool.`,
+          };
         return { kind: "tool_calls", calls: [call], text: s.report };
       }
       case "ask":
@@ -572,7 +691,8 @@ export class Brain {
       for (const p of m.parts) {
         if (p.type !== "tool_result" || p.result.isError) continue;
         const c = calls.get(p.result.callId);
-        if (c && sameFile(this.dialect.writePathOf(conv, c), rel)) text = this.dialect.writtenContent?.(conv, c) ?? null;
+        if (c && sameFile(this.dialect.writePathOf(conv, c), rel))
+          text = this.dialect.writtenContent?.(conv, c) ?? null;
       }
     return text;
   }
@@ -588,7 +708,9 @@ export class Brain {
     let kind = "";
     const fail = (why: string): Decision => {
       const finish = this.dialect.finish?.(conv, { kind, error: why });
-      return finish ? { kind: "tool_calls", calls: [finish] } : this.finalReport(conv, "```json\n" + JSON.stringify({ kind, error: why }) + "\n```");
+      return finish
+        ? { kind: "tool_calls", calls: [finish] }
+        : this.finalReport(conv, "```json\n" + JSON.stringify({ kind, error: why }) + "\n```");
     };
 
     // What this conversation has read and written so far.
@@ -652,19 +774,52 @@ export class Brain {
         files = [
           {
             path: planPath,
-            content: [`# Plan: ${phaseName}`, "", `**Tasks:** ${n}`, "", "## Goal", "", `Each part of ${phaseName} is a module that loads.`, "", "## File map", "", ...map, "", "## Tasks", "", ...tasks].join("\n"),
+            content: [
+              `# Plan: ${phaseName}`,
+              "",
+              `**Tasks:** ${n}`,
+              "",
+              "## Goal",
+              "",
+              `Each part of ${phaseName} is a module that loads.`,
+              "",
+              "## File map",
+              "",
+              ...map,
+              "",
+              "## Tasks",
+              "",
+              ...tasks,
+            ].join("\n"),
           },
           {
             path: handoff,
             content:
               JSON.stringify(
-                { fromSkill: "harness-planning", phase: phaseName, summary: `${n} tasks, no checkpoints`, planPath, taskCount: n, checkpointCount: 0, concerns: [], assumptions: [], deferred: [] },
+                {
+                  fromSkill: "harness-planning",
+                  phase: phaseName,
+                  summary: `${n} tasks, no checkpoints`,
+                  planPath,
+                  taskCount: n,
+                  checkpointCount: 0,
+                  concerns: [],
+                  assumptions: [],
+                  deferred: [],
+                },
                 null,
                 2,
               ) + "\n",
           },
         ];
-        result = { kind: "planned", planPath, concerns: [], assumptions: [], deferred: [], summary: `${n} tasks, no checkpoints` };
+        result = {
+          kind: "planned",
+          planPath,
+          concerns: [],
+          assumptions: [],
+          deferred: [],
+          summary: `${n} tasks, no checkpoints`,
+        };
         break;
       }
       case "executed":
@@ -677,17 +832,30 @@ export class Brain {
         const waveTask = /^- Task: (\d+) /m.exec(briefText)?.[1];
         const worktree = /^- Worktree: (\S+)/m.exec(briefText)?.[1];
         if (waveTask && !worktree) return fail(`the brief ${brief} names a task but no worktree`);
-        const from = kind === "executed" ? Number(waveTask ?? /^- Start at: Task (\d+)/m.exec(briefText)?.[1] ?? "1") : 1;
+        const from =
+          kind === "executed" ? Number(waveTask ?? /^- Start at: Task (\d+)/m.exec(briefText)?.[1] ?? "1") : 1;
         const planTasks = plan
           .split(/^### Task /m)
           .slice(1)
-          .map((t) => ({ n: Number(/^(\d+)/.exec(t)?.[1] ?? "0"), name: /^\d+: (.+)$/m.exec(t)?.[1] ?? "", files: /\*\*Files:\*\*\s*([^|\n]+)/.exec(t)?.[1].trim().split(/\s*,\s*/) ?? [] }))
+          .map((t) => ({
+            n: Number(/^(\d+)/.exec(t)?.[1] ?? "0"),
+            name: /^\d+: (.+)$/m.exec(t)?.[1] ?? "",
+            files:
+              /\*\*Files:\*\*\s*([^|\n]+)/
+                .exec(t)?.[1]
+                .trim()
+                .split(/\s*,\s*/) ?? [],
+          }))
           .filter((t) => (waveTask ? t.n === Number(waveTask) : t.n >= from));
         const targets = planTasks.flatMap((t) => t.files.map((f) => (worktree ? `${worktree}/${f}` : f)));
-        if (!targets.length) return fail(`the plan ${planPath} names no files ${waveTask ? `for task ${waveTask}` : `from task ${from} on`}`);
+        if (!targets.length)
+          return fail(
+            `the plan ${planPath} names no files ${waveTask ? `for task ${waveTask}` : `from task ${from} on`}`,
+          );
         const statePath = /^- Execution state: (\S+?\.json)/m.exec(briefText)?.[1];
         // The execution state is kept, not replaced: read it first (it may not exist yet).
-        if (statePath && !reads.has(statePath)) return { kind: "tool_calls", calls: [this.dialect.readFile(conv, statePath)] };
+        if (statePath && !reads.has(statePath))
+          return { kind: "tool_calls", calls: [this.dialect.readFile(conv, statePath)] };
         files = planTasks.flatMap((t) =>
           t.files.map((f) => ({
             path: worktree ? `${worktree}/${f}` : f,
@@ -702,12 +870,21 @@ export class Brain {
             prev = {};
           }
           const last = planTasks.at(-1)!.n;
-          const progress = { ...((prev.progress as object) ?? {}), ...Object.fromEntries(planTasks.map((t) => [`Task ${t.n}`, "complete"])) };
+          const progress = {
+            ...((prev.progress as object) ?? {}),
+            ...Object.fromEntries(planTasks.map((t) => [`Task ${t.n}`, "complete"])),
+          };
           files.push({
             path: statePath,
             content:
               JSON.stringify(
-                { ...prev, schemaVersion: 1, position: { phase: "execute", task: `Task ${last}` }, progress, lastSession: { date: "2026-01-01", summary: `tasks ${from}-${last} done` } },
+                {
+                  ...prev,
+                  schemaVersion: 1,
+                  position: { phase: "execute", task: `Task ${last}` },
+                  progress,
+                  lastSession: { date: "2026-01-01", summary: `tasks ${from}-${last} done` },
+                },
                 null,
                 2,
               ) + "\n",
@@ -718,19 +895,39 @@ export class Brain {
           kind === "fixed"
             ? { kind: "fixed", summary: `fixed the findings in ${targets.length} files`, evidence, disputed: [] }
             : waveTask
-              ? { kind: "executed", task: { number: Number(waveTask), name: planTasks[0]!.name }, outcome: "complete", summary: `task ${waveTask} done in ${worktree}`, evidence }
-              : { kind: "executed", outcome: "complete", summary: `${targets.length}/${targets.length} tasks`, evidence };
+              ? {
+                  kind: "executed",
+                  task: { number: Number(waveTask), name: planTasks[0]!.name },
+                  outcome: "complete",
+                  summary: `task ${waveTask} done in ${worktree}`,
+                  evidence,
+                }
+              : {
+                  kind: "executed",
+                  outcome: "complete",
+                  summary: `${targets.length}/${targets.length} tasks`,
+                  evidence,
+                };
         // A fix (of review or verification findings) changes the code it was given.
-        if (kind === "fixed" || /^Fix the /m.test(prompt)) files = files.map((f) => (f.path === statePath ? f : { ...f, content: f.content + "// fixed\n" }));
+        if (kind === "fixed" || /^Fix the /m.test(prompt))
+          files = files.map((f) => (f.path === statePath ? f : { ...f, content: f.content + "// fixed\n" }));
         break;
       }
       case "verified":
         files = [];
-        result = { kind: "verified", verdict: "pass", findings: [], evidence: ["every planned file exists and loads (scripted model)"] };
+        result = {
+          kind: "verified",
+          verdict: "pass",
+          findings: [],
+          evidence: ["every planned file exists and loads (scripted model)"],
+        };
         break;
       case "reviewed":
         files = [];
-        result = { kind: "reviewed", findings: [{ severity: "note", title: `Reviewed ${phaseName}: nothing blocking` }] };
+        result = {
+          kind: "reviewed",
+          findings: [{ severity: "note", title: `Reviewed ${phaseName}: nothing blocking` }],
+        };
         break;
       default:
         return fail(`unknown result kind ${kind}`);
@@ -740,7 +937,10 @@ export class Brain {
     // The result file the brief names (new for each step, so never read first) is written with the
     // others, when this subagent has a tool that can write it.
     const resultRel = /^- Result: (\S+?\.json)\b/m.exec(briefText)?.[1];
-    const resultCall = resultRel && this.dialect.writeResultFile ? (c: string) => this.dialect.writeResultFile!(conv, resultRel, c) : null;
+    const resultCall =
+      resultRel && this.dialect.writeResultFile
+        ? (c: string) => this.dialect.writeResultFile!(conv, resultRel, c)
+        : null;
     const blocking = (): Record<string, unknown> =>
       kind === "reviewed" && this.o.blockingReview(phaseName)
         ? {
@@ -769,14 +969,22 @@ export class Brain {
     if (resultCall && resultRel && wroteResult === null && refused === null) {
       // The result is decided once, here, and written; the reply repeats what was written.
       const write = resultCall(JSON.stringify(blocking()) + "\n");
-      if (write) return { kind: "tool_calls", calls: [...pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)), write] };
+      if (write)
+        return {
+          kind: "tool_calls",
+          calls: [...pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)), write],
+        };
     }
-    if (pending.length) return { kind: "tool_calls", calls: pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)) };
+    if (pending.length)
+      return { kind: "tool_calls", calls: pending.map((f) => this.dialect.writeFile(conv, f.path, f.content)) };
     const decided = wroteResult ?? (refused || null);
     result = decided !== null ? (JSON.parse(decided) as Record<string, unknown>) : blocking();
     const finish = this.dialect.finish?.(conv, result);
     if (finish) return { kind: "tool_calls", calls: [finish] };
-    return this.finalReport(conv, `${persona ?? "persona"}: done (${files.length} files written).\n\n\`\`\`json\n${JSON.stringify(result)}\n\`\`\``);
+    return this.finalReport(
+      conv,
+      `${persona ?? "persona"}: done (${files.length} files written).\n\n\`\`\`json\n${JSON.stringify(result)}\n\`\`\``,
+    );
   }
 
   /**
@@ -786,7 +994,9 @@ export class Brain {
   private finalReport(conv: Conversation, report: string): Decision {
     const handBack = personaSaysHandBack(conv.system) ? this.dialect.handBack?.(conv, report) : null;
     if (!handBack) return { kind: "reply", text: report };
-    const sent = conv.messages.some((m) => m.parts.some((p) => p.type === "tool_call" && p.call.name === handBack.name));
+    const sent = conv.messages.some((m) =>
+      m.parts.some((p) => p.type === "tool_call" && p.call.name === handBack.name),
+    );
     return sent ? { kind: "reply", text: "Report delivered." } : { kind: "tool_calls", calls: [handBack] };
   }
 }

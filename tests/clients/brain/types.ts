@@ -23,9 +23,7 @@ export interface ToolResult {
 }
 
 export type Part =
-  | { type: "text"; text: string }
-  | { type: "tool_call"; call: ToolCall }
-  | { type: "tool_result"; result: ToolResult };
+  { type: "text"; text: string } | { type: "tool_call"; call: ToolCall } | { type: "tool_result"; result: ToolResult };
 
 export interface Message {
   /** "system" is a mid-conversation system turn (Claude Code sends some); the system prompt is Conversation.system. */
@@ -80,7 +78,10 @@ export interface Dialect {
   /** Calls of these names are bookkeeping (ToolSearch): the brain looks past their results. */
   isMetaTool?(name: string): boolean;
   /** The call that runs `persona` as a subagent, or null when the client has no subagent tool. */
-  dispatch(conv: Conversation, d: { persona: string; description: string; prompt: string; todo?: string }): WantedCall | null;
+  dispatch(
+    conv: Conversation,
+    d: { persona: string; description: string; prompt: string; todo?: string },
+  ): WantedCall | null;
   /** True when a call of this name was a subagent dispatch (or, for clients whose subagents run in the background, a step of waiting for one). */
   isDispatch(name: string): boolean;
   /**

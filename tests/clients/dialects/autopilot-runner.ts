@@ -18,7 +18,8 @@ export const autopilotRunner: Dialect = {
   },
   cwd: () => ".",
   readFile: (_conv, rel): WantedCall => ({ name: "read_file", args: { path: rel } }),
-  readPathOf: (_conv, call: ToolCall) => (call.name === "read_file" && typeof call.args.path === "string" ? call.args.path : null),
+  readPathOf: (_conv, call: ToolCall) =>
+    call.name === "read_file" && typeof call.args.path === "string" ? call.args.path : null,
   readText(r) {
     if (r.isError) return null;
     const lines = r.text.split("\n");
@@ -27,7 +28,8 @@ export const autopilotRunner: Dialect = {
     return numbered.map((l) => l.replace(/^\s*\d+\t/, "")).join("\n");
   },
   writeFile: (_conv, rel, content): WantedCall => ({ name: "write_file", args: { path: rel, content } }),
-  writePathOf: (_conv, call) => (call.name === "write_file" && typeof call.args.path === "string" ? call.args.path : null),
+  writePathOf: (_conv, call) =>
+    call.name === "write_file" && typeof call.args.path === "string" ? call.args.path : null,
   readBeforeWrite: true,
   finish: (_conv, result) => ({ name: "report_result", args: result }),
 };

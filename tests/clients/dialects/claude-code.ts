@@ -47,7 +47,8 @@ export const claudeCode: Dialect = {
     // none) a keyword search, as the ToolSearch description offers.
     const listed = systemTexts(conv);
     const names = tools.flatMap((t) => MCP_PREFIXES.map((p) => p + t)).filter((n) => listed.includes(n));
-    if (!names.length) return { name: "ToolSearch", args: { query: "+autopilot autopilot", max_results: tools.length } };
+    if (!names.length)
+      return { name: "ToolSearch", args: { query: "+autopilot autopilot", max_results: tools.length } };
     return { name: "ToolSearch", args: { query: `select:${names.join(",")}`, max_results: names.length } };
   },
   isMetaTool: (name) => name === "ToolSearch",
@@ -57,7 +58,8 @@ export const claudeCode: Dialect = {
     // The agent the todo names: next.persona, or for the plugin's `"autopilot:" + next.persona`
     // (the text view names it whole: `subagent_type "autopilot:harness-planner"`).
     const prefixed = /subagent_type "([^"]+)" \+ next\.persona/.exec(d.todo ?? "")?.[1];
-    const named = prefixed !== undefined ? prefixed + d.persona : (/subagent_type "([^"]+)"/.exec(d.todo ?? "")?.[1] ?? d.persona);
+    const named =
+      prefixed !== undefined ? prefixed + d.persona : (/subagent_type "([^"]+)"/.exec(d.todo ?? "")?.[1] ?? d.persona);
     // The next action depends on the result: run in the foreground.
     return {
       name: tool,
@@ -91,7 +93,8 @@ export const claudeCode: Dialect = {
   writePathOf: (conv, call) => {
     if (call.name === "Write") return relOf(conv, call.args.file_path);
     // autopilot_result records the result file of its step (the brain matches the file's tail).
-    if (claudeCode.autopilotToolOf(call.name) === "autopilot_result") return `results/step-${String(call.args.stepId)}.json`;
+    if (claudeCode.autopilotToolOf(call.name) === "autopilot_result")
+      return `results/step-${String(call.args.stepId)}.json`;
     const m = call.name === "Bash" ? HEREDOC.exec(String(call.args.command ?? "")) : null;
     return m ? relOf(conv, m[1]) : null;
   },
@@ -99,14 +102,18 @@ export const claudeCode: Dialect = {
     // A read-only persona's one autopilot tool (its agent file and brief name it), when the client gave it.
     const record = claudeCode.autopilotTool(conv, "autopilot_result");
     const stepId = /step-(\d+)\.json$/.exec(rel)?.[1];
-    if (record && stepId && /autopilot_result/.test(conv.system)) return { name: record, args: { stepId: Number(stepId), result: JSON.parse(content) } };
+    if (record && stepId && /autopilot_result/.test(conv.system))
+      return { name: record, args: { stepId: Number(stepId), result: JSON.parse(content) } };
     if (conv.tools.includes("Write")) return { name: "Write", args: { file_path: abs(conv, rel), content } };
     // A persona without Write (another client's read-only agent): a here-document writes the file.
     if (!conv.tools.includes("Bash")) return null;
     const file = abs(conv, rel);
     return {
       name: "Bash",
-      args: { command: `mkdir -p '${path.dirname(file)}' && cat > '${file}' <<'RESULT_JSON'\n${content.replace(/\n$/, "")}\nRESULT_JSON`, description: "Write the result file the brief names" },
+      args: {
+        command: `mkdir -p '${path.dirname(file)}' && cat > '${file}' <<'RESULT_JSON'\n${content.replace(/\n$/, "")}\nRESULT_JSON`,
+        description: "Write the result file the brief names",
+      },
     };
   },
   writtenContent(conv, call) {
@@ -116,11 +123,17 @@ export const claudeCode: Dialect = {
     return m ? m[2] + "\n" : null;
   },
   readBeforeWrite: true,
-  handBack: (conv, report) => (conv.tools.includes("SubagentHandback") ? { name: "SubagentHandback", args: { message: report } } : null),
+  handBack: (conv, report) =>
+    conv.tools.includes("SubagentHandback") ? { name: "SubagentHandback", args: { message: report } } : null,
   // /compact (or auto-compaction) sends the conversation with a last user turn asking for a summary.
   summaryRequest(conv) {
     const last = conv.messages.at(-1);
-    return last?.role === "user" && last.parts.some((p) => p.type === "text" && /Please provide your summary based on the conversation so far/.test(p.text));
+    return (
+      last?.role === "user" &&
+      last.parts.some(
+        (p) => p.type === "text" && /Please provide your summary based on the conversation so far/.test(p.text),
+      )
+    );
   },
   // A subagent's message (its SubagentHandback report) is not something the user said.
   isNotice: (text) => /<agent-message from="/.test(text),
@@ -132,7 +145,12 @@ export const claudeCode: Dialect = {
       const callId = field("tool-use-id");
       if (!callId) continue;
       const usage = field("usage");
-      out.push({ callId: callId.trim(), status: (field("status") ?? "").trim(), result: field("result") ?? "", ...(usage ? { usage: `<usage>${usage}</usage>` } : {}) });
+      out.push({
+        callId: callId.trim(),
+        status: (field("status") ?? "").trim(),
+        result: field("result") ?? "",
+        ...(usage ? { usage: `<usage>${usage}</usage>` } : {}),
+      });
     }
     // A report handed back through SubagentHandback: a message from the agent, the report indented
     // under the "[Subagent hand-back]" frame. The agent is known by the id its launch result named.
@@ -142,7 +160,12 @@ export const claudeCode: Dialect = {
         .find((p) => p.type === "tool_result" && p.result.text.includes(`agentId: ${m[1]} `));
       if (!launch || launch.type !== "tool_result") continue;
       const frame = /\[Subagent hand-back\][^\n]*\n([\s\S]*)$/.exec(m[2]);
-      const report = frame ? frame[1].split("\n").map((l) => l.replace(/^ {2}/, "")).join("\n") : m[2];
+      const report = frame
+        ? frame[1]
+            .split("\n")
+            .map((l) => l.replace(/^ {2}/, ""))
+            .join("\n")
+        : m[2];
       out.push({ callId: launch.result.callId, status: "completed", result: report });
     }
     return out;

@@ -23,7 +23,9 @@ function unq(s: string): string {
 
 /** Every text the model was shown outside tool results. */
 function shownTexts(conv: Conversation): string {
-  const user = conv.messages.filter((m) => m.role === "user").flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])));
+  const user = conv.messages
+    .filter((m) => m.role === "user")
+    .flatMap((m) => m.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])));
   return [conv.system, ...user].join("\n");
 }
 
@@ -66,7 +68,8 @@ function lastWait(conv: Conversation): any {
 
 /** The agent id the result of spawn_agent `call` named, or null. */
 function spawnedId(conv: Conversation, call: ToolCall): string | null {
-  for (const m of conv.messages) for (const p of m.parts) if (p.type === "tool_result" && p.result.callId === call.id) return agentIdOf(p.result);
+  for (const m of conv.messages)
+    for (const p of m.parts) if (p.type === "tool_result" && p.result.callId === call.id) return agentIdOf(p.result);
   return null;
 }
 
@@ -95,7 +98,13 @@ export const codex: Dialect = {
       const j = json(result.text.trim());
       const target = (call.args.targets as string[] | undefined)?.[0];
       const status = target ? j?.status?.[target] : undefined;
-      if (target && (j?.timed_out || !status || typeof status !== "object" || !("completed" in status || "errored" in status || "failed" in status))) {
+      if (
+        target &&
+        (j?.timed_out ||
+          !status ||
+          typeof status !== "object" ||
+          !("completed" in status || "errored" in status || "failed" in status))
+      ) {
         return { name: "wait_agent", args: { targets: [target], timeout_ms: 600_000 } };
       }
       // Done: close it (finished agents count toward Codex's limit of open agents until closed).
@@ -111,7 +120,10 @@ export const codex: Dialect = {
     return `no completed subagent: ${result.text}`;
   },
   // The message is "You are <persona>: follow <file>." (as the todo says), a blank line, the prompt.
-  promptOf: (call) => (call.name === "spawn_agent" && typeof call.args.message === "string" ? call.args.message.replace(/^You are [^\n]*\n\n/, "") : null),
+  promptOf: (call) =>
+    call.name === "spawn_agent" && typeof call.args.message === "string"
+      ? call.args.message.replace(/^You are [^\n]*\n\n/, "")
+      : null,
   finishedText(conv, call) {
     // The agent id its spawn_agent result named, then the wait_agent results that show it completed.
     const calls = new Map<string, ToolCall>();
@@ -125,7 +137,12 @@ export const codex: Dialect = {
         else if (id && calls.get(p.result.callId)?.name === "wait_agent") {
           const status = json(p.result.text.trim())?.status?.[id];
           if (status && typeof status === "object")
-            done = typeof status.completed === "string" ? status.completed : "errored" in status || "failed" in status ? `the subagent failed: ${JSON.stringify(status)}` : done;
+            done =
+              typeof status.completed === "string"
+                ? status.completed
+                : "errored" in status || "failed" in status
+                  ? `the subagent failed: ${JSON.stringify(status)}`
+                  : done;
         }
       }
     return done;
@@ -137,7 +154,9 @@ export const codex: Dialect = {
   closeSubagent(conv, call) {
     const id = spawnedId(conv, call);
     if (!id) return null;
-    const closed = conv.messages.some((m) => m.parts.some((p) => p.type === "tool_call" && p.call.name === "close_agent" && p.call.args.target === id));
+    const closed = conv.messages.some((m) =>
+      m.parts.some((p) => p.type === "tool_call" && p.call.name === "close_agent" && p.call.args.target === id),
+    );
     return closed ? null : { name: "close_agent", args: { target: id } };
   },
   refusedForLimit(conv, call) {
@@ -145,7 +164,8 @@ export const codex: Dialect = {
     let closedSince = false;
     for (const m of conv.messages)
       for (const p of m.parts) {
-        if (p.type === "tool_result" && p.result.callId === call.id) refused = /agent thread limit reached/.test(p.result.text);
+        if (p.type === "tool_result" && p.result.callId === call.id)
+          refused = /agent thread limit reached/.test(p.result.text);
         if (refused && p.type === "tool_call" && p.call.name === "close_agent") closedSince = true;
       }
     return refused ? { closedSince } : null;
@@ -182,7 +202,10 @@ export const codex: Dialect = {
   writeFile(_conv, rel, content) {
     const dir = path.posix.dirname(rel);
     const body = content.endsWith("\n") ? content : content + "\n";
-    return { name: "exec_command", args: { cmd: `mkdir -p -- ${q(dir)} && cat > ${q(rel)} <<'${EOF_MARK}'\n${body}${EOF_MARK}` } };
+    return {
+      name: "exec_command",
+      args: { cmd: `mkdir -p -- ${q(dir)} && cat > ${q(rel)} <<'${EOF_MARK}'\n${body}${EOF_MARK}` },
+    };
   },
   writePathOf(_conv, call) {
     if (call.name !== "exec_command") return null;

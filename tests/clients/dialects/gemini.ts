@@ -25,15 +25,35 @@ export function stepFromText(raw: string): unknown | null {
   // A parallel wave: "1. <what>: run these N <persona> subagents AT THE SAME TIME ...:" (or "these
   // <persona> subagents run already ..."), then per task "   - task <task> (<description>[; running
   // since step N]):" and its prompt indented by five spaces, then "2. As each returns ... kind "<result>"".
-  const wave = /^1\. (.*?): (?:run these \d+ |these )(harness-[a-z-]+) subagents[^\n]*\n\n([\s\S]*?)^(2\. As each returns[^\n]*kind "(\w+)"[^\n]*)$/m.exec(after);
+  const wave =
+    /^1\. (.*?): (?:run these \d+ |these )(harness-[a-z-]+) subagents[^\n]*\n\n([\s\S]*?)^(2\. As each returns[^\n]*kind "(\w+)"[^\n]*)$/m.exec(
+      after,
+    );
   if (wave) {
-    const tasks = [...wave[3].matchAll(/^ {3}- task (\S+) \((.*?)(?:; running since step (\d+))?\):\n((?: {5}.*\n?)+)/gm)].map((t) => ({
+    const tasks = [
+      ...wave[3].matchAll(/^ {3}- task (\S+) \((.*?)(?:; running since step (\d+))?\):\n((?: {5}.*\n?)+)/gm),
+    ].map((t) => ({
       task: t[1],
       description: t[2],
-      prompt: t[4].split("\n").map((l) => l.replace(/^ {5}/, "")).join("\n").trim(),
+      prompt: t[4]
+        .split("\n")
+        .map((l) => l.replace(/^ {5}/, ""))
+        .join("\n")
+        .trim(),
       ...(t[3] ? { startedAt: Number(t[3]) } : {}),
     }));
-    return { ...base, todo: `${wave[0].split("\n")[0]} ${wave[4]}`, next: { kind: "dispatch", persona: wave[2], description: wave[1], prompt: tasks[0]?.prompt ?? "", expects: { result: wave[5] }, tasks } };
+    return {
+      ...base,
+      todo: `${wave[0].split("\n")[0]} ${wave[4]}`,
+      next: {
+        kind: "dispatch",
+        persona: wave[2],
+        description: wave[1],
+        prompt: tasks[0]?.prompt ?? "",
+        expects: { result: wave[5] },
+        tasks,
+      },
+    };
   }
   // "1. <what to do, naming the persona>:" then the prompt indented by three spaces, then
   // "2. Call autopilot_report ... kind "<result>"".
@@ -47,12 +67,20 @@ export function stepFromText(raw: string): unknown | null {
       .replace(/\n\(No subagents\?[^\n]*\)\s*$/, "")
       .trim();
     const todo = dispatch[1];
-    return { ...base, todo, next: { kind: "dispatch", persona, description: todo, prompt, expects: { result: dispatch[3] } } };
+    return {
+      ...base,
+      todo,
+      next: { kind: "dispatch", persona, description: todo, prompt, expects: { result: dispatch[3] } },
+    };
   }
   const ask = /^1\. Ask the user: (.*)\n([\s\S]*?)^ {3}Options: (.*)$/m.exec(after);
   if (ask) {
     const options = [...ask[3].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
-    const context = ask[2].split("\n").map((l) => l.replace(/^ {3}/, "")).join("\n").trim();
+    const context = ask[2]
+      .split("\n")
+      .map((l) => l.replace(/^ {3}/, ""))
+      .join("\n")
+      .trim();
     return { ...base, next: { kind: "ask", question: ask[1], options, ...(context ? { context } : {}) } };
   }
   const wait = /^1\. Tell the user: (.*)\n2\. Stop here\. To continue later: (.*?)\.?$/m.exec(after);
@@ -84,16 +112,19 @@ export const gemini: Dialect = {
   cwd(conv) {
     const first = conv.messages.find((m) => m.role === "user");
     const text = first?.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n") ?? "";
-    const m = /Workspace Directories:\*\*\s*\n\s*- (\S+)/.exec(text) ?? /Workspace Directories:\s*\n\s*- (\S+)/.exec(text);
+    const m =
+      /Workspace Directories:\*\*\s*\n\s*- (\S+)/.exec(text) ?? /Workspace Directories:\s*\n\s*- (\S+)/.exec(text);
     if (!m) throw new Error("gemini dialect: the request names no workspace directory");
     return m[1];
   },
   // Paths relative to the workspace: a subagent's request names no directory.
   readFile: (_conv, rel) => ({ name: "read_file", args: { file_path: rel } }),
-  readPathOf: (_conv, call: ToolCall) => (call.name === "read_file" && typeof call.args.file_path === "string" ? call.args.file_path : null),
+  readPathOf: (_conv, call: ToolCall) =>
+    call.name === "read_file" && typeof call.args.file_path === "string" ? call.args.file_path : null,
   readText: (r) => (r.isError || /^Error/.test(r.text) ? null : r.text),
   writeFile: (_conv, rel, content) => ({ name: "write_file", args: { file_path: rel, content } }),
-  writePathOf: (_conv, call) => (call.name === "write_file" && typeof call.args.file_path === "string" ? call.args.file_path : null),
+  writePathOf: (_conv, call) =>
+    call.name === "write_file" && typeof call.args.file_path === "string" ? call.args.file_path : null,
   finish(conv, result): WantedCall | null {
     if (!conv.tools.includes("complete_task")) return null;
     return { name: "complete_task", args: { result: "```json\n" + JSON.stringify(result) + "\n```" } };

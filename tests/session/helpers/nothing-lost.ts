@@ -7,7 +7,12 @@ const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !
 const cap = (k: string) => k.charAt(0).toUpperCase() + k.slice(1);
 
 /** Returns the paths of values that were lost (empty when nothing was). */
-export function lostValues(before: unknown, after: unknown, at = "$", allowed: (path: string) => boolean = () => false): string[] {
+export function lostValues(
+  before: unknown,
+  after: unknown,
+  at = "$",
+  allowed: (path: string) => boolean = () => false,
+): string[] {
   if (isDeepStrictEqual(before, after) || allowed(at)) return [];
   if (Array.isArray(before)) {
     if (!Array.isArray(after) || after.length !== before.length) return [at];
