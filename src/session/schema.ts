@@ -99,6 +99,11 @@ export type HistoryEntry = z.infer<typeof HistoryEntry>;
 export const ReviewRound = z.looseObject({
   findings: z.array(Finding),
   resolution: z.enum(["fix", "override"]).nullable(),
+  /**
+   * With resolution "fix": which of `findings` (0-based indices) the person sent to the fix round.
+   * Absent: the blocking ones (every fix round before a person could choose, and `--yes`).
+   */
+  sent: z.array(z.number().int().nonnegative()).optional(),
 });
 export type ReviewRound = z.infer<typeof ReviewRound>;
 
@@ -108,6 +113,8 @@ export const VerificationRound = z.looseObject({
   findings: z.array(z.string()),
   /** What the verifier ran and saw, as it reported it. */
   evidence: z.array(z.string()).optional(),
+  /** Which of `findings` (0-based) the person sent to a fix round; absent: all of them, or none was run. */
+  sent: z.array(z.number().int().nonnegative()).optional(),
 });
 export type VerificationRound = z.infer<typeof VerificationRound>;
 
