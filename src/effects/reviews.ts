@@ -11,6 +11,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { normalizeSeverity, type Finding, type Severity } from "../session/schema.js";
+import { fateWords, type TrackedFinding } from "../session/findings.js";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import type { SessionPaths } from "../session/paths.js";
 
@@ -124,7 +125,7 @@ export async function writePhaseReview(
   ws: SessionPaths,
   phaseIndex: number,
   findings: FindingInput[] | Finding[],
-  opts: { rounds?: ReviewRoundInput[]; name?: string } = {},
+  opts: { rounds?: ReviewRoundInput[]; name?: string; tracked?: readonly TrackedFinding[] } = {},
 ): Promise<{ path: string; written: boolean }> {
   if (!Number.isInteger(phaseIndex) || phaseIndex < 0)
     throw new RangeError(`phaseIndex must be a 0-based index, got ${phaseIndex}`);
@@ -133,15 +134,30 @@ export async function writePhaseReview(
   if (opts.rounds?.length) {
     const seen = new Set<string>();
     const all: Record<string, unknown>[] = [];
-    opts.rounds.forEach((r, k) => {
-      for (const raw of r.findings) {
-        const f = normalizeFinding(raw);
-        const key = `${f.severity}|${f.file ?? ""}|${f.title.trim().toLowerCase()}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        all.push({ ...ordered(f), round: k + 1, status: statusOf(f, k, opts.rounds!) });
-      }
-    });
+    // The session's ledger says what became of each (one fate for every text); without it (an
+    // outbox written before the ledger) the rounds' resolutions do.
+    const tracked = opts.tracked ?? [];
+    for (const e of tracked) {
+      const { id, round, fate, severity, title, file, line, rationale, scenario } = e;
+      all.push({
+        ...ordered({ severity, title, file, line, rationale, ...(scenario ? { scenario } : {}) }),
+        id,
+        round,
+        ...(e.seen.length > 1 ? { seen: e.seen } : {}),
+        status: fateWords(e),
+        fate,
+      });
+    }
+    if (!tracked.length)
+      opts.rounds.forEach((r, k) => {
+        for (const raw of r.findings) {
+          const f = normalizeFinding(raw);
+          const key = `${f.severity}|${f.file ?? ""}|${f.title.trim().toLowerCase()}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          all.push({ ...ordered(f), round: k + 1, status: statusOf(f, k, opts.rounds!) });
+        }
+      });
     value = {
       // 0-based like the file name (upstream's numbering); `phaseNumber` is how people count.
       phase: phaseIndex,

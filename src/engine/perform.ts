@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Notice } from "../session/schema.js";
+import { findingsIn, recordFixCommit } from "../session/findings.js";
 import type { SessionPaths } from "../session/paths.js";
 import type { ProjectConfig } from "../session/config.js";
 import {
@@ -108,12 +109,15 @@ async function performUnlocked(
         ...(a.noVerify ? { noVerify: true } : {}),
       });
       const leftOut = leftOutNotice(r.leftOut ?? []);
-      if (!r.committed) return notify(state, { kind: "commitSkipped", label: a.label }, leftOut);
+      // A fix round's findings are fixed by this commit: their fate names it.
+      const findingLedger = recordFixCommit(state.findingLedger, effect.id, r.committed ? r.sha! : null);
+      const fated = findingLedger === state.findingLedger ? state : { ...state, findingLedger };
+      if (!r.committed) return notify(fated, { kind: "commitSkipped", label: a.label }, leftOut);
       const already = state.commits.some((c) => c.sha === r.sha);
       const next = already
-        ? state
+        ? fated
         : {
-            ...state,
+            ...fated,
             commits: [
               ...state.commits,
               {
@@ -155,6 +159,7 @@ async function performUnlocked(
       await writePhaseReview(ws, effect.args.phase, effect.args.findings, {
         rounds: effect.args.rounds,
         name: effect.args.name,
+        tracked: findingsIn(state.findingLedger, { source: "review", phase: effect.args.phase }),
       });
       return state;
     case "resetExecutionState":

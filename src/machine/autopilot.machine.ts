@@ -902,7 +902,7 @@ export const autopilotMachine = setup({
               {
                 guard: answer("finalExhausted", "fix manually and continue"),
                 target: "running",
-                actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }],
+                actions: [{ type: "recordDecision", params: { decision: "fixed_manually" } }, "finalFixedByHand"],
               },
               STOP,
             ],

@@ -29,6 +29,8 @@ import { sessionDirRel } from "./paths.js";
 import { slugFromSpecPath } from "./slug.js";
 import { Budget, UsageLedger, budgetSpent } from "./usage.js";
 import { RESTING_STAGES, stageMetaAt } from "../machine/stages.js";
+import { FindingLedger } from "./findings.js";
+import { deriveFindingLedger } from "./findings-derive.js";
 import {
   type Rec,
   corrupt,
@@ -395,10 +397,37 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
     ...Object.entries(engine),
   ];
   const out = Object.fromEntries(entries);
+  ledgerOf(out, notes);
   const check = AutopilotState.safeParse(out);
   if (!check.success) {
     const issue = check.error.issues[0];
     corrupt(`after migration the state is still invalid at ${issue.path.join(".") || "(root)"}: ${issue.message}`);
   }
   return { state: out as AutopilotState, notes: notes.list(), fromVersion };
+}
+
+/**
+ * The finding ledger: kept as it is when it reads; a file without one (written before it) or whose
+ * value does not read (moved aside as `originalFindingLedger`) gets it from the rounds it records.
+ */
+function ledgerOf(out: Rec, notes: Notes): void {
+  if (has(out, "findingLedger") && FindingLedger.safeParse(out.findingLedger).success) return;
+  const invalid = has(out, "findingLedger");
+  if (invalid) {
+    keepOriginal(out, "findingLedger", out.findingLedger);
+    delete out.findingLedger;
+  }
+  // Only a file that records a round has findings to rebuild (a parse per read costs, at every call).
+  const run = isRec(out.phaseRun) ? out.phaseRun : {};
+  const fr = isRec(out.finalReview) ? out.finalReview : {};
+  const rounds = [run.verificationRounds, run.reviewRounds, fr.rounds, fr.findings].some(
+    (x) => Array.isArray(x) && x.length,
+  );
+  const parsed = rounds ? AutopilotState.safeParse(out) : null;
+  const derived = parsed?.success ? deriveFindingLedger(parsed.data) : [];
+  if (derived.length) out.findingLedger = derived;
+  if (invalid || derived.length)
+    notes.add(
+      `findingLedger ${invalid ? 'did not read (kept as "originalFindingLedger"); ' : ""}${derived.length ? `rebuilt from the recorded rounds (${derived.length} finding${derived.length === 1 ? "" : "s"})` : "left empty"}`,
+    );
 }

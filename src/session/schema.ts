@@ -15,6 +15,7 @@ import { Signals } from "../machine/signals.js";
 import { Complexity, DecisionBy, Finding, RigorLevel, Severity, StateName } from "../vocabulary.js";
 import { Effect } from "./effects.js";
 import { Notice } from "./notices.js";
+import { FindingLedger } from "./findings.js";
 
 // The shared words, from the ground floor (src/vocabulary.ts); exported here too, as the state file uses them.
 export {
@@ -179,6 +180,8 @@ export const FixBrief = z.looseObject({
   findings: z.array(z.string()),
   /** The phase's fix round this is (1 for the first); absent in files written before it. */
   round: z.number().int().positive().optional(),
+  /** The ids of the findings it fixes (`findingLedger`); absent in files written before the ledger. */
+  ids: z.array(z.string()).optional(),
 });
 export type FixBrief = z.infer<typeof FixBrief>;
 
@@ -353,6 +356,8 @@ export const AutopilotState = z.looseObject({
   userChanges: z.looseObject({ count: z.number().int().nonnegative(), paths: z.array(z.string()) }).optional(),
   /** The suggested pull request, written at DONE by the writeFinalHandoff effect. */
   pullRequest: PullRequest.optional(),
+  /** Every finding of the session once, with its fate (src/session/findings.ts). Absent: none raised yet. */
+  findingLedger: FindingLedger.optional(),
 });
 export type AutopilotState = z.infer<typeof AutopilotState>;
 

@@ -220,11 +220,23 @@ describe("a two-phase session's records", () => {
       ["fix", 2],
       [null, 1],
     ]);
+    // Its fate names the fix round and the commit that fixed it.
+    const fix = state.commits.find(
+      (c: { label: string }) => c.label === "Phase 1: Counting Core — review fixes (round 2)",
+    );
     expect(review.findings[0]).toMatchObject({
+      id: "p1-r1-1",
       severity: "blocking",
       title: "Unchecked input reaches the parser (simulated)",
-      status: "fixed (re-reviewed in round 2)",
+      status: `fixed in fix round 2 (commit ${fix.sha.slice(0, 7)})`,
+      fate: "fixed",
     });
+    expect(state.findingLedger.find((e: { id: string }) => e.id === "p1-r1-1")).toMatchObject({
+      fate: "fixed",
+      fixRound: 2,
+      commit: fix.sha,
+    });
+    expect(review.findings[1]).toMatchObject({ id: "p1-r1-2", severity: "note", status: "open", seen: [1, 2] });
     const summary = await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "summary.md"), "utf8");
     expect(summary).toContain(
       "Phase 1: 1 failed verification(s) fixed, 1 blocking review finding(s) fixed after 1 re-review(s).",
@@ -235,10 +247,10 @@ describe("a two-phase session's records", () => {
     const final = briefs("harness-code-reviewer", null)[0].brief;
     expect(final).not.toMatch(/found and addressed/);
     expect(final).toContain("Phase 1 (Counting Core), phase-0-review.json: 1 blocking, 0 warning, 1 note");
-    expect(final).toContain(
-      "- [blocking] src/counting-core/task-1.ts:1 — Unchecked input reaches the parser (simulated) [fixed (re-reviewed in round 2)]: The parser trusts its input; validate it first. Scenario: an empty input makes the parser throw",
+    expect(final).toMatch(
+      /- \[blocking\] src\/counting-core\/task-1\.ts:1 — Unchecked input reaches the parser \(simulated\) \[fixed in fix round 2 \(commit [0-9a-f]{7}\)\]: The parser trusts its input; validate it first\. Scenario: an empty input makes the parser throw/,
     );
-    expect(final).toContain("- [note] — Consider a doc comment (simulated) [recorded, not addressed]");
+    expect(final).toContain("- [note] — Consider a doc comment (simulated) [open]");
   });
 
   it("carries what an executor learned to later briefs, and reports it truthfully at DONE", () => {

@@ -357,8 +357,12 @@ describe("VERIFY and REVIEW", () => {
     s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
     expect(where(s)).toBe("EXECUTE.fixing");
     expect(s.retryBudget.currentTask).toBeNull();
-    expect(s.phaseRun.fix).toEqual({ source: "verification", findings: ["test x fails"], round: 1 });
+    expect(s.phaseRun.fix).toEqual({ source: "verification", findings: ["test x fails"], round: 1, ids: ["p1-v1-1"] });
+    expect(s.findingLedger).toMatchObject([{ id: "p1-v1-1", title: "test x fails", fate: "open", fixRound: 1 }]);
     s = send(s, { type: "FIXED", summary: "fixed test x" });
+    // Fixed by the fix round's commit (the effect the outbox owes; its sha once made).
+    const commit = s.outbox.find((e) => e.type === "commit")!;
+    expect(s.findingLedger).toMatchObject([{ id: "p1-v1-1", fate: "fixed", fixRound: 1, commitEffect: commit.id }]);
     s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
     expect(where(s)).toBe("REVIEW.running");
   });

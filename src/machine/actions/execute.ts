@@ -15,6 +15,7 @@ import {
 } from "../helpers.js";
 import { FIXABLE_HOOK } from "../events.js";
 import { act } from "./act.js";
+import { scopeOf, settleFix } from "../fates.js";
 
 export const executeActions = {
   // EXECUTE -------------------------------------------------------------------------------
@@ -38,14 +39,13 @@ export const executeActions = {
     };
   }),
   commitExecutionComplete: act(({ context, event }) => {
-    const label = context.phaseRun.fix
-      ? `${phaseLabel(context)} — ${context.phaseRun.fix.source} fixes`
-      : `${phaseLabel(context)} — execution complete`;
+    const fix = context.phaseRun.fix;
+    const label = fix ? `${phaseLabel(context)} — ${fix.source} fixes` : `${phaseLabel(context)} — execution complete`;
+    const commit = effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } });
     return {
-      outbox: [
-        ...context.outbox,
-        effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } }),
-      ],
+      // A fix round saved by an earlier version replies "executed": what it was sent is fixed by this commit.
+      ...(fix ? settleFix(context, scopeOf(context, fix.source), fix.round, [], commit.id) : {}),
+      outbox: [...context.outbox, commit],
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: {
         ...context.phaseRun,
@@ -62,11 +62,10 @@ export const executeActions = {
     const fix = context.phaseRun.fix;
     const label = `${phaseLabel(context)} — ${fix?.source ?? "review"} fixes${fix?.round ? ` (round ${fix.round})` : ""}`;
     const disputed = event.disputed ?? [];
+    const commit = effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } });
     return {
-      outbox: [
-        ...context.outbox,
-        effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } }),
-      ],
+      ...(fix ? settleFix(context, scopeOf(context, fix.source), fix.round, disputed, commit.id) : {}),
+      outbox: [...context.outbox, commit],
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: {
         ...context.phaseRun,

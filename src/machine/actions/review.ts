@@ -20,6 +20,8 @@ import {
   MAX_FINAL_REVIEW_FIXES,
 } from "../helpers.js";
 import { act } from "./act.js";
+import { verificationFindings } from "../../session/findings.js";
+import { decide, isBlocking, raise, scopeOf, sendToFix, sentChoice, settleFix } from "../fates.js";
 
 export const reviewActions = {
   // VERIFY --------------------------------------------------------------------------------
@@ -35,7 +37,9 @@ export const reviewActions = {
   })),
   verificationFail: act(({ context, event }) => {
     const findings = event.type === "VERIFIED" ? event.findings : event.type === "VALIDATED" ? [event.summary] : [];
+    const round = (context.phaseRun.verificationRounds ?? []).length + 1;
     return {
+      ...raise(context, scopeOf(context, "verification"), round, verificationFindings(findings)),
       phaseRun: {
         ...context.phaseRun,
         verification: "fail" as const,
@@ -51,26 +55,41 @@ export const reviewActions = {
     assertEvent(event, "VALIDATED");
     return { phaseRun: { ...context.phaseRun, lastValidation: { passed: event.passed, summary: event.summary } } };
   }),
-  fixVerification: act(({ context }) => ({
-    phaseRun: {
-      ...context.phaseRun,
-      fix: {
-        source: "verification" as const,
-        findings: [...context.phaseRun.verificationFindings],
-        round: (context.phaseRun.fixRounds ?? 0) + 1,
+  fixVerification: act(({ context }) => {
+    const round = (context.phaseRun.fixRounds ?? 0) + 1;
+    const scope = scopeOf(context, "verification");
+    const rounds = context.phaseRun.verificationRounds ?? [];
+    const last = rounds.at(-1);
+    const choice = sentChoice(context, scope, rounds.length, verificationFindings(last?.findings ?? []), last?.sent);
+    const { findingLedger, ids } = sendToFix(context, scope, choice, round);
+    return {
+      findingLedger,
+      phaseRun: {
+        ...context.phaseRun,
+        fix: { source: "verification" as const, findings: [...context.phaseRun.verificationFindings], round, ids },
+        fixRounds: round,
       },
-      fixRounds: (context.phaseRun.fixRounds ?? 0) + 1,
-    },
-    retryBudget: { ...context.retryBudget, currentTask: null },
-  })),
-  skipVerification: act(({ context }) => ({
+      retryBudget: { ...context.retryBudget, currentTask: null },
+    };
+  }),
+  skipVerification: act(({ context, event }) => ({
+    ...decide(
+      context,
+      scopeOf(context, "verification"),
+      () => true,
+      "overridden",
+      "skipped_verification",
+      event.type === "DECIDE" ? event.by : undefined,
+    ),
     phaseRun: { ...context.phaseRun, verification: "skipped" as const },
   })),
   // REVIEW --------------------------------------------------------------------------------
   storeReview: act(({ context, event }) => {
     assertEvent(event, "REVIEWED");
     const rounds = [...(context.phaseRun.reviewRounds ?? []), { findings: event.findings, resolution: null }];
+    const ledger = raise(context, scopeOf(context, "review"), rounds.length, event.findings);
     return {
+      ...ledger,
       phaseRun: {
         ...context.phaseRun,
         reviewFindings: event.findings,
@@ -104,24 +123,33 @@ export const reviewActions = {
   }),
   fixReview: act(({ context }) => {
     const rounds = resolveLastRound(context.phaseRun.reviewRounds, "fix");
+    const round = (context.phaseRun.fixRounds ?? 0) + 1;
+    const scope = scopeOf(context, "review");
+    const last = rounds.at(-1);
+    const choice = sentChoice(context, scope, rounds.length, last?.findings ?? [], last?.sent);
+    const { findingLedger, ids } = sendToFix(context, scope, choice, round);
     return {
+      findingLedger,
       phaseRun: {
         ...context.phaseRun,
         fix: {
           source: "review" as const,
           findings: context.phaseRun.reviewFindings.filter((f) => f.severity === "blocking").map(findingLine),
-          round: (context.phaseRun.fixRounds ?? 0) + 1,
+          round,
+          ids,
         },
-        fixRounds: (context.phaseRun.fixRounds ?? 0) + 1,
+        fixRounds: round,
         reviewRounds: rounds,
       },
       outbox: rounds.length ? [...context.outbox, writeReviewEffect(context, rounds)] : context.outbox,
       retryBudget: { ...context.retryBudget, currentTask: null },
     };
   }),
-  overrideReview: act(({ context }) => {
+  overrideReview: act(({ context, event }) => {
     const rounds = resolveLastRound(context.phaseRun.reviewRounds, "override");
+    const by = event.type === "DECIDE" ? event.by : undefined;
     return {
+      ...decide(context, scopeOf(context, "review"), isBlocking, "overridden", "overrode_review", by),
       phaseRun: { ...context.phaseRun, reviewOverridden: true, reviewRounds: rounds },
       outbox: rounds.length ? [...context.outbox, writeReviewEffect(context, rounds)] : context.outbox,
     };
@@ -163,6 +191,8 @@ export const reviewActions = {
       next.outbox = [...context.outbox, ...effects];
     };
     next.outbox = context.outbox;
+    // The review file again, with each finding's fate as the phase leaves it.
+    if (reviewRounds.length) withOutbox(writeReviewEffect(next, reviewRounds));
     if (RIGOR[context.rigorLevel].scratchpad !== "none")
       withOutbox(effect(next, { type: "clearScratchpad", args: { phase: phase.name } }));
     withOutbox(effect(next, { type: "syncRoadmap", args: {} }));
@@ -205,6 +235,7 @@ export const reviewActions = {
     assertEvent(event, "REVIEWED");
     const rounds = [...(context.finalReview.rounds ?? []), { findings: event.findings, resolution: null }];
     return {
+      ...raise(context, scopeOf(context, "final"), rounds.length, event.findings),
       finalReview: { ...context.finalReview, findings: event.findings, rounds, problems: [], disputed: [] },
       notices: [
         ...context.notices,
@@ -224,15 +255,31 @@ export const reviewActions = {
       notices: [...context.notices, { kind: "reviewSentBack", problems, final: true }],
     };
   }),
-  resolveFinalRound: act(({ context }, params: { resolution: "fix" | "override" }) => ({
+  resolveFinalRound: act(({ context, event }, params: { resolution: "fix" | "override" }) => ({
+    ...(params.resolution === "override"
+      ? decide(
+          context,
+          scopeOf(context, "final"),
+          isBlocking,
+          "overridden",
+          "overrode_final_review",
+          event.type === "DECIDE" ? event.by : undefined,
+        )
+      : {}),
     finalReview: { ...context.finalReview, rounds: resolveLastRound(context.finalReview.rounds, params.resolution) },
   })),
   finalReviewPassed: act(({ context }) => ({
     finalReview: { ...context.finalReview, status: "passed" as const },
   })),
-  countFinalFix: act(({ context }) => ({
-    finalReview: { ...context.finalReview, retryCount: context.finalReview.retryCount + 1 },
-  })),
+  countFinalFix: act(({ context }) => {
+    const round = context.finalReview.retryCount + 1;
+    const scope = scopeOf(context, "final");
+    const rounds = context.finalReview.rounds ?? [];
+    const last = rounds.at(-1);
+    const choice = sentChoice(context, scope, rounds.length, last?.findings ?? [], last?.sent);
+    const { findingLedger } = sendToFix(context, scope, choice, round);
+    return { findingLedger, finalReview: { ...context.finalReview, retryCount: round } };
+  }),
   finalFixesExhausted: act(({ context, event }) => {
     const now = event.now;
     const blocking = context.finalReview.findings.filter((f) => f.severity === "blocking");
@@ -253,23 +300,29 @@ export const reviewActions = {
       notices: [...context.notices, { kind: "finalFixesExhausted", rounds: MAX_FINAL_REVIEW_FIXES }],
     };
   }),
-  commitFinalFix: act(({ context, event }) => ({
-    finalReview: { ...context.finalReview, disputed: event.type === "FIXED" ? [...(event.disputed ?? [])] : [] },
-    notices:
-      event.type === "FIXED" && event.disputed?.length
-        ? [...context.notices, { kind: "fixDisputed" as const, disputed: [...event.disputed] }]
-        : context.notices,
-    outbox: [
-      ...context.outbox,
-      effect(context, {
-        type: "commit",
-        args: {
-          label: `Final review fixes (round ${context.finalReview.retryCount})`,
-          recovery: false,
-          phase: null,
-        },
-      }),
-    ],
+  commitFinalFix: act(({ context, event }) => {
+    const disputed = event.type === "FIXED" ? [...(event.disputed ?? [])] : [];
+    const commit = effect(context, {
+      type: "commit",
+      args: { label: `Final review fixes (round ${context.finalReview.retryCount})`, recovery: false, phase: null },
+    });
+    return {
+      ...settleFix(context, scopeOf(context, "final"), context.finalReview.retryCount, disputed, commit.id),
+      finalReview: { ...context.finalReview, disputed },
+      notices: disputed.length ? [...context.notices, { kind: "fixDisputed" as const, disputed }] : context.notices,
+      outbox: [...context.outbox, commit],
+    };
+  }),
+  /** The person fixes the final review's blocking findings by hand after the fix rounds ran out. */
+  finalFixedByHand: act(({ context, event }) => ({
+    ...decide(
+      context,
+      scopeOf(context, "final"),
+      isBlocking,
+      "fixed",
+      "fixed_manually",
+      event.type === "DECIDE" ? event.by : undefined,
+    ),
   })),
   overrideFinalReview: act(({ context }) => ({
     finalReview: { ...context.finalReview, status: "overridden" as const },
