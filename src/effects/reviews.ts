@@ -262,7 +262,8 @@ export function formatFindingsForPrompt(
       const scenario = f.scenario ? ` Scenario: ${flat(f.scenario)}` : "";
       const status =
         typeof (f as Record<string, unknown>).status === "string" ? ` [${(f as Record<string, unknown>).status}]` : "";
-      if (!push(`- [${f.severity}]${loc} — ${flat(f.title)}${status}${why}${scenario}`)) omitted++;
+      const id = typeof (f as Record<string, unknown>).id === "string" ? `[${(f as Record<string, unknown>).id}] ` : "";
+      if (!push(`- ${id}[${f.severity}]${loc} — ${flat(f.title)}${status}${why}${scenario}`)) omitted++;
     }
   }
   if (omitted)

@@ -12,6 +12,7 @@ import type {
   VerificationRound,
 } from "../session/schema.js";
 import { channelPhrase } from "../vocabulary.js";
+import { fateTally, findingsIn } from "../session/findings.js";
 import { countBySeverity } from "./reports.js";
 import { firedSignals, signalsFor } from "./signals.js";
 import { FINAL_REVIEW_FIX_BUDGET } from "./policy.js";
@@ -244,21 +245,35 @@ export function writeReviewEffect(context: AutopilotState, rounds: ReviewRound[]
   });
 }
 
-/** The phase's record for its summary line: what verification and review found, and what was done. */
-export function phaseRecord(run: AutopilotState["phaseRun"]): string {
+/**
+ * The phase's record for its summary line: what verification and review found, each finding once
+ * with its fate (counts per round only for a state from before the ledger).
+ */
+export function phaseRecord(state: AutopilotState): string {
+  const run = state.phaseRun;
+  const scope = (source: "verification" | "review") =>
+    findingsIn(state.findingLedger, { source, phase: state.currentPhase });
   const parts: string[] = [];
   const vr = run.verificationRounds ?? [];
   const failed = vr.filter((r) => r.verdict === "fail");
+  const vf = scope("verification");
   parts.push(
     failed.length
-      ? `verification failed ${failed.length === 1 ? "once" : `${failed.length} times`} (${failed
-          .map((r) => r.findings.join("; "))
-          .join(" | ")
-          .slice(0, 300)}), then ${run.verification ?? "not run"}`
+      ? `verification failed ${failed.length === 1 ? "once" : `${failed.length} times`}, then ${run.verification ?? "not run"} (${
+          vf.length
+            ? `its findings: ${fateTally(vf)}`
+            : failed
+                .map((r) => r.findings.join("; "))
+                .join(" | ")
+                .slice(0, 300)
+        })`
       : `verification ${run.verification ?? "not run"}`,
   );
   const rr = run.reviewRounds ?? [];
-  if (rr.length <= 1) {
+  const rf = scope("review");
+  if (rf.length) {
+    parts.push(`review${rr.length > 1 ? ` (${rr.length} rounds)` : ""}: ${fateTally(rf)}`);
+  } else if (rr.length <= 1) {
     const c = countBySeverity(rr[0]?.findings ?? run.reviewFindings);
     parts.push(
       `review ${c.blocking} blocking / ${c.warning} warning / ${c.note} note${rr[0]?.resolution === "override" ? " (overridden)" : ""}`,

@@ -3,6 +3,7 @@
 import type { AutopilotState } from "../session/schema.js";
 import type { Finding } from "../vocabulary.js";
 import type { NoticeOf } from "../session/notices.js";
+import { fateGroups, fateWords, findingsIn } from "../session/findings.js";
 
 export { TASK_THRESHOLD, planGateReport, type SignalName } from "./signals.js";
 
@@ -17,6 +18,7 @@ export function phaseSummaryNotice(state: AutopilotState, index: number): Notice
   const phase = state.phases[index];
   const run = state.phaseRun;
   const next = state.phases[index + 1];
+  const reviewed = findingsIn(state.findingLedger, { source: "review", phase: index });
   return {
     kind: "phaseSummary",
     phaseNumber: index + 1,
@@ -34,6 +36,7 @@ export function phaseSummaryNotice(state: AutopilotState, index: number): Notice
     verificationFailures: (run.verificationRounds ?? []).filter((r) => r.verdict === "fail").length,
     fixRounds: run.fixRounds ?? 0,
     reReviews: Math.max(0, (run.reviewRounds?.length ?? 0) - 1),
+    ...(reviewed.length ? { reviewFates: fateGroups(reviewed) } : {}),
   };
 }
 
@@ -81,9 +84,17 @@ export function doneNotice(state: AutopilotState): NoticeOf<"done"> {
   const fr = state.finalReview;
   // What the user must see: every finding the final review left standing (blocking ones only when
   // they were overridden), whole; and how many blocking findings its fix rounds resolved.
-  const shown = fr.findings.filter((f) => f.severity !== "blocking" || fr.status === "overridden");
+  // With the ledger: each finding of the final review once, the fixed ones counted, the rest shown with their fate.
+  const tracked = findingsIn(state.findingLedger, { source: "final", phase: null });
+  const shown: (Finding & { fate?: string })[] = tracked.length
+    ? tracked.filter((e) => e.fate !== "fixed").map((e) => ({ ...e, fate: fateWords(e, { short: true }) }))
+    : fr.findings.filter((f) => f.severity !== "blocking" || fr.status === "overridden");
   const rounds = fr.rounds ?? [];
-  const fixedBlocking = rounds.length > 1 ? countBySeverity(rounds[0].findings).blocking : 0;
+  const fixedBlocking = tracked.length
+    ? tracked.filter((e) => e.fate === "fixed" && e.severity === "blocking").length
+    : rounds.length > 1
+      ? countBySeverity(rounds[0].findings).blocking
+      : 0;
   return {
     findings: shown.map((f) => ({
       severity: f.severity,
@@ -91,6 +102,7 @@ export function doneNotice(state: AutopilotState): NoticeOf<"done"> {
       ...(f.file ? { file: f.file } : {}),
       ...(f.line !== undefined ? { line: f.line } : {}),
       ...(f.rationale ? { rationale: f.rationale } : {}),
+      ...(f.fate ? { fate: f.fate } : {}),
     })),
     ...(fixedBlocking ? { fixedBlocking } : {}),
     kind: "done",

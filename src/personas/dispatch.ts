@@ -16,7 +16,7 @@ import {
   scratchpadRule as scratchpadRuleFor,
   sendBacksAllowed,
 } from "../machine/policy.js";
-import { findingLine } from "../machine/autopilot.machine.js";
+import { finalFixSection, phaseFixSection, reReviewSection, recheckSection } from "./finding-briefs.js";
 
 export interface DispatchFacts {
   /** The phase's section of the spec, for the planner. */
@@ -144,7 +144,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
     },
     rules: rules.filter(Boolean),
   });
-  const fixedShape = `{"kind":"fixed","summary":"what you changed, finding by finding","evidence":["<command>: <what it showed>"],"disputed":[{"finding":"<a finding you did not change>","evidence":"<why it is wrong: output, file:line>"}],"learnings":["<what later phases should know>"]} (disputed and learnings may be empty)`;
+  const fixedShape = `{"kind":"fixed","summary":"what you changed, finding by finding","evidence":["<command>: <what it showed>"],"disputed":[{"finding":"<the id of a finding you did not change, e.g. p1-r1-2>","evidence":"<why it is wrong: output, file:line>"}],"learnings":["<what later phases should know>"]} (disputed and learnings may be empty)`;
 
   if (job.job === "plan") {
     const plan = plannedPlanPath(state);
@@ -323,7 +323,7 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
       "Final review of the whole session.",
       [
         `Review the whole change: git diff ${state.startingCommit ?? "<startingCommit>"}..HEAD (every phase).`,
-        "The per-phase findings below say what became of each: a blocking one was fixed (check that the fix holds) or overridden by a decision (re-raise it if it still matters); warnings and notes were recorded and not addressed (re-raise what still matters). Then look for what shows only across phases: interfaces that disagree, duplicated helpers, docs that contradict each other, a later phase breaking an earlier one.",
+        "The per-phase findings below say what became of each: fixed (in which fix round and commit: check that the fix holds), disputed (with the fixer's evidence), overridden or deferred (by whom), or open; re-raise what still matters. Then look for what shows only across phases: interfaces that disagree, duplicated helpers, docs that contradict each other, a later phase breaking an earlier one.",
         blockingRule,
         reply("reviewed", reviewShape),
       ],
@@ -334,9 +334,9 @@ function planDispatch(state: AutopilotState, slug: string): Planned | null {
   if (job.job === "finalFix") {
     return make(
       "Fix final review findings",
-      `Fix the blocking findings of the final review (round ${state.finalReview.retryCount} of ${FINAL_REVIEW_FIX_BUDGET}).`,
+      `Fix the final review's findings listed in the brief (fix round ${state.finalReview.retryCount} of ${FINAL_REVIEW_FIX_BUDGET}).`,
       [
-        "Fix exactly the blocking findings listed below; change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.",
+        "Fix exactly the findings listed below; change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.",
         "Run the project's whole validation before you reply; the server runs it too, then the final review runs again.",
         "Do not commit: the server commits after the fixes.",
         reply("fixed", fixedShape),
@@ -427,15 +427,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
         );
       out.push("");
     }
-    if (state.phaseRun.fix) {
-      const f = state.phaseRun.fix;
-      out.push(
-        `## ${f.source === "review" ? "Blocking review findings" : "Verification failures"} to fix${f.round ? ` (fix round ${f.round})` : ""}`,
-        "",
-      );
-      for (const x of f.findings) out.push(`- ${x}`);
-      out.push("");
-    }
+    out.push(...phaseFixSection(state));
     if (state.phaseRun.checkpointAnswer)
       out.push("## Human checkpoint answer", "", state.phaseRun.checkpointAnswer, "");
     if (state.phaseRun.checkpointsPassed.length)
@@ -447,18 +439,8 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
       );
   }
   if (state.currentState === "VERIFY") {
-    const failed = (state.phaseRun.verificationRounds ?? []).filter((r) => r.verdict === "fail");
-    if (failed.length) {
-      out.push(
-        `## This is a re-check (verification ${failed.length + 1} of this phase)`,
-        "",
-        "The last verification failed with the findings below, and a fix round followed. Check each of them first, then verify the whole phase again.",
-        "",
-        ...failed.at(-1)!.findings.map((f) => `- ${f}`),
-        "",
-      );
-    }
-    disputedSection(out, state.phaseRun.disputed);
+    out.push(...recheckSection(state));
+    if (!state.findingLedger?.length) disputedSection(out, state.phaseRun.disputed);
     if (state.phaseRun.evidence?.length)
       out.push(
         "## What the executor says it ran (a claim to check, not evidence)",
@@ -468,47 +450,20 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
       );
   }
   if (state.currentState === "REVIEW") {
-    const rounds = state.phaseRun.reviewRounds ?? [];
-    const last = rounds.at(-1);
-    if (last?.resolution === "fix") {
-      out.push(
-        `## This is a re-review (round ${rounds.length + 1}) after a fix`,
-        "",
-        "These blocking findings of the last round were sent back to the executor: check that each fix holds, then review the phase's whole range again.",
-        "",
-        ...last.findings.filter((f) => f.severity === "blocking").map((f) => `- ${findingLine(f)}`),
-        "",
-      );
-    }
-    disputedSection(out, state.phaseRun.disputed);
+    out.push(...reReviewSection(state, { source: "review", phase: state.currentPhase }));
+    if (!state.findingLedger?.length) disputedSection(out, state.phaseRun.disputed);
     sentBackSection(out, state.phaseRun.reviewProblems);
     if (facts.diffStat)
       out.push(`## Diff ${phaseStartCommit(state) ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
   }
   if (state.currentState === "FINAL_REVIEW") {
     const fr = state.finalReview;
-    if (state.stage === "fixing") {
-      out.push("## Blocking findings to fix", "");
-      for (const f of fr.findings.filter((x) => x.severity === "blocking")) out.push(`- ${findingLine(f)}`);
-      out.push("");
-    } else {
+    if (state.stage === "fixing") out.push(...finalFixSection(state));
+    else {
       if (facts.diffStat)
         out.push(`## Diff ${state.startingCommit ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");
-      const rounds = fr.rounds ?? [];
-      if (rounds.at(-1)?.resolution === "fix") {
-        out.push(
-          `## This is a re-review (round ${rounds.length + 1}) after a fix`,
-          "",
-          "These blocking findings of the last round were sent back for a fix: check each first.",
-          "",
-          ...rounds
-            .at(-1)!
-            .findings.filter((f) => f.severity === "blocking")
-            .map((f) => `- ${findingLine(f)}`),
-          "",
-        );
-      }
-      disputedSection(out, fr.disputed);
+      out.push(...reReviewSection(state, { source: "final", phase: null }));
+      if (!state.findingLedger?.length) disputedSection(out, fr.disputed);
       sentBackSection(out, fr.problems);
       out.push(
         "## Per-phase review findings (whole, with what became of each)",

@@ -287,22 +287,49 @@ export function trackedLine(e: TrackedFinding, opts: { short?: boolean; why?: bo
 
 const SEVERITIES = ["blocking", "warning", "note"] as const;
 
-/**
- * Findings counted once each, by severity and fate: "1 blocking fixed (commit 1a2b3c4), 1 warning
- * open, 1 note open"; "none" for no finding.
- */
-export function fateTally(entries: readonly TrackedFinding[]): string {
-  const parts: string[] = [];
-  for (const sev of SEVERITIES)
+/** Findings of one severity and fate, counted once each: what a notice keeps to word later. */
+export const FateGroup = z.looseObject({
+  severity: Severity,
+  fate: FindingFate,
+  count: z.number().int().positive(),
+  /** fixed: the fix rounds' commits (short shas). */
+  commits: z.array(z.string()).optional(),
+  /** overridden, deferred: who decided, in words. */
+  by: z.array(z.string()).optional(),
+});
+export type FateGroup = z.infer<typeof FateGroup>;
+
+export function fateGroups(entries: readonly TrackedFinding[]): FateGroup[] {
+  const out: FateGroup[] = [];
+  for (const severity of SEVERITIES)
     for (const fate of FINDING_FATES) {
-      const group = entries.filter((e) => e.severity === sev && e.fate === fate);
+      const group = entries.filter((e) => e.severity === severity && e.fate === fate);
       if (!group.length) continue;
-      const shas = [...new Set(group.map((e) => e.commit?.slice(0, 7)).filter(Boolean))];
-      const who = fate === "overridden" || fate === "deferred" ? [...new Set(group.map((e) => byWords(e.by)))] : [];
-      const detail = shas.length ? ` (commit ${shas.join(", ")})` : who.length ? ` by ${who.join(", ")}` : "";
-      parts.push(`${group.length} ${sev} ${fate}${detail}`);
+      const commits = [...new Set(group.flatMap((e) => (e.commit ? [e.commit.slice(0, 7)] : [])))];
+      const by = fate === "overridden" || fate === "deferred" ? [...new Set(group.map((e) => byWords(e.by)))] : [];
+      out.push({
+        severity,
+        fate,
+        count: group.length,
+        ...(commits.length ? { commits } : {}),
+        ...(by.length ? { by } : {}),
+      });
     }
-  return parts.length ? parts.join(", ") : "none";
+  return out;
+}
+
+/** "1 blocking fixed (commit 1a2b3c4), 1 warning open, 1 note open"; "none" for no group. */
+export function groupWords(groups: readonly FateGroup[]): string {
+  const words = groups.map(
+    (g) =>
+      `${g.count} ${g.severity} ${g.fate}${g.commits?.length ? ` (commit ${g.commits.join(", ")})` : g.by?.length ? ` by ${g.by.join(", ")}` : ""}`,
+  );
+  return words.length ? words.join(", ") : "none";
+}
+
+/** Findings counted once each, by severity and fate (`groupWords` of `fateGroups`). */
+export function fateTally(entries: readonly TrackedFinding[]): string {
+  return groupWords(fateGroups(entries));
 }
 
 /** The session's findings of one check, in the order they were raised. */

@@ -15,6 +15,7 @@ import { RigorLevel, SeverityCounts } from "../vocabulary.js";
 import { planGateReport, Signals } from "../machine/signals.js";
 import { escalationStep } from "../machine/policy.js";
 import { WavePlan } from "./wave-plan.js";
+import { FateGroup, groupWords } from "./findings.js";
 
 function notice<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
   return z.looseObject({ kind: z.literal(kind), ...shape });
@@ -155,6 +156,8 @@ export const Notice = z.discriminatedUnion("kind", [
     fixRounds: z.number().int().optional(),
     /** Review rounds after the first (re-reviews after a fix). */
     reReviews: z.number().int().optional(),
+    /** The phase's review findings, each once, by severity and fate (absent in earlier notices). */
+    reviewFates: z.array(FateGroup).optional(),
   }),
   // FINAL_REVIEW / DONE -----------------------------------------------------------------------------
   notice("finalReview", { counts: SeverityCounts, round: z.number().int().optional() }),
@@ -176,6 +179,8 @@ export const Notice = z.discriminatedUnion("kind", [
           file: z.string().optional(),
           line: z.number().optional(),
           rationale: z.string().optional(),
+          /** Its fate in words (src/session/findings.ts), absent in earlier notices. */
+          fate: z.string().optional(),
         }),
       )
       .optional(),
@@ -383,17 +388,11 @@ export function renderNotice(n: Notice): string {
         const verification = vf
           ? `${n.verification} (after ${plural(vf, "failed verification")} and a fix)`
           : n.verification;
-        const blockingFate = n.counts.blocking
-          ? n.reviewOverridden
-            ? " (overridden)"
-            : n.reReviews
-              ? " (fixed; re-reviewed)"
-              : ""
-          : n.reviewOverridden
-            ? " (overridden)"
-            : "";
+        // Each finding once, with its fate; a notice from before fates were kept says only its counts.
+        const review = n.reviewFates?.length ? groupWords(n.reviewFates) : counted(n.counts);
+        const rounds = n.reReviews ? ` (${n.reReviews + 1} rounds)` : n.reviewOverridden ? " (overridden)" : "";
         lines.push(
-          `Tasks: ${n.tasks}/${n.tasks} | Retries: ${n.retries} | Verification: ${verification} | Review: ${counted(n.counts)}${blockingFate}`,
+          `Tasks: ${n.tasks}/${n.tasks} | Retries: ${n.retries} | Verification: ${verification} | Review: ${review}${rounds}`,
         );
       }
       lines.push(
@@ -414,7 +413,7 @@ export function renderNotice(n: Notice): string {
         `Final review: ${n.finalReviewStatus} (${counted(n.finalFindings)})${n.fixedBlocking ? `; ${plural(n.fixedBlocking, "blocking finding")} fixed before it passed` : ""}`,
         ...(n.findings ?? []).map(
           (f) =>
-            `  - ${f.severity}${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ""}` : ""} — ${f.title}${f.rationale ? `: ${f.rationale}` : ""}`,
+            `  - ${f.severity}${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ""}` : ""} — ${f.title}${f.rationale ? `: ${f.rationale}` : ""}${f.fate ? ` — ${f.fate}` : ""}`,
         ),
         ...(n.findings?.length
           ? [

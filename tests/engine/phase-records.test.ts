@@ -174,26 +174,49 @@ describe("a two-phase session's records", () => {
     expect(final).toContain("src/counting-core/task-1.ts");
   });
 
-  it("tells the re-verification and the re-review what they re-check", () => {
-    const [first, again] = briefs("harness-verifier", "Counting Core");
+  it("tells each re-check and re-review which round it is, what the round before found and what was fixed since", async () => {
+    const state = JSON.parse(
+      await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "autopilot-state.json"), "utf8"),
+    );
+    const sha = (label: string) =>
+      state.commits.find((c: { label: string }) => c.label === label).sha.slice(0, 7) as string;
+    const [first, again, third] = briefs("harness-verifier", "Counting Core");
     expect(first.brief).not.toContain("This is a re-check");
     expect(again.brief).toContain("## This is a re-check (verification 2 of this phase)");
-    expect(again.brief).toContain("- tests/scanner.test.ts: expected 3 rules, got 0 (simulated)");
+    expect(again.brief).toContain("So far: verification 1 failed.");
+    expect(again.brief).toContain(
+      `- [p1-v1-1] blocking — tests/scanner.test.ts: expected 3 rules, got 0 (simulated) — fixed in fix round 1 (commit ${sha("Phase 1: Counting Core — verification fixes (round 1)")})`,
+    );
+    // After the review's fix round: verification 3, the one before passed, and what was fixed is the
+    // review's finding (not verification 1's, fixed long before).
+    expect(third.brief).toContain("## This is a re-check (verification 3 of this phase)");
+    expect(third.brief).toContain("So far: verification 1 failed, verification 2 passed.");
+    expect(third.brief).toContain("Since the last verification, fix round 2 worked on 1 review finding");
+    expect(third.brief).toContain(
+      `- [p1-r1-1] blocking src/counting-core/task-1.ts:1 — Unchecked input reaches the parser (simulated): The parser trusts its input; validate it first. Scenario: an empty input makes the parser throw — fixed in fix round 2 (commit ${sha("Phase 1: Counting Core — review fixes (round 2)")})`,
+    );
+    expect(third.brief).not.toContain("p1-v1-1");
+    expect(third.brief).not.toContain("failed with the findings below");
     // The verifier runs the checks itself: no earlier run stands in for them.
     expect(again.brief).toContain("an earlier run, the executor's word or a previous verification is not evidence");
     const [review1, review2] = briefs("harness-code-reviewer", "Counting Core");
     expect(review1.brief).not.toContain("re-review");
-    expect(review2.brief).toContain("## This is a re-review (round 2) after a fix");
-    expect(review2.brief).toContain(
-      "Unchecked input reaches the parser (simulated) (src/counting-core/task-1.ts:1) — The parser trusts its input; validate it first. Scenario: an empty input makes the parser throw",
-    );
+    expect(review2.brief).toContain("## This is a re-review (round 2), after fix round 2");
+    expect(review2.brief).toContain("- [p1-r1-2] note — Consider a doc comment (simulated) — open");
+    expect(review2.brief).toMatch(/- \[p1-r1-1\] blocking .* — fixed in fix round 2 \(commit [0-9a-f]{7}\)/);
   });
 
   it('runs fix rounds as fix dispatches that reply "fixed"', () => {
     const fixes = runner.seen.filter((s) => s.phase === "Counting Core" && s.result === "fixed");
     expect(fixes).toHaveLength(2);
     expect(fixes[0].brief).toContain("## Verification failures to fix (fix round 1)");
+    expect(fixes[0].brief).toContain(
+      "- [p1-v1-1] blocking — tests/scanner.test.ts: expected 3 rules, got 0 (simulated)",
+    );
     expect(fixes[1].brief).toContain("## Blocking review findings to fix (fix round 2)");
+    // The fixer disputes a finding by the id its brief shows.
+    expect(fixes[1].brief).toContain("- [p1-r1-1] blocking src/counting-core/task-1.ts:1 — Unchecked input");
+    expect(fixes[1].brief).toContain('dispute it by its id ("finding": "<id>")');
   });
 
   it("keeps a failed verification and a fixed finding in the history, the review file and the summary", async () => {
@@ -224,6 +247,9 @@ describe("a two-phase session's records", () => {
     const fix = state.commits.find(
       (c: { label: string }) => c.label === "Phase 1: Counting Core — review fixes (round 2)",
     );
+    const fix1 = state.commits.find(
+      (c: { label: string }) => c.label === "Phase 1: Counting Core — verification fixes (round 1)",
+    );
     expect(review.findings[0]).toMatchObject({
       id: "p1-r1-1",
       severity: "blocking",
@@ -238,9 +264,11 @@ describe("a two-phase session's records", () => {
     });
     expect(review.findings[1]).toMatchObject({ id: "p1-r1-2", severity: "note", status: "open", seen: [1, 2] });
     const summary = await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "summary.md"), "utf8");
+    // Each finding once, with its fate: the blocking ones fixed by their fix rounds' commits, the note open.
     expect(summary).toContain(
-      "Phase 1: 1 failed verification(s) fixed, 1 blocking review finding(s) fixed after 1 re-review(s).",
+      `Phase 1: verification findings: 1 blocking fixed (commit ${fix1.sha.slice(0, 7)}); review findings: 1 blocking fixed (commit ${fix.sha.slice(0, 7)}), 1 note open.`,
     );
+    expect(summary).toContain("Phase 2: review findings: 1 note open.");
   });
 
   it("gives the final review every per-phase finding whole, with what became of it", () => {
@@ -248,9 +276,9 @@ describe("a two-phase session's records", () => {
     expect(final).not.toMatch(/found and addressed/);
     expect(final).toContain("Phase 1 (Counting Core), phase-0-review.json: 1 blocking, 0 warning, 1 note");
     expect(final).toMatch(
-      /- \[blocking\] src\/counting-core\/task-1\.ts:1 — Unchecked input reaches the parser \(simulated\) \[fixed in fix round 2 \(commit [0-9a-f]{7}\)\]: The parser trusts its input; validate it first\. Scenario: an empty input makes the parser throw/,
+      /- \[p1-r1-1\] \[blocking\] src\/counting-core\/task-1\.ts:1 — Unchecked input reaches the parser \(simulated\) \[fixed in fix round 2 \(commit [0-9a-f]{7}\)\]: The parser trusts its input; validate it first\. Scenario: an empty input makes the parser throw/,
     );
-    expect(final).toContain("- [note] — Consider a doc comment (simulated) [open]");
+    expect(final).toContain("- [p1-r1-2] [note] — Consider a doc comment (simulated) [open]");
   });
 
   it("carries what an executor learned to later briefs, and reports it truthfully at DONE", () => {

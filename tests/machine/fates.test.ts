@@ -6,6 +6,7 @@ import { blocking, note, plan, planned, send, started, where } from "./helpers.j
 import type { AutopilotState, Finding } from "../../src/session/schema.js";
 import { fateTally, fateWords, findingsIn } from "../../src/session/findings.js";
 import { migrateState } from "../../src/session/migrate.js";
+import { renderNotices } from "../../src/session/notices.js";
 
 const low = { name: "Scanner", complexity: "low" as const };
 const warning: Finding = { severity: "warning", title: "performance.now is cheaper", file: "src/scan.ts", line: 9 };
@@ -145,6 +146,40 @@ describe("the finding ledger", () => {
     s = send(s, { type: "DECIDE", answer: "fix manually and continue", by: "terminal" });
     expect(fates(s)["final-r1-1"]).toBe("fixed by hand (said by a person at a terminal)");
     expect(fates(s)["final-r1-2"]).toBe("open");
+  });
+});
+
+describe("the texts that show findings", () => {
+  it("the phase summary counts each finding once with its fate: the warning nobody fixed is open, not 'fixed; re-reviewed'", () => {
+    const two = [low, { name: "CLI", complexity: "low" as const }];
+    let s = planned(started(two), plan(2));
+    s = send(s, { type: "EXECUTED", outcome: "complete" });
+    s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
+    s = send(s, { type: "REVIEWED", findings: [blocking, warning, note] });
+    s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
+    s = send(s, { type: "FIXED", summary: "fixed" });
+    s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
+    s = send(s, { type: "REVIEWED", findings: [warning, note] });
+    expect(s.currentState).toBe("PHASE_COMPLETE");
+    const report = renderNotices(s.notices)!;
+    expect(report).toContain("Review: 1 blocking fixed, 1 warning open, 1 note open (2 rounds)");
+    expect(report).not.toContain("fixed; re-reviewed");
+  });
+
+  it("DONE shows each final finding left standing with its fate, and counts the blocking one its fix round fixed", () => {
+    let s = planned(started([low]), plan(2));
+    s = send(s, { type: "EXECUTED", outcome: "complete" });
+    s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
+    s = send(s, { type: "REVIEWED", findings: [] });
+    s = send(s, { type: "REVIEWED", findings: [blocking, warning] });
+    s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
+    s = send(s, { type: "FIXED", summary: "fixed" });
+    s = send(s, { type: "VALIDATED", passed: true, summary: "ok" });
+    s = send(s, { type: "REVIEWED", findings: [warning] });
+    expect(s.currentState).toBe("DONE");
+    const report = renderNotices(s.notices)!;
+    expect(report).toContain("1 blocking finding fixed before it passed");
+    expect(report).toContain("  - warning src/scan.ts:9 — performance.now is cheaper — open");
   });
 });
 

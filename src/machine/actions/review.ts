@@ -20,6 +20,7 @@ import {
   MAX_FINAL_REVIEW_FIXES,
 } from "../helpers.js";
 import { act } from "./act.js";
+import { finalRecord, phaseLine } from "./records.js";
 import { verificationFindings } from "../../session/findings.js";
 import { decide, isBlocking, raise, scopeOf, sendToFix, sentChoice, settleFix } from "../fates.js";
 
@@ -207,7 +208,7 @@ export const reviewActions = {
             ? `Phase ${i + 1} skipped.`
             : `Phase ${i + 1} complete. ${run.taskCount ?? 0}/${run.taskCount ?? 0} tasks.`,
           plan: phase.planPath,
-          keyContext: `${phase.name}: ${skipped ? "skipped by decision" : phaseRecord(run)}.${gatesAnswered(context.decisions.filter((d) => d.phase === i))}`,
+          keyContext: `${phase.name}: ${skipped ? "skipped by decision" : phaseRecord(context)}.${gatesAnswered(context.decisions.filter((d) => d.phase === i))}`,
           nextStep: nextPhase ? `Continue to Phase ${i + 2}: ${nextPhase.name}` : "Final review, then DONE",
         },
       }),
@@ -337,25 +338,13 @@ export const reviewActions = {
     add({ type: "appendLearnings", args: {} });
     add({ type: "roadmapDone", args: {} });
     const fr = context.finalReview;
-    const open = fr.findings.filter((f) => f.severity !== "blocking" || fr.status === "overridden");
-    const record = context.history
-      .map((h) => {
-        const extra = [
-          h.verificationFailures ? `${h.verificationFailures} failed verification(s) fixed` : "",
-          h.reviewRounds && h.reviewRounds.length > 1
-            ? `${h.reviewRounds[0].blocking ?? 0} blocking review finding(s) fixed after ${h.reviewRounds.length - 1} re-review(s)`
-            : "",
-          (h as Record<string, unknown>).reviewOverridden ? "review overridden" : "",
-        ].filter(Boolean);
-        return extra.length ? ` Phase ${(h.phase ?? 0) + 1}: ${extra.join(", ")}.` : "";
-      })
-      .join("");
+    const record = context.history.map((h) => phaseLine(context, h)).join("");
     add({
       type: "writeSummary",
       args: {
         lastActive: event.now,
         status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
-        keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${fr.status} (${countBySeverity(fr.findings).blocking} blocking, ${countBySeverity(fr.findings).warning} warning, ${countBySeverity(fr.findings).note} note${(fr.rounds ?? []).length > 1 ? ` in its last of ${fr.rounds!.length} rounds` : ""})${open.length ? `; not fixed: ${open.map((f) => `${f.severity} ${f.title}${f.file ? ` (${f.file})` : ""}`).join("; ")}` : ""}.${record} Decisions: ${channelCounts(context.decisions)}.`,
+        keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${fr.status} (${finalRecord(context)}).${record} Decisions: ${channelCounts(context.decisions)}.`,
         nextStep:
           "All phases complete. Create a PR or close the session. Commit .harness/learnings.md (and .harness/failures.md, if any) if your team keeps them; keep .harness/sessions/ out of git (add it to .gitignore).",
       },
