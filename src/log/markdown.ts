@@ -1,6 +1,7 @@
 // The decision log as Markdown: a report a person reads in a terminal, an editor or a PR comment.
 import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, type SeverityTally } from "./model.js";
 import { SIGNAL_DEFS } from "../machine/signals.js";
+import { checksMarkdown } from "./checks-text.js";
 
 /** One table cell: no line breaks, pipes escaped, raw HTML neutralised (renderers would run it). */
 export function mdCell(s: string | number | boolean | null | undefined): string {
@@ -50,6 +51,12 @@ export function whoCounts(t: DecisionLog["totals"]["decisions"]): string {
   return `${t.total} decision${t.total === 1 ? "" : "s"}${parts.length ? ` (${parts.join(", ")})` : ""}`;
 }
 
+/** The Why cell: the person's words as the host relayed them, then the rationale (or a legacy note). */
+export function whyOf(d: LoggedDecision): string | null {
+  const parts = [d.userWords ? `the user's words (relayed): "${d.userWords}"` : null, d.rationale ?? d.note];
+  return parts.filter(Boolean).join(" · ") || null;
+}
+
 export function planOutcome(d: LoggedDecision): string {
   if (!d.plan) return "";
   if (d.plan.mode === "fast") return "auto-approved: --fast, signals not evaluated";
@@ -92,7 +99,7 @@ export function renderMarkdown(log: DecisionLog): string {
       `${whoCounts(t.decisions)} · ` +
       `${t.overrides} override${t.overrides === 1 ? "" : "s"} · ${t.commits.total} commits${t.commits.recovery ? ` (${t.commits.recovery} recovery)` : ""}`,
     "",
-    `Cost: ${mdText(log.cost.display)}${log.cost.budget ? ` · budget ${mdText(log.cost.budget.display)}${log.cost.budget.spent ? " (spent)" : ""}` : ""}`,
+    `Cost: ${mdText(log.cost.display)}${log.cost.why ? ` (${mdText(log.cost.why)})` : ""}${log.cost.budget ? ` · budget ${mdText(log.cost.budget.display)}${log.cost.budget.spent ? " (spent)" : ""}` : ""}`,
     "",
   );
 
@@ -116,7 +123,7 @@ export function renderMarkdown(log: DecisionLog): string {
           whoLabel(d),
           d.plan ? (d.plan.evaluated ? d.plan.fired.join(", ") || "none" : "not evaluated (--fast)") : null,
           d.answer,
-          d.rationale ?? d.note,
+          whyOf(d),
         ]),
       ),
       "",
@@ -181,6 +188,8 @@ export function renderMarkdown(log: DecisionLog): string {
     "",
   );
 
+  out.push(...checksMarkdown(log, table));
+
   if (log.waves.length) {
     out.push("## Parallel waves", "");
     out.push(
@@ -232,12 +241,14 @@ export function renderMarkdown(log: DecisionLog): string {
   if (fr.items.length)
     out.push(
       table(
-        ["Severity", "Finding", "Where", "Why"],
+        ["ID", "Severity", "Finding", "Where", "Why", "Fate"],
         fr.items.map((f) => [
+          f.id,
           f.severity,
           f.title,
           f.file ? `${f.file}${f.line !== null ? `:${f.line}` : ""}` : null,
           f.rationale,
+          f.fate,
         ]),
       ),
       "",

@@ -14,14 +14,17 @@ import {
   normalizeSeverity,
   type AutopilotState,
   type Decision,
-  type Finding,
   type HistoryEntry,
   type Signals,
 } from "../session/schema.js";
 import { waveLogs, type WaveLog } from "./waves.js";
-import { budgetSpent, formatBudget, formatCost, type UsageTotals } from "../session/usage.js";
+import { budgetSpent, costUnknownWhy, formatBudget, formatCost, type UsageTotals } from "../session/usage.js";
+import { checkRounds, finalItems, type FinalItem, findingLogs, type CheckRoundLog, type FindingLog } from "./checks.js";
 
 export type { WaveLog, WaveTaskLog } from "./waves.js";
+export type { CheckRoundLog, FindingLog } from "./checks.js";
+import { titleOf } from "./format.js";
+export { titleOf, formatDuration } from "./format.js";
 
 /** 2: `who` is the channel an answer came through (elicited, terminal, host, ...), with `whoText`. */
 export const DECISION_LOG_VERSION = 2;
@@ -115,6 +118,8 @@ export interface LoggedDecision {
   plan: PlanGate | null;
   answer: string | null;
   rationale: string | null;
+  /** The user's own words as the host relayed them (`by: "relayed"`; the host's claim). */
+  userWords: string | null;
   note: string | null;
 }
 
@@ -151,12 +156,15 @@ export interface PhaseLog extends PhaseRef {
 export interface CostCell {
   display: string;
   usage: UsageTotals | null;
+  /** Why it is "unknown" (no run reported yet; runs reported without usage); null when known. */
+  why: string | null;
 }
 
 export interface FinalReviewLog {
   status: string;
   findings: SeverityTally;
-  items: { severity: string; title: string; file: string | null; line: number | null; rationale: string | null }[];
+  /** Every finding of the final review once with its id and fate; without the ledger, the last round's (id, fate null). */
+  items: FinalItem[];
   /** Fix rounds run (the machine allows at most 3). */
   fixRounds: number;
   /** Decision numbers taken during the final review. */
@@ -208,6 +216,10 @@ export interface DecisionLog {
   commits: CommitLog[];
   /** A parallel session's waves, each task's worktree, merge and validation (empty: a serial session). */
   waves: WaveLog[];
+  /** Every verification and review round, of every phase and of the final review, with the findings it reported. */
+  checks: CheckRoundLog[];
+  /** Every finding of the session once, with its fate (empty for a state from before the finding ledger). */
+  findings: FindingLog[];
   totals: Totals;
   /** What the session spent: the total, per persona, and the budget (null: none). */
   cost: CostCell & {
@@ -426,6 +438,7 @@ function logDecision(state: AutopilotState, d: Decision, i: number): LoggedDecis
     plan: planGate(d, who),
     answer: str(d.answer),
     rationale: str(d.rationale),
+    userWords: str(d.userWords),
     note: d.decision === "note" ? null : note,
   };
 }
@@ -521,7 +534,7 @@ function phaseLogs(state: AutopilotState, decisions: LoggedDecision[]): PhaseLog
 }
 
 function costCell(t: UsageTotals | undefined): CostCell {
-  return { display: formatCost(t), usage: t ?? null };
+  return { display: formatCost(t), usage: t ?? null, why: costUnknownWhy(t) };
 }
 
 // ---- the log -------------------------------------------------------------------------------
@@ -542,6 +555,7 @@ function headline(state: AutopilotState, phases: PhaseLog[]): DecisionLog["outco
 
 export function buildDecisionLog(state: AutopilotState, slug: string): DecisionLog {
   const decisions = state.decisions.map((d, i) => logDecision(state, d, i));
+  const findings = findingLogs(state);
   const phases = phaseLogs(state, decisions);
   const commits: CommitLog[] = state.commits.map((c) => ({
     sha: c.sha,
@@ -554,13 +568,7 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
   const finalReview: FinalReviewLog = {
     status: state.finalReview.status,
     findings: tally(state.finalReview.findings),
-    items: state.finalReview.findings.map((f: Finding) => ({
-      severity: normalizeSeverity(f.severity) ?? "note",
-      title: String(f.title ?? ""),
-      file: str(f.file),
-      line: num(f.line),
-      rationale: str(f.rationale),
-    })),
+    items: finalItems(state, findings),
     fixRounds: num(state.finalReview.retryCount) ?? 0,
     cost: costCell(state.usage?.byPhase.final),
     decisions: decisions
@@ -623,6 +631,8 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
     finalReview,
     commits,
     waves: waveLogs(state, (i) => phaseRef(state, i)),
+    checks: checkRounds(state),
+    findings,
     totals,
     cost: {
       ...costCell(state.usage?.total),
@@ -637,29 +647,4 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
         : null,
     },
   };
-}
-
-/** "docs/changes/security-scanner/proposal.md" → "Security scanner". */
-export function titleOf(state: AutopilotState): string {
-  const fromPr = str(state.pullRequest?.title);
-  if (fromPr) return fromPr;
-  const parts = state.specPath.replace(/\\/g, "/").split("/").filter(Boolean);
-  const file = (parts.at(-1) ?? "").replace(/\.md$/i, "");
-  const generic = /^(proposal|spec|design|readme|index)$/i.test(file);
-  const base = generic && parts.length > 1 ? parts.at(-2)! : file || state.specPath;
-  const text = base.replace(/[-_]+/g, " ").trim();
-  return text ? text[0].toUpperCase() + text.slice(1) : state.specPath;
-}
-
-/** "1 h 4 min", "3 min 20 s", "45 s": for the reports. */
-export function formatDuration(ms: number | null): string {
-  if (ms === null) return "—";
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
-  const d = Math.floor(h / 24);
-  return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }

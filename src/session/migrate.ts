@@ -13,6 +13,7 @@
 
 import {
   AutopilotState,
+  CheckRounds,
   CURRENT_SCHEMA_VERSION,
   PullRequest,
   ParallelSettings,
@@ -287,6 +288,7 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
 
   const retryBudget = normalizeRetryBudget(s.retryBudget, top, notes);
   const history = normalizeHistory(s.history, top, notes);
+  for (const h of history) fit(h, "checkRounds", CheckRounds, notes, "history");
   const decisions = normalizeDecisions(s.decisions, top, notes);
   const finalReview = normalizeFinalReview(s.finalReview, top, notes);
 

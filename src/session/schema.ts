@@ -73,6 +73,11 @@ export const Decision = z.looseObject({
 });
 export type Decision = z.infer<typeof Decision>;
 
+export const CheckRounds = z.looseObject({
+  verification: z.array(z.enum(["pass", "fail"])),
+  review: z.array(z.enum(["fix", "override"]).nullable()),
+});
+
 export const HistoryEntry = z.looseObject({
   phase: z.number().int().nullable(),
   name: z.string().optional(),
@@ -89,6 +94,8 @@ export const HistoryEntry = z.looseObject({
   fixRounds: z.number().int().nonnegative().optional(),
   /** Every review round's counts, in order (the first is `reviewFindings`). */
   reviewRounds: z.array(z.record(z.string(), z.number())).optional(),
+  /** Every round of the phase's checks: each verification's verdict, each review's resolution (absent in older files). */
+  checkRounds: CheckRounds.optional(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 

@@ -364,3 +364,16 @@ export function formatCost(t: UsageTotals | undefined | null): string {
   const partial = t.reported < t.dispatches ? ` (${t.reported} of ${t.dispatches} dispatches reported usage)` : "";
   return parts.join(" · ") + partial;
 }
+
+/**
+ * Why a cost is "unknown", in words (null when it is known): no persona run reported yet, or the
+ * runs that reported carried no usage (the host passes usage on only when its client gives it).
+ */
+export function costUnknownWhy(t: UsageTotals | undefined | null): string | null {
+  if (formatCost(t) !== "unknown") return null;
+  if (!t || t.dispatches === 0) return "no persona run has been reported yet";
+  const runs = `${t.dispatches} persona run${t.dispatches === 1 ? "" : "s"} reported`;
+  if (t.reported === 0)
+    return `${runs}, none with its usage (the host passes usage on only when its client gives it: docs/mcp.md, Cost and budget)`;
+  return `${runs}, ${t.reported} with usage, but none gave a token count or a dollar cost`;
+}

@@ -13,6 +13,8 @@ import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { PersonaRunner, PersonaTask, RunnerOutcome } from "../../src/runners/types.js";
 import { PolicyGate, drive, type Gate } from "../../src/headless/drive.js";
 import type { AskNext, Step } from "../../src/protocol/step.js";
+import { SessionStore } from "../../src/session/store.js";
+import { buildDecisionLog, renderMarkdown } from "../../src/log/index.js";
 
 const SPEC_PATH = "docs/changes/wc/proposal.md";
 const SLUG = "changes--wc--proposal";
@@ -279,6 +281,32 @@ describe("a two-phase session's records", () => {
       /- \[p1-r1-1\] \[blocking\] src\/counting-core\/task-1\.ts:1 — Unchecked input reaches the parser \(simulated\) \[fixed in fix round 2 \(commit [0-9a-f]{7}\)\]: The parser trusts its input; validate it first\. Scenario: an empty input makes the parser throw/,
     );
     expect(final).toContain("- [p1-r1-2] [note] — Consider a doc comment (simulated) [open]");
+  });
+
+  it("keeps every round in the decision log: the failed verification later fixed, with its finding's fate", async () => {
+    const { state } = await new SessionStore(repo.dir).read(SLUG);
+    const log = buildDecisionLog(state, SLUG);
+    expect(
+      log.checks
+        .filter((r) => r.phase?.number === 1)
+        .map((r) => [r.check, r.round, r.verdict ?? r.resolution, r.findings]),
+    ).toEqual([
+      ["verification", 1, "fail", ["p1-v1-1"]],
+      ["verification", 2, "pass", []],
+      ["verification", 3, "pass", []],
+      ["review", 1, "fix", ["p1-r1-1", "p1-r1-2"]],
+      ["review", 2, null, ["p1-r1-2"]],
+    ]);
+    const fix1 = state.commits.find((c) => c.label === "Phase 1: Counting Core — verification fixes (round 1)")!;
+    expect(log.findings.find((f) => f.id === "p1-v1-1")).toMatchObject({
+      check: "verification",
+      fate: "fixed",
+      commit: fix1.sha,
+      fateText: `fixed in fix round 1 (commit ${fix1.sha.slice(0, 7)})`,
+    });
+    expect(renderMarkdown(log)).toContain(
+      "| 1. Counting Core | Verification | 1 | fail | p1-v1-1 blocking: tests/scanner.test.ts",
+    );
   });
 
   it("carries what an executor learned to later briefs, and reports it truthfully at DONE", () => {

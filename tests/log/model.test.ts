@@ -34,6 +34,66 @@ beforeAll(async () => {
 afterAll(async () => done?.repo.cleanup());
 
 describe("decision log of a finished scripted session", () => {
+  it("shows every verification and review round with its findings, and each finding once with its fate", () => {
+    const rounds = log.checks.map((r) => [r.phase?.number ?? "final", r.check, r.round, r.verdict ?? r.resolution]);
+    expect(rounds).toEqual([
+      [1, "verification", 1, "pass"],
+      [1, "review", 1, null],
+      [2, "verification", 1, "pass"],
+      [2, "review", 1, null],
+      [3, "verification", 1, "pass"],
+      [3, "review", 1, "override"],
+      ["final", "final", 1, "fix"],
+      ["final", "final", 2, null],
+    ]);
+    const overridden = log.findings.find((f) => f.phase?.number === 3 && f.severity === "blocking")!;
+    expect(overridden).toMatchObject({
+      id: "p3-r1-1",
+      fate: "overridden",
+      by: "terminal",
+      decision: "overrode_review",
+    });
+    expect(overridden.fateText).toBe("overridden by a person at a terminal");
+    expect(log.checks.find((r) => r.check === "final" && r.round === 1)!.findings).toContain("final-r1-1");
+    const md = renderMarkdown(log);
+    expect(md).toContain("## Checks: every verification and review round");
+    expect(md).toMatch(
+      /\| final-r1-1 \| final \| Final review \| blocking \| .* \| 1 \| fixed in fix round 1 \(commit [0-9a-f]{7}\) \|/,
+    );
+    expect(md).toContain("| 3. CLI Integration | Review | 1 | overridden | p3-r1-1 blocking:");
+    const html = renderHtml(log);
+    expect(html).toContain('<h2 id="checks-h">Checks and findings</h2>');
+    expect(html).toContain("overridden by a person at a terminal");
+  });
+
+  it("says why a cost is unknown: the runs reported no usage", () => {
+    expect(log.cost.display).toBe("unknown");
+    const runs = state.usage!.total.dispatches;
+    expect(runs).toBeGreaterThan(10);
+    expect(log.cost.why).toBe(
+      `${runs} persona runs reported, none with its usage (the host passes usage on only when its client gives it: docs/mcp.md, Cost and budget)`,
+    );
+    expect(renderMarkdown(log)).toContain(`Cost: unknown (${runs} persona runs reported, none with its usage`);
+    expect(renderHtml(log)).toContain(`${runs} persona runs reported, none with its usage`);
+  });
+
+  it("shows the person's words the host relayed, beside its rationale", () => {
+    const relayed = structuredClone(state);
+    Object.assign(relayed.decisions[5], {
+      by: "relayed",
+      userWords: "override it, the key is a fixture <b>",
+      rationale: "the user says it is a fixture",
+    });
+    const l = buildDecisionLog(relayed, SLUG);
+    expect(l.decisions[5]).toMatchObject({ who: "relayed", userWords: "override it, the key is a fixture <b>" });
+    expect(renderMarkdown(l)).toContain(
+      `the user's words (relayed): "override it, the key is a fixture &lt;b&gt;" · the user says it is a fixture`,
+    );
+    const html = renderHtml(l);
+    expect(html).toContain("the user&#39;s words (relayed): &quot;override it, the key is a fixture &lt;b&gt;&quot;");
+    expect(html).not.toContain("fixture <b>");
+  });
+
   it("names the session, spec, rigor, outcome and starting commit", async () => {
     // HEAD when the session started: the commit that added the spec.
     const first = (await git(done.repo.dir, "log", "--format=%H", "--grep=^spec$")).trim();
@@ -132,7 +192,13 @@ describe("decision log of a finished scripted session", () => {
       findings: { blocking: 0, warning: 1, note: 0 },
       decisions: [7],
     });
-    expect(log.finalReview.items[0]).toMatchObject({ severity: "warning", title: expect.stringContaining("Naming") });
+    // Each final finding once with its fate: the blocking one its fix round fixed, and the warning left open.
+    const finalFix = state.commits.find((c) => c.label === "Final review fixes (round 1)")!;
+    expect(log.finalReview.items.map((f) => [f.id, f.severity, f.fate])).toEqual([
+      ["final-r1-1", "blocking", `fixed in fix round 1 (commit ${finalFix.sha.slice(0, 7)})`],
+      ["final-r1-2", "warning", "open"],
+    ]);
+    expect(log.finalReview.items[1]).toMatchObject({ title: expect.stringContaining("Naming") });
     const subjects = (await git(done.repo.dir, "log", "--format=%H %s")).trim().split("\n");
     expect(log.commits).toHaveLength(5);
     for (const c of log.commits) {

@@ -183,6 +183,10 @@ export const reviewActions = {
       ...(verificationFailures ? { verificationFailures } : {}),
       ...(run.fixRounds ? { fixRounds: run.fixRounds } : {}),
       ...(reviewRounds.length > 1 ? { reviewRounds: reviewRounds.map((r) => countBySeverity(r.findings)) } : {}),
+      checkRounds: {
+        verification: (run.verificationRounds ?? []).map((r) => r.verdict),
+        review: reviewRounds.map((r) => r.resolution),
+      },
       ...(skipped ? { skipped: true } : {}),
       ...(run.reviewOverridden ? { reviewOverridden: true } : {}),
     };
