@@ -8,6 +8,6 @@ const server = new McpServer({ name: "echo", version: "1.0.0" });
 server.registerTool(
   "echo",
   { description: "Returns its input.", inputSchema: { message: z.string() } },
-  async ({ message }) => ({ content: [{ type: "text", text: message }] }),
+  ({ message }) => ({ content: [{ type: "text", text: message }] }),
 );
 await server.connect(new StdioServerTransport());

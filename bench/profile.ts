@@ -35,7 +35,7 @@ const srv = await spawnServer(["--cpu-prof", `--cpu-prof-dir=${profDir}`, MAIN_J
   PATH: `${tmp}:${process.env.PATH}`,
 });
 const st = newStats();
-let step = await startSession(srv.client, proj.dir, proj.specPath, st);
+const step = await startSession(srv.client, proj.dir, proj.specPath, st);
 if (DECISIONS) {
   const file = stateFile(proj.dir, st.slug);
   const s = JSON.parse(await readFile(file, "utf8"));
@@ -81,7 +81,7 @@ st.reports.push = (...rs) => {
   }
   return origPush(...rs);
 };
-step = await play(srv.client, proj.dir, step, st, undefined, (s) => (s.phase?.number ?? 0) > PLAY);
+await play(srv.client, proj.dir, step, st, undefined, (s) => (s.phase?.number ?? 0) > PLAY);
 await srv.close();
 await new Promise((r) => setTimeout(r, 500));
 console.log("git calls per autopilot_report (includes decides before it):");

@@ -55,7 +55,7 @@ async function skillText(): Promise<string> {
   return "x".repeat(SKILL_FALLBACK_BYTES); // its measured size; tokens then are not meaningful
 }
 
-async function skillBytes(): Promise<{ size: number; note: string }> {
+function skillBytes(): { size: number; note: string } {
   if (existsSync(SKILL)) return { size: statSync(SKILL).size, note: path.relative(REPO_ROOT, SKILL) };
   console.log(
     `note: ${SKILL} is not here (it is on the CI machine, not in a clone); using its measured size, ${SKILL_FALLBACK_BYTES} bytes.`,
@@ -344,7 +344,7 @@ async function scale(templates: unknown[]) {
       if (/^Phase \d+: .* — COMPLETE$/m.test(s.report ?? "")) completed.add(s.stepId);
       return completed.size >= n;
     };
-    let step = await play(srv.client, proj.dir, first, before, undefined, phaseOf(SCALE_PLAY_PHASES), true);
+    const step = await play(srv.client, proj.dir, first, before, undefined, phaseOf(SCALE_PLAY_PHASES), true);
     // Inject the history. The server keeps nothing between calls (each call locks the session and
     // re-reads the file), so editing the JSON between two calls is what a very long session looks like.
     const file = stateFile(proj.dir, before.slug);
@@ -360,7 +360,7 @@ async function scale(templates: unknown[]) {
     await writeFile(file, JSON.stringify(state, null, 2) + "\n");
     const after = newStats();
     after.slug = before.slug;
-    step = await play(srv.client, proj.dir, step, after, undefined, phaseOf(2 * SCALE_PLAY_PHASES), true);
+    await play(srv.client, proj.dir, step, after, undefined, phaseOf(2 * SCALE_PLAY_PHASES), true);
     const rw = await plainJsonRW(file, 10);
     const size = statSync(file).size;
     await srv.close();
@@ -388,7 +388,7 @@ async function main() {
     await waveWallTimeBench(QUICK ? 1 : 2, QUICK ? 3000 : 12000);
     return;
   }
-  const skill = await skillBytes();
+  const skill = skillBytes();
 
   const coldProj = await makeProject(specWith(3));
   const cold = await coldStart(coldProj.dir);

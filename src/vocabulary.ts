@@ -54,7 +54,7 @@ export const SeverityCounts = z.looseObject({
 export type SeverityCounts = z.infer<typeof SeverityCounts>;
 
 /** A plan task's `[checkpoint:<kind>]` marker: where a person must look, decide or act. */
-export const CHECKPOINT_KINDS = ["human-verify", "decision", "human-action"] as const;
+const CHECKPOINT_KINDS = ["human-verify", "decision", "human-action"] as const;
 export type CheckpointKind = (typeof CHECKPOINT_KINDS)[number];
 /** What an executor reports at a checkpoint: one of the kinds, or `passed` (nothing for a person to do). */
 export const CheckpointType = z.enum([...CHECKPOINT_KINDS, "passed"]);
@@ -88,8 +88,7 @@ export type ResultKind = z.infer<typeof ResultKind>;
 export const DECISION_CHANNELS = ["elicited", "terminal", "host", "relayed", "piped", "policy", "auto"] as const;
 export const DecisionChannel = z.enum(DECISION_CHANNELS);
 export type DecisionChannel = z.infer<typeof DecisionChannel>;
-/** The channels that mean a person answered (what `--human-gates` accepts). */
-export const HUMAN_CHANNELS: readonly DecisionChannel[] = ["elicited", "terminal"];
+/** True when the channel means a person answered (what `--human-gates` accepts). */
 export function isHumanChannel(by: unknown): boolean {
   return by === "elicited" || by === "terminal";
 }
@@ -106,7 +105,7 @@ export type DecisionBy = z.infer<typeof DecisionBy>;
  * Who answered a decision, in words: one place for the phrases the decision log, the session
  * summary, the PR text and the headless summary use, so they never disagree.
  */
-export const CHANNEL_PHRASES: Record<DecisionBy, string> = {
+const CHANNEL_PHRASES: Record<DecisionBy, string> = {
   elicited: "answered by the user in the client's form",
   terminal: "answered by a person at a terminal",
   host: "answered by the host model; no person may have seen it",

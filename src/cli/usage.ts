@@ -5,7 +5,7 @@ import { editDistance } from "../protocol/words.js";
 export class UsageError extends Error {}
 
 /** The known option closest to what was typed (`--thorogh` → `--thorough`), or null. */
-export function suggestOption(typed: string, known: string[]): string | null {
+function suggestOption(typed: string, known: string[]): string | null {
   const name = typed.replace(/^-+/, "").split("=")[0].toLowerCase();
   if (!name) return null;
   let best: string | null = null;

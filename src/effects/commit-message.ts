@@ -10,7 +10,7 @@ import { readProjectConfig, type ProjectConfig } from "../session/config.js";
 import { checkpointMessage, sanitizeLabel } from "./git.js";
 
 /** The template used with a commitlint config and no `commitMessage`. */
-export const CONVENTIONAL_TEMPLATE = "chore(autopilot): {summary}";
+const CONVENTIONAL_TEMPLATE = "chore(autopilot): {summary}";
 /** commitlint's config-conventional refuses longer headers. */
 const CONVENTIONAL_HEADER_MAX = 100;
 

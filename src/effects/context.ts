@@ -13,7 +13,7 @@ export type ContextPart = (typeof CONTEXT_PARTS)[number];
 export interface GatheredContext {
   session: string;
   /** The raw autopilot-state.json (as written, not migrated); null when absent or unparsable. */
-  state?: unknown | null;
+  state?: unknown;
   learnings?: LearningItem[];
   learningsTruncated?: boolean;
   handoff?: Handoff | null;

@@ -7,10 +7,10 @@ import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import type { SessionPaths } from "../session/paths.js";
 
 function isEmpty(v: unknown): boolean {
-  return v === undefined || v === null || (typeof v === "object" && Object.keys(v as object).length === 0);
+  return v === undefined || v === null || (typeof v === "object" && Object.keys(v).length === 0);
 }
 
-export function executionStatePath(ws: SessionPaths): string {
+function executionStatePath(ws: SessionPaths): string {
   return path.join(ws.sessionDir, "state.json");
 }
 

@@ -65,7 +65,7 @@ export function describeAttempts(
   return oneLine(`${oneLine(what)}${parts.length ? ` — ${parts.join("; ")}` : ""}`);
 }
 
-export function formatFailureLine(input: FailureInput): string {
+function formatFailureLine(input: FailureInput): string {
   return `- **${dayOf(input.date)} [skill:${tag(input.skill)}] [type:${tag(input.type)}]:** ${oneLine(input.text)} ${markerFor(input.effectId)}`;
 }
 

@@ -22,7 +22,7 @@ import {
   type LeftOut,
 } from "./ownership.js";
 
-export const EFFECT_TRAILER = "Autopilot-Effect";
+const EFFECT_TRAILER = "Autopilot-Effect";
 const FALLBACK_IDENTITY = ["user.name=autopilot", "user.email=autopilot@localhost.invalid"];
 
 /** Where and how to run git: the project root, and `-c` settings for every command. */
@@ -91,7 +91,7 @@ export async function assertGitReady(root: string): Promise<{ branch: string }> 
     .split("\n");
   if (quick.length === 2 && quick[0] === "true" && quick[1].startsWith("refs/"))
     return { branch: quick[1].replace(/^refs\/heads\//, "") };
-  let inside = "";
+  let inside: string;
   try {
     inside = (await raw(g, ["rev-parse", "--is-inside-work-tree"])).trim();
   } catch {
@@ -128,8 +128,8 @@ export async function headCommit(root: string): Promise<string> {
 
 /** One line, no control characters, bounded: the label is data, never syntax. */
 export function sanitizeLabel(label: string): string {
-  // eslint-disable-next-line no-control-regex
   const flat = String(label ?? "")
+    // eslint-disable-next-line no-control-regex -- control characters are what this strips
     .replace(/[\u0000-\u001f\u007f]+/g, " ")
     .replace(/\s+/g, " ")
     .trim();
@@ -138,8 +138,8 @@ export function sanitizeLabel(label: string): string {
 }
 
 function sanitizeEffectId(effectId: string): string {
-  // eslint-disable-next-line no-control-regex
   const id = String(effectId ?? "")
+    // eslint-disable-next-line no-control-regex -- control characters are what this strips
     .replace(/[\u0000-\u001f\u007f\s]+/g, "_")
     .trim();
   if (!id)
@@ -443,7 +443,7 @@ interface TracedCommit {
 /** Hook output worth showing: the last lines, without colour codes. */
 const OUTPUT_LINES = 80;
 const OUTPUT_CHARS = 8000;
-export function trimOutput(text: string): string {
+function trimOutput(text: string): string {
   // eslint-disable-next-line no-control-regex
   const plain = text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r\n?/g, "\n");
   const lines = plain.split("\n").map((l) => l.trimEnd());
@@ -475,6 +475,16 @@ async function commitTraced(g: Git, args: string[], traceFile: string): Promise<
   return { hooksRan, failure: new Error(output || `git commit exited with ${code}`) };
 }
 
+/** The fields of git's trace2 event stream that tell which hook ran and how it exited. */
+interface TraceEvent {
+  event?: string;
+  sid?: string;
+  child_id?: number;
+  child_class?: string;
+  hook_name?: string;
+  code?: number;
+}
+
 /** The hooks the traced git ran (its own, not those of git processes the hooks started), with their exit codes. */
 async function hookRuns(traceFile: string): Promise<{ name: string; code: number | null }[]> {
   const text = await readFile(traceFile, "utf8").catch(() => "");
@@ -483,16 +493,9 @@ async function hookRuns(traceFile: string): Promise<{ name: string; code: number
   const runs: { name: string; code: number | null; id: number }[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
-    let ev: {
-      event?: string;
-      sid?: string;
-      child_id?: number;
-      child_class?: string;
-      hook_name?: string;
-      code?: number;
-    };
+    let ev: TraceEvent;
     try {
-      ev = JSON.parse(line);
+      ev = JSON.parse(line) as TraceEvent;
     } catch {
       continue;
     }

@@ -7,7 +7,7 @@
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import type { SessionPaths } from "../session/paths.js";
 
-export interface HandoffDecision {
+interface HandoffDecision {
   what: string;
   why?: string;
 }
@@ -41,7 +41,7 @@ function itemText(v: unknown): string | null {
   if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;
     for (const k of ["what", "title", "name", "task", "description", "summary", "text"]) {
-      if (typeof o[k] === "string") return o[k] as string;
+      if (typeof o[k] === "string") return o[k];
     }
     return JSON.stringify(v);
   }
@@ -82,8 +82,7 @@ function findPlanPath(raw: Record<string, unknown>): string | null {
   const artifacts = raw.artifacts;
   if (artifacts && typeof artifacts === "object" && !Array.isArray(artifacts)) {
     const a = artifacts as Record<string, unknown>;
-    for (const k of ["planPath", "plan"])
-      if (typeof a[k] === "string" && (a[k] as string).trim()) return (a[k] as string).trim();
+    for (const k of ["planPath", "plan"]) if (typeof a[k] === "string" && a[k].trim()) return a[k].trim();
   }
   // Only a planner's artifacts are taken as its plan: an executor lists plan files it merely read.
   if (typeof raw.fromSkill === "string" && /plann/i.test(raw.fromSkill)) {
@@ -99,7 +98,7 @@ function findPlanPath(raw: Record<string, unknown>): string | null {
 }
 
 /** Normalise a parsed handoff object; exported for callers that already hold the JSON. */
-export function normalizeHandoff(raw: Record<string, unknown>): Handoff {
+function normalizeHandoff(raw: Record<string, unknown>): Handoff {
   return {
     ...raw,
     fromSkill: text(raw.fromSkill),
@@ -135,13 +134,13 @@ export async function readHandoff(ws: SessionPaths): Promise<Handoff | null> {
   return normalizeHandoff(parsed as Record<string, unknown>);
 }
 
-export type DecisionLike = string | Record<string, unknown>;
+type DecisionLike = string | Record<string, unknown>;
 
 /**
  * One decision as the final handoff lists it: upstream readers expect strings (or `{what, why}`),
  * so the state file's decision records become one readable line each.
  */
-export function decisionToString(d: DecisionLike): string {
+function decisionToString(d: DecisionLike): string {
   if (typeof d === "string") return d;
   const o = d ?? {};
   if (typeof o.what === "string") return typeof o.why === "string" && o.why ? `${o.what} — ${o.why}` : o.what;

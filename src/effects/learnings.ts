@@ -10,8 +10,8 @@ import { markerFor, readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import type { ProjectPaths, SessionPaths } from "../session/paths.js";
 import type { NoticeOf } from "../session/notices.js";
 
-export const PRUNE_THRESHOLD = 30;
-export const PROMOTABLE_OUTCOMES = ["gotcha", "decision", "observation"] as const;
+const PRUNE_THRESHOLD = 30;
+const PROMOTABLE_OUTCOMES = ["gotcha", "decision", "observation"] as const;
 
 const HEADER = "# Learnings";
 const MARKER_RE = /\s*<!-- autopilot:.*? -->/g;
@@ -21,7 +21,7 @@ const MARKER_RE = /\s*<!-- autopilot:.*? -->/g;
  * bullet (`- **YYYY-MM-DD`) or a dated heading (`## YYYY-MM-DD`) and takes the non-blank lines
  * after it. Anything before the first entry (title, prose) is not an entry.
  */
-export function parseLearningEntries(text: string): string[] {
+function parseLearningEntries(text: string): string[] {
   const entries: string[] = [];
   let block: string[] = [];
   for (const line of text.split(/\r?\n/)) {
@@ -68,7 +68,7 @@ export interface DoneLearningsInput {
   effectId: string;
 }
 
-export function formatDoneBlock(input: DoneLearningsInput): string {
+function formatDoneBlock(input: DoneLearningsInput): string {
   const lines = [
     `## ${dayOf(input.date)} — Autopilot: ${oneLine(input.specName)} ${markerFor(input.effectId)}`,
     `- [skill:harness-autopilot] [outcome:complete] Executed ${input.phases} phases, ${input.tasks} tasks, ${input.retries} retries`,
@@ -98,7 +98,7 @@ export interface LearningInput {
   text: string;
 }
 
-export function formatLearning(input: LearningInput): string {
+function formatLearning(input: LearningInput): string {
   const tags = `[skill:${oneLine(input.skill)}]${input.outcome ? ` [outcome:${oneLine(input.outcome)}]` : ""}`;
   return `- **${dayOf(input.date)} ${tags}:** ${oneLine(input.text)}`;
 }

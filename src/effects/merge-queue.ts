@@ -44,11 +44,11 @@ export interface TaskScope {
 const SAFE = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "-");
 
 /** `autopilot-task/<slug>/<task>` (`-r<attempt>` from the second attempt): never the session's own branch. */
-export function taskBranch(slug: string, task: string, attempt: number): string {
+function taskBranch(slug: string, task: string, attempt: number): string {
   return `autopilot-task/${SAFE(slug)}/${SAFE(task)}${attempt > 1 ? `-r${attempt}` : ""}`;
 }
 
-export function taskWorktreePath(slug: string, task: string, attempt: number): string {
+function taskWorktreePath(slug: string, task: string, attempt: number): string {
   return `${WORKTREES_DIR_REL}/${SAFE(slug)}--task-${SAFE(task)}${attempt > 1 ? `-r${attempt}` : ""}`;
 }
 

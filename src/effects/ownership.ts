@@ -22,7 +22,7 @@ import {
 } from "../session/paths.js";
 import { LEFT_OUT_SHOWN, type NoticeOf } from "../session/notices.js";
 
-export interface BaselineEntry {
+interface BaselineEntry {
   /** Project-relative, POSIX. */
   path: string;
   /** sha256 of the working-tree content when the session started; null when the path was deleted. */
@@ -135,7 +135,7 @@ const CLIENT_CONFIG = [
   ".github/agents/",
 ];
 
-export function isClientConfig(rel: string): boolean {
+function isClientConfig(rel: string): boolean {
   return CLIENT_CONFIG.some((c) => (c.endsWith("/") ? rel.startsWith(c) : rel === c));
 }
 
@@ -146,7 +146,7 @@ export function isClientConfig(rel: string): boolean {
 export async function otherSessionPaths(root: string, slug: string): Promise<Set<string>> {
   const out = new Set<string>();
   const dir = projectPaths(root).sessionsDir;
-  let names: string[] = [];
+  let names: string[];
   try {
     names = await readdir(dir);
   } catch {

@@ -51,7 +51,7 @@ function str(v: unknown): string | undefined {
 }
 
 /** One finding from any real variant, in our shape; unknown fields are kept. */
-export function normalizeFinding(raw: unknown): Finding {
+function normalizeFinding(raw: unknown): Finding {
   if (typeof raw === "string") return { severity: "note", title: raw };
   const o = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
   const word = o.severity ?? o.level ?? o.priority;
@@ -213,7 +213,7 @@ export async function readPhaseReviews(
     .sort((a, b) => a.phase - b.phase);
 }
 
-export function countBySeverity(findings: Finding[]): Record<Severity, number> {
+function countBySeverity(findings: Finding[]): Record<Severity, number> {
   const c: Record<Severity, number> = { blocking: 0, warning: 0, note: 0 };
   for (const f of findings) c[f.severity] = (c[f.severity] ?? 0) + 1;
   return c;
@@ -260,9 +260,9 @@ export function formatFindingsForPrompt(
       const loc = f.file ? ` ${f.file}${f.line !== undefined ? `:${f.line}` : ""}` : "";
       const why = f.rationale ? `: ${flat(f.rationale)}` : "";
       const scenario = f.scenario ? ` Scenario: ${flat(f.scenario)}` : "";
-      const status =
-        typeof (f as Record<string, unknown>).status === "string" ? ` [${(f as Record<string, unknown>).status}]` : "";
-      const id = typeof (f as Record<string, unknown>).id === "string" ? `[${(f as Record<string, unknown>).id}] ` : "";
+      const recorded = f as Record<string, unknown>;
+      const status = typeof recorded.status === "string" ? ` [${recorded.status}]` : "";
+      const id = typeof recorded.id === "string" ? `[${recorded.id}] ` : "";
       if (!push(`- ${id}[${f.severity}]${loc} — ${flat(f.title)}${status}${why}${scenario}`)) omitted++;
     }
   }

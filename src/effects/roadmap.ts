@@ -9,7 +9,7 @@ import { matter } from "../markdown/front-matter.js";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import type { ProjectPaths } from "../session/paths.js";
 
-export interface RoadmapFeature {
+interface RoadmapFeature {
   name: string;
   milestone: string | null;
   /** Lower-cased status value, or null when the block has no Status line. */
@@ -22,7 +22,7 @@ export interface RoadmapFeature {
   statusLine: number | null;
 }
 
-export interface RoadmapMilestone {
+interface RoadmapMilestone {
   name: string;
   line: number;
   features: RoadmapFeature[];
@@ -47,7 +47,7 @@ function frontMatterLines(lines: string[]): number {
 }
 
 export function parseRoadmap(text: string): Roadmap {
-  let frontMatter: Record<string, unknown> = {};
+  let frontMatter: Record<string, unknown>;
   try {
     frontMatter = { ...(matter(text).data as Record<string, unknown>) };
   } catch {
@@ -119,7 +119,7 @@ function normPath(p: string): string {
  * The spec's feature: the first whose `- **Spec:**` names the spec path; otherwise the first whose
  * name equals the spec's H1 title, case-insensitively. Null when neither matches.
  */
-export function findFeature(
+function findFeature(
   roadmap: Roadmap,
   specPath: string | null | undefined,
   featureName: string | null | undefined,

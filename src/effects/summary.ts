@@ -30,12 +30,11 @@ const LABELS: Array<[keyof SessionSummaryFields, string]> = [
 ];
 
 function oneLine(s: unknown): string {
-  return String(s ?? "")
-    .replace(/\s*\r?\n\s*/g, " ")
-    .trim();
+  const text = typeof s === "string" ? s : s == null ? "" : JSON.stringify(s);
+  return text.replace(/\s*\r?\n\s*/g, " ").trim();
 }
 
-export function formatSessionSummary(f: SessionSummaryFields): string {
+function formatSessionSummary(f: SessionSummaryFields): string {
   const lines = ["## Session Summary", ""];
   for (const [key, label] of LABELS) {
     const v = f[key];
@@ -47,14 +46,14 @@ export function formatSessionSummary(f: SessionSummaryFields): string {
 }
 
 /** Upstream's index description: "autopilot, phase 2 of 3, phase 2 complete. 8/8 tasks." */
-export function indexDescription(f: SessionSummaryFields): string {
+function indexDescription(f: SessionSummaryFields): string {
   const parts = [oneLine(f.skill).replace("harness-", "")];
   if (f.phase) parts.push(`phase ${oneLine(f.phase)}`);
   parts.push(oneLine(f.status).toLowerCase());
   return parts.join(", ");
 }
 
-export function indexLine(slug: string, f: SessionSummaryFields): string {
+function indexLine(slug: string, f: SessionSummaryFields): string {
   const day = /^\d{4}-\d{2}-\d{2}/.test(f.lastActive)
     ? f.lastActive.slice(0, 10)
     : new Date().toISOString().slice(0, 10);

@@ -21,9 +21,9 @@ import { readTextOrNull } from "./fsutil.js";
 import { readProjectConfig, type ProjectConfig } from "../session/config.js";
 import { CONFIG_FILE_REL } from "../session/paths.js";
 
-export const PACKAGE_SCRIPTS = ["typecheck", "lint", "test"] as const;
+const PACKAGE_SCRIPTS = ["typecheck", "lint", "test"] as const;
 
-export type ValidationSource = "harness-config" | "package.json" | "none";
+type ValidationSource = "harness-config" | "package.json" | "none";
 
 export interface ResolvedValidation {
   commands: string[];
@@ -38,9 +38,9 @@ export async function resolveValidation(root: string, config?: ProjectConfig): P
   if (pkgText !== null) {
     try {
       const scripts = (JSON.parse(pkgText) as { scripts?: Record<string, unknown> }).scripts ?? {};
-      const commands = PACKAGE_SCRIPTS.filter(
-        (s) => typeof scripts[s] === "string" && (scripts[s] as string).trim(),
-      ).map((s) => `npm run ${s}`);
+      const commands = PACKAGE_SCRIPTS.filter((s) => typeof scripts[s] === "string" && scripts[s].trim()).map(
+        (s) => `npm run ${s}`,
+      );
       if (commands.length) return { commands, source: "package.json" };
     } catch {
       // An unparsable package.json is the project's own problem and its own scripts would fail
@@ -54,7 +54,7 @@ export async function resolveValidationCommands(root: string): Promise<string[]>
   return (await resolveValidation(root)).commands;
 }
 
-export interface CommandResult {
+interface CommandResult {
   command: string;
   /** null when the process was killed by a signal (time-out, abort). */
   exitCode: number | null;
@@ -176,7 +176,7 @@ function runOne(
       });
     };
     child.on("error", (e) => {
-      out.push(Buffer.from(`${(e as Error).message}\n`));
+      out.push(Buffer.from(`${e.message}\n`));
       finish(127, null);
     });
     child.on("close", (code, sig) => finish(code, sig));

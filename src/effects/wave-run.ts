@@ -31,7 +31,7 @@ import { findEffectCommit, gitRunner } from "./git.js";
  * done when another task of its wave did so (it runs again from the revised plan). Both keep their
  * worktree and branch, unmerged; the queue merges the wave's done tasks past them.
  */
-export type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted" | "rerun" | "defect" | "held";
+type TaskStatus = "running" | "done" | "merged" | "outside" | "exhausted" | "rerun" | "defect" | "held";
 
 export interface TaskRun {
   task: string;
@@ -75,9 +75,7 @@ export interface WaveOptions {
   slug: string;
   maxAttempts: number;
   /** The project's validation commands, run in the session's checkout after each merge. */
-  validate: (
-    root: string,
-  ) => Promise<{
+  validate: (root: string) => Promise<{
     passed: boolean;
     summary: string;
     /** The failing lines, for the executor's brief only. */ output?: string;
@@ -96,7 +94,7 @@ export interface WaveOptions {
 }
 
 /** The task's name in its worktree and branch. */
-export function worktreeTask(task: string, key = ""): string {
+function worktreeTask(task: string, key = ""): string {
   return `${key}${task}`;
 }
 
@@ -128,11 +126,6 @@ export async function startWave(
 
 export function waveDone(run: WaveRun): boolean {
   return run.tasks.every((t) => t.status === "merged");
-}
-
-/** The tasks an executor should be working on now. */
-export function runningTasks(run: WaveRun): TaskRun[] {
-  return run.tasks.filter((t) => t.status === "running");
 }
 
 /**
@@ -174,7 +167,7 @@ export async function taskReported(
  * nothing again when the commit is already on the session's branch), and it waits for its turn to
  * merge. Running it again after a crash changes nothing.
  */
-export async function taskDone(root: string, run: WaveRun, task: string, opts: WaveOptions): Promise<WaveRun> {
+async function taskDone(root: string, run: WaveRun, task: string, opts: WaveOptions): Promise<WaveRun> {
   const tasks = run.tasks.map((t) => ({ ...t }));
   const t = tasks.find((x) => x.task === task);
   if (!t || t.status !== "running") return run;
@@ -324,6 +317,7 @@ export async function removeMerged(
  * session's branch (merged before the ledger was saved) is done, so the queue validates it and
  * records it; a running task whose worktree is gone gets it back from its branch, work kept. Then
  * the queue drains as it would have.
+ * @public the wave's SIGKILL suite (tests/reliability/wave-crash.test.ts) loads it from dist/.
  */
 export async function resumeWave(
   root: string,

@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, readFile, stat, symlink } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
-import { shellWord } from "../session/slug.js";
+import { shellWord } from "../protocol/words.js";
 import {
   projectPaths,
   sessionDirRel,
@@ -34,7 +34,7 @@ export interface WorktreePointer {
 }
 
 /** The session's branch: `autopilot/<slug>`, with what git refuses in a branch name (spaces, `~^:?*[\`) as `-`. */
-export function branchFor(slug: string): string {
+function branchFor(slug: string): string {
   // eslint-disable-next-line no-control-regex
   return `autopilot/${slug.replace(/[\s~^:?*[\\\u0000-\u001f\u007f]+|@\{/g, "-")}`;
 }
@@ -161,7 +161,7 @@ export async function checkWorktree(
  * `a` is on `b`'s history. By output, not exit status: simple-git resolves on a non-zero exit that
  * printed nothing, which is exactly what `merge-base --is-ancestor` does.
  */
-export async function isAncestor(git: (args: string[]) => Promise<string>, a: string, b: string): Promise<boolean> {
+async function isAncestor(git: (args: string[]) => Promise<string>, a: string, b: string): Promise<boolean> {
   const full = (await git(["rev-parse", "--verify", "-q", `${a}^{commit}`]).catch(() => "")).trim();
   if (!full) return false;
   const base = (await git(["merge-base", full, b]).catch(() => "")).trim();

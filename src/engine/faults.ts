@@ -60,7 +60,10 @@ export function faultPoint(name: FaultPoint): void {
   if (plan.get(name) === n) process.kill(process.pid, "SIGKILL");
 }
 
-/** How often each point was reached in this process (only counted while a fault plan is set). */
+/**
+ * How often each point was reached in this process (only counted while a fault plan is set).
+ * @public the crash driver (tests/helpers/crash-driver.mjs) loads it from dist/.
+ */
 export function faultCounts(): Record<string, number> {
   return Object.fromEntries(reached);
 }

@@ -11,9 +11,9 @@ import type { RigorLevel } from "../session/schema.js";
 import { parseBudget } from "../session/usage.js";
 import { editDistance, splitWords, type Word } from "../protocol/words.js";
 
-export const FLAGS = ["--fast", "--thorough", "--review-plans", "--human-gates", "--worktree", "--parallel"] as const;
+const FLAGS = ["--fast", "--thorough", "--review-plans", "--human-gates", "--worktree", "--parallel"] as const;
 /** The one flag that takes a value: `--budget 200k`, `--budget $5`, `--budget=5usd`. */
-export const BUDGET_FLAG = "--budget";
+const BUDGET_FLAG = "--budget";
 const FLAG_LIST = [...FLAGS, `${BUDGET_FLAG} <tokens or $>`].join(", ");
 
 export interface Flags {
@@ -32,7 +32,7 @@ export interface Flags {
 type Token = Word;
 
 /** Words of a spec and its flags (src/protocol/words.ts, `paths`: no escapes, an unclosed quote runs to the end). */
-export function tokenize(line: string): Token[] {
+function tokenize(line: string): Token[] {
   return splitWords(line).words;
 }
 

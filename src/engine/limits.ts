@@ -4,10 +4,10 @@
 // (tests/reliability/hostile.test.ts). Real specs and plans are far inside these limits.
 import { AutopilotError } from "../protocol/errors.js";
 
-export const MAX_MARKDOWN_BYTES = 2 * 1024 * 1024;
+const MAX_MARKDOWN_BYTES = 2 * 1024 * 1024;
 /** Leading indentation in columns (a list nested 64 deep is 128). */
-export const MAX_INDENT_COLUMNS = 128;
-export const MAX_QUOTE_DEPTH = 32;
+const MAX_INDENT_COLUMNS = 128;
+const MAX_QUOTE_DEPTH = 32;
 
 /** Throws bad_input naming the limit when `text` is too big or too deeply nested to parse safely. */
 export function assertParseableMarkdown(text: string, what: string): void {

@@ -15,7 +15,7 @@ export function stateValueOf(state: AutopilotState): StateValue {
   return { [state.currentState]: stage ?? stages[0] };
 }
 
-export function restore(state: AutopilotState) {
+function restore(state: AutopilotState) {
   return autopilotMachine.resolveState({ value: stateValueOf(state), context: state });
 }
 
@@ -40,7 +40,7 @@ export function apply(state: AutopilotState, event: AutopilotEvent): AutopilotSt
   const [next] = transition(autopilotMachine, snapshot, event);
   const value = next.value as StateValue;
   const top = typeof value === "string" ? value : Object.keys(value)[0];
-  const stage = typeof value === "string" ? null : (Object.values(value)[0] as string);
+  const stage = typeof value === "string" ? null : Object.values(value)[0];
   return {
     ...next.context,
     currentState: top as AutopilotState["currentState"],
@@ -49,7 +49,7 @@ export function apply(state: AutopilotState, event: AutopilotEvent): AutopilotSt
   };
 }
 
-export function describeState(state: AutopilotState): string {
+function describeState(state: AutopilotState): string {
   const stage = stateValueOf(state);
   return typeof stage === "string" ? stage : `${state.currentState}.${Object.values(stage)[0]}`;
 }

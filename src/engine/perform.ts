@@ -52,7 +52,7 @@ async function specTitle(root: string, state: AutopilotState): Promise<string | 
  * its work (found by tests/reliability/concurrency.test.ts). The slug and starting commit name the
  * session, so a later session of the same spec gets ids of its own too.
  */
-export function sharedEffectId(slug: string, state: AutopilotState, effect: Effect): string {
+function sharedEffectId(slug: string, state: AutopilotState, effect: Effect): string {
   return `${slug}@${(state.startingCommit ?? "none").slice(0, 12)}/${effect.id}`;
 }
 

@@ -17,7 +17,7 @@ import type { SessionPaths } from "../session/paths.js";
 import { checkPath, confine } from "../session/confine.js";
 import { assertParseableMarkdown } from "./limits.js";
 
-export function sha256Of(text: string): string {
+function sha256Of(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 

@@ -13,7 +13,7 @@ import { initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { SessionStore, type LockOptions } from "../session/store.js";
-import { shellWord } from "../session/slug.js";
+import { shellWord } from "../protocol/words.js";
 import type { SessionRef } from "../session/paths.js";
 import { parseSpec } from "../markdown/spec.js";
 import { assertGitReady, CommitRejected, gitRunner, headCommit } from "../effects/git.js";
@@ -798,6 +798,6 @@ function commitRejectedError(e: CommitRejected, effect: AutopilotState["outbox"]
   );
 }
 
-export function unknownSessionMessage(slug: string, known: string[]): string {
+function unknownSessionMessage(slug: string, known: string[]): string {
   return `No autopilot session "${slug}" in this project.${known.length ? ` Known sessions: ${known.join(", ")}.` : ""} Start one with autopilot_start {"spec": "<path to spec>"}.`;
 }

@@ -208,7 +208,7 @@ function questionFor(state: AutopilotState): AskNext | null {
     : null;
 }
 
-export function nextFor(state: AutopilotState, slug: string): Next {
+function nextFor(state: AutopilotState): Next {
   if (state.currentState === "DONE") {
     const t = doneTotals(state);
     return {
@@ -237,7 +237,7 @@ export function nextFor(state: AutopilotState, slug: string): Next {
   }
   const ask = askFor(state);
   if (ask) return ask;
-  const dispatch = dispatchFor(state, slug);
+  const dispatch = dispatchFor(state);
   if (dispatch) return dispatch;
   // A state that needs facts the engine gathers (ASSESS, reading a plan, validation) is never
   // saved as the last word of a call; if a crash left one, the next call finishes it.
@@ -259,7 +259,7 @@ export function planSearchText(state: AutopilotState): string {
  * The report of a Step whose transition recorded nothing to tell (an approval, a resumed dispatch):
  * one line saying where the session is and what comes next, so every Step has a report to show.
  */
-export function whereNow(state: AutopilotState, next: Next): string {
+function whereNow(state: AutopilotState, next: Next): string {
   const phase = state.phases[state.currentPhase];
   const where =
     phase && !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState)
@@ -290,7 +290,7 @@ export function whereNow(state: AutopilotState, next: Next): string {
 export function renderStep(state: AutopilotState, slug: string): Step {
   const phase = state.phases[state.currentPhase];
   const inPhase = !["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) && !!phase;
-  const next = nextFor(state, slug);
+  const next = nextFor(state);
   return {
     session: slug,
     stepId: state.stepId,

@@ -74,7 +74,7 @@ async function finishRemovals(root: string, owed: readonly TaskWorktree[]): Prom
 }
 
 /** The merge queue's options for this session, phase and plan. */
-export function waveOptions(state: AutopilotState, ctx: WaveProbeContext): WaveOptions {
+function waveOptions(state: AutopilotState, ctx: WaveProbeContext): WaveOptions {
   const plan = (state.phaseRun.approvedPlanSha256 ?? state.phaseRun.planSha256 ?? "noplan").slice(0, 8);
   const phase = state.currentPhase + 1;
   // After a plan defect sent the plan back, a revised plan that came back unchanged still gets new
@@ -143,11 +143,7 @@ export async function openWave(state: AutopilotState, ctx: WaveProbeContext): Pr
   }
   const tasks: WaveLedger["tasks"] = [];
   for (const t of ledger.tasks)
-    tasks.push(
-      t.status === "rerun"
-        ? ((await rerunTask(ctx.root, t as WaveRun["tasks"][number], opts)) as WaveLedger["tasks"][number])
-        : t,
-    );
+    tasks.push(t.status === "rerun" ? ((await rerunTask(ctx.root, t, opts)) as WaveLedger["tasks"][number]) : t);
   return { type: "WAVE_OPENED", run: { ...ledger, tasks }, now: ctx.now };
 }
 

@@ -29,7 +29,7 @@ export function decisionTable(log: DecisionLog, width = 110): string {
   const widths = [...fixed, whyWidth];
   const fmt = (cells: string[]) =>
     cells
-      .map((c, i) => clip(c, widths[i]!).padEnd(i === cells.length - 1 ? 0 : widths[i]!))
+      .map((c, i) => clip(c, widths[i]).padEnd(i === cells.length - 1 ? 0 : widths[i]))
       .join("  ")
       .trimEnd();
   const lines = [fmt(head), fmt(widths.map((w) => "─".repeat(Math.min(w, 40))))];

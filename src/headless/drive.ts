@@ -61,7 +61,7 @@ export async function drive(
 }
 
 /** How many of a wave's executors `autopilot run` runs at once when --jobs is not given. */
-export const DEFAULT_JOBS = 3;
+const DEFAULT_JOBS = 3;
 
 /**
  * A parallel wave: its executors run at once, at most `jobs` at a time, each in its task's

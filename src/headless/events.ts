@@ -5,7 +5,7 @@ import { z } from "zod";
 import { PERSONAS, Step } from "../protocol/step.js";
 import { DecisionBy, STATE_NAMES } from "../session/schema.js";
 
-export const RUN_EVENTS_VERSION = 1;
+const RUN_EVENTS_VERSION = 1;
 
 /** How a run ended, and the exit code it ends with. */
 export const EXIT_CODES = {
@@ -25,7 +25,7 @@ export const EXIT_CODES = {
   interrupted: 130,
 } as const;
 export type RunOutcome = keyof typeof EXIT_CODES;
-export const RUN_OUTCOMES = Object.keys(EXIT_CODES) as RunOutcome[];
+const RUN_OUTCOMES = Object.keys(EXIT_CODES) as RunOutcome[];
 
 const base = {
   v: z.literal(RUN_EVENTS_VERSION),

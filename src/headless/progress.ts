@@ -45,7 +45,7 @@ export class RunProgress {
     if (step.phase) parts.push(`phase ${step.phase.number}/${step.phase.total} ${step.phase.name} ·`);
     parts.push(this.path(step));
     const n = step.next;
-    let what = "";
+    let what: string;
     if (n.kind === "dispatch") what = `dispatch ${n.persona} (${n.description})`;
     else if (n.kind === "ask") what = `ask: ${n.question}`;
     else if (n.kind === "wait") what = "waiting";

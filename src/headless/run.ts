@@ -8,7 +8,8 @@ import { AutopilotError } from "../protocol/errors.js";
 import type { Step } from "../protocol/step.js";
 import type { PersonaRunner } from "../runners/types.js";
 import type { AutopilotState } from "../session/schema.js";
-import { resolveSpecPath, shellWord, slugFromSpecPath } from "../session/slug.js";
+import { shellWord } from "../protocol/words.js";
+import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
 import { sessionDirRel } from "../session/paths.js";
 import { channelCounts } from "../vocabulary.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
@@ -18,7 +19,7 @@ import { LineReader, NoAnswer, TerminalGate } from "./terminal-gate.js";
 import { formatBudget, formatCost } from "../session/usage.js";
 import { EXIT_CODES, type EventWriter, type RunOutcome } from "./events.js";
 
-export const SIMULATION_BANNER =
+const SIMULATION_BANNER =
   "SIMULATION: personas are simulated by the scripted runner (no model is called; the files, commits and decisions are real).";
 
 export interface HeadlessRunOptions {
@@ -56,12 +57,7 @@ export interface HeadlessRunResult {
 }
 
 /** How a run that ended at `final` ended. */
-export function outcomeOf(
-  final: Step,
-  state: AutopilotState | null,
-  question: boolean,
-  interrupted: boolean,
-): RunOutcome {
+function outcomeOf(final: Step, state: AutopilotState | null, question: boolean, interrupted: boolean): RunOutcome {
   if (interrupted) return "interrupted";
   if (final.next.kind === "done") return "done";
   if (question) return "waiting";
@@ -183,7 +179,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
 
     const state = await engine.read(slug).catch(() => null);
     const outcome = outcomeOf(final, state, question, interrupted);
-    await summarise(progress, root, slug, final, outcome, state, o);
+    summarise(progress, root, slug, final, outcome, state, o);
     const code = EXIT_CODES[outcome];
     ev?.emit({
       event: "outcome",
@@ -227,7 +223,7 @@ async function startWaiting(engine: Engine, rel: string, flags: string[], progre
   }
 }
 
-export function costOf(state: AutopilotState) {
+function costOf(state: AutopilotState) {
   const t = state.usage?.total;
   return {
     display: formatCost(t),
@@ -257,7 +253,7 @@ function reasonOf(final: Step, outcome: RunOutcome): string {
   }
 }
 
-async function summarise(
+function summarise(
   p: RunProgress,
   root: string,
   slug: string,
@@ -265,7 +261,7 @@ async function summarise(
   outcome: RunOutcome,
   state: AutopilotState | null,
   o: HeadlessRunOptions,
-): Promise<void> {
+): void {
   const dir = sessionDirRel(slug);
   p.write("");
   if (outcome === "waiting" && final.next.kind === "ask" && final.next.humanOnly?.length && (o.yes || !o.interactive)) {
@@ -306,7 +302,8 @@ async function summarise(
     p.write(`Waiting (${final.state}, step ${final.stepId}): ${final.next.reason}`);
     p.write(`To continue: ${o.resumeCommand}   (from a chat client: ${final.next.resumeWith})`);
   } else if (final.next.kind === "done") {
-    const s = final.next.summary as Record<string, unknown>;
+    // The DONE totals are numbers and words; anything else reads as "?".
+    const s = final.next.summary as Record<string, string | number | undefined>;
     const f = (s.finalFindings ?? {}) as Record<string, number>;
     p.write(
       `DONE in ${p.elapsed()} · ${s.phasesCompleted ?? "?"} phases completed${s.phasesSkipped ? `, ${s.phasesSkipped} skipped` : ""} · ` +

@@ -7,7 +7,7 @@ import type { PersonaRunner } from "../runners/types.js";
 import { UsageError } from "../cli/usage.js";
 import { CONFIG_FILE, RUNNER_NAMES, type HeadlessConfig, type RunnerName } from "./config.js";
 
-export function isRunnerName(s: string): s is RunnerName {
+function isRunnerName(s: string): s is RunnerName {
   return (RUNNER_NAMES as readonly string[]).includes(s);
 }
 

@@ -50,7 +50,7 @@ import {
 export const CLIENTS = ["claude", "cursor", "vscode", "codex", "gemini"] as const;
 export type Client = (typeof CLIENTS)[number];
 
-export const SERVER_NAME = "autopilot";
+const SERVER_NAME = "autopilot";
 
 /** Skill folders earlier versions installed into .claude/skills/. */
 const OLD_SKILLS = [
@@ -166,7 +166,7 @@ function sessionStartEdit(group: Record<string, unknown>, dialect: JsonDialect =
 }
 
 /** The Claude Code permission rule that allows every tool of our server (docs: `mcp__<server>`). */
-export const CLAUDE_ALLOW_RULE = `mcp__${SERVER_NAME}`;
+const CLAUDE_ALLOW_RULE = `mcp__${SERVER_NAME}`;
 
 /** Every file one install writes, with its content before and after. Reads only; throws on a file it must not touch. */
 export function planInstall(o: InstallOptions): InstallPlan {
@@ -430,7 +430,7 @@ export function planInstall(o: InstallOptions): InstallPlan {
 }
 
 /** The lines install offers for the project's .gitignore (it never edits that file itself). */
-export const IGNORE_LINES = [".harness/sessions/"];
+const IGNORE_LINES = [".harness/sessions/"];
 
 /**
  * When the project is a git repository that does not ignore autopilot's per-session working files

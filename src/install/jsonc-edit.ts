@@ -36,7 +36,7 @@ export interface Formatting {
 export function detectFormatting(text: string): Formatting {
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const m = /\n([ \t]+)\S/.exec(text);
-  const unit = m ? (m[1]!.startsWith("\t") ? "\t" : m[1]!) : "  ";
+  const unit = m ? (m[1].startsWith("\t") ? "\t" : m[1]) : "  ";
   return { unit, eol, multiline: text.includes("\n") };
 }
 
@@ -70,7 +70,7 @@ export function parseJsonFile(text: string, dialect: JsonDialect): ParsedJson {
     allowTrailingComma: dialect.trailingCommas,
   });
   if (errors.length > 0) {
-    const e = errors[0]!;
+    const e = errors[0];
     const name = printParseErrorCode(e.error);
     return {
       body,
@@ -133,7 +133,7 @@ function addMember(text: string, container: Node, key: string | null, value: unk
       },
     ];
   }
-  const last = children[children.length - 1]!;
+  const last = children[children.length - 1];
   const end = last.offset + last.length;
   const comma = /^[ \t]*,/.exec(text.slice(end));
   const afterComma = comma ? end + comma[0].length : end;
@@ -170,7 +170,7 @@ export function setJsonValue(text: string, tree: Node, path: string[], value: un
   while (depth > 0 && findNodeAtLocation(tree, path.slice(0, depth)) === undefined) depth--;
   const container = depth === 0 ? tree : findNodeAtLocation(tree, path.slice(0, depth))!;
   const nested = path.slice(depth + 1).reduceRight<unknown>((v, k) => ({ [k]: v }), value);
-  return applyEdits(text, addMember(text, container, path[depth]!, nested, f));
+  return applyEdits(text, addMember(text, container, path[depth], nested, f));
 }
 
 /** Replaces the value at `path` (keys and list indexes; it must exist), laid out like the line it starts on. */

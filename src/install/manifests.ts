@@ -35,9 +35,9 @@ import {
 } from "./templates.js";
 
 /** The plugin (and extension) name: Claude Code namespaces its parts with it (`autopilot:<agent>`). */
-export const PLUGIN_NAME = "autopilot";
+const PLUGIN_NAME = "autopilot";
 /** The Claude Code marketplace's name: `/plugin install autopilot@autopilot`. */
-export const MARKETPLACE_NAME = "autopilot";
+const MARKETPLACE_NAME = "autopilot";
 /** The MCP server's name inside each plugin, as in `autopilot install`. */
 const SERVER = "autopilot";
 export const REGISTRY_SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
@@ -61,23 +61,23 @@ interface PackageJson {
   mcpName: string;
 }
 
-export function readPackageJson(root: string): PackageJson {
+function readPackageJson(root: string): PackageJson {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Partial<PackageJson>;
   for (const k of ["name", "version", "description", "license", "author", "mcpName"] as const) {
-    if (typeof pkg[k] !== "string" || pkg[k]!.length === 0)
+    if (typeof pkg[k] !== "string" || pkg[k].length === 0)
       throw new Error(`package.json has no "${k}": the manifests are made from it`);
   }
   return { keywords: [], ...pkg } as PackageJson;
 }
 
 /** `npx -y autopilot-mcp@<version> serve [...]`: the exact published version, as install writes it. */
-export function pluginServerCommand(version: string, extra: string[] = []): { command: string; args: string[] } {
+function pluginServerCommand(version: string, extra: string[] = []): { command: string; args: string[] } {
   return { command: "npx", args: ["-y", `${PACKAGE_NAME}@${version}`, "serve", ...extra] };
 }
 
 /** The registry allows 100 characters: the package description up to its colon. */
-export function shortDescription(description: string): string {
-  const head = description.split(":")[0]!.trim();
+function shortDescription(description: string): string {
+  const head = description.split(":")[0].trim();
   if (head.length > 100)
     throw new Error(
       `package.json description before its first ":" is ${head.length} characters; the MCP Registry allows 100`,

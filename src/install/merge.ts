@@ -20,11 +20,11 @@ export interface MergeResult {
   changed: boolean;
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
+function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
+function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (isPlainObject(a) && isPlainObject(b)) {
@@ -124,7 +124,7 @@ export function mergeJsonList(
   const missing = values.filter((v) => !current.includes(v));
   if (missing.length === 0) return { text: before, changed: false };
   const text = doc.bom + appendJsonValues(doc.body, doc.tree!, path, missing, detectFormatting(doc.body));
-  const expected = structuredClone(doc.value) as Record<string, unknown>;
+  const expected = structuredClone<Record<string, unknown>>(doc.value);
   let at: Record<string, unknown> = expected;
   for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
   at[path.at(-1)!] = [...current, ...missing];
@@ -176,7 +176,7 @@ export function mergeJsonListItem(
     (at >= 0
       ? replaceJsonValue(doc.body, doc.tree!, [...path, at], item, f)
       : appendJsonValues(doc.body, doc.tree!, path, [item], f));
-  const expected = structuredClone(doc.value) as Record<string, unknown>;
+  const expected = structuredClone<Record<string, unknown>>(doc.value);
   let node: Record<string, unknown> = expected;
   for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
   node[path.at(-1)!] = at >= 0 ? current.map((x, i) => (i === at ? item : x)) : [...current, item];
@@ -205,7 +205,7 @@ export function mergeTomlServer(file: string, before: string | null, name: strin
   if (before === null || before.trim() === "") return { text: block, changed: true };
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(before) as Record<string, unknown>;
+    doc = parseToml(before);
   } catch (e) {
     refuse(file, `cannot parse it as TOML: ${(e as Error).message.split("\n")[0]}`, block);
   }
@@ -226,7 +226,7 @@ export function mergeTomlServer(file: string, before: string | null, name: strin
   } else {
     const start = lines.findIndex((l) => {
       const m = HEADER.exec(l);
-      return m !== null && !l.trimStart().startsWith("[[") && deepEqual(tableKey(m[1]!), ["mcp_servers", name]);
+      return m !== null && !l.trimStart().startsWith("[[") && deepEqual(tableKey(m[1]), ["mcp_servers", name]);
     });
     if (start < 0) {
       refuse(
@@ -237,22 +237,22 @@ export function mergeTomlServer(file: string, before: string | null, name: strin
     }
     let end = start + 1;
     for (; end < lines.length; end++) {
-      const m = HEADER.exec(lines[end]!);
+      const m = HEADER.exec(lines[end]);
       if (!m) continue;
-      const key = tableKey(m[1]!);
+      const key = tableKey(m[1]);
       const ours = key.length > 2 && key[0] === "mcp_servers" && key[1] === name;
       if (!ours) break;
     }
     // keep blank lines and comments that sit between our table and the next one
     let tail = end;
-    while (tail > start + 1 && /^\s*(#.*)?$/.test(lines[tail - 1]!)) tail--;
+    while (tail > start + 1 && /^\s*(#.*)?$/.test(lines[tail - 1])) tail--;
     const replaced = [...lines.slice(0, start), ...desiredBlock.trimEnd().split("\n"), ...lines.slice(tail)];
     text = replaced.join(eol);
   }
 
   let after: Record<string, unknown>;
   try {
-    after = parseToml(text) as Record<string, unknown>;
+    after = parseToml(text);
   } catch {
     refuse(file, "merging would not produce valid TOML", desiredBlock);
   }

@@ -9,7 +9,7 @@ import { splitWords } from "../protocol/words.js";
 import { versionAt } from "./paths.js";
 
 export const PACKAGE_NAME = "autopilot-mcp";
-export const BIN_NAME = "autopilot";
+const BIN_NAME = "autopilot";
 
 export interface ServerCommand {
   command: string;
@@ -21,7 +21,7 @@ export interface ServerCommand {
 }
 
 /** `npx -y autopilot-mcp@<version> serve`: works on any machine with Node once the version is published. */
-export function npxCommand(version: string, source: string): ServerCommand {
+function npxCommand(version: string, source: string): ServerCommand {
   return { command: "npx", args: ["-y", `${PACKAGE_NAME}@${version}`, "serve"], source, machineLocal: false };
 }
 
@@ -42,7 +42,7 @@ function sameFile(a: string, b: string): boolean {
  * The `autopilot` command on PATH when it runs this very package (a global install, `npm link`):
  * on POSIX a symlink to our main.js; on Windows an npm .cmd shim naming it.
  */
-export function binOnPath(
+function binOnPath(
   main: string,
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
@@ -53,7 +53,7 @@ export function binOnPath(
       const shim = join(dir, `${BIN_NAME}.cmd`);
       if (!existsSync(shim)) continue;
       const m = /"%~?dp0%?\\?([^"]*main\.js)"/i.exec(readFileSync(shim, "utf8"));
-      if (m && sameFile(resolve(dir, m[1]!), main)) return shim;
+      if (m && sameFile(resolve(dir, m[1]), main)) return shim;
       continue;
     }
     const bin = join(dir, BIN_NAME);
@@ -85,7 +85,7 @@ export function resolveServerCommand(
   if (override !== undefined) {
     const words = commandWords(override);
     if (words.length === 0) throw new UsageError(`--command must not be empty, e.g. --command "${BIN_NAME} serve"`);
-    return { command: words[0]!, args: words.slice(1), source: "--command", machineLocal: false };
+    return { command: words[0], args: words.slice(1), source: "--command", machineLocal: false };
   }
   const version = packageVersion(root);
   const main = join(root, "dist", "src", "cli", "main.js");

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import matter from "gray-matter";
 
-export const PERSONA_NAMES = [
+const PERSONA_NAMES = [
   "harness-planner",
   "harness-task-executor",
   "harness-verifier",
@@ -12,7 +12,7 @@ export const PERSONA_NAMES = [
 ] as const;
 
 /** The skill whose method each persona follows (skills/<skill>/SKILL.md). */
-export const PERSONA_SKILLS: Record<(typeof PERSONA_NAMES)[number], string> = {
+const PERSONA_SKILLS: Record<(typeof PERSONA_NAMES)[number], string> = {
   "harness-planner": "harness-planning",
   "harness-task-executor": "harness-execution",
   "harness-verifier": "harness-verification",
@@ -35,7 +35,7 @@ function demoteHeadings(text: string): string {
     .split("\n")
     .map((line) => {
       const f = /^(```|~~~)/.exec(line);
-      if (f) fence = fence === null ? f[1]! : fence === f[1] ? null : fence;
+      if (f) fence = fence === null ? f[1] : fence === f[1] ? null : fence;
       return fence === null && !f && /^#{1,5} /.test(line) ? `#${line}` : line;
     })
     .join("\n");
@@ -46,7 +46,7 @@ function demoteHeadings(text: string): string {
  * (and skills installed for the host are listed to the host model on every turn), so the method
  * travels inside the agent file. It goes before the final-message section, which stays last.
  */
-export function foldSkill(body: string, skillName: string, skillSource: string): string {
+function foldSkill(body: string, skillName: string, skillSource: string): string {
   const content = matter(skillSource, {}).content.trim();
   const title = /^# (.+)\n+/.exec(content);
   const rest = title ? content.slice(title[0].length) : content;
@@ -70,7 +70,7 @@ export function readPersonas(root: string): Persona[] {
   });
 }
 
-export function readSkill(root: string, name: string): string {
+function readSkill(root: string, name: string): string {
   return readFileSync(join(root, "skills", name, "SKILL.md"), "utf8");
 }
 
@@ -182,7 +182,7 @@ export function sessionStartScript(root: string): string {
 }
 
 /** The sources a SessionStart hook fires on (Claude Code and Codex match them; Gemini CLI fires on all). */
-export const SESSION_START_SOURCES = "startup|resume|clear|compact";
+const SESSION_START_SOURCES = "startup|resume|clear|compact";
 
 /** Claude Code's and Codex's hook group: `hooks.SessionStart[]` entry running `command` (time-out in seconds). */
 export function sessionStartGroup(command: string): Record<string, unknown> {

@@ -8,7 +8,7 @@
 import { normalizeSeverity, type AutopilotState, type HistoryEntry } from "../session/schema.js";
 import { fateWords, type FindingFate, type FindingSource, type TrackedFinding } from "../session/findings.js";
 
-export interface LogPhase {
+interface LogPhase {
   index: number;
   number: number;
   name: string | null;

@@ -6,7 +6,7 @@
 import type { AnyStateMachine } from "xstate";
 import { autopilotMachine } from "../machine/autopilot.machine.js";
 
-export interface GraphNode {
+interface GraphNode {
   id: string;
   /** Nested states (the places the state can rest in), in definition order. */
   children: string[];
@@ -16,7 +16,7 @@ export interface GraphNode {
   internal: string[];
 }
 
-export interface GraphEdge {
+interface GraphEdge {
   from: string;
   to: string;
   /** One short label per transition: the answer for DECIDE, the guard, else the event. */
@@ -132,7 +132,7 @@ export function stateGraph(machine: AnyStateMachine = autopilotMachine): StateGr
 
 // ---- SVG -----------------------------------------------------------------------------------
 
-export function escapeXml(s: string): string {
+function escapeXml(s: string): string {
   return s
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")

@@ -2,7 +2,8 @@
 // spec, a plan, a persona or a person, and its style sheet (inline: the page loads nothing).
 
 export function esc(s: unknown): string {
-  return String(s ?? "")
+  const text = typeof s === "string" ? s : s == null ? "" : JSON.stringify(s);
+  return text
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")

@@ -8,8 +8,6 @@ import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, t
 import { SIGNAL_DEFS } from "../machine/signals.js";
 import { CSS, esc } from "./html-kit.js";
 
-export { esc };
-
 const COUNT_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
 /** A small count in words ("five"), else in digits. */
 function countWord(n: number): string {

@@ -6,8 +6,8 @@ import { buildDecisionLog, type DecisionLog } from "./model.js";
 
 export * from "./model.js";
 export { renderMarkdown } from "./markdown.js";
-export { renderHtml, esc } from "./html.js";
-export { stateGraph, renderStateDiagram, type StateGraph, type GraphEdge, type GraphNode } from "./diagram.js";
+export { renderHtml } from "./html.js";
+export { stateGraph } from "./diagram.js";
 
 /**
  * Read `.harness/sessions/<slug>/autopilot-state.json` (migrated in memory, never rewritten; no

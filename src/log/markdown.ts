@@ -4,7 +4,7 @@ import { SIGNAL_DEFS } from "../machine/signals.js";
 import { checksMarkdown } from "./checks-text.js";
 
 /** One table cell: no line breaks, pipes escaped, raw HTML neutralised (renderers would run it). */
-export function mdCell(s: string | number | boolean | null | undefined): string {
+function mdCell(s: string | number | boolean | null | undefined): string {
   if (s === null || s === undefined || s === "") return "—";
   return String(s)
     .replace(/\r?\n|\r/g, " ")
@@ -26,17 +26,17 @@ function table(head: string[], rows: (string | number | boolean | null | undefin
   return lines.join("\n");
 }
 
-export function severities(t: SeverityTally | null): string {
+function severities(t: SeverityTally | null): string {
   return t ? `${t.blocking} blocking, ${t.warning} warning, ${t.note} note` : "—";
 }
 
-export function phaseLabel(d: Pick<LoggedDecision, "phase" | "phaseInferred" | "state">): string {
+function phaseLabel(d: Pick<LoggedDecision, "phase" | "phaseInferred" | "state">): string {
   if (d.phase)
     return `${d.phase.number}${d.phase.name ? `. ${d.phase.name}` : ""}${d.phaseInferred ? " (from text)" : ""}`;
   return d.state === "FINAL_REVIEW" || d.state === "DONE" ? "final review" : "";
 }
 
-export function whoLabel(d: LoggedDecision): string {
+function whoLabel(d: LoggedDecision): string {
   if (d.whoInferred) return `${d.who} (inferred)`;
   // Host answers and legacy "human" ones say plainly that no person may have seen the question.
   return d.who === "host" || d.who === "relayed" || d.who === "human" || d.who === "piped"
@@ -45,7 +45,7 @@ export function whoLabel(d: LoggedDecision): string {
 }
 
 /** "3 decisions (1 elicited, 1 host, 1 auto)": the nonzero channels, in a fixed order. */
-export function whoCounts(t: DecisionLog["totals"]["decisions"]): string {
+function whoCounts(t: DecisionLog["totals"]["decisions"]): string {
   const order = ["elicited", "terminal", "host", "relayed", "piped", "policy", "auto", "human", "unknown"] as const;
   const parts = order.filter((k) => t[k]).map((k) => `${t[k]} ${k}`);
   return `${t.total} decision${t.total === 1 ? "" : "s"}${parts.length ? ` (${parts.join(", ")})` : ""}`;

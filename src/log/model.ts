@@ -21,20 +21,19 @@ import { waveLogs, type WaveLog } from "./waves.js";
 import { budgetSpent, costUnknownWhy, formatBudget, formatCost, type UsageTotals } from "../session/usage.js";
 import { checkRounds, finalItems, type FinalItem, findingLogs, type CheckRoundLog, type FindingLog } from "./checks.js";
 
-export type { WaveLog, WaveTaskLog } from "./waves.js";
 export type { CheckRoundLog, FindingLog } from "./checks.js";
 import { titleOf } from "./format.js";
-export { titleOf, formatDuration } from "./format.js";
+export { formatDuration } from "./format.js";
 
 /** 2: `who` is the channel an answer came through (elicited, terminal, host, ...), with `whoText`. */
-export const DECISION_LOG_VERSION = 2;
+const DECISION_LOG_VERSION = 2;
 
 /**
  * The channel a decision came through (the state file's `by`): `elicited`, `terminal`, `host`,
  * `relayed` (the host passing on the user's words), `piped`, `policy`, `auto`; `human` as earlier versions wrote it (a person or the host model, not
  * told apart); `unknown` when the file did not record it.
  */
-export type Who = "elicited" | "terminal" | "host" | "relayed" | "piped" | "policy" | "auto" | "human" | "unknown";
+type Who = "elicited" | "terminal" | "host" | "relayed" | "piped" | "policy" | "auto" | "human" | "unknown";
 const WHO: readonly Who[] = ["elicited", "terminal", "host", "relayed", "piped", "policy", "auto", "human", "unknown"];
 
 export interface SeverityTally {
@@ -43,7 +42,7 @@ export interface SeverityTally {
   note: number;
 }
 
-export interface PhaseRef {
+interface PhaseRef {
   /** 0-based, as stored in the state file. */
   index: number;
   /** 1-based, as people count phases. */
@@ -67,9 +66,9 @@ export interface SignalRow {
   fired: boolean;
 }
 
-export type PlanMode = "auto" | "fast" | "paused";
+type PlanMode = "auto" | "fast" | "paused";
 
-export interface PlanGate {
+interface PlanGate {
   /** auto: no signal fired; fast: --fast skips evaluation; paused: a person or policy answered. */
   mode: PlanMode;
   /** What happened to the plan. */
@@ -123,7 +122,7 @@ export interface LoggedDecision {
   note: string | null;
 }
 
-export type PhaseOutcome = "complete" | "overridden" | "skipped" | "in progress" | "pending";
+type PhaseOutcome = "complete" | "overridden" | "skipped" | "in progress" | "pending";
 
 export interface PhaseLog extends PhaseRef {
   name: string;
@@ -153,7 +152,7 @@ export interface PhaseLog extends PhaseRef {
 }
 
 /** A cost figure: the words every rendering shows ("unknown" when no report said) and the numbers. */
-export interface CostCell {
+interface CostCell {
   display: string;
   usage: UsageTotals | null;
   /** Why it is "unknown" (no run reported yet; runs reported without usage); null when known. */
@@ -172,7 +171,7 @@ export interface FinalReviewLog {
   cost: CostCell;
 }
 
-export interface CommitLog {
+interface CommitLog {
   sha: string;
   short: string;
   label: string;
@@ -181,7 +180,7 @@ export interface CommitLog {
   timestamp: string | null;
 }
 
-export interface Totals {
+interface Totals {
   phases: { total: number; complete: number; skipped: number; pending: number };
   tasks: number;
   retries: number;
@@ -268,7 +267,7 @@ const PLAN_RESULT: Record<string, PlanGate["result"]> = {
 };
 
 /** Decisions that let work pass a gate it did not pass on its own. */
-export const OVERRIDE_DECISIONS = new Set([
+const OVERRIDE_DECISIONS = new Set([
   "overrode_review",
   "overrode_final_review",
   "skipped_verification",
@@ -326,7 +325,7 @@ function phaseRef(state: AutopilotState, index: number | null | undefined): Phas
   return { index, number: index + 1, name: state.phases[index]?.name ?? null };
 }
 
-export function tally(findings: readonly { severity: unknown }[]): SeverityTally {
+function tally(findings: readonly { severity: unknown }[]): SeverityTally {
   const out = { blocking: 0, warning: 0, note: 0 };
   for (const f of findings) out[normalizeSeverity(f.severity) ?? "note"] += 1;
   return out;
@@ -348,12 +347,6 @@ function tallyRecord(rec: Record<string, unknown> | undefined): SeverityTally | 
 }
 
 // ---- signals -------------------------------------------------------------------------------
-
-/** Each signal's label in the log, from the signal registry. */
-export const SIGNAL_LABELS = Object.fromEntries(SIGNAL_DEFS.map((s) => [s.name, s.label])) as Record<
-  SignalName,
-  string
->;
 
 export function signalRows(signals: Signals, recordedFired: readonly string[] | null, evaluated: boolean): SignalRow[] {
   const snapshot = normalizedSignals(signals);
@@ -402,7 +395,7 @@ function wavesText(w: NonNullable<Decision["waves"]>): string {
 
 function whoOf(d: Decision): { who: Who; inferred: boolean } {
   if (typeof d.by === "string" && (WHO as readonly string[]).includes(d.by) && (d.by as string) !== "unknown")
-    return { who: d.by as Who, inferred: false };
+    return { who: d.by, inferred: false };
   if (d.decision.startsWith("auto_approved")) return { who: "auto", inferred: true };
   return { who: "unknown", inferred: false };
 }

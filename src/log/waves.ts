@@ -15,7 +15,7 @@ import type { WaveTask } from "../session/wave-plan.js";
  * for the revised plan (not done when another task sent the plan back; it runs again from the
  * revised plan). Those two keep their worktree and branch, unmerged.
  */
-export interface WaveTaskLog {
+interface WaveTaskLog {
   task: string;
   name: string;
   status:

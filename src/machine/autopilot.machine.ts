@@ -21,18 +21,8 @@ import { reviewActions } from "./actions/review.js";
 import { waveActions, waveGuards } from "./actions/wave.js";
 
 // Re-exported for the machine's readers (the engine, the Step, the tests).
-export { FIXABLE_HOOK, type AutopilotEvent, type EventType, type PlanFacts, type SpecPhaseInput } from "./events.js";
-export {
-  MAX_FINAL_REVIEW_FIXES,
-  complexityOverrideFor,
-  effectiveComplexity,
-  findingLine,
-  hasBlocking,
-  incompleteBlocking,
-} from "./helpers.js";
-export { firedSignals, signalsFor } from "./signals.js";
-export { checkpointOptions } from "./questions.js";
-
+export { type AutopilotEvent, type PlanFacts, type SpecPhaseInput } from "./events.js";
+export { MAX_FINAL_REVIEW_FIXES, complexityOverrideFor, effectiveComplexity, findingLine } from "./helpers.js";
 // ---------------------------------------------------------------------------------------------
 // What a resting stage means. Declared once, as `meta` on the state node the session rests in;
 // the stage list, the asks, the dispatches, the probes and the brief's facts are read from it
@@ -41,11 +31,11 @@ export { checkpointOptions } from "./questions.js";
 /** A fact the engine reads from disk before the session can rest (the machine waits for its event). */
 export type Probe = "assess" | "planFacts" | "validate" | "waveOpen" | "waveMerge";
 /** The question a stage asks: an entry of QUESTIONS (src/machine/questions.ts: its options, human-only answers, --yes policy). */
-export type AskName = QuestionName;
+type AskName = QuestionName;
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
 export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings";
 /** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
-export type DispatchJob =
+type DispatchJob =
   "plan" | "execute" | "executeTask" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
 
 export type StageMeta = {
@@ -242,6 +232,8 @@ function budgetCheck<S extends string>(budgetStageName: S) {
 
 export const autopilotMachine = setup({
   types: {
+    // XState reads the meta type from this assertion; without it every node's meta is untyped.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     meta: {} as StageMeta,
     context: {} as Ctx,
     events: {} as AutopilotEvent,

@@ -39,7 +39,7 @@ export interface SpecPhaseInput {
 type Now = { now: string };
 
 /** What the merge queue did, in order (src/effects/wave-run.ts `WaveEvent`). */
-export type WaveEventRecord =
+type WaveEventRecord =
   | { kind: "merged"; task: string; sha: string; validation: string }
   | { kind: "retry"; task: string; attempt: number; why: "failed" | "conflict" | "validation"; error: string }
   | { kind: "outside"; task: string; files: string[] }
@@ -121,5 +121,3 @@ export type AutopilotEvent =
       by: DecisionChannel;
       /** by "relayed": the user's words as the host quoted them. */ userWords?: string;
     } & Now);
-
-export type EventType = AutopilotEvent["type"];

@@ -18,7 +18,7 @@ import {
 
 type Ledger = Pick<AutopilotState, "findingLedger">;
 
-export function ledgerOf(context: AutopilotState): TrackedFinding[] {
+function ledgerOf(context: AutopilotState): TrackedFinding[] {
   return context.findingLedger ?? [];
 }
 
@@ -41,7 +41,7 @@ export function raise(
  * What a fix round of `scope` takes when the person said "fix": a phase's verification failures all;
  * a review's blocking findings.
  */
-export function defaultFixChoice(scope: FindingScope): FixChoice {
+function defaultFixChoice(scope: FindingScope): FixChoice {
   return scope.source === "verification" ? "all" : "blocking";
 }
 

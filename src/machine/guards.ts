@@ -125,7 +125,6 @@ export const guards = {
     context.budget.continueOnceAt !== context.stepId,
   // answers
   answered: ({ event }: Args, params: { answer: string }) => event.type === "DECIDE" && event.answer === params.answer,
-  answeredOtherThanStop: ({ event }: Args) => event.type === "DECIDE" && event.answer !== "stop",
   /** "revise" with the reviewer's notes in the reason: the planner revises with them. */
   reviseWithNotes: ({ event }: Args) => event.type === "DECIDE" && event.answer === REVISE && !!event.rationale?.trim(),
 };

@@ -21,7 +21,7 @@ export type YesPolicy =
   /** Nobody may answer it on a policy's say-so: the run ends waiting for a person. */
   | { open: string };
 
-export interface Question<O extends readonly string[] = readonly string[]> {
+interface Question<O extends readonly string[] = readonly string[]> {
   /** The answers the machine takes, in the order offered. A function: the options depend on the state. */
   options: O | ((state: AutopilotState) => string[]);
   /** With --human-gates: the answers here only a person may give. */
@@ -41,12 +41,12 @@ function question<const O extends Options>(q: {
 }
 
 /** A checkpoint's options by its kind; a decision checkpoint offers the plan's own options (and "stop"). */
-export const CHECKPOINT_ANSWERS = {
+const CHECKPOINT_ANSWERS = {
   "human-verify": ["confirm", "reject", "stop"],
   "human-action": ["done", "stop"],
 } as const;
 
-export function checkpointOptions(cp: PendingCheckpoint): string[] {
+function checkpointOptions(cp: PendingCheckpoint): string[] {
   if (cp.type === "human-verify") return [...CHECKPOINT_ANSWERS["human-verify"]];
   if (cp.type === "human-action") return [...CHECKPOINT_ANSWERS["human-action"]];
   const offered = (cp.options ?? []).filter((o) => o.trim().length > 0);

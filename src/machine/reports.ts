@@ -5,7 +5,7 @@ import type { Finding } from "../vocabulary.js";
 import type { NoticeOf } from "../session/notices.js";
 import { fateGroups, fateWords, findingsIn } from "../session/findings.js";
 
-export { TASK_THRESHOLD, planGateReport, type SignalName } from "./signals.js";
+export { planGateReport } from "./signals.js";
 
 export function countBySeverity(findings: Finding[]): { blocking: number; warning: number; note: number } {
   const out = { blocking: 0, warning: 0, note: 0 };
@@ -132,7 +132,7 @@ export function sessionSoFar(state: AutopilotState): string[] {
     const fx = h.fixRounds ? `, ${h.fixRounds} fix round(s)` : "";
     const skipped = (h as Record<string, unknown>).skipped === true;
     lines.push(
-      `  Done: Phase ${(h.phase ?? 0) + 1}: ${h.name ?? "?"} — ${skipped ? "skipped" : `${h.tasksCompleted ?? 0} tasks, verification ${String((h as Record<string, unknown>).verification ?? (h.verificationPassed ? "pass" : "not run"))}${vf}${fx}, review ${c.blocking ?? 0} blocking / ${c.warning ?? 0} warning / ${c.note ?? 0} note`}.`,
+      `  Done: Phase ${(h.phase ?? 0) + 1}: ${h.name ?? "?"} — ${skipped ? "skipped" : `${h.tasksCompleted ?? 0} tasks, verification ${verificationWord(h)}${vf}${fx}, review ${c.blocking ?? 0} blocking / ${c.warning ?? 0} warning / ${c.note ?? 0} note`}.`,
     );
   }
   const phase = state.phases[state.currentPhase];
@@ -173,4 +173,11 @@ export function sessionSoFar(state: AutopilotState): string[] {
         .join("; ")}.`,
     );
   return lines;
+}
+
+/** A phase record's verification outcome: its recorded word, or what its pass flag says. */
+function verificationWord(h: { verificationPassed?: boolean }): string {
+  const recorded = (h as Record<string, unknown>).verification;
+  if (typeof recorded === "string") return recorded;
+  return h.verificationPassed ? "pass" : "not run";
 }

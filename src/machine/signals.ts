@@ -12,7 +12,7 @@ import { Complexity, type RigorLevel } from "../vocabulary.js";
 import { RIGOR } from "./policy.js";
 
 /** Plans with more tasks than this pause for review (the skill's threshold). */
-export const TASK_THRESHOLD = 15;
+const TASK_THRESHOLD = 15;
 
 /**
  * What signals are read from: the session's flags, the current phase and the plan facts the engine
@@ -28,7 +28,7 @@ export interface SignalSource {
 }
 
 /** What a gate-report line may look at besides the signal's own fields. */
-export interface GateLineContext {
+interface GateLineContext {
   /** The whole snapshot (other signals' fields), for lines that combine two signals. */
   snapshot: Record<string, unknown>;
   /** Whether a named signal fired. */
@@ -171,7 +171,7 @@ export const SIGNALS = [
 
 type Entry = (typeof SIGNALS)[number];
 export type SignalName = Entry["name"];
-export const SIGNAL_NAMES = SIGNALS.map((s) => s.name) as SignalName[];
+export const SIGNAL_NAMES = SIGNALS.map<SignalName>((s) => s.name);
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 type SignalFields = UnionToIntersection<Entry["fields"]>;
@@ -183,7 +183,11 @@ export type Signals = z.infer<typeof Signals>;
 // Each entry's functions see only its own fields; a whole snapshot carries them all, so the list
 // can be used as one of general definitions (method parameters are bivariant).
 type AnyDef = SignalDef<SignalName, z.ZodRawShape>;
-/** The registry, its functions callable on a whole snapshot. */
+/**
+ * The registry, its functions callable on a whole snapshot: the same list as SIGNALS, typed for
+ * code that iterates it.
+ * @alias
+ */
 export const SIGNAL_DEFS: readonly AnyDef[] = SIGNALS;
 
 /** The snapshot of every signal for the current phase. */

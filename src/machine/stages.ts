@@ -8,8 +8,6 @@ import { autopilotMachine, type StageMeta } from "./autopilot.machine.js";
 
 export type { StageMeta };
 
-type TopState = AutopilotState["currentState"];
-
 /**
  * A node the session passes through within one step: an eventless choice with a branch that is
  * always taken, so it never rests there. (PHASE_COMPLETE's eventless branch is guarded: it rests.)
@@ -69,9 +67,4 @@ export function defaultStage(state: AutopilotState): string | null {
   if (!node || !childrenOf(node).length) return null;
   const chosen = childrenOf(node).find((c) => (c.meta as StageMeta | undefined)?.defaultWhen?.(state));
   return chosen?.key ?? (node.config.initial as string | undefined) ?? null;
-}
-
-/** The top-level states, in the machine's order (the skill's ten). */
-export function topStates(): TopState[] {
-  return childrenOf(autopilotMachine.root).map((n) => n.key as TopState);
 }

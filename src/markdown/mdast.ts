@@ -12,7 +12,7 @@ import type { Nodes, PhrasingContent, Root, RootContent } from "mdast";
 const processor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml", "toml"]);
 
 export function parseMarkdown(text: string): Root {
-  return processor.parse(text) as Root;
+  return processor.parse(text);
 }
 
 /** Visible text of a node: HTML (comments included) is not text a reader sees. */

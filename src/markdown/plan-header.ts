@@ -7,7 +7,6 @@
 // keeps its asterisks. `Depends on: none` makes a task independent; a task without a `Depends on`
 // clause depends on the task before it, so a plan without headers is one serial chain. Only a
 // parallel session reads this (src/markdown/waves.ts); a serial one runs the plan in order.
-import type { Nodes } from "mdast";
 import { endOffset, parseMarkdown, startOffset } from "./mdast.js";
 import { firstMarker, isCommitPoint, paragraphs, taskFiles, taskSpans } from "./plan.js";
 import type { CheckpointKind } from "../vocabulary.js";
@@ -80,7 +79,7 @@ export function planHeaders(text: string): TaskHeader[] {
     let unreadable: string[] = [];
     let files: string[] | null = null;
     const owns: string[] = [];
-    for (const p of paragraphs(t.body as Nodes[])) {
+    for (const p of paragraphs(t.body)) {
       const source = text.slice(startOffset(p), endOffset(p));
       for (const line of source.split("\n"))
         for (const clause of line.split(/\s[|·]\s/)) {

@@ -244,7 +244,7 @@ export function taskFiles(body: RootContent[]): string[] | null {
               .filter((f) => f.length > 0);
           const next = body[i + 1];
           if (next?.type === "list")
-            return (next as List).children.map((li) => plainText(li).split("\n")[0].trim()).filter(Boolean);
+            return next.children.map((li) => plainText(li).split("\n")[0].trim()).filter(Boolean);
           return [];
         }
     }
@@ -256,13 +256,13 @@ const VERIFY_LABEL = /^\s*(?:\d+[.)]\s*)?(?:verify|verification|verified by|expe
 
 /** A `Verify:` line, or a step that runs a command ("Run `npm test` and see it pass"). */
 function hasVerification(body: RootContent[]): boolean {
-  for (const p of paragraphs(body as Nodes[])) {
+  for (const p of paragraphs(body)) {
     const text = plainText(p);
     if (text.split("\n").some((l) => VERIFY_LABEL.test(l))) return true;
     const runs = /\b(?:run|execute)\b/i.test(prose([p]));
     if (runs && p.children.some((c) => c.type === "inlineCode")) return true;
   }
-  return body.some((n) => n.type === "code") && /\b(?:verify|run|expect)/i.test(prose(body as Nodes[]));
+  return body.some((n) => n.type === "code") && /\b(?:verify|run|expect)/i.test(prose(body));
 }
 
 /** The numbered steps of a task: items of its ordered lists, nested ones counted with their parent. */

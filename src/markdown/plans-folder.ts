@@ -7,7 +7,7 @@ import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 
 export const LEGACY_PLANS_DIR = "docs/plans";
-export const KEBAB_MAX = 60;
+const KEBAB_MAX = 60;
 
 function toPosix(p: string): string {
   return p.replace(/\\/g, "/");

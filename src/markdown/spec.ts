@@ -13,9 +13,9 @@ import { visit } from "unist-util-visit";
 import { AutopilotError } from "../protocol/errors.js";
 import { clip, endOffset, headingSource, parseMarkdown, plainText, sectionEnd, startOffset } from "./mdast.js";
 
-export type Complexity = "low" | "medium" | "high";
+type Complexity = "low" | "medium" | "high";
 
-export type SpecPhase = {
+type SpecPhase = {
   id: string;
   name: string;
   complexity: Complexity;
@@ -27,7 +27,7 @@ export type SpecPhase = {
 export type ParsedSpec = { title: string | null; phases: SpecPhase[] };
 
 /** What a spec without usable phases contains instead; carried in the no_phases error. */
-export type SpecFindings = {
+type SpecFindings = {
   implementationOrderSections: string[];
   numberedItems: string[];
   bulletItems: string[];
@@ -205,7 +205,7 @@ function plural(n: number, one: string, many = one + "s"): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-export function describeFindings(f: SpecFindings): string {
+function describeFindings(f: SpecFindings): string {
   const parts: string[] = [];
   if (f.implementationOrderSections.length === 0) {
     parts.push("no Implementation Order section");
@@ -233,7 +233,7 @@ export function describeFindings(f: SpecFindings): string {
   return parts.join("; ");
 }
 
-export function noPhasesMessage(f: SpecFindings): string {
+function noPhasesMessage(f: SpecFindings): string {
   return (
     `no phases found: the spec has ${describeFindings(f)}. ` +
     `Add an "## Implementation Order" section with one "### Phase 1: Name" heading per phase ` +

@@ -48,7 +48,7 @@ export function patternsOverlap(a: string, b: string): boolean {
 }
 
 /** The first path the two tasks share (for the report), or null when they share none. */
-export function sharedPath(a: TaskHeader, b: TaskHeader): string | null {
+function sharedPath(a: TaskHeader, b: TaskHeader): string | null {
   for (const p of [...a.files, ...a.owns])
     for (const q of [...b.files, ...b.owns]) if (patternsOverlap(p, q)) return GLOB.test(p) ? q : p;
   return null;

@@ -10,7 +10,7 @@ import type { Step } from "../protocol/step.js";
  * No time-out on a person: the longest timer Node allows (2^31-1 ms, about 24.8 days; a longer one
  * fires at once). The SDK's default 60 s would turn every gate into a fallback.
  */
-export const ELICIT_TIMEOUT_MS = 2_147_483_647;
+const ELICIT_TIMEOUT_MS = 2_147_483_647;
 
 export function clientCanElicit(server: Server): boolean {
   const e = server.getClientCapabilities()?.elicitation as { form?: unknown; url?: unknown } | undefined;
@@ -31,7 +31,7 @@ export interface InBandAnswer {
  * else the report; then the report, and where the session is. The question itself is the answer
  * field's description, next to the options, which it does not repeat.
  */
-export function elicitMessage(step: Step): string {
+function elicitMessage(step: Step): string {
   if (step.next.kind !== "ask") return "";
   const where = step.phase ? `Phase ${step.phase.number}/${step.phase.total}: ${step.phase.name}` : step.state;
   return [step.next.context, step.report, `autopilot · ${where}`].filter((p): p is string => !!p?.trim()).join("\n\n");

@@ -13,11 +13,11 @@ import { z } from "zod";
 import { splitCommandLine } from "../engine/flags.js";
 import { AutopilotError } from "../protocol/errors.js";
 
-export const PROMPT_NAME = "start";
+const PROMPT_NAME = "start";
 /** The arguments after `spec`, in order: room for every flag (and a spec path's extra words). */
-export const EXTRA_ARGS = ["flags", "flag2", "flag3", "flag4"] as const;
+const EXTRA_ARGS = ["flags", "flag2", "flag3", "flag4"] as const;
 
-export function autopilotPromptText(spec: string, flags: string[] = []): string {
+function autopilotPromptText(spec: string, flags: string[] = []): string {
   const args = JSON.stringify({ spec, ...(flags.length ? { flags: flags.join(" ") } : {}) });
   return [
     `Run the autopilot on ${spec}${flags.length ? ` with ${flags.join(" ")}` : ""}.`,
@@ -34,7 +34,7 @@ export function autopilotPromptText(spec: string, flags: string[] = []): string 
 }
 
 /** The command line the user typed, whichever arguments the client put its words in. */
-export function promptCommandLine(args: Record<string, string | undefined>): { spec: string; flags: string[] } {
+function promptCommandLine(args: Record<string, string | undefined>): { spec: string; flags: string[] } {
   const line = ["spec", ...EXTRA_ARGS]
     .map((k) => args[k]?.trim() ?? "")
     .filter(Boolean)

@@ -63,7 +63,7 @@ export function hostStep(
  * every time; with an agent prefix too). A human gate, a wait and done always carry
  * theirs.
  */
-export function repeatable(step: Step): boolean {
+function repeatable(step: Step): boolean {
   const n = step.next;
   return n.kind === "dispatch" || (n.kind === "ask" && !n.humanOnly?.length);
 }
@@ -80,7 +80,7 @@ export function repeatable(step: Step): boolean {
  * autopilot_decide): no `session`, which the model has just named in that call (or left to the
  * connection). `untold`: no todo (this connection has shown the same one).
  */
-export function leanStep(step: Step, o: { untold?: boolean; answered?: boolean } = {}): LeanStep {
+function leanStep(step: Step, o: { untold?: boolean; answered?: boolean } = {}): LeanStep {
   const { phase: _phase, rigor: _rigor, reviewPlans: _reviewPlans, state: _state, ...all } = step;
   const { todo: _todo, ...withoutTodo } = all;
   const told: Omit<typeof all, "todo"> & { todo?: string } = o.untold ? withoutTodo : all;
@@ -139,7 +139,7 @@ export function stepResult(
   const full: Step = { ...step, ...(s.report ? { report: s.report } : {}), todo: todoFor(step, view) };
   return {
     content: [{ type: "text", text: renderStepText(full, view) }],
-    structuredContent: s as unknown as Record<string, unknown>,
+    structuredContent: s,
   };
 }
 
@@ -220,6 +220,6 @@ export function errorResult(e: unknown, view: HostView = DEFAULT_VIEW): CallTool
   return {
     isError: true,
     content: [{ type: "text", text: lines.join("\n") }],
-    structuredContent: { error } as unknown as Record<string, unknown>,
+    structuredContent: { error },
   };
 }

@@ -18,7 +18,7 @@ import { rewordToolErrors, wrapToolList } from "./sdk-seam.js";
  * by name.
  * AUTOPILOT_ALL_TOOLS=1 lists them too.
  */
-export const HOST_OPTIONAL_TOOLS = new Set(["autopilot_decisions", "gather_context", "write_scratchpad"]);
+const HOST_OPTIONAL_TOOLS = new Set(["autopilot_decisions", "gather_context", "write_scratchpad"]);
 
 /**
  * The tools a Claude Code session calls at every step, marked `_meta["anthropic/alwaysLoad"]`:
@@ -26,7 +26,7 @@ export const HOST_OPTIONAL_TOOLS = new Set(["autopilot_decisions", "gather_conte
  * behind a ToolSearch round (docs/performance.md). autopilot_next and autopilot_status stay
  * deferred: a session that needs them loads them by name.
  */
-export const ALWAYS_LOADED_TOOLS = new Set(["autopilot_start", "autopilot_report", "autopilot_decide"]);
+const ALWAYS_LOADED_TOOLS = new Set(["autopilot_start", "autopilot_report", "autopilot_decide"]);
 
 /**
  * tools/list without the `$schema` line the SDK puts in every JSON schema (clients forward it to
@@ -71,9 +71,9 @@ export interface ServerOptions {
   agentPrefix?: string;
 }
 
-export const INSTRUCTIONS = "Runs a spec's phases: autopilot_start, then do each result's `todo`.";
+const INSTRUCTIONS = "Runs a spec's phases: autopilot_start, then do each result's `todo`.";
 
-export function createServer(opts: ServerOptions): McpServer {
+function createServer(opts: ServerOptions): McpServer {
   const server = new McpServer(
     { name: "autopilot", version: ownVersion() },
     { capabilities: { logging: {} }, instructions: INSTRUCTIONS },

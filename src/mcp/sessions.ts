@@ -9,7 +9,7 @@ import { errorPayload } from "./render.js";
 import { buildDecisionLog, type DecisionLog } from "../log/model.js";
 import { budgetSpent, formatBudget, formatCost } from "../session/usage.js";
 
-export type WaitingOn = "persona" | "human" | "resume" | "nothing";
+type WaitingOn = "persona" | "human" | "resume" | "nothing";
 
 export interface SessionSummary {
   session: string;
@@ -35,7 +35,7 @@ export interface BrokenSession {
   error: { code: string; message: string };
 }
 
-export function waiting(step: Step): { waitingOn: WaitingOn; waitingFor: string } {
+function waiting(step: Step): { waitingOn: WaitingOn; waitingFor: string } {
   const n = step.next;
   switch (n.kind) {
     case "dispatch":
@@ -49,7 +49,7 @@ export function waiting(step: Step): { waitingOn: WaitingOn; waitingFor: string 
   }
 }
 
-export function summarize(slug: string, state: AutopilotState): SessionSummary {
+function summarize(slug: string, state: AutopilotState): SessionSummary {
   const step = renderStep(state, slug);
   const phase = state.phases[state.currentPhase];
   return {

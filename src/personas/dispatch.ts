@@ -50,12 +50,12 @@ export function taskResultPath(state: Pick<AutopilotState, "sessionDir">, stepId
 }
 
 /** The brief of one task of a parallel wave at step `stepId`. */
-export function taskBriefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number, task: string): string {
+function taskBriefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number, task: string): string {
   return posix.join(state.sessionDir, "briefs", `step-${stepId}-task-${task.replace(/[^A-Za-z0-9._-]+/g, "-")}.md`);
 }
 
 /** The tasks of the wave an executor should work on now (running, not yet reported), in plan order. */
-export function waveTasksToRun(state: AutopilotState): NonNullable<AutopilotState["phaseRun"]["waveRun"]>["tasks"] {
+function waveTasksToRun(state: AutopilotState): NonNullable<AutopilotState["phaseRun"]["waveRun"]>["tasks"] {
   return (state.phaseRun.waveRun?.tasks ?? []).filter((t) => t.status === "running" && !t.reported);
 }
 
@@ -89,7 +89,7 @@ function scratchpadRule(state: AutopilotState): string {
   return scratchpadRuleFor(state.rigorLevel, dir);
 }
 
-export function retryLevel(state: AutopilotState): number {
+function retryLevel(state: AutopilotState): number {
   return state.retryBudget.currentTask?.attemptsUsed ?? 0;
 }
 
@@ -105,15 +105,15 @@ interface Planned {
 }
 
 /** The dispatch for the current resting state, or null when the state waits on no persona. */
-export function dispatchFor(state: AutopilotState, slug: string): DispatchNext | null {
-  return planDispatch(state, slug)?.next ?? null;
+export function dispatchFor(state: AutopilotState): DispatchNext | null {
+  return planDispatch(state)?.next ?? null;
 }
 
 // The prompt stays a few lines (the host model reads it, and copies it into the subagent call);
 // every rule goes into the brief file the prompt names, which only the persona reads. The brief
 // holds what is particular to this step (paths, ranges, budgets, findings, the exact reply); the
 // persona's own file holds its method, once.
-function planDispatch(state: AutopilotState, slug: string): Planned | null {
+function planDispatch(state: AutopilotState): Planned | null {
   // Which job, persona and result kind a stage dispatches is declared on its state node (meta.dispatch).
   const job = stageMetaAt(state.currentState, state.stage)?.dispatch;
   if (!job) return null;
@@ -369,7 +369,7 @@ function startAt(state: AutopilotState, execState: string): string {
 /** The brief file's content: everything the persona needs that is too long for the prompt. */
 export function briefContent(state: AutopilotState, slug: string, facts: DispatchFacts): string {
   const phase = state.phases[state.currentPhase];
-  const planned = planDispatch(state, slug);
+  const planned = planDispatch(state);
   const job = stageMetaAt(state.currentState, state.stage)?.dispatch?.job;
   // The files this step reads or writes, one per line: the prompt names only this brief.
   const files = planned?.next.expects.artifacts ?? {};

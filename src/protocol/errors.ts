@@ -49,7 +49,3 @@ export class AutopilotError extends Error {
     this.details = details;
   }
 }
-
-export function isAutopilotError(e: unknown): e is AutopilotError {
-  return e instanceof AutopilotError;
-}

@@ -4,7 +4,7 @@
 // the engine's (src/engine/step.ts); how to say it to each client is here, beside the Step's type,
 // read by the MCP front end (src/mcp/render.ts) and, for the default `todo`, by the engine.
 import type { Step } from "./step.js";
-import { shellWord } from "../session/slug.js";
+import { shellWord } from "./words.js";
 
 /**
  * The client driving the session, from the MCP initialize `clientInfo.name`: it decides which
@@ -42,7 +42,7 @@ function personaFile(view: HostView, persona: string): string {
 }
 
 /** How this host runs a persona on `prompt` (a name such as next.prompt, or "the prompt below"). */
-export function runPersona(view: HostView, persona: string, prompt: string): string {
+function runPersona(view: HostView, persona: string, prompt: string): string {
   switch (view.host) {
     case "claude-code":
       return `Call the Agent tool with subagent_type "${agentName(view, persona)}", run_in_background false and ${prompt} as its prompt`;

@@ -4,7 +4,7 @@ import { StateName, Complexity, RigorLevel, CheckpointType, PersonaName, ResultK
 
 export { PERSONAS, PersonaName, ResultKind } from "../vocabulary.js";
 
-export const StepPhase = z.object({
+const StepPhase = z.object({
   index: z.number().int(),
   number: z.number().int(),
   name: z.string(),
@@ -12,7 +12,7 @@ export const StepPhase = z.object({
   complexityOverride: Complexity.nullable(),
   total: z.number().int(),
 });
-export type StepPhase = z.infer<typeof StepPhase>;
+type StepPhase = z.infer<typeof StepPhase>;
 
 /** One task of a parallel wave: its own executor, prompt, brief and worktree (docs/mcp.md). */
 export const WaveDispatch = z.object({
@@ -67,12 +67,12 @@ export const AskNext = z.object({
    */
   humanOnly: z.array(z.string()).optional(),
 });
-export const WaitNext = z.object({
+const WaitNext = z.object({
   kind: z.literal("wait"),
   reason: z.string(),
   resumeWith: z.string(),
 });
-export const DoneNext = z.object({
+const DoneNext = z.object({
   kind: z.literal("done"),
   summary: z.record(z.string(), z.unknown()),
 });
@@ -100,7 +100,7 @@ export type Step = z.infer<typeof Step>;
 
 // ---- results a host reports after a dispatch ----
 const SeverityWord = z.enum(["blocking", "warning", "note", "critical", "important", "suggestion"]);
-export const ReportedFinding = z.object({
+const ReportedFinding = z.object({
   severity: SeverityWord,
   file: z.string().optional(),
   line: z.number().int().optional(),

@@ -27,7 +27,7 @@ export function splitWords(
   let quote: string | null = null;
   const chars = [...line];
   for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i]!;
+    const ch = chars[i];
     const escapes = mode === "shell" && ch === "\\" && i + 1 < chars.length && quote !== "'";
     if (quote) {
       if (ch === quote) quote = null;
@@ -55,12 +55,17 @@ export function splitWords(
 /** Edit distance with adjacent transpositions counted as one edit ("thorugh" is 1 from "through"). Small inputs only. */
 export function editDistance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
   for (let i = 1; i <= a.length; i++)
     for (let j = 1; j <= b.length; j++) {
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
-  return d[a.length]![b.length]!;
+  return d[a.length][b.length];
+}
+
+/** A word (a spec path, a session slug) as a POSIX shell reads it back: quoted when it needs to be. */
+export function shellWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
 }

@@ -18,7 +18,7 @@ import { checkResult, loadPersonaPrompt, RESULT_FIELDS, resultInputSchema, taskP
 import { createToolbox, type ToolboxOptions } from "./tools.js";
 import type { PersonaRunner, PersonaTask, RunnerOutcome, TokenUsage } from "./types.js";
 
-export const DEFAULT_MODEL = "claude-sonnet-5-5";
+const DEFAULT_MODEL = "claude-sonnet-5-5";
 const REPORT_TOOL = "report_result";
 
 export interface AnthropicRunnerOptions {
@@ -99,7 +99,7 @@ export class AnthropicRunner implements PersonaRunner {
       if (log.length < 200) log.push(s);
     };
     const finish = (result: PersonaResult): RunnerOutcome => ({ result, usage, log });
-    const fail = (error: string) => finish({ kind, error } as PersonaResult);
+    const fail = (error: string) => finish({ kind, error });
 
     const toolbox = createToolbox(task.projectRoot, { ...this.o.tools, signal });
     const tools: Tool[] = [
@@ -272,7 +272,7 @@ function setupProblem(e: unknown, model: string): AutopilotError | null {
   }
   if (e instanceof Anthropic.AnthropicError && !(e instanceof Anthropic.APIError)) {
     // Raised by the client before any request (e.g. a malformed base URL or missing credentials).
-    return new AutopilotError("bad_input", `The Anthropic client is misconfigured: ${(e as Error).message}`);
+    return new AutopilotError("bad_input", `The Anthropic client is misconfigured: ${e.message}`);
   }
   return null;
 }

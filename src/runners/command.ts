@@ -4,9 +4,8 @@
 // protocol's schema, and a process that hangs is killed with everything it started.
 import { spawn } from "node:child_process";
 import { AutopilotError } from "../protocol/errors.js";
-import type { PersonaResult } from "../protocol/step.js";
 import { checkResult, RESULT_FIELDS, taskPrompt } from "./persona-prompts.js";
-import { killGroup, TailBuffer } from "./shell.js";
+import { abortReason, killGroup, TailBuffer } from "./shell.js";
 import type { PersonaRunner, PersonaTask, RunnerOutcome } from "./types.js";
 import { parseUsage, type UsageReport } from "../session/usage.js";
 
@@ -63,7 +62,7 @@ export class CommandRunner implements PersonaRunner {
   async run(task: PersonaTask, signal?: AbortSignal): Promise<RunnerOutcome> {
     signal?.throwIfAborted();
     const kind = task.expects.result;
-    const fail = (error: string, log: string[]): RunnerOutcome => ({ result: { kind, error } as PersonaResult, log });
+    const fail = (error: string, log: string[]): RunnerOutcome => ({ result: { kind, error }, log });
     const command = this.commandFor(task);
     const log = [`$ ${command}`];
     const stdin =
@@ -150,7 +149,7 @@ export class CommandRunner implements PersonaRunner {
       });
       child.on("close", (code, sig) => {
         done();
-        if (signal?.aborted) return reject(signal.reason ?? new Error("aborted"));
+        if (signal?.aborted) return reject(abortReason(signal));
         resolve({ code, signal: sig, stdout: out.text(), stderr: err.text(), timedOut });
       });
     });
@@ -214,7 +213,7 @@ export function extractResult(stdout: string, depth = 0): Extracted {
  * output_tokens, cache_read_input_tokens, cache_creation_input_tokens}, "total_cost_usd",
  * "duration_ms", ...}; with stream-json it is the last line). Null when it printed none.
  */
-export function extractUsage(stdout: string): UsageReport | null {
+function extractUsage(stdout: string): UsageReport | null {
   const lines = stdout.split("\n");
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = lines[i].trim();

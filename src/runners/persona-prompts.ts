@@ -18,7 +18,7 @@ import {
 } from "../protocol/step.js";
 import { formatIssues } from "./tools.js";
 
-export const RESULT_SCHEMAS: Record<ResultKind, z.ZodType> = {
+const RESULT_SCHEMAS: Record<ResultKind, z.ZodType> = {
   planned: PlannedResult,
   executed: ExecutedResult,
   verified: VerifiedResult,

@@ -15,7 +15,7 @@ import type { DispatchNext, PersonaName, PersonaResult, ResultKind, Step } from 
 import { sessionDirRel } from "../session/paths.js";
 import { kebab } from "../markdown/plans-folder.js";
 
-export type ScriptedCheckpoint = "passed" | "human-verify" | "decision" | "human-action";
+type ScriptedCheckpoint = "passed" | "human-verify" | "decision" | "human-action";
 
 export interface ScriptedPhase {
   /** Tasks the planner writes (default 3). */
@@ -93,7 +93,7 @@ export class ScriptedRunner implements PersonaRunner {
 
   private async load(task: PersonaTask): Promise<Memory> {
     try {
-      return { ...EMPTY, ...JSON.parse(await readFile(this.memoryFile(task), "utf8")) };
+      return { ...EMPTY, ...(JSON.parse(await readFile(this.memoryFile(task), "utf8")) as Partial<Memory>) };
     } catch {
       return structuredClone(EMPTY);
     }
@@ -326,7 +326,7 @@ export class ScriptedRunner implements PersonaRunner {
       `scripted-runner-p${task.phaseIndex}-task-${id}.json`,
     );
     const mem: { runs: number } = await readFile(file, "utf8").then(
-      (t) => JSON.parse(t),
+      (t) => JSON.parse(t) as { runs: number },
       () => ({ runs: 0 }),
     );
     mem.runs += 1;
@@ -510,7 +510,7 @@ function readBriefSync(root: string, rel: string | undefined): string {
 }
 
 /** A file the brief's header names: "- Plan: <path>", "- Handoff: <path> (write it)". */
-export function briefFile(brief: string, label: "Plan" | "Handoff" | "Execution state" | "Result"): string | undefined {
+function briefFile(brief: string, label: "Plan" | "Handoff" | "Execution state" | "Result"): string | undefined {
   return new RegExp(`^- ${label}: (\\S+)`, "m").exec(brief)?.[1];
 }
 
@@ -518,13 +518,13 @@ export function briefFile(brief: string, label: "Plan" | "Handoff" | "Execution 
  * A dispatch's job in a few words, from its prompt (a lean Step carries no `description`): the
  * sentence before "Brief:", e.g. `Plan phase 1/3 "Core"`.
  */
-export function descriptionFromPrompt(prompt: string): string {
+function descriptionFromPrompt(prompt: string): string {
   const line = prompt.trim().split("\n").at(-1) ?? "";
   return line.replace(/\s*Brief: \S+\s*$/, "").replace(/\.$/, "");
 }
 
 /** The brief a dispatch prompt names ("Brief: <path>"). */
-export function briefFromPrompt(prompt: string): string | undefined {
+function briefFromPrompt(prompt: string): string | undefined {
   return /\bBrief: (\S+)/.exec(prompt)?.[1];
 }
 
@@ -532,7 +532,7 @@ export function briefFromPrompt(prompt: string): string | undefined {
  * The result kind a dispatch asks for, from its state and persona (a lean Step carries no
  * `expects`; the persona reads the kind in its brief).
  */
-export function resultOf(state: Step["state"], persona: PersonaName, prompt = ""): ResultKind | null {
+function resultOf(state: Step["state"], persona: PersonaName, prompt = ""): ResultKind | null {
   switch (state) {
     case "PLAN":
       return "planned";
@@ -588,7 +588,7 @@ export function taskOfStep(root: string, step: Step): PersonaTask {
  * The phase a dispatch prompt names ("... phase 2/3 \"Name\" ..."): a Step as Claude Code gets it
  * carries no `phase` field (src/mcp/render.ts leanStep), and the prompt says it anyway.
  */
-export function phaseFromPrompt(prompt: string): { index: number; name: string } | null {
+function phaseFromPrompt(prompt: string): { index: number; name: string } | null {
   const m = /phase (\d+)\/\d+ "([^"]+)"/.exec(prompt);
   return m ? { index: Number(m[1]) - 1, name: m[2] } : null;
 }

@@ -56,7 +56,7 @@ export function runShell(
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       o.signal?.removeEventListener("abort", onAbort);
-      if (o.signal?.aborted) return reject(o.signal.reason ?? new Error("aborted"));
+      if (o.signal?.aborted) return reject(abortReason(o.signal));
       resolvePromise({ code, signal, timedOut, output: tail.text(), droppedChars: tail.dropped });
     });
   });
@@ -101,4 +101,12 @@ export class TailBuffer {
     this.compact();
     return this.chunks.join("");
   }
+}
+
+/** Why an aborted run stopped, as an Error (an AbortSignal's reason may be any value). */
+export function abortReason(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  return r instanceof Error
+    ? r
+    : new Error(r === undefined ? "aborted" : typeof r === "string" ? r : JSON.stringify(r));
 }

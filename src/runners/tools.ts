@@ -11,13 +11,13 @@ import { z } from "zod";
 import { checkPath } from "../session/confine.js";
 import { runShell } from "./shell.js";
 
-export interface ToolDefinition {
+interface ToolDefinition {
   name: string;
   description: string;
   input_schema: { type: "object"; properties?: unknown; required?: string[]; [k: string]: unknown };
 }
 
-export interface ToolResult {
+interface ToolResult {
   content: string;
   isError: boolean;
 }
@@ -128,7 +128,7 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   // Resolves a model-supplied path to its real location, refusing anything that is, or through a
   // symlink leads, outside the project (src/session/confine.ts). A path that does not exist yet is
   // judged by its nearest existing parent, so a new file under a symlinked directory cannot escape.
-  async function resolve(p: string | undefined, mode: "read" | "write"): Promise<string> {
+  function resolve(p: string | undefined, mode: "read" | "write"): string {
     const given = p === undefined || p === "" ? "." : p;
     const checked = checkPath(root, given, { links: true });
     if (!checked.ok) {
@@ -228,7 +228,7 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   };
 
   async function readFile(input: z.infer<typeof ReadInput>): Promise<string> {
-    const abs = await resolve(input.path, "read");
+    const abs = resolve(input.path, "read");
     let st;
     try {
       st = await fs.stat(abs);
@@ -290,7 +290,7 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   }
 
   async function writeFile(input: z.infer<typeof WriteInput>): Promise<string> {
-    const abs = await resolve(input.path, "write");
+    const abs = resolve(input.path, "write");
     let exists = false;
     try {
       const st = await fs.stat(abs);
@@ -309,7 +309,7 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   }
 
   async function editFile(input: z.infer<typeof EditInput>): Promise<string> {
-    const abs = await resolve(input.path, "write");
+    const abs = resolve(input.path, "write");
     try {
       await fs.stat(abs);
     } catch {
@@ -361,7 +361,7 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   }
 
   async function listFiles(input: z.infer<typeof ListInput>): Promise<string> {
-    const abs = await resolve(input.path, "read");
+    const abs = resolve(input.path, "read");
     const st = await fs.stat(abs).catch(() => null);
     if (!st) throw new Refusal(`${input.path} does not exist.`);
     if (!st.isDirectory()) return rel(abs);
@@ -385,7 +385,7 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   }
 
   async function search(input: z.infer<typeof SearchInput>): Promise<string> {
-    const abs = await resolve(input.path, "read");
+    const abs = resolve(input.path, "read");
     let re: RegExp;
     try {
       re = input.regex ? new RegExp(input.pattern) : new RegExp(input.pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
@@ -464,7 +464,7 @@ export function createToolbox(projectRoot: string, opts: ToolboxOptions = {}): T
   }
 
   async function gitDiff(input: z.infer<typeof GitDiffInput>): Promise<string> {
-    const spec = input.path ? ["--", rel(await resolve(input.path, "read"))] : [];
+    const spec = input.path ? ["--", rel(resolve(input.path, "read"))] : [];
     const hasHead = (await git(["rev-parse", "--verify", "-q", "HEAD"])).code === 0;
     const r = await git(
       hasHead ? ["diff", "--no-color", "HEAD", ...spec] : ["diff", "--no-color", "--cached", ...spec],

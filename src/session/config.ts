@@ -18,7 +18,7 @@ export const RUNNER_NAMES = ["scripted", "anthropic", "command"] as const;
 export type RunnerName = (typeof RUNNER_NAMES)[number];
 
 /** The placeholders a `commitMessage` template may use (src/effects/commit-message.ts fills them). */
-export const COMMIT_MESSAGE_PLACEHOLDERS = ["label", "summary"] as const;
+const COMMIT_MESSAGE_PLACEHOLDERS = ["label", "summary"] as const;
 
 const Checkpoint = z.enum(["passed", "human-verify", "decision", "human-action"]);
 const ScriptedPhase = z.object({
@@ -68,7 +68,7 @@ function isBudget(v: string | number): boolean {
 }
 
 function placeholdersOk(v: string): boolean {
-  const used = [...v.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!);
+  const used = [...v.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
   return used.length > 0 && used.every((p) => (COMMIT_MESSAGE_PLACEHOLDERS as readonly string[]).includes(p));
 }
 
@@ -184,5 +184,5 @@ export async function readProjectConfig(root: string): Promise<ReadConfig> {
       },
     );
   }
-  return { config: config as ProjectConfig, warnings };
+  return { config: config, warnings };
 }

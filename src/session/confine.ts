@@ -7,7 +7,7 @@ import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 
 /** Why a path was refused. `via` is the existing part of the path whose link leads away. */
-export type PathEscape =
+type PathEscape =
   | { why: "nul" }
   | { why: "outside"; abs: string }
   | { why: "link"; abs: string; via: string; real: string }
@@ -71,7 +71,7 @@ export function checkPath(root: string, p: string, opts: { links?: boolean } = {
 }
 
 /** The refusal in words, for a reader who gave `given`; `root` is named so they can see where. */
-export function escapeMessage(e: PathEscape, given: string, root: string): string {
+function escapeMessage(e: PathEscape, given: string, root: string): string {
   const shown = JSON.stringify(given);
   switch (e.why) {
     case "nul":

@@ -14,8 +14,8 @@ import { AutopilotError } from "../protocol/errors.js";
 import { sessionPaths } from "./paths.js";
 import { acquireLock, lockHolder, LockBusyError, type LockFiles, type LockOwner } from "./lock.js";
 
-export const DRIVER_LOCK = "driver.lock";
-export const DRIVER_INFO = "driver.json";
+const DRIVER_LOCK = "driver.lock";
+const DRIVER_INFO = "driver.json";
 const STALE_MS = 10_000;
 
 export interface DriverInfo {
@@ -40,7 +40,8 @@ function files(root: string, slug: string): LockFiles {
 }
 
 function driverInfo(owner: LockOwner): DriverInfo {
-  return { ...owner, startedAt: String(owner.startedAt ?? "?"), command: String(owner.command ?? "?") };
+  const word = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "?");
+  return { ...owner, startedAt: word(owner.startedAt), command: word(owner.command) };
 }
 
 /** Who drives the session now, or null when nobody does (no lock, or the holder is dead). */

@@ -14,7 +14,7 @@ import { Finding } from "../vocabulary.js";
 const NoArgs = z.looseObject({});
 
 /** An `[autopilot]` commit of the session's work (a checkpoint, a phase, a recovery, a fix round). */
-export const CommitArgs = z.looseObject({
+const CommitArgs = z.looseObject({
   label: z.string(),
   recovery: z.boolean(),
   /** The phase index, or null for the final review's fix rounds. */
@@ -33,7 +33,7 @@ const ReviewRoundArgs = z.looseObject({
  * The phase's review, written to the session's reviews: `findings` (the latest round) and, since the
  * first review is never overwritten by a re-review, every round (absent in earlier outboxes).
  */
-export const WriteReviewArgs = z.looseObject({
+const WriteReviewArgs = z.looseObject({
   phase: z.number().int().nonnegative(),
   findings: z.array(Finding),
   rounds: z.array(ReviewRoundArgs).optional(),
@@ -42,17 +42,17 @@ export const WriteReviewArgs = z.looseObject({
 });
 
 /** The executor's state.json at a phase's start: another phase's progress must not pass for this one's. */
-export const ResetExecutionStateArgs = z.looseObject({ phase: z.string() });
+const ResetExecutionStateArgs = z.looseObject({ phase: z.string() });
 
 /** What a persona said is worth remembering for later phases, into the session's learnings. */
-export const AppendSessionLearningsArgs = z.looseObject({
+const AppendSessionLearningsArgs = z.looseObject({
   date: z.string(),
   skill: z.string(),
   items: z.array(z.string()),
 });
 
 /** A line in .harness/failures.md. */
-export const AppendFailureArgs = z.looseObject({
+const AppendFailureArgs = z.looseObject({
   date: z.string(),
   skill: z.string(),
   type: z.string(),
@@ -60,10 +60,10 @@ export const AppendFailureArgs = z.looseObject({
 });
 
 /** The phase's scratchpad folder, by the phase's name. */
-export const ClearScratchpadArgs = z.looseObject({ phase: z.string() });
+const ClearScratchpadArgs = z.looseObject({ phase: z.string() });
 
 /** The session summary (.harness/sessions/<slug>/summary.md). */
-export const WriteSummaryArgs = z.looseObject({
+const WriteSummaryArgs = z.looseObject({
   /** The time of the transition, so a replay writes the same bytes (absent in early outboxes: now). */
   lastActive: z.string().optional(),
   /** "2 of 3"; absent at DONE. */
@@ -100,9 +100,7 @@ export const Effect = z.discriminatedUnion("type", [
   entry("reportHarnessFiles", NoArgs),
 ]);
 export type Effect = z.infer<typeof Effect>;
-
-export type EffectType = Effect["type"];
-export const EFFECT_TYPES: readonly EffectType[] = Effect.options.map((o) => o.shape.type.value);
+type EffectType = Effect["type"];
 
 /** The effect of one type. */
 export type EffectOf<T extends EffectType> = Extract<Effect, { type: T }>;

@@ -16,7 +16,7 @@
 import { z } from "zod";
 import { DecisionBy, Severity, type Finding } from "../vocabulary.js";
 
-export const FINDING_FATES = ["open", "fixed", "disputed", "overridden", "deferred"] as const;
+const FINDING_FATES = ["open", "fixed", "disputed", "overridden", "deferred"] as const;
 export const FindingFate = z.enum(FINDING_FATES);
 export type FindingFate = z.infer<typeof FindingFate>;
 
@@ -67,11 +67,11 @@ export interface FindingScope {
   phase: number | null;
 }
 
-export function inScope(e: TrackedFinding, scope: FindingScope): boolean {
+function inScope(e: TrackedFinding, scope: FindingScope): boolean {
   return e.source === scope.source && (scope.source === "final" || e.phase === scope.phase);
 }
 
-export function findingId(scope: FindingScope, round: number, k: number): string {
+function findingId(scope: FindingScope, round: number, k: number): string {
   if (scope.source === "final") return `final-r${round}-${k}`;
   return `p${(scope.phase ?? 0) + 1}-${scope.source === "verification" ? "v" : "r"}${round}-${k}`;
 }
@@ -247,7 +247,7 @@ const BY_WORDS: Record<DecisionBy, string> = {
   human: "a person or the host model",
 };
 
-export function byWords(by: DecisionBy | undefined): string {
+function byWords(by: DecisionBy | undefined): string {
   return by ? BY_WORDS[by] : "a decision";
 }
 

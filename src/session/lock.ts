@@ -47,9 +47,9 @@ export interface AcquireOptions {
 export interface HeldLock {
   owner: LockOwner;
   /** Set when the lock was lost while held (its directory removed or taken over). */
-  compromised(): Error | null;
+  compromised: () => Error | null;
   /** Removes the owner record if it is still ours, then the lock. Never throws. */
-  release(): Promise<void>;
+  release: () => Promise<void>;
 }
 
 /** A live holder kept the lock past the wait. */
@@ -88,7 +88,7 @@ export async function readLockOwner(files: LockFiles): Promise<LockOwner | null>
 }
 
 /** True only when the record names a process on this machine that is gone, for this lock directory. */
-export async function lockOwnerIsDead(files: LockFiles): Promise<boolean> {
+async function lockOwnerIsDead(files: LockFiles): Promise<boolean> {
   const owner = await readLockOwner(files);
   if (!owner || owner.hostname !== hostname() || owner.pid === process.pid) return false;
   try {
@@ -174,7 +174,7 @@ export async function acquireLock(files: LockFiles, opts: AcquireOptions): Promi
   return {
     owner,
     compromised: () => compromised,
-    async release() {
+    release: async () => {
       const current = await readLockOwner(files);
       if (current?.pid === owner.pid && current.hostname === owner.hostname && current.ino === owner.ino)
         await rm(ownerFile(files), { force: true }).catch(() => {});

@@ -59,12 +59,12 @@ export function keepOriginal(o: Rec, key: string, value: unknown): void {
 
 // Built once: a zod schema is costly to construct, and fit() runs for every field of every
 // decision and history entry (at 5,000 decisions, building them inline cost ~80 ms per read).
-export const STR = z.string();
-export const INT = z.number().int();
-export const BOOL = z.boolean();
-export const STRINGS = z.array(STR);
-export const COUNTS = z.record(z.string(), z.number());
-export const COMPLEXITY_OR_NULL = Complexity.nullable();
+const STR = z.string();
+const INT = z.number().int();
+const BOOL = z.boolean();
+const STRINGS = z.array(STR);
+const COUNTS = z.record(z.string(), z.number());
+const COMPLEXITY_OR_NULL = Complexity.nullable();
 
 /** An optional field that does not fit its schema moves aside rather than failing the whole file. */
 export function fit(o: Rec, key: string, schema: z.ZodType, notes: Notes, where: string): void {
@@ -85,13 +85,13 @@ export function nonEmptyString(v: unknown): v is string {
   return typeof v === "string" && v.trim() !== "";
 }
 
-export function looksLikeDate(v: unknown): v is string {
+function looksLikeDate(v: unknown): v is string {
   return typeof v === "string" && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v.slice(0, 10)));
 }
 
 // ---- currentState ----------------------------------------------------------------------------
 
-export const STATE_ALIASES: Record<string, StateName> = {
+const STATE_ALIASES: Record<string, StateName> = {
   COMPLETE: "DONE",
   COMPLETED: "DONE",
   FINISHED: "DONE",
@@ -143,7 +143,7 @@ export function normalizeStateName(v: unknown): StateName | null {
 
 // ---- phases --------------------------------------------------------------------------------
 
-export const PHASE_STATUS_WORDS: Record<string, PhaseStatus> = {
+const PHASE_STATUS_WORDS: Record<string, PhaseStatus> = {
   pending: "pending",
   inprogress: "pending",
   active: "pending",
@@ -175,7 +175,7 @@ export const PHASE_STATUS_WORDS: Record<string, PhaseStatus> = {
   canceled: "skipped",
 };
 
-export function normalizePhaseStatus(v: unknown): PhaseStatus | null {
+function normalizePhaseStatus(v: unknown): PhaseStatus | null {
   if (typeof v !== "string") return null;
   return (
     PHASE_STATUS_WORDS[
@@ -188,7 +188,7 @@ export function normalizePhaseStatus(v: unknown): PhaseStatus | null {
 }
 
 /** The number a phase carries in `n`, `index` or `number`, if any: our evidence for 0- or 1-based files. */
-export function phaseNumber(p: Rec): number | null {
+function phaseNumber(p: Rec): number | null {
   for (const k of ["n", "index", "number"]) if (has(p, k)) return asInt(p[k]);
   return null;
 }
@@ -349,7 +349,7 @@ export function resolveCurrentPhase(
 
 // ---- retry budget --------------------------------------------------------------------------
 
-export const DEFAULT_MAX_ATTEMPTS = RETRY_BUDGET;
+const DEFAULT_MAX_ATTEMPTS = RETRY_BUDGET;
 
 export function normalizeRetryBudget(raw: unknown, top: Rec, notes: Notes): Rec {
   const fresh = (): Rec => ({ maxAttempts: DEFAULT_MAX_ATTEMPTS, currentTask: null });
@@ -407,8 +407,8 @@ export function normalizeRetryBudget(raw: unknown, top: Rec, notes: Notes): Rec 
 
 // ---- history -------------------------------------------------------------------------------
 
-export const SHA = /^[0-9a-f]{7,40}$/i;
-export const isSha = (v: unknown): v is string => typeof v === "string" && SHA.test(v) && /[a-f]/i.test(v);
+const SHA = /^[0-9a-f]{7,40}$/i;
+const isSha = (v: unknown): v is string => typeof v === "string" && SHA.test(v) && /[a-f]/i.test(v);
 
 /**
  * The skill backfills `startingCommit` from "the earliest commit in history", but history entries
@@ -565,7 +565,7 @@ export function normalizeDecisions(raw: unknown, top: Rec, notes: Notes): Rec[] 
 
 // ---- final review --------------------------------------------------------------------------
 
-export const FINAL_REVIEW_WORDS: Record<string, string> = {
+const FINAL_REVIEW_WORDS: Record<string, string> = {
   pending: "pending",
   notstarted: "pending",
   todo: "pending",
@@ -589,12 +589,12 @@ export const FINAL_REVIEW_WORDS: Record<string, string> = {
   blocked: "failed",
 };
 
-export function defaultFinalReview(): Rec {
+function defaultFinalReview(): Rec {
   return { status: "pending", findings: [], retryCount: 0 };
 }
 
 // Long prose makes a poor title; the full text stays in its own field.
-export function firstLine(text: string): string {
+function firstLine(text: string): string {
   const line =
     text
       .split("\n")
@@ -603,7 +603,7 @@ export function firstLine(text: string): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-export function normalizeFinding(item: unknown, notes: Notes): Rec {
+function normalizeFinding(item: unknown, notes: Notes): Rec {
   if (typeof item === "string") {
     notes.add(`finalReview: a finding given as text became { severity: "note", title }`);
     return { severity: "note", title: item.trim() === "" ? "(untitled finding)" : item };

@@ -211,7 +211,7 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   // -- the skill's migration, INIT step 3 --
   let startingCommit: string | null;
   if (has(s, "startingCommit") && (typeof s.startingCommit === "string" || s.startingCommit === null)) {
-    startingCommit = s.startingCommit as string | null;
+    startingCommit = s.startingCommit;
   } else {
     if (has(s, "startingCommit")) keepOriginal(top, "startingCommit", s.startingCommit);
     const fromHistory = earliestHistoryCommit(s.history);
@@ -345,12 +345,7 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   }
   // A fix round saved by an earlier version rests in EXECUTE.running; fix dispatches now have their
   // own stage, which replies "fixed" like the final review's.
-  if (
-    state === "EXECUTE" &&
-    engine.stage === "running" &&
-    isRec(engine.phaseRun) &&
-    isRec((engine.phaseRun as Rec).fix)
-  ) {
+  if (state === "EXECUTE" && engine.stage === "running" && isRec(engine.phaseRun) && isRec(engine.phaseRun.fix)) {
     engine.stage = "fixing";
     notes.add(`stage: the fix round in progress moved to EXECUTE.fixing (its persona replies "fixed")`);
   }
@@ -368,7 +363,7 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
     RESTING_STAGES[state]?.includes(budgetStage)
   ) {
     notes.add(
-      `stage: the spent budget's question before ${state}.${engine.stage} is now its own stage, ${state}.${budgetStage}`,
+      `stage: the spent budget's question before ${state}.${engine.stage as string} is now its own stage, ${state}.${budgetStage}`,
     );
     engine.stage = budgetStage;
   }

@@ -226,7 +226,7 @@ export const Notice = z.discriminatedUnion("kind", [
   notice("learningsPrune", { count: z.number().int(), threshold: z.number().int() }),
 ]);
 export type Notice = z.infer<typeof Notice>;
-export type NoticeKind = Notice["kind"];
+type NoticeKind = Notice["kind"];
 
 /** The notice of one kind. */
 export type NoticeOf<K extends NoticeKind> = Extract<Notice, { kind: K }>;
@@ -235,7 +235,7 @@ export type NoticeOf<K extends NoticeKind> = Extract<Notice, { kind: K }>;
 export const LEFT_OUT_SHOWN = 10;
 
 /** How many lines of a hook's output the report shows (the executor's brief has all of it). */
-export const REPORT_OUTPUT_LINES = 20;
+const REPORT_OUTPUT_LINES = 20;
 
 /** The first 5 phases a `specRead` notice lists. */
 export const SPEC_PHASES_SHOWN = 5;

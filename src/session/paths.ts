@@ -6,20 +6,20 @@ import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
 import { assertSafeSlug } from "./slug.js";
 
-export const HARNESS_DIR_REL = ".harness";
+const HARNESS_DIR_REL = ".harness";
 export const SESSIONS_DIR_REL = ".harness/sessions";
 /** `.harness/config.json`: validation commands, runner, budgets, worktree (docs/cli.md). */
 export const CONFIG_FILE_REL = ".harness/config.json";
 export const WORKTREES_DIR_REL = ".harness/worktrees";
 export const STATE_FILE = "autopilot-state.json";
-export const LAST_GOOD_FILE = "autopilot-state.last-good.json";
-export const LOCK_FILE = "autopilot.lock";
+const LAST_GOOD_FILE = "autopilot-state.last-good.json";
+const LOCK_FILE = "autopilot.lock";
 /** In a session folder: the worktree the session runs in, when it runs in one. */
 export const WORKTREE_POINTER_FILE = "worktree.json";
 /** The files under .harness/ that every session appends to (learnings, failures): autopilot's own. */
 export const HARNESS_SHARED_FILES_REL = [".harness/learnings.md", ".harness/failures.md"] as const;
 /** The roadmap autopilot keeps in step with the session (harness-roadmap's file). */
-export const ROADMAP_FILE_REL = "docs/roadmap.md";
+const ROADMAP_FILE_REL = "docs/roadmap.md";
 
 export function sessionDirRel(slug: string): string {
   assertSafeSlug(slug);

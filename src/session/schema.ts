@@ -25,10 +25,8 @@ export {
   Complexity,
   Severity,
   Finding,
-  SeverityCounts,
   DECISION_CHANNELS,
   DecisionChannel,
-  HUMAN_CHANNELS,
   isHumanChannel,
   DecisionBy,
 } from "../vocabulary.js";
@@ -130,8 +128,8 @@ export type VerificationRound = z.infer<typeof VerificationRound>;
 export const Disputed = z.looseObject({ finding: z.string(), evidence: z.string() });
 export type Disputed = z.infer<typeof Disputed>;
 
-export const FinalReviewStatus = z.enum(["pending", "in_progress", "passed", "overridden", "failed"]);
-export const FinalReview = z.looseObject({
+const FinalReviewStatus = z.enum(["pending", "in_progress", "passed", "overridden", "failed"]);
+const FinalReview = z.looseObject({
   status: FinalReviewStatus,
   /** The latest round's findings (upstream's field). */
   findings: z.array(Finding),
@@ -145,16 +143,16 @@ export const FinalReview = z.looseObject({
   /** Findings the last fix round disputed, for the re-review. */
   disputed: z.array(Disputed).optional(),
 });
-export type FinalReview = z.infer<typeof FinalReview>;
+type FinalReview = z.infer<typeof FinalReview>;
 
-export const Attempt = z.looseObject({
+const Attempt = z.looseObject({
   attempt: z.number().int().positive(),
   timestamp: z.string(),
   error: z.string(),
   fixAttempted: z.string().optional(),
   result: z.string().optional(),
 });
-export type Attempt = z.infer<typeof Attempt>;
+type Attempt = z.infer<typeof Attempt>;
 
 export const CurrentTask = z.looseObject({
   number: z.number().int().nullable(),
@@ -164,14 +162,14 @@ export const CurrentTask = z.looseObject({
 });
 export type CurrentTask = z.infer<typeof CurrentTask>;
 
-export const RetryBudget = z.looseObject({
+const RetryBudget = z.looseObject({
   maxAttempts: z.number().int().positive(),
   currentTask: CurrentTask.nullable(),
 });
-export type RetryBudget = z.infer<typeof RetryBudget>;
+type RetryBudget = z.infer<typeof RetryBudget>;
 
-export const CheckpointType = z.enum(["human-verify", "decision", "human-action", "passed"]);
-export type CheckpointType = z.infer<typeof CheckpointType>;
+const CheckpointType = z.enum(["human-verify", "decision", "human-action", "passed"]);
+type CheckpointType = z.infer<typeof CheckpointType>;
 
 export const PendingCheckpoint = z.looseObject({
   type: CheckpointType,
@@ -182,7 +180,7 @@ export const PendingCheckpoint = z.looseObject({
 export type PendingCheckpoint = z.infer<typeof PendingCheckpoint>;
 
 /** Why EXECUTE is running fixes rather than the plan: findings from VERIFY or REVIEW. */
-export const FixBrief = z.looseObject({
+const FixBrief = z.looseObject({
   source: z.enum(["verification", "review"]),
   findings: z.array(z.string()),
   /** The phase's fix round this is (1 for the first); absent in files written before it. */
@@ -190,7 +188,7 @@ export const FixBrief = z.looseObject({
   /** The ids of the findings it fixes (`findingLedger`); absent in files written before the ledger. */
   ids: z.array(z.string()).optional(),
 });
-export type FixBrief = z.infer<typeof FixBrief>;
+type FixBrief = z.infer<typeof FixBrief>;
 
 /**
  * A commit the repository's hooks refused (src/effects/git.ts CommitRejected): the commit is still
@@ -198,7 +196,7 @@ export type FixBrief = z.infer<typeof FixBrief>;
  * fixed what the hook reported or the user has answered. Each refusal is an attempt, counted against
  * the retry budget like a failed task's.
  */
-export const RejectedCommit = z.looseObject({
+const RejectedCommit = z.looseObject({
   effect: Effect,
   label: z.string(),
   /** The hook that refused it: `pre-commit` (work for the executor), `commit-msg`, ... */
@@ -209,7 +207,7 @@ export const RejectedCommit = z.looseObject({
   paths: z.array(z.string()),
   attempts: z.array(Attempt),
 });
-export type RejectedCommit = z.infer<typeof RejectedCommit>;
+type RejectedCommit = z.infer<typeof RejectedCommit>;
 
 /** Working data of the phase in progress. Reset when the next phase starts. */
 export const PhaseRun = z.looseObject({
@@ -287,10 +285,10 @@ export const PhaseRun = z.looseObject({
 export type PhaseRun = z.infer<typeof PhaseRun>;
 
 /** The outbox's entries: one discriminated union on `type`, declared in effects.ts. */
-export { Effect, EFFECT_TYPES, type EffectType, type EffectBody, type EffectOf } from "./effects.js";
-export { Notice, renderNotice, renderNotices, type NoticeKind, type NoticeOf } from "./notices.js";
+export { Effect, type EffectBody, type EffectOf } from "./effects.js";
+export { Notice, renderNotices } from "./notices.js";
 
-export const CommitRecord = z.looseObject({
+const CommitRecord = z.looseObject({
   sha: z.string(),
   label: z.string(),
   recovery: z.boolean(),
@@ -299,7 +297,7 @@ export const CommitRecord = z.looseObject({
   /** The subject the commit was made with (the repository's convention; absent in older files). */
   subject: z.string().optional(),
 });
-export type CommitRecord = z.infer<typeof CommitRecord>;
+type CommitRecord = z.infer<typeof CommitRecord>;
 
 /** The pull request autopilot suggests when a session is DONE (title and body from the commits). */
 export const PullRequest = z.looseObject({ title: z.string(), body: z.string() });

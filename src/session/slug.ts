@@ -94,8 +94,3 @@ export function assertSafeSlug(slug: unknown): asserts slug is string {
     );
   }
 }
-
-/** A word (a spec path, a session slug) as a POSIX shell reads it back: quoted when it needs to be. */
-export function shellWord(w: string): string {
-  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
-}

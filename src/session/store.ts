@@ -25,8 +25,8 @@ export interface LockOptions {
   updateMs?: number;
 }
 
-export const DEFAULT_LOCK_WAIT_MS = 3_000;
-export const DEFAULT_LOCK_STALE_MS = 10_000;
+const DEFAULT_LOCK_WAIT_MS = 3_000;
+const DEFAULT_LOCK_STALE_MS = 10_000;
 
 /**
  * Calls in this process for one session take turns here before the cross-process lock, so that

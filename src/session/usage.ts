@@ -58,7 +58,7 @@ export const Budget = z.looseObject({
 });
 export type Budget = z.infer<typeof Budget>;
 
-export function emptyTotals(): UsageTotals {
+function emptyTotals(): UsageTotals {
   return {
     dispatches: 0,
     reported: 0,
@@ -89,7 +89,7 @@ const FIELDS = [
 ] as const;
 
 /** The tokens of one run: its total when given, else the sum of the parts it gave, else unknown. */
-export function tokensOf(u: UsageReport): number | null {
+function tokensOf(u: UsageReport): number | null {
   if (typeof u.totalTokens === "number") return u.totalTokens;
   const parts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens].filter(
     (v): v is number => typeof v === "number",
@@ -253,10 +253,7 @@ export function budgetSpent(budget: Budget | undefined, ledger: UsageLedger | un
  * What one more persona run is likely to cost: the average of the runs so far that reported it,
  * of `persona`'s runs when it has some, else of every persona's; null where nothing is known.
  */
-export function runEstimate(
-  ledger: UsageLedger | undefined,
-  persona: string,
-): { tokens: number | null; usd: number | null } {
+function runEstimate(ledger: UsageLedger | undefined, persona: string): { tokens: number | null; usd: number | null } {
   const own = ledger?.byPersona[persona];
   const from = (pick: (t: UsageTotals) => [number | null, number]) => {
     for (const t of [own, ledger?.total]) {

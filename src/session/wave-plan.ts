@@ -19,7 +19,7 @@ export const ParallelSettings = z.looseObject({ minIndependent: z.number().int()
 export type ParallelSettings = z.infer<typeof ParallelSettings>;
 
 /** A task's git worktree in a wave (src/effects/merge-queue.ts `TaskWorktree`). */
-export const TaskWorktreeRecord = z.looseObject({
+const TaskWorktreeRecord = z.looseObject({
   task: z.string(),
   attempt: z.number().int().positive(),
   /** Relative to the session's checkout, POSIX. */
@@ -116,7 +116,7 @@ export type WaveLedger = z.infer<typeof WaveLedger>;
  * One wave as the session last saw it (`waveLog` in the state file): the ledger of every wave the
  * session ran, kept after the wave and the phase are over, for the decision log.
  */
-export const WaveLogEntry = z.looseObject({
+const WaveLogEntry = z.looseObject({
   /** 0-based, as `currentPhase`. */
   phase: z.number().int().nonnegative(),
   /** The plan the wave ran (its path), or null. */
@@ -128,6 +128,6 @@ export const WaveLogEntry = z.looseObject({
   wave: z.number().int().nonnegative(),
   tasks: z.array(WaveTask),
 });
-export type WaveLogEntry = z.infer<typeof WaveLogEntry>;
+type WaveLogEntry = z.infer<typeof WaveLogEntry>;
 /** The state file's `waveLog`: every wave, in the order they ran. */
 export const WaveLog = z.array(WaveLogEntry);

@@ -110,6 +110,7 @@ export function packedTarball(): Promise<string> {
         rmSync(out, { recursive: true, force: true });
         throw new Error(
           `npm pack failed in ${projectRoot}: ${String((e as any).stderr || (e as Error).message).trim()}`,
+          { cause: e },
         );
       }
     } finally {

@@ -174,7 +174,7 @@ class User {
         .waitFor(`${key} to take effect`, (x) => norm(x) !== norm(before) || undefined, attempt < 3 ? 20_000 : 60_000)
         .then(
           () => true,
-          (e) => (attempt < 3 ? false : Promise.reject(e)),
+          (e: unknown) => (attempt < 3 ? false : Promise.reject(e instanceof Error ? e : new Error(String(e)))),
         );
       if (took) return;
       await this.term.record(`${key} had no effect: pressed again`);
@@ -495,7 +495,7 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
 
     const since = await s.user.say("/autopilot docs/spec.md --review-plans");
     const asked: string[] = [];
-    const done = await toDone(s, since, async (reply) => {
+    const done = await toDone(s, since, (reply) => {
       // A declined or cancelled form: the question comes back to the conversation, unanswered.
       if (/\nOptions: yes \/ stop/.test(reply)) {
         asked.push(reply);
@@ -503,7 +503,7 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
         expect(open.currentState).toBe("PHASE_COMPLETE");
         expect(decisions(s).filter(([st, ph]) => st === "PHASE_COMPLETE" && ph === open.currentPhase)).toEqual([]);
       }
-      return null;
+      return Promise.resolve(null);
     });
     expect(done).toMatch(/DONE/);
     const st = state(s);
@@ -589,7 +589,7 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     // The folder was trusted and --allow approved the server: Claude Code asks neither.
     expect(s.user.log).toEqual([]);
 
-    let since = await s.user.say("/autopilot docs/spec.md --review-plans");
+    await s.user.say("/autopilot docs/spec.md --review-plans");
     // With --allow autopilot's tools need no approval; the first subagent launch meets the auto-mode
     // notice, whose Shift+Tab leaves for accept edits and stops the turn: "continue" goes on.
     await s.user.until(
@@ -599,14 +599,14 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     );
     expect(s.user.log.filter((l) => !l.startsWith("said: "))).toEqual(["auto mode unavailable: leave"]);
     expect(state(s).currentState).toBe("PLAN");
-    since = await s.user.say("continue");
+    let since = await s.user.say("continue");
     let reply: string;
 
     // Phase 1's continue question, cancelled with Esc in the form → asked in the conversation.
     reply = await s.user.reply(since);
     expect(reply).toMatch(/Continue\?[\s\S]*Options: yes \/ stop/);
     // /clear: the conversation is gone; the SessionStart hook tells the model which session is open.
-    since = await s.user.say("/clear");
+    await s.user.say("/clear");
     await s.user.until(
       "the cleared screen",
       (x) => (promptReady(x) && !x.includes("Options: yes / stop")) || undefined,
@@ -620,12 +620,12 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     // Phase 2's continue question, declined in the form → asked in the conversation; /compact.
     reply = await s.user.reply(since);
     expect(reply).toMatch(/Phase 2 complete[\s\S]*Options: yes \/ stop/);
-    since = await s.user.say("/compact");
+    await s.user.say("/compact");
     await s.user.until("the compaction", (x) => (/Compacted/.test(x) && promptReady(x)) || undefined, 300_000);
     since = await s.user.say("continue");
     reply = await s.user.reply(since);
     expect(reply).toMatch(/Phase 2 complete[\s\S]*Options: yes \/ stop/);
-    since = await s.user.say("yes");
+    await s.user.say("yes");
 
     // Phase 3's plan is on screen as a form: the TUI is killed there, and started again.
     await s.user.until("phase 3's plan gate", (x) => {

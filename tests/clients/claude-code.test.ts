@@ -161,7 +161,7 @@ function sessionOf(dir: string, p: Played): { slug: string; state: any } {
   try {
     return readSession(dir);
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n${explain(p)}`);
+    throw new Error(`${(e as Error).message}\n${explain(p)}`, { cause: e });
   }
 }
 
@@ -467,9 +467,9 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
           if (
             x.type === "tool_call" &&
             x.call.name === "mcp__autopilot__autopilot_report" &&
-            x.call.args.task !== undefined
+            typeof x.call.args.task === "string"
           )
-            calls.set(x.call.id, String(x.call.args.task));
+            calls.set(x.call.id, x.call.args.task);
           if (x.type === "tool_result" && calls.has(x.result.callId) && !x.result.isError)
             done.push(calls.get(x.result.callId)!);
         }

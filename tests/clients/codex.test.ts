@@ -178,7 +178,7 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
       tasks,
       dispatchTool: "spawn_agent",
       reportTool: "mcp__autopilot__autopilot_report",
-      promptOf: (a) => String(a.message ?? ""),
+      promptOf: (a) => String((a.message as string | undefined) ?? ""),
       writes: (r) =>
         r.decision?.kind === "tool_calls"
           ? r.decision.calls.flatMap((c) => codex.writePathOf(r.conv!, { id: "", ...c }) ?? [])

@@ -115,7 +115,7 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
 
   it("--fast --parallel: the host invokes a wave's three executors in one message, each in its own worktree; all merged in task order, to DONE", async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
-    const { repo, model, runs, why } = await playGemini(
+    const { repo, model, why } = await playGemini(
       SPEC_ONE_WAVE,
       new Brain(gemini, { tasksPerPlan: 3 }),
       "docs/spec.md --fast --parallel",
@@ -125,7 +125,7 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
     const { dispatchTurns } = await expectWaveDone(repo.dir, model, why, {
       dispatchTool: "invoke_agent",
       reportTool: "mcp_autopilot_autopilot_report",
-      promptOf: (a) => String(a.prompt ?? ""),
+      promptOf: (a) => String((a.prompt as string | undefined) ?? ""),
       writes: (r) =>
         r.decision?.kind === "tool_calls"
           ? r.decision.calls.flatMap((c) => gemini.writePathOf(r.conv!, { id: "", ...c }) ?? [])

@@ -26,7 +26,9 @@ export function toolTable(tools: unknown): Map<string, ToolRef> {
 }
 
 function flatName(name: unknown, namespace: unknown): string {
-  return typeof namespace === "string" && namespace.startsWith("mcp__") ? `${namespace}__${name}` : String(name);
+  return typeof namespace === "string" && namespace.startsWith("mcp__")
+    ? `${namespace}__${String(name)}`
+    : String(name);
 }
 
 function textOf(content: unknown): string {
@@ -45,7 +47,7 @@ function textOf(content: unknown): string {
 function args(raw: unknown): Record<string, unknown> {
   if (raw && typeof raw === "object") return raw as Record<string, unknown>;
   try {
-    const v = JSON.parse(String(raw ?? "{}"));
+    const v = JSON.parse(typeof raw === "string" ? raw : "{}");
     return v && typeof v === "object" ? v : { value: v };
   } catch {
     return { raw: String(raw) };

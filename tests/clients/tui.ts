@@ -83,7 +83,7 @@ export class Terminal {
       ],
       o.env,
     );
-    this.record(`start ${path.basename(bin)} ${args.join(" ")}`);
+    await this.record(`start ${path.basename(bin)} ${args.join(" ")}`);
   }
 
   /** The visible screen as text, wrapped lines joined. */
@@ -132,7 +132,7 @@ export class Terminal {
     timeoutMs = 120_000,
   ): Promise<T> {
     const end = Date.now() + timeoutMs;
-    let screen = "";
+    let screen: string;
     for (;;) {
       screen = await this.screen();
       const got = await test(screen);

@@ -16,7 +16,7 @@ if (!haveCorpus) {
   console.warn(`[effects tests] corpus not found at ${corpusDir}: corpus tests are skipped; fixture tests still run.`);
 }
 
-export async function tmpProject(): Promise<{ dir: string; cleanup(): Promise<void> }> {
+export async function tmpProject(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await realpath(await mkdtemp(path.join(tmpdir(), "autopilot-fx-")));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -8,7 +8,7 @@ import { sessionPathsAt } from "../../src/session/paths.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
-let outside: { dir: string; cleanup(): Promise<void> };
+let outside: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
   ({ dir, cleanup } = await tmpProject());
   outside = await tmpProject();

@@ -116,10 +116,10 @@ describe("autopilot validate", () => {
     const cwd = process.cwd();
     const chunks: string[] = [];
     const orig = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((s: string | Uint8Array) => {
+    process.stdout.write = (s: string | Uint8Array) => {
       chunks.push(String(s));
       return true;
-    }) as typeof process.stdout.write;
+    };
     process.chdir(dir);
     try {
       return { code: await validateCli(args), out: chunks.join("") };

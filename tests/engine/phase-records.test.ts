@@ -124,9 +124,9 @@ beforeAll(async () => {
   runner = new Recording(new ScriptedRunner(SCRIPT));
   const first = await engine.start(SPEC_PATH);
   // Phase 1 to its end, so its last commit is known; then the rest.
-  let step = (await drive(engine, first.step, runner, new StopBetweenPhases())).final;
+  await drive(engine, first.step, runner, new StopBetweenPhases());
   phase1End = (await git(repo.dir, "rev-parse", "HEAD")).trim();
-  step = (await engine.start(SPEC_PATH)).step;
+  const step = (await engine.start(SPEC_PATH)).step;
   resumedReport = step.report ?? "";
   done = (await drive(engine, step, runner, new PolicyGate())).final;
 }, 120_000);
@@ -141,7 +141,7 @@ describe("a two-phase session's records", () => {
     expect(done.state).toBe("DONE");
   });
 
-  it("points each execution at its own start task, and resets the execution state when a phase starts (nothing lost)", async () => {
+  it("points each execution at its own start task, and resets the execution state when a phase starts (nothing lost)", () => {
     const p1 = briefs("harness-task-executor", "Counting Core", "executed");
     expect(p1.map((s) => /^- Start at: (.*)$/m.exec(s.brief)?.[1])).toEqual([
       "Task 1",
@@ -340,7 +340,7 @@ describe("a two-phase session's records", () => {
       "  Done: Phase 1: Counting Core — 3 tasks, verification pass, 1 failed verification(s) fixed, 2 fix round(s), review 1 blocking / 0 warning / 1 note.",
     );
     expect(resumedReport).toMatch(
-      /  Commits so far: \d+ \(last: Phase 1: Counting Core — review fixes \(round 2\)\)\./,
+      / {2}Commits so far: \d+ \(last: Phase 1: Counting Core — review fixes \(round 2\)\)\./,
     );
     expect(resumedReport).toContain('phase 1 fix_verification "fix" (policy)');
     expect(resumedReport).toContain('phase 1 stopped "stop" (terminal): lunch');

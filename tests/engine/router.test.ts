@@ -71,8 +71,9 @@ describe("the router", () => {
   it("checks the session name once per call, reads the config at most once per call, and runs beforeChange once per change", async () => {
     const changes: string[] = [];
     const engine = new Engine(repo.dir, {
-      beforeChange: async (ref) => {
+      beforeChange: (ref) => {
         changes.push(ref.slug);
+        return Promise.resolve();
       },
     });
     const perCall: Array<{ call: string; slugChecks: number; configReads: number; changes: number }> = [];
@@ -119,7 +120,7 @@ describe("the router", () => {
 
   it("gives one error for a name that is not a session's, from every call, before anything runs", async () => {
     const changes: string[] = [];
-    const engine = new Engine(repo.dir, { beforeChange: async (ref) => void changes.push(ref.slug) });
+    const engine = new Engine(repo.dir, { beforeChange: (ref) => (changes.push(ref.slug), Promise.resolve()) });
     await engine.start(SPEC_PATH);
     const sessions = await readdir(path.join(repo.dir, ".harness/sessions"));
     for (const bad of ["../x", "a/b", "a\\b", ".."]) {

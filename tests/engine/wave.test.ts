@@ -332,7 +332,7 @@ describe("a parallel session's wave", () => {
     let s = await engine.report(SLUG, step.stepId, checkpoint, null, "2");
     // The other tasks still owe their reports: no question yet.
     expect(s.next.kind).toBe("dispatch");
-    s = await engine.report(SLUG, step.stepId, done(tasks[0]), null, "1");
+    await engine.report(SLUG, step.stepId, done(tasks[0]), null, "1");
     s = await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
     expect(s.next).toMatchObject({
       kind: "ask",
@@ -420,15 +420,15 @@ describe("a parallel session's wave", () => {
     const tasks = tasksOf(step);
     await work(tasks[0], { "src/e1.ts": "1\n" });
     await work(tasks[2], { "src/e3.ts": "3\n" });
-    let s = await engine.report(SLUG, step.stepId, done(tasks[0]), null, "1");
-    s = await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
+    await engine.report(SLUG, step.stepId, done(tasks[0]), null, "1");
+    await engine.report(SLUG, step.stepId, done(tasks[2]), null, "3");
     const fail = {
       kind: "executed",
       outcome: "failed",
       task: { number: 2, name: "endpoint 2" },
       error: "tsc: src/e2.ts(1,1) type error",
     };
-    s = await engine.report(SLUG, step.stepId, fail, null, "2");
+    let s = await engine.report(SLUG, step.stepId, fail, null, "2");
     // Task 1 merged; task 2 goes again in the same worktree; task 3 waits behind it.
     expect(tasksOf(s).map((t) => [t.task, t.worktree])).toEqual([["2", tasks[1].worktree]]);
     expect(s.report).toContain(
@@ -492,8 +492,8 @@ describe("a parallel session's wave", () => {
     const [t1, t2, t3] = tasksOf(step);
     await work(t1, { "src/e1.ts": "export const e1 = 1;\n" });
     await work(t3, { "src/e3.ts": "export const e3 = 'half done';\n" });
-    let s = await engine.report(SLUG, step.stepId, done(t1), null, "1");
-    s = await engine.report(
+    await engine.report(SLUG, step.stepId, done(t1), null, "1");
+    await engine.report(
       SLUG,
       step.stepId,
       {
@@ -505,7 +505,7 @@ describe("a parallel session's wave", () => {
       null,
       "2",
     );
-    s = await engine.report(
+    let s = await engine.report(
       SLUG,
       step.stepId,
       { kind: "executed", outcome: "failed", task: { number: 3, name: t3.name }, error: "e3 half done" },
@@ -564,8 +564,8 @@ describe("a parallel session's wave", () => {
     const [t1, t2, t3] = tasksOf(step);
     await work(t1, { "src/e1.ts": "export const e1 = 1;\n" });
     await work(t3, { "src/e3.ts": "export const e3 = 3;\n" });
-    let s = await engine.report(SLUG, step.stepId, done(t1), null, "1");
-    s = await engine.report(
+    await engine.report(SLUG, step.stepId, done(t1), null, "1");
+    await engine.report(
       SLUG,
       step.stepId,
       {
@@ -577,7 +577,7 @@ describe("a parallel session's wave", () => {
       null,
       "2",
     );
-    s = await engine.report(SLUG, step.stepId, done(t3), null, "3");
+    const s = await engine.report(SLUG, step.stepId, done(t3), null, "3");
     expect(s.state).toBe("EXECUTE");
     expect(s.next.kind === "ask" && s.next.name).toBe("waveTask");
     expect(s.next.kind === "ask" && s.next.context).toContain(

@@ -111,7 +111,7 @@ export function start(
           timeoutMs,
         );
         watchers.push({ test, resolve: () => (clearTimeout(t), resolve()) });
-        done.then(() => {
+        void done.then(() => {
           clearTimeout(t);
           if (!test(out)) reject(new Error(`process exited before ${text}; stdout:\n${out}\nstderr:\n${err}`));
         });

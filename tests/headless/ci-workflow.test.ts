@@ -52,10 +52,15 @@ function evaluate(expr: string, ctx: Ctx): unknown {
     );
   if (/[^\s"\w|&!=().$,/:-]/.test(js.replace(/"(?:[^"\\]|\\.)*"/g, "")))
     throw new Error(`unsupported expression: ${expr}`);
-  return new Function(`return (${js});`)();
+  // The expression was checked above to hold only literals, operators and the context's values.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  return new Function(`return (${js});`)() as unknown;
 }
 const interpolate = (s: string, ctx: Ctx) =>
-  s.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_m, e: string) => String(evaluate(e, ctx) ?? ""));
+  s.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_m, e: string) => {
+    const v = evaluate(e, ctx);
+    return typeof v === "string" ? v : JSON.stringify(v ?? "");
+  });
 
 interface JobRun {
   ran: { name: string; code: number; stdout: string; stderr: string }[];

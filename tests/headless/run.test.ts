@@ -1,5 +1,4 @@
 // `autopilot run` end to end through the built CLI, in temp git repositories.
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";

@@ -1,6 +1,6 @@
 // The headless pieces on their own: answer parsing, the config, the usage ledger, the driver lock,
 // and the policy gate counting rounds from recorded decisions.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -214,7 +214,7 @@ describe("PolicyGate with recorded decisions", () => {
 
   it("counts fix rounds from the session, so a new process answers like the old one", async () => {
     const decisions: Decision[] = [];
-    const gate = () => new PolicyGate(2, async () => decisions);
+    const gate = () => new PolicyGate(2, () => Promise.resolve(decisions));
     const rec = async (s: Step) => {
       const a = await gate().answer(s, ask);
       decisions.push({

@@ -56,7 +56,8 @@ export async function startFakeAnthropic(script: ScriptEntry[]): Promise<FakeAnt
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", async () => {
+    req.on("end", () => void answer());
+    const answer = async () => {
       const send = (status: number, body: unknown) => {
         res.writeHead(status, { "content-type": "application/json", "request-id": `req_fake_${++ids}` });
         res.end(JSON.stringify(body));
@@ -120,7 +121,7 @@ export async function startFakeAnthropic(script: ScriptEntry[]): Promise<FakeAnt
           ...reply.usage,
         },
       });
-    });
+    };
   });
   return { ...(await listenOnLoopback(server)), requests, errors };
 }

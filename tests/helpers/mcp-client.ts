@@ -126,7 +126,7 @@ export async function call(
     ...(opts.onprogress ? { onprogress: opts.onprogress, resetTimeoutOnProgress: true } : {}),
   })) as CallToolResult;
   const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
-  const sc = result.structuredContent as Record<string, unknown> | undefined;
+  const sc = result.structuredContent;
   if (result.isError) return { result, text, error: sc?.error as CallOutcome["error"] };
   // Claude Code's Step after a report or a decision leaves out the session the call named; the
   // caller knows it, as the model does (result.structuredContent stays as sent).

@@ -18,8 +18,8 @@ export function nodeChild(script: string, args: string[], spawned: ChildProcess[
   spawned.push(proc);
   let out = "";
   let err = "";
-  proc.stdout!.on("data", (d) => (out += d));
-  proc.stderr!.on("data", (d) => (err += d));
+  proc.stdout.on("data", (d) => (out += d));
+  proc.stderr.on("data", (d) => (err += d));
   const waitFor = (pattern: RegExp, ms = 15_000) =>
     new Promise<string>((resolve, reject) => {
       const started = Date.now();

@@ -110,7 +110,7 @@ describe("autopilot install claude: the SessionStart hook", () => {
     write(join(project, ".claude/settings.json"), before);
     expect(install(["claude"], { cwd: project, home }).status).toBe(0);
     const after = readFileSync(join(project, ".claude/settings.json"), "utf8");
-    expect(after.replace(/\{\n\s*"matcher": "startup\|resume\|clear\|compact"[\s\S]*?\n      \}/, old)).toBe(before);
+    expect(after.replace(/\{\n\s*"matcher": "startup\|resume\|clear\|compact"[\s\S]*?\n {6}\}/, old)).toBe(before);
     const groups = JSON.parse(after).hooks.SessionStart;
     expect(groups).toHaveLength(2);
     expect(groups[1]).toEqual({ hooks: [{ type: "command", command: "echo mine" }] });

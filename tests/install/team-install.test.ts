@@ -274,15 +274,15 @@ describe("Claude Code agent files", () => {
       ["harness-code-reviewer", "harness-code-review"],
     ];
     for (const [persona, skill] of pairs) {
-      const body = agent(persona!).content;
+      const body = agent(persona).content;
       const method = body.indexOf(`(skill \`${skill}\`)`);
       expect(method, persona).toBeGreaterThan(0);
       expect(method).toBeLessThan(body.indexOf("## Your final message"));
-      const skillText = matter(readFileSync(join(REPO, "skills", skill!, "SKILL.md"), "utf8"), {}).content;
+      const skillText = matter(readFileSync(join(REPO, "skills", skill, "SKILL.md"), "utf8"), {}).content;
       const lines = skillText.trim().split("\n");
       const firstLine = lines.find((l, i) => i > 0 && /^[A-Za-z]/.test(l))!; // the text under the skill's title
       expect(body).toContain(firstLine);
-      expect(agent(persona!).data.skills).toBeUndefined();
+      expect(agent(persona).data.skills).toBeUndefined();
     }
     expect(existsSync(join(project, ".claude/skills/harness-autopilot"))).toBe(false);
   });

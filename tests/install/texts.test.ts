@@ -153,7 +153,7 @@ describe("what the personas read", () => {
       expect(resultTool || tools.includes("Write"), p.name).toBe(true);
       expect(RECORDS_WITH_RESULT_TOOL.has(p.name as keyof typeof at), p.name).toBe(resultTool);
       const state = at[p.name as keyof typeof at];
-      expect(dispatchFor(state, slug)?.persona, p.name).toBe(p.name);
+      expect(dispatchFor(state)?.persona, p.name).toBe(p.name);
       const line = /^- Result: .*$/m.exec(briefContent(state, slug, {}))![0];
       if (resultTool) {
         expect(line, p.name).toMatch(

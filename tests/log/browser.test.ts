@@ -154,7 +154,7 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
         const [a, b] = [lum(fg), lum(bgOf(el))].sort((x, y) => y - x);
         const ratio = (a + 0.05) / (b + 0.05);
         if (ratio < 4.5)
-          bad.push(`${el.tagName}.${el.className}: ${ratio.toFixed(2)} "${el.textContent!.trim().slice(0, 30)}"`);
+          bad.push(`${el.tagName}.${el.className}: ${ratio.toFixed(2)} "${el.textContent.trim().slice(0, 30)}"`);
       }
       return { bad, checked };
     });

@@ -71,7 +71,7 @@ describe("the decision log of a --parallel run", () => {
     expect(state.waveLog).toHaveLength(3);
   });
 
-  it("md and html: the same facts for every task", async () => {
+  it("md and html: the same facts for every task", () => {
     const json = JSON.parse(log("json"));
     const md = log("md");
     const html = log("html");

@@ -30,7 +30,7 @@ describe("the plan check", () => {
       `The plan check found 1 problem in the plan; it goes back to the planner (send-back 1 of ${SEND_BACKS}):`,
     );
     expect(reportOf(s)).toContain("Task 2 (Parse) has no verification step");
-    expect(dispatchFor(s, slug)!.prompt).toMatch(/^Revise the plan for phase 1\/1 "Core Scanner"/);
+    expect(dispatchFor(s)!.prompt).toMatch(/^Revise the plan for phase 1\/1 "Core Scanner"/);
     expect(briefOf(s)).toContain("## Why the plan goes back to you");
     expect(briefOf(s)).toContain("- Task 2 (Parse) has no verification step");
     s = send(s, { type: "PLANNED", plan: plan(3) });

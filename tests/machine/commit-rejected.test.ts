@@ -3,7 +3,7 @@
 // hook refuses the message, the user is asked; the same commit (the same effect id) is owed again
 // afterwards, made with --no-verify only when the user chose it; every refusal is recorded.
 import { describe, expect, it } from "vitest";
-import type { AutopilotEvent } from "../../src/machine/autopilot.machine.js";
+
 import type { AutopilotState, Effect } from "../../src/session/schema.js";
 import { renderStep } from "../../src/engine/step.js";
 import { briefContent, dispatchFor } from "../../src/personas/dispatch.js";
@@ -22,10 +22,7 @@ function owed(s: AutopilotState): Extract<Effect, { type: "commit" }> {
 }
 
 function refuse(s: AutopilotState, hook = "pre-commit", output = LINT, commit = owed(s)): AutopilotState {
-  return send(s, { type: "COMMIT_REJECTED", commit, hook, output, paths: ["src/core/a.ts"] } as Extract<
-    AutopilotEvent,
-    { type: "COMMIT_REJECTED" }
-  >);
+  return send(s, { type: "COMMIT_REJECTED", commit, hook, output, paths: ["src/core/a.ts"] });
 }
 
 const report = (s: AutopilotState) => renderStep(s, slug).report ?? "";
@@ -46,7 +43,7 @@ describe("a commit the pre-commit hook refuses", () => {
       expect(where(s)).toBe("VERIFY.commitFix");
       expect(s.phaseRun.rejectedCommit?.attempts).toHaveLength(attempt);
       expect(s.phaseRun.retriesUsed).toBe(attempt);
-      const d = dispatchFor(s, slug)!;
+      const d = dispatchFor(s)!;
       expect(d.persona).toBe("harness-task-executor");
       expect(d.expects.result).toBe("fixed");
       expect(d.prompt).toMatch(
@@ -168,7 +165,7 @@ describe("a commit refused elsewhere", () => {
     s = send(s, { type: "FIXED", summary: "ok" });
     expect(where(s)).toBe("EXECUTE.running");
     expect(s.outbox).toEqual([commit]);
-    expect(dispatchFor(s, slug)?.prompt).toMatch(
+    expect(dispatchFor(s)?.prompt).toMatch(
       /^Continue phase 1\/1 "Core Scanner" after checkpoint "Checkpoint 1: types"/,
     );
   });
@@ -181,7 +178,7 @@ describe("a commit refused elsewhere", () => {
     expect(where(s)).toBe("FINAL_REVIEW.validating");
     s = refuse(s);
     expect(where(s)).toBe("FINAL_REVIEW.commitFix");
-    expect(dispatchFor(s, slug)?.prompt).toMatch(/rejected the commit of the final review's fixes/);
+    expect(dispatchFor(s)?.prompt).toMatch(/rejected the commit of the final review's fixes/);
     s = send(s, { type: "FIXED", summary: "ok" });
     expect(where(s)).toBe("FINAL_REVIEW.validating");
     expect(s.decisions.find((d) => d.decision === "commit_rejected")?.phase).toBeNull();

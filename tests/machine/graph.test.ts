@@ -45,7 +45,7 @@ const WAVE_DECISIONS = ["rerun_wave_task", "wave_task_by_hand"];
 type Snap = ReturnType<typeof autopilotMachine.resolveState>;
 
 function ctxOf(s: Snap): AutopilotState {
-  return s.context as AutopilotState;
+  return s.context;
 }
 
 /**
@@ -416,7 +416,7 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
       ...Object.values(waveAdjacency),
       ...Object.values(waveBudgetAdjacency),
     ])
-      for (const { event } of Object.values(transitions) as { event: unknown }[])
+      for (const { event } of Object.values<{ event: unknown }>(transitions))
         for (const t of autopilotMachine.getTransitionData(state as never, event as never)) taken.add(t);
     const untaken: string[] = [];
     for (const node of getStateNodes(autopilotMachine.root)) {
@@ -433,7 +433,7 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     // Every decision the machine records is recorded on some edge of the graph (a missing one fails here).
     const everyEdge = new Set(
       Object.values(adjacency).flatMap(({ transitions }) =>
-        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) =>
+        Object.values<{ state: unknown }>(transitions).flatMap(({ state }) =>
           ctxOf(state as Snap).decisions.map((d) => d.decision),
         ),
       ),
@@ -441,7 +441,7 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     expect([...everyEdge].sort()).toEqual(expect.arrayContaining(EVERY_DECISION));
     const budgetEdges = new Set(
       Object.values(budgetAdjacency).flatMap(({ transitions }) =>
-        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) =>
+        Object.values<{ state: unknown }>(transitions).flatMap(({ state }) =>
           ctxOf(state as Snap).decisions.map((d) => d.decision),
         ),
       ),
@@ -451,7 +451,7 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     );
     const waveEdges = new Set(
       Object.values(waveAdjacency).flatMap(({ transitions }) =>
-        (Object.values(transitions) as { state: unknown }[]).flatMap(({ state }) =>
+        Object.values<{ state: unknown }>(transitions).flatMap(({ state }) =>
           ctxOf(state as Snap).decisions.map((d) => d.decision),
         ),
       ),
@@ -533,7 +533,7 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
       const where = JSON.stringify(p.state.value);
       expect(restingMeta(c), where).toBe(meta);
       const ask = askFor(c);
-      const dispatch = dispatchFor(c, "changes--scanner--proposal");
+      const dispatch = dispatchFor(c);
       expect(ask !== null, where).toBe(
         !!meta?.ask &&
           !(meta.ask === "checkpoint" && !c.phaseRun.checkpoint) &&

@@ -33,7 +33,7 @@ export function started(
 type Dist<T> = T extends unknown ? Omit<T, "now"> : never;
 /** One event, as the engine applies it: the previous transition's effects were performed and cleared. */
 export function send(state: AutopilotState, event: Dist<AutopilotEvent>): AutopilotState {
-  return apply({ ...state, outbox: [] }, { ...event, now: NOW } as AutopilotEvent);
+  return apply({ ...state, outbox: [] }, { ...event, now: NOW });
 }
 
 export function plan(taskCount: number, checkpointCount = 0, concerns: string[] = []): PlanFacts {
@@ -42,7 +42,7 @@ export function plan(taskCount: number, checkpointCount = 0, concerns: string[] 
 
 /** From ASSESS with no plan on disk to the APPROVE_PLAN gate's outcome, for a planner result. */
 export function planned(state: AutopilotState, facts: PlanFacts): AutopilotState {
-  let s = send(state, { type: "ASSESSED", planPath: null });
+  const s = send(state, { type: "ASSESSED", planPath: null });
   return send(s, { type: "PLANNED", plan: facts });
 }
 

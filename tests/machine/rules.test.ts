@@ -18,7 +18,7 @@ const slug = "changes--scanner--proposal";
 
 /** What the persona is told: the short prompt plus the brief file it names. */
 function told(s: AutopilotState): string {
-  return `${dispatchFor(s, slug)!.prompt}\n${briefContent(s, slug, {})}`;
+  return `${dispatchFor(s)!.prompt}\n${briefContent(s, slug, {})}`;
 }
 
 function lastDecision(s: AutopilotState) {
@@ -52,7 +52,7 @@ describe("ASSESS complexity matrix", () => {
   it("low: auto-plans via harness-planner", () => {
     const s = send(started([low]), { type: "ASSESSED", planPath: null });
     expect(where(s)).toBe("PLAN.planning");
-    expect(dispatchFor(s, slug)?.persona).toBe("harness-planner");
+    expect(dispatchFor(s)?.persona).toBe("harness-planner");
   });
   it("medium: auto-plans with an extra-scrutiny note", () => {
     const s = send(started([medium]), { type: "ASSESSED", planPath: null });
@@ -218,7 +218,7 @@ describe("rigor table", () => {
     let s = planned(started([low], { rigor: "fast" }), plan(2));
     s = send(s, { type: "EXECUTED", outcome: "complete" });
     expect(where(s)).toBe("VERIFY.validating");
-    expect(dispatchFor(s, slug)).toBeNull();
+    expect(dispatchFor(s)).toBeNull();
   });
   it("VERIFY standard and thorough: dispatch the verifier (thorough with expanded checks)", () => {
     for (const rigor of ["standard", "thorough"] as const) {
@@ -226,7 +226,7 @@ describe("rigor table", () => {
       if (rigor === "thorough") s = send(s, { type: "DECIDE", answer: "yes", by: "host" });
       s = send(s, { type: "EXECUTED", outcome: "complete" });
       expect(where(s)).toBe("VERIFY.running");
-      const d = dispatchFor(s, slug)!;
+      const d = dispatchFor(s)!;
       expect(d.persona).toBe("harness-verifier");
       if (rigor === "thorough") expect(told(s)).toMatch(/expanded checks/);
       // Both compare the code with what the plan and the spec promise, edge inputs included, not only the tests' word.
@@ -400,8 +400,8 @@ describe("VERIFY and REVIEW", () => {
     s = send(s, { type: "REVIEWED", findings: [blocking] });
     s = send(s, { type: "DECIDE", answer: "fix", by: "host" });
     expect(where(s)).toBe("EXECUTE.fixing");
-    expect(dispatchFor(s, slug)!.description).toMatch(/^Fix phase 1/);
-    expect(dispatchFor(s, slug)!.expects.result).toBe("fixed");
+    expect(dispatchFor(s)!.description).toMatch(/^Fix phase 1/);
+    expect(dispatchFor(s)!.expects.result).toBe("fixed");
     s = finishPhase(s);
     expect(where(s)).toBe("FINAL_REVIEW.running");
   });

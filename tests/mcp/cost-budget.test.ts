@@ -95,14 +95,12 @@ async function costCells(root: string, name: string) {
   const table = p.locator("table.data", { has: p.locator("caption", { hasText: "Per-phase history" }) });
   const heads = await table.locator("thead th").allInnerTexts();
   const costCol = heads.map((h) => h.toLowerCase()).indexOf("cost");
-  const rows = await table
-    .locator("tbody tr")
-    .evaluateAll((trs) =>
-      trs.map((tr) => ({
-        head: tr.querySelector("th")?.textContent?.trim() ?? "",
-        cost: tr.querySelector("td.cost")?.textContent?.trim() ?? "",
-      })),
-    );
+  const rows = await table.locator("tbody tr").evaluateAll((trs) =>
+    trs.map((tr) => ({
+      head: tr.querySelector("th")?.textContent?.trim() ?? "",
+      cost: tr.querySelector("td.cost")?.textContent?.trim() ?? "",
+    })),
+  );
   const visible = await table.locator("td.cost").first().isVisible();
   const stat = await p.locator('[data-stat="cost"] .stat-value').innerText();
   await p.close();

@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function serverWithTool() {
+function serverWithTool() {
   const server = new McpServer({ name: "seam", version: "0.0.0" });
   server.registerTool("echo", { description: "Echo", inputSchema: { word: z.string() } }, ({ word }) => ({
     content: [{ type: "text", text: word }],
@@ -34,7 +34,7 @@ async function connect(server: McpServer): Promise<Client> {
 
 describe("the MCP SDK seam", () => {
   it("tools/list: the SDK's own list reaches the wrap, and the wrap's answer reaches the client", async () => {
-    const server = await serverWithTool();
+    const server = serverWithTool();
     let seen: string[] = [];
     expect(
       wrapToolList(
@@ -50,11 +50,11 @@ describe("the MCP SDK seam", () => {
     expect(seen).toEqual(["echo"]);
     expect(tools.map((t) => [t.name, t.description])).toEqual([["echo", "wrapped"]]);
     // The SDK's JSON schema for the input, as it made it.
-    expect(tools[0]!.inputSchema).toMatchObject({ type: "object", properties: { word: { type: "string" } } });
+    expect(tools[0].inputSchema).toMatchObject({ type: "object", properties: { word: { type: "string" } } });
   });
 
   it("an argument that does not fit the input schema: the SDK's message reaches reword, and its result reaches the client", async () => {
-    const server = await serverWithTool();
+    const server = serverWithTool();
     const messages: string[] = [];
     expect(
       rewordToolErrors(server, (message) => {

@@ -184,9 +184,7 @@ describe("what Claude Code gets", () => {
       "autopilot_status",
     ]);
     // Claude Code sends these from the first request instead of deferring them behind ToolSearch.
-    const loaded = tools
-      .filter((t) => (t._meta as Record<string, unknown> | undefined)?.["anthropic/alwaysLoad"] === true)
-      .map((t) => t.name);
+    const loaded = tools.filter((t) => t._meta?.["anthropic/alwaysLoad"] === true).map((t) => t.name);
     expect(loaded.sort()).toEqual(["autopilot_decide", "autopilot_report", "autopilot_start"]);
     const json = JSON.stringify(
       tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema })),

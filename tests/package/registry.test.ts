@@ -27,7 +27,7 @@ function readmeLines(heading: string): string[] {
   if (at < 0) throw new Error(`README.md has no ${JSON.stringify(heading)}`);
   const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(at));
   if (!block) throw new Error(`README.md has no sh block after ${JSON.stringify(heading)}`);
-  return block[1]!.split("\n").filter((l) => l.trim().length > 0);
+  return block[1].split("\n").filter((l) => l.trim().length > 0);
 }
 
 const LINES = readmeLines("**From the npm registry**");

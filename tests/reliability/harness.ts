@@ -162,7 +162,7 @@ export async function snapshot(dir: string, opts: { ignoreStepIds?: boolean } = 
     // A resume is a transition of its own: it moves stepId, and so the ids effects are named by.
     const ids = (s: string) => s.replace(/\bs\d+-/g, "s<n>-");
     state = JSON.parse(ids(JSON.stringify(state)));
-    for (const k of Object.keys(files)) if (files[k] !== null) files[k] = ids(files[k]!);
+    for (const k of Object.keys(files)) if (files[k] !== null) files[k] = ids(files[k]);
   }
   const subjects = (await git(dir, "log", "--format=%s")).trim().split("\n");
   const trailerIds = (await git(dir, "log", "--format=%(trailers:key=Autopilot-Effect,valueonly)"))

@@ -2,7 +2,7 @@
 // host or client could call it (`as any`: the MCP layer's schemas are not relied on here). Every
 // refusal is an AutopilotError with a code, the session folder is byte-identical afterwards, and
 // the engine keeps working. Figures: RELIABILITY_RUNS scales the generated runs (default 40).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -81,7 +81,7 @@ async function refusedOrOk<T>(
   } catch (e) {
     if (!(e instanceof AutopilotError) || !(ERROR_CODES as readonly string[]).includes(e.code)) {
       tally.crashes++;
-      throw new Error(`uncoded error: ${(e as Error)?.stack ?? e}`);
+      throw new Error(`uncoded error: ${(e as Error)?.stack ?? String(e)}`, { cause: e });
     }
     expect(e.message.length).toBeGreaterThan(10);
     const after = await harnessBytes(repo.dir);
@@ -342,19 +342,24 @@ describe("tool arguments", () => {
       await expectCode("bad_input", () => engine.start(SPEC_PATH, v as any));
       await expectCode("unknown_session", () => engine.next(v as any));
       await expectCode("bad_input", () => engine.report(SLUG, v as any, { kind: "planned" }));
-      await expectCode("bad_result", () => engine.report(SLUG, step.stepId, v as any));
-      await expectCode("bad_result", () => engine.report(SLUG, step.stepId, { kind: v } as any));
+      await expectCode("bad_result", () => engine.report(SLUG, step.stepId, v));
+      await expectCode("bad_result", () => engine.report(SLUG, step.stepId, { kind: v }));
       await expectCode("bad_result", () =>
-        engine.report(SLUG, step.stepId, { kind: "planned", planPath: v, summary: v } as any),
+        engine.report(SLUG, step.stepId, { kind: "planned", planPath: v, summary: v }),
       );
       await refusedOrOk(() => engine.report(SLUG, step.stepId, { kind: "planned" }, v as any), "handMade").then((r) =>
         expect(r.ok).toBe(false),
       );
       await expectCode("bad_input", () =>
-        engine.report(SLUG, step.stepId, { kind: "planned" }, {
-          total_tokens: v,
-          usage: { input_tokens: "many" },
-        } as any),
+        engine.report(
+          SLUG,
+          step.stepId,
+          { kind: "planned" },
+          {
+            total_tokens: v,
+            usage: { input_tokens: "many" },
+          },
+        ),
       );
     }
     const out = await new ScriptedRunner().run({

@@ -57,7 +57,7 @@ describe("loop safety", () => {
     const max = (await engine.read(SLUG)).retryBudget.maxAttempts;
     let reports = 0;
     while (step.next.kind === "dispatch") {
-      step = await engine.report(SLUG, step.stepId, FAILED as any);
+      await engine.report(SLUG, step.stepId, FAILED);
       reports++;
       const used = await attempts();
       // Resume and next, as a host that lost its context would.
@@ -81,7 +81,7 @@ describe("loop safety", () => {
   it("a stale report of the same failure is refused and counts nothing", async () => {
     let step = await toExecute();
     const first = step.stepId;
-    step = await engine.report(SLUG, first, FAILED as any);
+    step = await engine.report(SLUG, first, FAILED);
     expect(await attempts()).toBe(1);
     for (let i = 0; i < 5; i++)
       expect((await engine.report(SLUG, first, FAILED as any).catch((e) => e)).code).toBe("stale_step");
@@ -110,16 +110,16 @@ describe("loop safety", () => {
     let rounds = 0;
     for (let guard = 0; guard < 50; guard++) {
       if (step.next.kind === "dispatch" && step.next.expects.result === "reviewed")
-        step = await engine.report(SLUG, step.stepId, blocking as any);
+        step = await engine.report(SLUG, step.stepId, blocking);
       else if (step.next.kind === "dispatch")
         step = await engine.report(SLUG, step.stepId, {
           kind: step.next.expects.result,
           summary: "tried",
           outcome: "complete",
-        } as any);
+        });
       else if (step.next.kind === "ask" && step.next.options.includes("fix")) {
         const before = (await engine.read(SLUG)).finalReview.retryCount;
-        step = await engine.decide(SLUG, step.stepId, "fix");
+        await engine.decide(SLUG, step.stepId, "fix");
         rounds++;
         await engine.start(SPEC_PATH); // resume after every round
         expect((await engine.read(SLUG)).finalReview.retryCount).toBe(before + 1);

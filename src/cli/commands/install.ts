@@ -32,9 +32,12 @@ const USAGE = `usage: autopilot install ${CLIENTS.join("|")} [--global] [--allow
 export const SPEC_HINT =
   "The spec: a Markdown file with an `## Implementation Order` section and one `### Phase 1: Name` heading per phase (docs/spec-format.md); `autopilot spec FILE` shows the phases autopilot reads.";
 
-export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  parsed = parseCliArgs(
+export function run(argv: string[]): Promise<number> {
+  return Promise.resolve(install(argv));
+}
+
+function install(argv: string[]): number {
+  const parsed = parseCliArgs(
     {
       args: argv,
       allowPositionals: true,
@@ -54,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + "\n");
     return 0;
   }
-  if (positionals.length !== 1 || !(CLIENTS as readonly string[]).includes(positionals[0]!)) {
+  if (positionals.length !== 1 || !(CLIENTS as readonly string[]).includes(positionals[0])) {
     throw new UsageError(
       `${positionals.length === 0 ? "which client?" : `unknown client "${positionals.join(" ")}"`}\n${USAGE}`,
     );

@@ -21,8 +21,7 @@ function formatFromFile(file: string): Format | null {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  parsed = parseCliArgs(
+  const parsed = parseCliArgs(
     {
       args: argv,
       allowPositionals: true,
@@ -53,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const root = path.resolve(values.project ?? process.cwd());
   const store = new SessionStore(root);
-  let known = false;
+  let known: boolean;
   try {
     known = await store.exists(slug);
   } catch {

@@ -9,7 +9,7 @@ import { runHeadless } from "../../headless/run.js";
 import { parseBudget } from "../../session/usage.js";
 import { EventWriter, EXIT_CODES } from "../../headless/events.js";
 import { AutopilotError } from "../../protocol/errors.js";
-import { shellWord } from "../../session/slug.js";
+import { shellWord } from "../../protocol/words.js";
 
 export const USAGE =
   "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--parallel [--jobs N]] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";

@@ -34,9 +34,7 @@ export async function readTextFile(
 }
 
 export function parseFileArgs(argv: string[], usage: string): { file: string; json: boolean } | "help" {
-  let values: { json?: boolean; help?: boolean };
-  let positionals: string[];
-  ({ values, positionals } = parseCliArgs(
+  const { values, positionals } = parseCliArgs(
     {
       args: argv,
       options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
@@ -44,7 +42,7 @@ export function parseFileArgs(argv: string[], usage: string): { file: string; js
       strict: true,
     },
     usage,
-  ));
+  );
   if (values.help) return "help";
   if (positionals.length === 0) throw new UsageError(`missing FILE; ${usage}`);
   if (positionals.length > 1) throw new UsageError(`expected one FILE, got ${positionals.length}; ${usage}`);

@@ -14,15 +14,13 @@ const USAGE = "usage: autopilot state check FILE [--json]";
 function sessionDirOf(file: string): string | undefined {
   const parts = path.resolve(file).split(path.sep);
   const [harness, sessions] = SESSIONS_DIR_REL.split("/");
-  const i = parts.lastIndexOf(sessions!);
+  const i = parts.lastIndexOf(sessions);
   if (i > 0 && parts[i - 1] === harness && parts.length === i + 3) return `${SESSIONS_DIR_REL}/${parts[i + 1]}`;
   return undefined;
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let values: { json?: boolean; help?: boolean };
-  let positionals: string[];
-  ({ values, positionals } = parseCliArgs(
+  const { values, positionals } = parseCliArgs(
     {
       args: argv,
       options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
@@ -30,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
       strict: true,
     },
     USAGE,
-  ));
+  );
   if (values.help) {
     process.stdout.write(USAGE + "\n");
     return 0;

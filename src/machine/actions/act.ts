@@ -8,5 +8,5 @@ import type { AutopilotEvent } from "../events.js";
 export function act<P = undefined>(
   fn: (args: { context: AutopilotState; event: AutopilotEvent }, params: P) => Partial<AutopilotState>,
 ) {
-  return assign<AutopilotState, AutopilotEvent, P, AutopilotEvent, never>(fn as never);
+  return assign<AutopilotState, AutopilotEvent, P, AutopilotEvent, never>(fn);
 }

@@ -2,7 +2,7 @@
 // rounds and their fixes, the phase's records, the final review, the session's close.
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
-import type { AutopilotState, Effect, EffectBody, Phase } from "../../session/schema.js";
+import type { AutopilotState, Effect, EffectBody } from "../../session/schema.js";
 import { emptyPhaseRun } from "../../session/schema.js";
 import { channelCounts } from "../../vocabulary.js";
 import { countBySeverity, doneNotice, phaseSummaryNotice } from "../reports.js";
@@ -11,7 +11,6 @@ import {
   incompleteBlocking,
   findingLine,
   effect,
-  decision,
   gatesAnswered,
   verificationRound,
   resolveLastRound,

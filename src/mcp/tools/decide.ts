@@ -1,6 +1,5 @@
 // autopilot_decide: the user's answer; returns the next Step.
 import { AutopilotError } from "../../protocol/errors.js";
-import type { Step } from "../../protocol/step.js";
 import { DecideInput, StepOutput } from "../schemas.js";
 import { Progress } from "../progress.js";
 import { clientCanElicit } from "../elicitation.js";

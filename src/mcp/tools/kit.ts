@@ -38,7 +38,7 @@ export interface ToolContext {
 }
 
 /** What a Step tool's work returns: the Step, and lines to show before it or with its report. */
-export interface StepWork {
+interface StepWork {
   step: Step;
   preface?: string[];
   report?: string[];
@@ -106,7 +106,7 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
   const sessions = new Set<string>();
   const sessionOf = async (named: string | undefined, engine: Engine, stepId: number): Promise<string> => {
     if (named !== undefined) return named;
-    if (sessions.size === 1) return [...sessions][0]!;
+    if (sessions.size === 1) return [...sessions][0];
     const name = (xs: string[]) => xs.map((x) => `"${x}"`).join(", ");
     if (sessions.size)
       throw new AutopilotError(
@@ -120,8 +120,8 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
       if (state && state.currentState !== "DONE") open.push({ slug, stepId: state.stepId });
     }
     const at = open.filter((x) => x.stepId === stepId);
-    if (open.length === 1) return open[0]!.slug;
-    if (at.length === 1) return at[0]!.slug;
+    if (open.length === 1) return open[0].slug;
+    if (at.length === 1) return at[0].slug;
     throw new AutopilotError(
       "bad_input",
       open.length

@@ -181,14 +181,14 @@ export function shownJson(result: ToolResult): any {
 /** The Step an autopilot tool result shows (also inside an error's `step`), or null. */
 export function stepOf(result: ToolResult): SeenStep | null {
   let j = shownJson(result);
-  if (j && typeof j === "object" && "structuredContent" in j) j = (j as any).structuredContent;
+  if (j && typeof j === "object" && "structuredContent" in j) j = j.structuredContent;
   if (j?.error?.step) return j.error.step as SeenStep;
   if (j && typeof j.stepId === "number" && j.next && typeof j.next.kind === "string") return j as SeenStep;
   return null;
 }
 
 /** The last ```json block of a text, parsed. */
-export function lastJsonBlock(text: string): unknown | null {
+export function lastJsonBlock(text: string): unknown {
   const blocks = [...text.matchAll(/```json\s*\n([\s\S]*?)```/g)];
   for (let i = blocks.length - 1; i >= 0; i--) {
     try {
@@ -290,7 +290,7 @@ export class Brain {
     // spoke and still has no autopilot tool says so instead of searching on.
     let searches = 0;
     for (let i = conv.messages.length - 1; i >= 0; i--) {
-      const m = conv.messages[i]!;
+      const m = conv.messages[i];
       if (m.role === "user" && m.parts.some((p) => p.type === "text")) break;
       searches += m.parts.filter((p) => p.type === "tool_call" && this.dialect.isMetaTool?.(p.call.name)).length;
     }
@@ -863,7 +863,7 @@ export class Brain {
           })),
         );
         if (statePath && kind === "executed") {
-          let prev: Record<string, unknown> = {};
+          let prev: Record<string, unknown>;
           try {
             prev = JSON.parse(reads.get(statePath) ?? "{}");
           } catch {
@@ -897,7 +897,7 @@ export class Brain {
             : waveTask
               ? {
                   kind: "executed",
-                  task: { number: Number(waveTask), name: planTasks[0]!.name },
+                  task: { number: Number(waveTask), name: planTasks[0].name },
                   outcome: "complete",
                   summary: `task ${waveTask} done in ${worktree}`,
                   evidence,

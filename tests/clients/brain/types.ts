@@ -109,7 +109,7 @@ export interface Dialect {
    * The Step a tool result shows, for clients that show the model only the text content (Gemini):
    * read from the text rendering. Absent: the brain reads the JSON the client shows.
    */
-  stepFromText?(text: string): unknown | null;
+  stepFromText?(text: string): unknown;
   /** Text the client adds to a user turn for the model's information only (Codex's subagent notifications). */
   isNotice?(text: string): boolean;
   /** The user's own words in a text where the client put context in front of them (Gemini CLI's `<hook_context>`). */

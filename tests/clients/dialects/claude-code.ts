@@ -95,7 +95,7 @@ export const claudeCode: Dialect = {
     // autopilot_result records the result file of its step (the brain matches the file's tail).
     if (claudeCode.autopilotToolOf(call.name) === "autopilot_result")
       return `results/step-${String(call.args.stepId)}.json`;
-    const m = call.name === "Bash" ? HEREDOC.exec(String(call.args.command ?? "")) : null;
+    const m = call.name === "Bash" ? HEREDOC.exec(String((call.args.command as string | undefined) ?? "")) : null;
     return m ? relOf(conv, m[1]) : null;
   },
   writeResultFile(conv, rel, content) {
@@ -119,7 +119,7 @@ export const claudeCode: Dialect = {
   writtenContent(conv, call) {
     if (claudeCode.autopilotToolOf(call.name) === "autopilot_result") return JSON.stringify(call.args.result) + "\n";
     if (call.name === "Write") return typeof call.args.content === "string" ? call.args.content : null;
-    const m = call.name === "Bash" ? HEREDOC.exec(String(call.args.command ?? "")) : null;
+    const m = call.name === "Bash" ? HEREDOC.exec(String((call.args.command as string | undefined) ?? "")) : null;
     return m ? m[2] + "\n" : null;
   },
   readBeforeWrite: true,

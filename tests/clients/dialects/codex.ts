@@ -190,7 +190,7 @@ export const codex: Dialect = {
   readFile: (_conv, rel) => ({ name: "exec_command", args: { cmd: `cat -- ${q(rel)}` } }),
   readPathOf(_conv, call: ToolCall) {
     if (call.name !== "exec_command") return null;
-    const m = /^cat -- ('(?:[^']|'\\'')*')$/.exec(String(call.args.cmd ?? ""));
+    const m = /^cat -- ('(?:[^']|'\\'')*')$/.exec(String((call.args.cmd as string | undefined) ?? ""));
     return m ? unq(m[1]) : null;
   },
   readText(r) {
@@ -209,7 +209,7 @@ export const codex: Dialect = {
   },
   writePathOf(_conv, call) {
     if (call.name !== "exec_command") return null;
-    const m = /&& cat > ('(?:[^']|'\\'')*') <<'/.exec(String(call.args.cmd ?? ""));
+    const m = /&& cat > ('(?:[^']|'\\'')*') <<'/.exec(String((call.args.cmd as string | undefined) ?? ""));
     return m ? unq(m[1]) : null;
   },
 };

@@ -4,7 +4,7 @@
 // `invoke_agent` (`agent_name`, `prompt`), the agent file's body is the subagent's system prompt, a
 // subagent ends with `complete_task` (`result`), and the host gets "Subagent '<name>' finished.
 // ... Result:\n<result>". Files are read and written with `read_file` / `write_file` (`file_path`).
-import type { Conversation, Dialect, ToolCall, ToolResult, WantedCall } from "../brain/types.js";
+import type { Dialect, ToolCall, ToolResult, WantedCall } from "../brain/types.js";
 
 const MCP_PREFIX = "mcp_autopilot_";
 
@@ -13,7 +13,7 @@ function unwrap(text: string): string {
 }
 
 /** A Step read from autopilot's text rendering (docs/mcp.md), as a model reading it would. */
-export function stepFromText(raw: string): unknown | null {
+export function stepFromText(raw: string): unknown {
   const text = unwrap(raw);
   const head = /^autopilot (\S+) · step (\d+) · ([A-Z_]+)(?: · phase (\d+)\/(\d+): (.*?))? · rigor (\w+)/m.exec(text);
   if (!head) return null;
