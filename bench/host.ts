@@ -1,5 +1,6 @@
 // Plays the host model against a built MCP server over stdio (the SDK Client + StdioClientTransport,
 // as tests/helpers/mcp-client.ts does) and counts what the host would read and write.
+import { readFileSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tokensOf } from "./claude-view.js";
 import path from "node:path";
@@ -16,6 +17,8 @@ import { git, gitEnv } from "./repo.js";
 
 export interface Spawned {
   client: Client;
+  /** The server process (for its CPU time in /proc). */
+  pid: number | null;
   /** ms from spawn to the first tools/list answer (initialize included, as a host sees it). */
   coldMs: number;
   toolsJson: string;
@@ -47,6 +50,7 @@ export async function spawnServer(
   const coldMs = performance.now() - t0;
   return {
     client,
+    pid: transport.pid,
     coldMs,
     toolsJson: JSON.stringify(tools),
     tools: tools.tools,
@@ -69,11 +73,41 @@ export interface ReportSample {
   ms: number;
   kind: string; // the result kind reported: planned, executed, ...
   committed: boolean; // HEAD moved during the call (a checkpoint commit)
+  /** HEAD after the call, when it moved. */
+  commit?: string;
   stateBytes: number; // the state file after the call
+  /** The call's start and end on the monotonic clock (µs; the server's CPU profile uses the same clock). */
+  startUs: number;
+  endUs: number;
+  /** CPU time during the call (ms): the server's threads, and the processes it started (git, the validation). */
+  cpu?: { server: number; children: number };
+}
+
+/**
+ * CPU time a process has used so far (ms): its threads' on-CPU time from /proc/<pid>/task/x/schedstat
+ * (nanoseconds, unlike the 10 ms ticks of /proc/<pid>/stat), and its waited-for children's user +
+ * system time (ticks, summed: exact over many calls). Linux only; null elsewhere.
+ */
+export function processCpu(pid: number | null | undefined): { server: number; children: number } | null {
+  if (!pid) return null;
+  try {
+    let ns = 0;
+    for (const t of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
+    // Fields after the command name (which may hold spaces): cutime and cstime are the 14th and 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(f[13]) + Number(f[14]);
+    return { server: ns / 1e6, children: (ticks * 1000) / 100 };
+  } catch {
+    return null;
+  }
 }
 
 export interface SessionStats {
   slug: string;
+  /** The server's pid, when each call's CPU time is wanted (processCpu). */
+  pid?: number | null;
   steps: Step[];
   calls: number;
   readText: number;
@@ -130,9 +164,14 @@ async function timedCall(client: Client, st: SessionStats, name: string, args: R
   st.write += bytes(JSON.stringify(args));
   st.args.push(args);
   st.names.push(name);
+  const c0 = processCpu(st.pid);
   const t0 = performance.now();
+  const startUs = Number(process.hrtime.bigint() / 1000n);
   const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
+  const endUs = Number(process.hrtime.bigint() / 1000n);
   const dt = performance.now() - t0;
+  const c1 = processCpu(st.pid);
+  const cpu = c0 && c1 ? { server: c1.server - c0.server, children: c1.children - c0.children } : undefined;
   st.calls += 1;
   const b = resultBytes(r);
   st.readText += b.text;
@@ -146,7 +185,7 @@ async function timedCall(client: Client, st: SessionStats, name: string, args: R
   const sc = r.structuredContent as Record<string, unknown>;
   const session = typeof args.session === "string" ? args.session : st.slug;
   const step = (typeof sc.session === "string" || !session ? sc : { session, ...sc }) as unknown as Step;
-  return { step, ms: dt };
+  return { step, ms: dt, startUs, endUs, cpu };
 }
 
 async function afterTransition(root: string, st: SessionStats, step: Step): Promise<number> {
@@ -218,7 +257,16 @@ export async function play(
       });
       const after = (await git(root, "rev-parse", "HEAD")).trim();
       const size = await afterTransition(root, st, out.step);
-      st.reports.push({ ms: out.ms, kind: result.kind, committed: before !== after, stateBytes: size });
+      st.reports.push({
+        ms: out.ms,
+        kind: result.kind,
+        committed: before !== after,
+        ...(before !== after ? { commit: after } : {}),
+        stateBytes: size,
+        startUs: out.startUs,
+        endUs: out.endUs,
+        cpu: out.cpu,
+      });
       step = out.step;
     } else {
       const answer = agreeable(step.next.options);

@@ -11,6 +11,8 @@ import { makeProject, specWith } from "./repo.js";
 import { newStats, play, spawnServer, startSession, stateFile, type SessionStats } from "./host.js";
 import { bytes, kb, median, ms, percentile, ratio, sum, table } from "./stats.js";
 import { mergeQueueBench, waveWallTimeBench } from "./waves.js";
+import { breakdownTable, reportBreakdown, topTable } from "./breakdown.js";
+import { bareCommits, type BareCommit } from "./bare-commit.js";
 import {
   CLAUDE_CODE_VERSION,
   bytesOf,
@@ -37,6 +39,8 @@ const QUICK = args.has("--quick");
 const CLIENTS_ONLY = args.has("--clients-only");
 /** Only the Claude Code view (the context goal's figure). */
 const CLAUDE_ONLY = args.has("--claude-only");
+/** The latency, cold start and scale figures and the breakdown, without the host-context sessions or the waves. */
+const LATENCY = args.has("--latency");
 const COLD_N = QUICK ? 3 : 11;
 const ECHO_N = QUICK ? 50 : 200;
 const SMALL_SESSIONS = QUICK ? 1 : 5;
@@ -104,6 +108,7 @@ async function smallSession(first: boolean) {
   try {
     const srv = await spawnServer([MAIN_JS, "serve"], proj.dir);
     const st = newStats();
+    st.pid = srv.pid;
     // Reads before the first call: the tool list, the server instructions, the prompt the user runs.
     const prompt = await promptText(srv.client, proj.specPath);
     const fixed = { tools: bytes(srv.toolsJson), instructions: bytes(srv.instructions), prompt: bytes(prompt) };
@@ -112,7 +117,12 @@ async function smallSession(first: boolean) {
     if (end.next.kind !== "done") throw new Error(`the 3-phase session stopped at ${end.state} (${end.next.kind})`);
     const state = JSON.parse(await readFile(stateFile(proj.dir, st.slug), "utf8"));
     await srv.close();
-    return { st, fixed, decisions: state.decisions as unknown[], first };
+    // The same commits by hand, in the same minutes: the floor of a checkpoint report.
+    const bare = await bareCommits(
+      proj.dir,
+      st.reports.flatMap((r) => (r.commit ? [r.commit] : [])),
+    );
+    return { st, fixed, decisions: state.decisions as unknown[], first, bare };
   } finally {
     await proj.cleanup();
   }
@@ -336,6 +346,7 @@ async function scale(templates: unknown[]) {
   try {
     const srv = await spawnServer([MAIN_JS, "serve"], proj.dir, {}, "claude-code");
     const before = newStats();
+    before.pid = srv.pid;
     const first = await startSession(srv.client, proj.dir, proj.specPath, before);
     // Phase 1 with the 200-phase file and no decisions yet.
     // Claude Code's Steps carry no phase or state field: count the phases the reports say complete.
@@ -360,6 +371,7 @@ async function scale(templates: unknown[]) {
     await writeFile(file, JSON.stringify(state, null, 2) + "\n");
     const after = newStats();
     after.slug = before.slug;
+    after.pid = srv.pid;
     await play(srv.client, proj.dir, step, after, undefined, phaseOf(2 * SCALE_PLAY_PHASES), true);
     const rw = await plainJsonRW(file, 10);
     const size = statSync(file).size;
@@ -370,10 +382,22 @@ async function scale(templates: unknown[]) {
   }
 }
 
+// ---- where a report's time goes ---------------------------------------------------------------------
+async function breakdown() {
+  const bs = await reportBreakdown(MAIN_JS, REPO_ROOT, { sessions: QUICK ? 1 : 3, decisions: SCALE_DECISIONS });
+  console.log(
+    `\nWhere an autopilot_report's time goes: node --cpu-prof on ${path.relative(REPO_ROOT, MAIN_JS)} (250 µs samples), each sample of a round trip put in the part its innermost own frame belongs to (bench/breakdown.ts); waiting = idle samples, after the part that started the wait`,
+  );
+  console.log(breakdownTable(bs));
+  if (args.has("--top")) for (const b of bs) console.log("\n" + topTable(b));
+}
+
 // ---- report -----------------------------------------------------------------------------------
 function lat(st: SessionStats[], pick: (r: SessionStats["reports"][number]) => boolean) {
-  const xs = st.flatMap((s) => s.reports.filter(pick).map((r) => r.ms));
-  return { p50: percentile(xs, 50), p99: percentile(xs, 99), n: xs.length };
+  const rs = st.flatMap((s) => s.reports.filter(pick));
+  const xs = rs.map((r) => r.ms);
+  const cpu = rs.map((r) => (r.cpu ? r.cpu.server + r.cpu.children : NaN));
+  return { p50: percentile(xs, 50), p99: percentile(xs, 99), n: xs.length, cpu50: percentile(cpu, 50) };
 }
 
 async function main() {
@@ -382,6 +406,8 @@ async function main() {
   console.log(`machine: ${machine()}`);
   if (CLIENTS_ONLY) return otherClients();
   if (CLAUDE_ONLY) return claudeView(await skillText());
+  // `npm run bench -- --breakdown`: only where a report's time goes.
+  if (args.has("--breakdown")) return breakdown();
   // `npm run bench -- --waves`: only the parallel waves' part (issue 27).
   if (args.has("--waves")) {
     await mergeQueueBench(QUICK ? 1 : 3);
@@ -470,8 +496,10 @@ async function main() {
     commit: lat(all, (r) => r.committed),
     nocommit: lat(all, (r) => !r.committed),
   };
-  await claudeView(await skillText());
-  await otherClients();
+  if (!LATENCY) {
+    await claudeView(await skillText());
+    await otherClients();
+  }
 
   const sc = await scale(
     s0.decisions.length ? s0.decisions : [{ phase: 0, decision: "approved", timestamp: null, by: "auto" }],
@@ -486,23 +514,41 @@ async function main() {
     commit: lat([sc.after], (r) => r.committed),
     nocommit: lat([sc.after], (r) => !r.committed),
   };
-  const row = (label: string, x: { p50: number; p99: number; n: number }) => [
+  const row = (label: string, x: { p50: number; p99: number; n: number; cpu50?: number }) => [
     label,
     String(x.n),
     ms(x.p50),
     ms(x.p99),
+    x.cpu50 === undefined ? "" : ms(x.cpu50),
     ratio(x.p50, echoP50),
     ratio(x.p99, echoP99),
   ];
+  const bare: BareCommit[] = smalls.flatMap((s) => s.bare);
+  const bareRow = {
+    p50: percentile(
+      bare.map((b) => b.ms),
+      50,
+    ),
+    p99: percentile(
+      bare.map((b) => b.ms),
+      99,
+    ),
+    n: bare.length,
+    cpu50: percentile(
+      bare.map((b) => b.cpu),
+      50,
+    ),
+  };
   console.log(
     `\nLatency: autopilot_report round trips vs echo (echo p50 ${ms(echoP50)}, p99 ${ms(echoP99)}, n=${echo.length})`,
   );
   console.log(
     table(
-      ["reports", "n", "p50", "p99", "p50/echo", "p99/echo"],
+      ["reports", "n", "p50", "p99", "CPU p50", "p50/echo", "p99/echo"],
       [
         row(`3 phases, all (${smalls.length} sessions)`, L.all),
         row("  with a git commit (executed)", L.commit),
+        row("  the same commits by hand: git add + git commit", bareRow),
         row("  without (planned/verified/reviewed)", L.nocommit),
         row(`200 phases, 0 decisions, all`, Sb.all),
         row("  with a git commit", Sb.commit),
@@ -514,6 +560,9 @@ async function main() {
     ),
   );
 
+  console.log(
+    `CPU: the server's threads and the processes it started, per call (/proc); a checkpoint report ÷ the same commit by hand: p50 ${ratio(L.commit.p50, bareRow.p50)} (goal ≤ 1.5×), CPU ${ratio(L.commit.cpu50, bareRow.cpu50)}`,
+  );
   console.log(`\nCold start: spawn → first tools/list answer, median of ${COLD_N} (ratio: median of per-pair ratios)`);
   console.log(
     table(
@@ -544,7 +593,7 @@ async function main() {
         ["host bytes per call", perStep(st).toFixed(0), perStep(sc.before).toFixed(0), perStep(sc.after).toFixed(0)],
         [
           "Claude Code view per call (result + input)",
-          ccStandardPerCall.toFixed(0),
+          LATENCY ? "n/a" : ccStandardPerCall.toFixed(0),
           ccPer(sc.before).toFixed(0),
           ccPer(sc.after).toFixed(0),
         ],
@@ -556,7 +605,7 @@ async function main() {
         ],
         [
           "  Claude Code view per call ÷ upstream-shaped state re-read",
-          ratio(ccStandardPerCall, median(st.upstreamSizes)),
+          LATENCY ? "n/a" : ratio(ccStandardPerCall, median(st.upstreamSizes)),
           ratio(ccPer(sc.before), median(sc.before.upstreamSizes)),
           ratio(ccPer(sc.after), median(sc.after.upstreamSizes)),
         ],
@@ -576,8 +625,11 @@ async function main() {
     `plain JSON read+parse+stringify+write of the ${kb(sc.size)} file: ${ms(sc.rw.plain)} (with fsync ${ms(sc.rw.synced)}); ` +
       `report growth from 0 to ${sc.decisions} decisions (p50, no commit): ${ms(growth)} = ${(growth / sc.rw.synced).toFixed(1)} fsynced plain read+writes`,
   );
-  await mergeQueueBench(QUICK ? 1 : 3);
-  await waveWallTimeBench(QUICK ? 1 : 2, QUICK ? 3000 : 12000);
+  await breakdown();
+  if (!LATENCY) {
+    await mergeQueueBench(QUICK ? 1 : 3);
+    await waveWallTimeBench(QUICK ? 1 : 2, QUICK ? 3000 : 12000);
+  }
   console.log(`\nbench took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 

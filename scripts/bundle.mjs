@@ -27,8 +27,17 @@ const bundle = await rolldown({
   checks: { eval: false },
 });
 // Chunks of an earlier build: their names carry a hash of their content.
-for (const f of readdirSync(out)) if (/^chunk-.*\.js$/.test(f)) rmSync(path.join(out, f));
-await bundle.write({ dir: out, format: "esm", entryFileNames: "[name].js", chunkFileNames: "chunk-[hash].js" });
+for (const f of readdirSync(out)) if (/^chunk-.*\.js(\.map)?$/.test(f)) rmSync(path.join(out, f));
+await bundle.write({
+  dir: out,
+  format: "esm",
+  entryFileNames: "[name].js",
+  chunkFileNames: "chunk-[hash].js",
+  // Maps beside the chunks, not linked from them (nothing at run time reads them) and left out of the
+  // package: the bench maps a CPU profile of the bin back to the source file of each sample.
+  sourcemap: "hidden",
+  sourcemapExcludeSources: true,
+});
 await bundle.close();
 
 for (const f of readdirSync(out)) {
