@@ -538,9 +538,8 @@ export class SessionEngine {
   private async load(ref: SessionRef) {
     const loaded = await this.store.read(ref);
     // The skill's migration: a pre-v3 file whose history names no commit starts from HEAD.
-    if (loaded.state.startingCommit === null)
-      loaded.state.startingCommit = await headCommit(this.root).catch(() => null);
-    return loaded;
+    if (loaded.state.startingCommit !== null) return loaded;
+    return { ...loaded, state: { ...loaded.state, startingCommit: await headCommit(this.root).catch(() => null) } };
   }
 
   private async assertStep(ref: SessionRef, state: AutopilotState, stepId: number): Promise<void> {

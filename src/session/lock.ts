@@ -7,11 +7,11 @@
 //  - at once, when its owner record names a process on this machine that no longer exists and the
 //    record belongs to this very lock directory (its inode; a record without one is trusted);
 //  - otherwise when nobody refreshed it for `staleMs` (a holder on another host, or no record).
+import { renameSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import lockfile from "proper-lockfile";
-import writeFileAtomic from "write-file-atomic";
 
 export interface LockFiles {
   /** The path proper-lockfile keys the lock by in this process (it need not exist). */
@@ -167,7 +167,11 @@ export async function acquireLock(files: LockFiles, opts: AcquireOptions): Promi
   const owner: LockOwner = { pid: process.pid, hostname: hostname(), ...opts.details };
   try {
     owner.ino = (await stat(files.dir)).ino;
-    await writeFileAtomic(ownerFile(files), JSON.stringify(owner, null, 2) + "\n");
+    // Renamed in whole, never flushed: the record only matters while this process lives, and one
+    // lost to a machine's crash leaves the lock to go stale by time, as a record that does not read.
+    const tmp = `${ownerFile(files)}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(owner, null, 2) + "\n");
+    renameSync(tmp, ownerFile(files));
   } catch {
     // Without an owner record the lock still works; it just goes stale by time alone.
   }

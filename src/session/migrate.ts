@@ -88,6 +88,22 @@ const UPSTREAM_ORDER = [
 ] as const;
 const ENGINE_KEYS = Object.keys(engineDefaults()) as (keyof ReturnType<typeof engineDefaults>)[];
 
+/**
+ * The fields in the order the reader below gives them: the skill's, then the file's own extra
+ * fields in their order, then ours. The same state, as a new object (the values are shared).
+ */
+export function inStateOrder(state: AutopilotState): AutopilotState {
+  const s = state as unknown as Rec;
+  const entries: [string, unknown][] = [
+    ...UPSTREAM_ORDER.filter((k) => Object.hasOwn(s, k)).map((k): [string, unknown] => [k, s[k]]),
+    ...Object.entries(s).filter(
+      ([k]) => !(UPSTREAM_ORDER as readonly string[]).includes(k) && !(ENGINE_KEYS as string[]).includes(k),
+    ),
+    ...ENGINE_KEYS.filter((k) => Object.hasOwn(s, k)).map((k): [string, unknown] => [k, s[k]]),
+  ];
+  return Object.fromEntries(entries) as unknown as AutopilotState;
+}
+
 // ---- the whole file ------------------------------------------------------------------------
 
 function readVersion(raw: Rec, notes: Notes): { version: number; fromVersion: number | null } {

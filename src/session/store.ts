@@ -5,16 +5,20 @@
 //  - a file we cannot read is never overwritten: the error names it and the last good copy;
 //  - before each write the previous file, if it still reads, is kept as the last good copy;
 //  - one process at a time works on a session (a lock that a crashed process cannot wedge).
+// A call's cost must not grow with the session's history: see ./state-memo.ts and ./durable.ts.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { constants as fsConstants } from "node:fs";
-import { access, mkdir, open, readFile, readdir, stat } from "node:fs/promises";
+import { constants as fsConstants, mkdirSync, readFileSync } from "node:fs";
+import { access, readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { AutopilotError } from "../protocol/errors.js";
-import { migrateState, type MigrateResult } from "./migrate.js";
+import { inStateOrder, migrateState, type MigrateResult } from "./migrate.js";
 import { acquireLock, LockBusyError, type HeldLock } from "./lock.js";
 import { projectPaths, sessionPaths, sessionRefAt, STATE_FILE, type SessionPaths, type SessionRef } from "./paths.js";
-import { AutopilotState } from "./schema.js";
+import { CURRENT_SCHEMA_VERSION, type AutopilotState } from "./schema.js";
+import { fileIdentity, fsyncDir, keepCopy, writeDurable } from "./durable.js";
+import { checkState, forgetState, rememberState, rememberedState, serializeState } from "./state-memo.js";
+
+export { serializeState };
 
 export interface LockOptions {
   /** How long to wait for another holder before giving up with `busy`. */
@@ -36,11 +40,8 @@ const DEFAULT_LOCK_STALE_MS = 10_000;
 const turns = new Map<string, Promise<void>>();
 /** The lock paths this async call chain holds: a nested call skips the queue (and fails `busy`). */
 const holding = new AsyncLocalStorage<ReadonlySet<string>>();
-
-/** Users diff these files: stable 2-space indent and a trailing newline. */
-export function serializeState(state: unknown): string {
-  return JSON.stringify(state, null, 2) + "\n";
-}
+/** Per held session lock: the session folder written under it, flushed once before the lock goes. */
+const unflushed = new Map<string, string>();
 
 function errCode(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
@@ -55,20 +56,6 @@ async function fileExists(p: string): Promise<boolean> {
   }
 }
 
-// A rename is durable only once the directory entry is on disk too; not every platform lets us
-// open a directory for that, and the data itself is already fsynced, so failures are ignored.
-async function fsyncDir(dir: string): Promise<void> {
-  let fh;
-  try {
-    fh = await open(dir, "r");
-    await fh.sync();
-  } catch {
-    // best effort
-  } finally {
-    await fh?.close().catch(() => {});
-  }
-}
-
 /**
  * A session: its handle (checked once by the engine's router, its paths built) or, from callers
  * outside the engine, its name, which the store checks.
@@ -77,12 +64,6 @@ export type SessionKey = SessionRef | string;
 
 export class SessionStore {
   readonly projectRoot: string;
-  /**
-   * Per slug, the file text this store last read successfully or wrote. `write` re-checks that the
-   * file on disk still reads before replacing it; a file still holding exactly this text needs no
-   * second parse and migration (at 5,000 decisions those cost ~30 ms per write, docs/performance.md).
-   */
-  private readonly known = new Map<string, string>();
 
   constructor(projectRoot: string) {
     this.projectRoot = path.resolve(projectRoot);
@@ -133,7 +114,7 @@ export class SessionStore {
 
   private async readText(p: SessionPaths): Promise<string> {
     try {
-      return await readFile(p.state, "utf8");
+      return readFileSync(p.state, "utf8");
     } catch (e) {
       if (errCode(e) === "ENOENT") {
         throw new AutopilotError(
@@ -162,19 +143,36 @@ export class SessionStore {
     return this.parse(p, await this.readText(p));
   }
 
-  /** Read and migrate to schemaVersion 5 in memory; the file itself changes only on `write`. */
+  /**
+   * Read and migrate to schemaVersion 5 in memory; the file itself changes only on `write`. The
+   * state is shared with later reads of the same version of the file: treat it as read-only.
+   */
   async read(key: SessionKey, opts: { head?: string | null } = {}): Promise<MigrateResult> {
     const p = this.paths(key);
+    const id = fileIdentity(p.state);
+    const kept = rememberedState(p.state, id, () => readFileSync(p.state, "utf8"));
+    if (kept && !process.env.VITEST) return { state: kept, notes: [], fromVersion: CURRENT_SCHEMA_VERSION };
     const text = await this.readText(p);
     const raw = await this.parse(p, text);
+    let result: MigrateResult;
     try {
-      const result = migrateState(raw, { head: opts.head, sessionDir: p.sessionDirRel });
-      this.known.set(p.slug, text);
-      return result;
+      result = migrateState(raw, { head: opts.head, sessionDir: p.sessionDirRel });
     } catch (e) {
       if (e instanceof AutopilotError) throw await this.corruptError(p, e.message);
       throw e;
     }
+    if (kept) {
+      // Under the test runner the file is read anyway, to show the kept state is what it holds.
+      if (result.notes.length || serializeState(result.state) !== serializeState(kept))
+        throw new AutopilotError(
+          "internal",
+          `The state kept in memory for ${this.rel(p.state)} differs from the file.`,
+        );
+      return { state: kept, notes: [], fromVersion: CURRENT_SCHEMA_VERSION };
+    }
+    // A file that needed no migration: later reads of this version of it take the state as it is.
+    if (!result.notes.length) rememberState(p.state, id, result.state, text);
+    return result;
   }
 
   private reads(p: SessionPaths, text: string): boolean {
@@ -188,37 +186,47 @@ export class SessionStore {
 
   /**
    * Validate, keep the current file as the last good copy, then replace it atomically. Callers
-   * hold `withLock` around read-modify-write; `write` alone does not lock.
+   * hold `withLock` around read-modify-write; `write` alone does not lock. Under the lock the
+   * session folder is flushed once, before the lock is released; without it, at once.
    */
   async write(key: SessionKey, state: AutopilotState): Promise<void> {
     const p = this.paths(key);
-    const check = AutopilotState.safeParse(state);
+    const check = checkState(state);
     if (!check.success) {
-      const issue = check.error.issues[0];
       throw new AutopilotError(
         "internal",
-        `Refusing to save an invalid state for session "${p.slug}" (${issue.path.join(".") || "(root)"}: ${issue.message}); the file on disk is unchanged.`,
+        `Refusing to save an invalid state for session "${p.slug}" (${check.path.join(".") || "(root)"}: ${check.message}); the file on disk is unchanged.`,
       );
     }
-    await mkdir(p.sessionDir, { recursive: true });
-    let current: string | null = null;
-    try {
-      current = await readFile(p.state, "utf8");
-    } catch (e) {
-      if (errCode(e) !== "ENOENT") throw await this.corruptError(p, (e as Error).message);
-    }
-    if (current !== null) {
+    mkdirSync(p.sessionDir, { recursive: true });
+    const id = fileIdentity(p.state);
+    if (id !== null) {
       // Someone may have broken the file by hand since we read it: replacing it would destroy
-      // the only copy of whatever they were fixing.
-      if (current !== this.known.get(p.slug) && !this.reads(p, current)) {
-        throw await this.corruptError(p, "it no longer reads as a state file, so it was not replaced");
+      // the only copy of whatever they were fixing. The version this process read or wrote last
+      // needs no second look.
+      if (!rememberedState(p.state, id, () => readFileSync(p.state, "utf8"))) {
+        let current: string;
+        try {
+          current = readFileSync(p.state, "utf8");
+        } catch (e) {
+          throw await this.corruptError(p, (e as Error).message);
+        }
+        if (!this.reads(p, current))
+          throw await this.corruptError(p, "it no longer reads as a state file, so it was not replaced");
       }
-      await writeFileAtomic(p.lastGood, current, { fsync: true });
+      keepCopy(p.state, p.lastGood);
     }
     const text = serializeState(state);
-    await writeFileAtomic(p.state, text, { fsync: true });
-    this.known.set(p.slug, text);
-    await fsyncDir(p.sessionDir);
+    try {
+      writeDurable(p.state, text);
+    } catch (e) {
+      forgetState(p.state);
+      throw e;
+    }
+    // Kept as a read would give it back: the fields in the order the reader puts them.
+    rememberState(p.state, fileIdentity(p.state), inStateOrder(state), text);
+    if (holding.getStore()?.has(p.lock)) unflushed.set(p.lock, p.sessionDir);
+    else fsyncDir(p.sessionDir);
   }
 
   /**
@@ -272,6 +280,12 @@ export class SessionStore {
       }
       return result;
     } finally {
+      // A call that failed still flushes what it wrote.
+      const dir = unflushed.get(p.lock);
+      if (dir !== undefined) {
+        unflushed.delete(p.lock);
+        fsyncDir(dir);
+      }
       await held.release();
     }
   }

@@ -101,6 +101,16 @@ describe("the last good copy", () => {
     expect((await store.read(SLUG)).state.stepId).toBe(3);
   });
 
+  it("a state file edited in place after a write leaves the last good copy as it was", async () => {
+    await store.write(SLUG, sampleState(1));
+    await store.write(SLUG, sampleState(2));
+    await store.write(SLUG, sampleState(3));
+    // An editor that writes into the file (same inode), breaking it: the copy must not follow.
+    writeFileSync(store.paths(SLUG).state, "{ broken");
+    expect(readFileSync(store.paths(SLUG).lastGood, "utf8")).toBe(serializeState(sampleState(2)));
+    expect((await rejection(store.read(SLUG))).code).toBe("corrupt_state");
+  });
+
   it("the first write over an upstream file keeps the original bytes as the last good copy", async () => {
     const p = store.paths(SLUG);
     mkdirSync(p.sessionDir, { recursive: true });
@@ -108,6 +118,19 @@ describe("the last good copy", () => {
     const { state } = await store.read(SLUG);
     await store.write(SLUG, state);
     expect(readFileSync(p.lastGood, "utf8")).toBe(fixture("complete-and-severities.json"));
+  });
+});
+
+describe("a state file changed between calls", () => {
+  it("is read again, even when only a digit changed and the size is the same", async () => {
+    await store.write(SLUG, sampleState(4));
+    expect((await store.read(SLUG)).state.stepId).toBe(4);
+    // As a person would, between two calls: the same file, one value changed in place.
+    const p = store.paths(SLUG).state;
+    writeFileSync(p, readFileSync(p, "utf8").replace('"stepId": 4', '"stepId": 7'));
+    expect((await store.read(SLUG)).state.stepId).toBe(7);
+    // A store of another call (a new server process) sees the same.
+    expect((await new SessionStore(root).read(SLUG)).state.stepId).toBe(7);
   });
 });
 
