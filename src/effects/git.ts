@@ -9,7 +9,7 @@ import { acquireLock, LockBusyError, type HeldLock } from "../session/lock.js";
 import { simpleGit } from "simple-git";
 import { AutopilotError } from "../protocol/errors.js";
 import { HARNESS_SHARED_FILES_REL } from "../session/paths.js";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import {
   hashPath,
@@ -21,6 +21,8 @@ import {
   type GitRunner,
   type LeftOut,
 } from "./ownership.js";
+import { gitDirs, knownIdentity, readHead, rememberIdentity } from "./git-dir.js";
+import { hookRuns } from "./git-trace.js";
 
 const EFFECT_TRAILER = "Autopilot-Effect";
 const FALLBACK_IDENTITY = ["user.name=autopilot", "user.email=autopilot@localhost.invalid"];
@@ -47,6 +49,8 @@ function plainGit(root: string): Git {
  */
 async function committingGit(root: string): Promise<Git> {
   const g = plainGit(root);
+  const known = knownIdentity(root);
+  if (known !== undefined) return known ? g : { root, config: FALLBACK_IDENTITY };
   // One git for both keys. The last line of a key is its effective value (local over global),
   // as `git config --get` would give it; exit 1 (no key set) reads as no identity.
   const out = await raw(g, ["config", "--get-regexp", "^user\\.(name|email)$"]).catch(() => "");
@@ -55,8 +59,8 @@ async function committingGit(root: string): Promise<Git> {
     const m = /^(user\.(?:name|email))(?: (.*))?$/i.exec(line);
     if (m) value.set(m[1].toLowerCase(), (m[2] ?? "").trim());
   }
-  if (value.get("user.name") && value.get("user.email")) return g;
-  return { root, config: FALLBACK_IDENTITY };
+  rememberIdentity(root, !!(value.get("user.name") && value.get("user.email")));
+  return knownIdentity(root) !== false ? g : { root, config: FALLBACK_IDENTITY };
 }
 
 /**
@@ -84,6 +88,8 @@ function raw(g: Git, args: string[]): Promise<string> {
  */
 export async function assertGitReady(root: string): Promise<{ branch: string }> {
   const g = plainGit(root);
+  const read = readHead(root);
+  if (read) return { branch: read.branch };
   // The usual case in one git: inside a work tree, and HEAD names a branch with a commit.
   // Anything else (not a repository, no commit yet, detached) is told apart by the checks below.
   const quick = (await raw(g, ["rev-parse", "--is-inside-work-tree", "--symbolic-full-name", "HEAD"]).catch(() => ""))
@@ -122,6 +128,8 @@ export async function assertGitReady(root: string): Promise<{ branch: string }> 
 }
 
 export async function headCommit(root: string): Promise<string> {
+  const read = plainGit(root) && readHead(root);
+  if (read) return read.sha;
   await assertGitReady(root);
   return (await raw(plainGit(root), ["rev-parse", "HEAD"])).trim();
 }
@@ -220,6 +228,8 @@ export interface CommitCheckpointArgs {
   paths?: string[];
   /** The full subject instead of `[autopilot] <label>`. */
   subject?: string;
+  /** Owed by the transition of this very call: no earlier attempt to look for in the history. */
+  fresh?: boolean;
   /** `--no-verify`: the user chose, this once, to commit without the repository's hooks. */
   noVerify?: boolean;
   /**
@@ -279,10 +289,9 @@ async function commonDir(root: string, own = false): Promise<string> {
   const key = `${own ? "own" : "common"}\0${root}`;
   const known = commonDirs.get(key);
   if (known && existsSync(known)) return known;
-  const common = path.resolve(
-    root,
-    (await raw(plainGit(root), ["rev-parse", own ? "--git-dir" : "--git-common-dir"])).trim(),
-  );
+  const common =
+    gitDirs(root)?.[own ? "gitDir" : "commonDir"] ??
+    path.resolve(root, (await raw(plainGit(root), ["rev-parse", own ? "--git-dir" : "--git-common-dir"])).trim());
   commonDirs.set(key, common);
   return common;
 }
@@ -336,12 +345,13 @@ export async function withRepoLock<T>(
 async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
   const id = sanitizeEffectId(args.effectId);
   const subject = args.subject ? sanitizeLabel(args.subject) : checkpointMessage(args.label, args.recovery === true);
-  const existing = await findEffectCommit(root, id, args.since ?? null);
+  // An effect this call's own transition owes cannot have been committed before (no crash between).
+  const existing = args.fresh ? null : await findEffectCommit(root, id, args.since ?? null);
   if (existing) return { committed: true, sha: existing, message: subject, replayed: true };
 
   const g = await committingGit(root);
   const run: GitRunner = (a) => raw(g, a);
-  const changes = await listChanges(run);
+  const changes = await listChanges(run, gitDirs(root) ? "" : undefined);
   let stage: string[];
   let leftOut: LeftOut[] = [];
   if (args.paths) {
@@ -396,7 +406,7 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  const sha = (await raw(g, ["rev-parse", "HEAD"])).trim();
+  const sha = readHead(root)?.sha ?? (await raw(g, ["rev-parse", "HEAD"])).trim();
   return { committed: true, sha, message: subject, ...(leftOut.length ? { leftOut } : {}) };
 }
 
@@ -475,43 +485,6 @@ async function commitTraced(g: Git, args: string[], traceFile: string): Promise<
   return { hooksRan, failure: new Error(output || `git commit exited with ${code}`) };
 }
 
-/** The fields of git's trace2 event stream that tell which hook ran and how it exited. */
-interface TraceEvent {
-  event?: string;
-  sid?: string;
-  child_id?: number;
-  child_class?: string;
-  hook_name?: string;
-  code?: number;
-}
-
-/** The hooks the traced git ran (its own, not those of git processes the hooks started), with their exit codes. */
-async function hookRuns(traceFile: string): Promise<{ name: string; code: number | null }[]> {
-  const text = await readFile(traceFile, "utf8").catch(() => "");
-  let top: string | null = null;
-  const started = new Map<number, string>();
-  const runs: { name: string; code: number | null; id: number }[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    let ev: TraceEvent;
-    try {
-      ev = JSON.parse(line) as TraceEvent;
-    } catch {
-      continue;
-    }
-    top ??= ev.sid ?? null;
-    if (ev.sid !== top || typeof ev.child_id !== "number") continue;
-    if (ev.event === "child_start" && ev.child_class === "hook" && ev.hook_name) {
-      started.set(ev.child_id, ev.hook_name);
-      runs.push({ name: ev.hook_name, code: null, id: ev.child_id });
-    } else if (ev.event === "child_exit" && started.has(ev.child_id)) {
-      const run = runs.find((r) => r.id === ev.child_id);
-      if (run) run.code = typeof ev.code === "number" ? ev.code : null;
-    }
-  }
-  return runs.map(({ name, code }) => ({ name, code }));
-}
-
 /** Run git (argv, no shell) with extra environment; resolves with the exit code and the output's last 64 KB. */
 function spawnGit(
   g: Git,
@@ -544,14 +517,28 @@ export interface DiffScope {
 export async function diffScope(root: string, startingCommit: string): Promise<DiffScope> {
   await assertGitReady(root);
   const g = plainGit(root);
-  const full = await resolveCommit(g, startingCommit);
-  const range = `${full}..HEAD`;
-  const files = (await raw(g, ["diff", "--name-only", range]))
-    .split("\n")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const stat = (await raw(g, ["diff", "--stat", range])).trimEnd();
-  return { range, files, stat };
+  // A full commit id needs no lookup first: the diffs fail on one that is not there, and then it is checked.
+  const given = assertRev(startingCommit, "startingCommit");
+  const diffs = (range: string) =>
+    Promise.all([raw(g, ["diff", "--name-only", range]), raw(g, ["diff", "--stat", range])]);
+  let range = `${given}..HEAD`;
+  const out = /^[0-9a-f]{40}$/.test(given) ? await diffs(range).catch(() => null) : null;
+  const [names, stat] = out ?? (await diffs((range = `${await resolveCommit(g, startingCommit)}..HEAD`)));
+  return {
+    range,
+    files: names
+      .trim()
+      .split(/\s*\n\s*/)
+      .filter(Boolean),
+    stat: stat.trimEnd(),
+  };
+}
+
+/** `git diff --stat` of `startingCommit..HEAD` alone (a reviewer's brief): one git. */
+export async function diffStat(root: string, startingCommit: string): Promise<string> {
+  return (
+    await raw(plainGit(root), ["diff", "--stat", `${assertRev(startingCommit, "startingCommit")}..HEAD`])
+  ).trimEnd();
 }
 
 async function resolveCommit(g: Git, rev: string): Promise<string> {
@@ -575,8 +562,12 @@ export interface CommitSummary {
 export async function commitsSince(root: string, startingCommit: string): Promise<CommitSummary[]> {
   await assertGitReady(root);
   const g = plainGit(root);
-  const full = await resolveCommit(g, startingCommit);
-  const out = await raw(g, ["log", "--reverse", "--format=%H%x1f%s%x1e", `${full}..HEAD`]);
+  const log = (from: string) => raw(g, ["log", "--reverse", "--format=%H%x1f%s%x1e", `${from}..HEAD`]);
+  // A full commit id needs no lookup first: the log fails on one that is not there, and then it is checked.
+  const given = assertRev(startingCommit, "startingCommit");
+  const out =
+    (/^[0-9a-f]{40}$/.test(given) ? await log(given).catch(() => null) : null) ??
+    (await log(await resolveCommit(g, startingCommit)));
   return out
     .split("\x1e")
     .map((rec) => rec.trim())
@@ -669,12 +660,15 @@ export async function harnessFilesStatus(
   slug: string,
 ): Promise<{ commit: string[]; sessionsIgnored: boolean }> {
   const g = plainGit(root);
-  const commit: string[] = [];
-  for (const rel of HARNESS_SHARED_FILES_REL) {
-    const out = await raw(g, ["status", "--porcelain=v1", "--untracked-files=all", "--", rel]).catch(() => "");
-    if (out.trim()) commit.push(rel);
-  }
   const probe = `.harness/sessions/${slug}/autopilot-state.json`;
-  const ignored = (await raw(g, ["check-ignore", "--", probe]).catch(() => "")).trim() !== "";
-  return { commit, sessionsIgnored: ignored };
+  const [status, ignored] = await Promise.all([
+    raw(g, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...HARNESS_SHARED_FILES_REL]).catch(
+      () => "",
+    ),
+    raw(g, ["check-ignore", "--", probe]).catch(() => ""),
+  ]);
+  // Records name the files from the repository's top: the project may be a folder inside it.
+  const changed = status.split("\0").filter((r) => r.length > 3);
+  const commit = HARNESS_SHARED_FILES_REL.filter((rel) => changed.some((r) => r.slice(3).endsWith(rel)));
+  return { commit, sessionsIgnored: ignored.trim() !== "" };
 }

@@ -48,8 +48,9 @@ export type GitRunner = (args: string[]) => Promise<string>;
  * ignored, project-relative, session files and submodules aside. One `git status`; paths in porcelain output are
  * relative to the repository root, so the project's prefix is stripped.
  */
-export async function listChanges(git: GitRunner): Promise<string[]> {
-  const prefix = (await git(["rev-parse", "--show-prefix"])).trim();
+export async function listChanges(git: GitRunner, knownPrefix?: string): Promise<string[]> {
+  // The project's folder inside the repository ("" at its top: the caller may know).
+  const prefix = knownPrefix ?? (await git(["rev-parse", "--show-prefix"])).trim();
   const out = await git([
     "status",
     "--porcelain=v1",

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
 import { phaseStartCommit, type DispatchFacts } from "../personas/dispatch.js";
 import { parseSpec } from "../markdown/spec.js";
-import { diffScope } from "../effects/git.js";
+import { diffStat } from "../effects/git.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
 import { readLearnings } from "../effects/learnings.js";
 import { stageMetaAt } from "../machine/stages.js";
@@ -33,8 +33,8 @@ export async function gatherDispatchFacts(ws: SessionPaths, state: AutopilotStat
   const base = state.currentState === "FINAL_REVIEW" ? state.startingCommit : phaseStartCommit(state);
   if (wanted.has("diffStat") && base) {
     try {
-      const d = await diffScope(root, base);
-      facts.diffStat = d.stat.length > MAX_DIFFSTAT ? `${d.stat.slice(0, MAX_DIFFSTAT)}\n… (truncated)` : d.stat;
+      const stat = await diffStat(root, base);
+      facts.diffStat = stat.length > MAX_DIFFSTAT ? `${stat.slice(0, MAX_DIFFSTAT)}\n… (truncated)` : stat;
     } catch {
       // Not fatal: the reviewer can run git itself.
     }

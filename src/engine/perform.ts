@@ -79,10 +79,12 @@ export async function performEffect(
   effect: Effect,
   now: string,
   config?: () => Promise<ProjectConfig>,
+  /** `fresh`: owed by this call's own transition, so not tried before (no replay to look for). */
+  opts: { fresh?: boolean } = {},
 ): Promise<AutopilotState> {
   if (SHARED_FILE_EFFECTS.has(effect.type))
-    return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now, config));
-  return performUnlocked(ws, state, effect, now, config);
+    return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now, config, opts));
+  return performUnlocked(ws, state, effect, now, config, opts);
 }
 
 async function performUnlocked(
@@ -91,6 +93,7 @@ async function performUnlocked(
   effect: Effect,
   now: string,
   config?: () => Promise<ProjectConfig>,
+  opts: { fresh?: boolean } = {},
 ): Promise<AutopilotState> {
   const root = ws.projectRoot;
   const slug = ws.slug;
@@ -107,6 +110,7 @@ async function performUnlocked(
         baseline: await readBaseline(ws),
         slug,
         ...(a.noVerify ? { noVerify: true } : {}),
+        ...(opts.fresh ? { fresh: true } : {}),
       });
       const leftOut = leftOutNotice(r.leftOut ?? []);
       // A fix round's findings are fixed by this commit: their fate names it.

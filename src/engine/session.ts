@@ -566,7 +566,7 @@ export class SessionEngine {
     faultPoint("before-save");
     await this.store.write(ref, s);
     faultPoint("after-save");
-    s = await this.performOutbox(ref, s);
+    s = await this.performOutbox(ref, s, true);
     return this.runProbes(ref, s);
   }
 
@@ -604,7 +604,7 @@ export class SessionEngine {
     return this.advance(ref, state, { type: "PLAN_CHANGED", from: expected, to: now, now: this.now() });
   }
 
-  private async performOutbox(ref: SessionRef, state: AutopilotState): Promise<AutopilotState> {
+  private async performOutbox(ref: SessionRef, state: AutopilotState, fresh = false): Promise<AutopilotState> {
     if (!state.outbox.length) return state;
     let s = state;
     let performed = 0;
@@ -615,7 +615,7 @@ export class SessionEngine {
     for (const effect of state.outbox) {
       this.opts.onProgress?.(`effect ${effect.type}`);
       try {
-        s = await performEffect(ref.paths, s, effect, this.now(), this.config);
+        s = await performEffect(ref.paths, s, effect, this.now(), this.config, { fresh });
       } catch (e) {
         if (!(e instanceof CommitRejected)) throw e;
         faultPoint("commit-rejected");
@@ -659,7 +659,7 @@ export class SessionEngine {
       faultPoint("before-save");
       await this.store.write(ref, s);
       faultPoint("after-probe-save");
-      s = await this.performOutbox(ref, s);
+      s = await this.performOutbox(ref, s, true);
     }
     throw new AutopilotError(
       "internal",
