@@ -11,8 +11,28 @@ import type { Nodes, PhrasingContent, Root, RootContent } from "mdast";
 // or `### Task 1` line inside front matter can never be mistaken for a heading.
 const processor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml", "toml"]);
 
+/**
+ * The texts parsed last and their trees: one call reads the same plan several ways (its counts, its
+ * problems, its header) and the next calls often read it again; a plan takes milliseconds to parse.
+ * The trees are shared: read-only for every caller (frozen under the test runner, so a change
+ * that wrote into one fails there).
+ */
+const trees = new Map<string, Root>();
+
 export function parseMarkdown(text: string): Root {
-  return processor.parse(text);
+  const known = trees.get(text);
+  if (known) return known;
+  const root = processor.parse(text);
+  if (process.env.VITEST) freeze(root);
+  if (trees.size >= 8) trees.delete(trees.keys().next().value!);
+  trees.set(text, root);
+  return root;
+}
+
+function freeze(value: unknown): void {
+  if (!value || typeof value !== "object" || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) freeze(v);
 }
 
 /** Visible text of a node: HTML (comments included) is not text a reader sees. */

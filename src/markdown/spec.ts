@@ -242,7 +242,23 @@ function noPhasesMessage(f: SpecFindings): string {
   );
 }
 
+/**
+ * The specs parsed last, by their text: a session's effects and briefs read the same spec at most
+ * calls, and a long one takes tens of milliseconds to parse (the bench's 200 phases: ~50 ms).
+ * Read-only for callers.
+ */
+const parsed = new Map<string, ParsedSpec>();
+
 export function parseSpec(text: string): ParsedSpec {
+  const known = parsed.get(text);
+  if (known) return known;
+  const spec = parseSpecText(text);
+  if (parsed.size >= 8) parsed.delete(parsed.keys().next().value!);
+  parsed.set(text, spec);
+  return spec;
+}
+
+function parseSpecText(text: string): ParsedSpec {
   const root = parseMarkdown(text);
   const children = root.children;
   const titleNode = children.find((c): c is Heading => c.type === "heading" && c.depth === 1);
