@@ -19,11 +19,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const opts = JSON.parse(process.argv[2]);
-const load = (rel) => import(pathToFileURL(path.join(opts.dist, rel)).href);
-const { Engine } = await load("src/engine/engine.js");
-const { ScriptedRunner } = await load("src/runners/scripted.js");
-const { PolicyGate } = await load("src/headless/drive.js");
-const { faultCounts } = await load("src/engine/faults.js");
+// The engine, the scripted runner, the --yes gate and the fault counter, bundled into one file by
+// tests/reliability/build.ts as the bin is (one file to read and compile at each of the suite's
+// thousand process starts, not some 500 modules).
+const { Engine, ScriptedRunner, PolicyGate, faultCounts } = await import(
+  pathToFileURL(path.join(opts.dist, "driver.js")).href
+);
 
 // A fixed day (file names carry the date) at the real time of day: timestamps differ between
 // processes, as they would in life, and the suites compare files with timestamps removed.
