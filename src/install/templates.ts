@@ -3,16 +3,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import matter from "gray-matter";
-
-const PERSONA_NAMES = [
-  "harness-planner",
-  "harness-task-executor",
-  "harness-verifier",
-  "harness-code-reviewer",
-] as const;
+import { PERSONAS, type PersonaName } from "../vocabulary.js";
 
 /** The skill whose method each persona follows (skills/<skill>/SKILL.md). */
-const PERSONA_SKILLS: Record<(typeof PERSONA_NAMES)[number], string> = {
+const PERSONA_SKILLS: Record<PersonaName, string> = {
   "harness-planner": "harness-planning",
   "harness-task-executor": "harness-execution",
   "harness-verifier": "harness-verification",
@@ -20,7 +14,7 @@ const PERSONA_SKILLS: Record<(typeof PERSONA_NAMES)[number], string> = {
 };
 
 export interface Persona {
-  name: string;
+  name: PersonaName;
   description: string;
   /** The persona's `tools:` line (Claude Code tool names), when it has one. */
   tools: string | undefined;
@@ -56,7 +50,7 @@ function foldSkill(body: string, skillName: string, skillSource: string): string
 }
 
 export function readPersonas(root: string): Persona[] {
-  return PERSONA_NAMES.map((name) => {
+  return PERSONAS.map((name) => {
     const source = readFileSync(join(root, "personas", `${name}.md`), "utf8");
     // gray-matter caches by content unless given options; {} keeps parses independent
     const parsed = matter(source, {});

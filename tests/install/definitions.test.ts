@@ -4,15 +4,14 @@ import { join } from "node:path";
 import matter from "gray-matter";
 import { describe, expect, it } from "vitest";
 import { REPO } from "./helpers.js";
+import { PERSONAS } from "../../src/vocabulary.js";
 
 const personaFiles = readdirSync(join(REPO, "personas")).filter((f) => f.endsWith(".md"));
 const skillDirs = readdirSync(join(REPO, "skills")).filter((d) => statSync(join(REPO, "skills", d)).isDirectory());
 
 describe("personas/*.md", () => {
-  it("are the four personas the protocol dispatches", () => {
-    expect(personaFiles.sort()).toEqual(
-      ["harness-code-reviewer.md", "harness-planner.md", "harness-task-executor.md", "harness-verifier.md"].sort(),
-    );
+  it("are the personas the protocol dispatches", () => {
+    expect(personaFiles.sort()).toEqual(PERSONAS.map((p) => `${p}.md`).sort());
   });
 
   it.each(personaFiles)("%s has Claude Code agent front matter and a body", (file) => {

@@ -17,6 +17,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildManifests, PLUGIN_DIRS, REGISTRY_SCHEMA_URL } from "../../src/install/manifests.js";
 import { planInstall } from "../../src/install/clients.js";
 import { projectRoot } from "../helpers/build.js";
+import { PERSONAS } from "../../src/vocabulary.js";
 
 const execFileP = promisify(execFile);
 const root = projectRoot;
@@ -95,12 +96,7 @@ describe("the checked-in manifests", () => {
       );
     const claudeAgents = byName(plan("claude").files, "agents");
     const geminiAgents = byName(plan("gemini").files, "agents");
-    expect(Object.keys(claudeAgents).sort()).toEqual([
-      "harness-code-reviewer.md",
-      "harness-planner.md",
-      "harness-task-executor.md",
-      "harness-verifier.md",
-    ]);
+    expect(Object.keys(claudeAgents).sort()).toEqual(PERSONAS.map((p) => `${p}.md`).sort());
     // The agents: install's text, with the persona's tool (autopilot_result) named as Claude Code names a plugin's tools.
     for (const [name, text] of Object.entries(claudeAgents))
       expect(readFileSync(path.join(root, PLUGIN_DIRS.claude, "agents", name), "utf8"), name).toBe(

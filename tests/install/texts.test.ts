@@ -151,8 +151,8 @@ describe("what the personas read", () => {
       const resultTool = tools.includes("mcp__autopilot__autopilot_result");
       // Every persona either records its result with the tool or writes the file: never offered the other way.
       expect(resultTool || tools.includes("Write"), p.name).toBe(true);
-      expect(RECORDS_WITH_RESULT_TOOL.has(p.name as keyof typeof at), p.name).toBe(resultTool);
-      const state = at[p.name as keyof typeof at];
+      expect(RECORDS_WITH_RESULT_TOOL.has(p.name), p.name).toBe(resultTool);
+      const state = at[p.name];
       expect(dispatchFor(state)?.persona, p.name).toBe(p.name);
       const line = /^- Result: .*$/m.exec(briefContent(state, slug, {}))![0];
       if (resultTool) {

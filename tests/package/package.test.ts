@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../helpers/build.js";
+import { PERSONAS } from "../../src/vocabulary.js";
 
 const execFileP = promisify(execFile);
 const pkg = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as {
@@ -98,9 +99,7 @@ describe("npm pack", () => {
       "package/dist/src/machine/autopilot.machine.js",
       "package/examples/word-count/proposal.md",
       "package/examples/word-count/script.json",
-      ...["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"].map(
-        (p) => `package/personas/${p}.md`,
-      ),
+      ...PERSONAS.map((p) => `package/personas/${p}.md`),
       ...[
         "harness-autopilot",
         "harness-planning",
