@@ -7,6 +7,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AutopilotError } from "../protocol/errors.js";
+import { CLIENT_NAMES } from "../install/client-list.js";
 import { UsageError } from "./usage.js";
 
 type CommandModule = { run: (argv: string[]) => Promise<number> };
@@ -22,7 +23,7 @@ const COMMANDS: Record<string, { summary: string }> = {
   approve: { summary: "answer the question a session waits on, as a person at this terminal: autopilot approve SLUG" },
   status: { summary: "sessions and where each waits: autopilot status [SLUG] [--json]" },
   log: { summary: "the decision log: autopilot log SLUG [--format md|json|html]" },
-  install: { summary: "register with a client: autopilot install claude|cursor|vscode|codex|gemini" },
+  install: { summary: `register with a client: autopilot install ${CLIENT_NAMES.join("|")}` },
   spec: { summary: "phases of a spec: autopilot spec FILE --json" },
   plan: { summary: "tasks and checkpoints of a plan: autopilot plan FILE --json" },
   state: { summary: "read and migrate a state file: autopilot state check FILE --json" },

@@ -123,7 +123,8 @@ export async function writeBaseline(ws: SessionPaths, baseline: Baseline): Promi
 
 /**
  * Files `autopilot install` writes in a project (client configs, personas, commands): the user's
- * setup, not the session's work. The same list as src/install/clients.ts, by prefix.
+ * setup, not the session's work. By prefix; tests/install/client-list.test.ts holds it to every
+ * file a project install writes, for every client.
  */
 const CLIENT_CONFIG = [
   ".mcp.json",
@@ -131,6 +132,7 @@ const CLIENT_CONFIG = [
   ".cursor/",
   ".vscode/mcp.json",
   ".codex/",
+  ".agents/skills/autopilot/",
   ".gemini/",
   ".github/prompts/",
   ".github/agents/",

@@ -1,7 +1,8 @@
 // Writing a plan, and describing it (the summary and the --dry-run diff).
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, relative, sep } from "node:path";
-import type { InstallPlan, PlannedFile } from "./clients.js";
+import type { InstallPlan } from "./clients.js";
+import type { PlannedFile } from "./plan-files.js";
 import { isInside } from "../session/confine.js";
 
 export type Change = "create" | "update" | "unchanged";

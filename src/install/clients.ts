@@ -13,18 +13,21 @@
 // - Gemini CLI: .gemini/settings.json / ~/.gemini/settings.json `mcpServers`;
 //   .gemini/commands/*.toml ({{args}}); .gemini/agents/*.md subagents.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
+import { JSONC, mergeJsonServer, type JsonDialect } from "./merge.js";
+import type { Client } from "./client-list.js";
 import {
-  JSONC,
-  STRICT_JSON,
-  mergeJsonList,
-  mergeJsonListItem,
-  mergeJsonServer,
-  mergeTomlServer,
-  type Entry,
-  type JsonDialect,
-} from "./merge.js";
+  SERVER_ADDS,
+  SERVER_NAME,
+  json,
+  jsonEdits,
+  listEdit,
+  owned,
+  sessionStartEdit,
+  toml,
+  type PlannedFile,
+} from "./plan-files.js";
 import { codexHome, vscodeUserDir } from "./paths.js";
 import { packageVersion, type ServerCommand } from "./server-command.js";
 import {
@@ -38,21 +41,16 @@ import {
   geminiAgent,
   geminiCommand,
   geminiSessionStartGroup,
-  isSessionStartGroup,
   markdownCommand,
   readPersonas,
+  type Persona,
   SESSION_START_SCRIPT,
   sessionStartGroup,
   sessionStartScript,
   vscodeAgent,
 } from "./templates.js";
 
-export const CLIENTS = ["claude", "cursor", "vscode", "codex", "gemini"] as const;
-export type Client = (typeof CLIENTS)[number];
-
-const SERVER_NAME = "autopilot";
-
-/** Skill folders earlier versions installed into .claude/skills/. */
+/** Skill folders an earlier install put in .claude/skills/: install names them for deletion. */
 const OLD_SKILLS = [
   "harness-autopilot",
   "harness-planning",
@@ -77,19 +75,6 @@ export interface InstallOptions {
   allow?: boolean;
 }
 
-export interface PlannedFile {
-  /** Absolute path. */
-  path: string;
-  /** Current content, null when the file does not exist. */
-  before: string | null;
-  /** Content after install. */
-  after: string;
-  /** A config file we merge into (vs a file we own outright). */
-  merged: boolean;
-  /** For a merged file: what install adds to it. */
-  adds?: string;
-}
-
 export interface InstallPlan {
   client: Client;
   scope: "project" | "global";
@@ -102,317 +87,277 @@ export interface InstallPlan {
   warnings: string[];
 }
 
-function read(path: string): string | null {
-  return existsSync(path) ? readFileSync(path, "utf8") : null;
-}
-
-function owned(path: string, after: string): PlannedFile {
-  return { path, before: read(path), after, merged: false };
-}
-
-const SERVER_ADDS = `the "${SERVER_NAME}" server entry; other entries kept`;
-
-function json(path: string, rootKey: string, entry: Entry, dialect: JsonDialect = STRICT_JSON): PlannedFile {
-  const before = read(path);
-  return {
-    path,
-    before,
-    after: mergeJsonServer(path, before, rootKey, SERVER_NAME, entry, dialect).text,
-    merged: true,
-    adds: SERVER_ADDS,
-  };
-}
-
-function toml(path: string, entry: Entry): PlannedFile {
-  const before = read(path);
-  return {
-    path,
-    before,
-    after: mergeTomlServer(path, before, SERVER_NAME, entry).text,
-    merged: true,
-    adds: SERVER_ADDS,
-  };
-}
-
-/** One change to a JSON settings file: what it adds (for the summary), and the merge that makes it. */
-interface JsonEdit {
-  adds: string;
-  apply: (path: string, text: string | null) => string;
-}
-
-/** Edits to one JSON settings file, applied in order; each keeps the rest of the file byte for byte. */
-function jsonEdits(path: string, edits: JsonEdit[]): PlannedFile {
-  const before = read(path);
-  let text = before;
-  for (const e of edits) text = e.apply(path, text);
-  return { path, before, after: text ?? "", merged: true, adds: edits.map((e) => e.adds).join("; ") };
-}
-
-/** Adds strings to the list at a path of object keys. */
-function listEdit(at: string[], values: string[]): JsonEdit {
-  return {
-    adds: `${values.map((v) => JSON.stringify(v)).join(", ")} to ${at.join(".")}`,
-    apply: (path, text) => mergeJsonList(path, text, at, values).text,
-  };
-}
-
-/** Our hook group in `hooks.SessionStart` (replaced when an earlier install's differs). */
-function sessionStartEdit(group: Record<string, unknown>, dialect: JsonDialect = STRICT_JSON): JsonEdit {
-  return {
-    adds: "the autopilot SessionStart hook to hooks.SessionStart",
-    apply: (path, text) =>
-      mergeJsonListItem(path, text, ["hooks", "SessionStart"], group, isSessionStartGroup, dialect).text,
-  };
-}
-
 /** The Claude Code permission rule that allows every tool of our server (docs: `mcp__<server>`). */
 const CLAUDE_ALLOW_RULE = `mcp__${SERVER_NAME}`;
+
+/** What each client's plan starts from, and the lists it adds its files and notes to. */
+interface PlanContext {
+  command: string;
+  args: string[];
+  personas: Persona[];
+  /** The package's personas/ folder, for clients that read the persona files from there. */
+  packagePersonas: string;
+  files: PlannedFile[];
+  notes: string[];
+}
+
+function planClaude(o: InstallOptions, { command, args, personas, files, notes }: PlanContext): void {
+  const dir = o.global ? join(o.home, ".claude") : join(o.project, ".claude");
+  files.push(
+    o.global
+      ? json(join(o.home, ".claude.json"), "mcpServers", { type: "stdio", command, args })
+      : json(join(o.project, ".mcp.json"), "mcpServers", { type: "stdio", command, args }),
+  );
+  for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), claudeAgent(p)));
+  // The SessionStart hook: after /clear, a compaction or a restart the model is told which
+  // session is in progress. Project: the shared settings, the script found from the project
+  // root Claude Code names; --global: the user settings, the script by its absolute path.
+  const hookScript = join(dir, "hooks", SESSION_START_SCRIPT);
+  files.push(owned(hookScript, sessionStartScript(o.root)));
+  const hook = sessionStartEdit(
+    sessionStartGroup(
+      o.global
+        ? `node ${JSON.stringify(hookScript)}`
+        : `node "$CLAUDE_PROJECT_DIR/.claude/hooks/${SESSION_START_SCRIPT}"`,
+    ),
+  );
+  // With --allow: project, the personal settings file (trusting a server is each user's call;
+  // Claude Code writes its own "don't ask again" answers there too); --global, the user settings.
+  if (o.global)
+    files.push(
+      jsonEdits(join(dir, "settings.json"), [
+        hook,
+        ...(o.allow ? [listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE])] : []),
+      ]),
+    );
+  else {
+    files.push(jsonEdits(join(dir, "settings.json"), [hook]));
+    if (o.allow)
+      files.push(
+        jsonEdits(join(dir, "settings.local.json"), [
+          listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE]),
+          listEdit(["enabledMcpjsonServers"], [SERVER_NAME]),
+        ]),
+      );
+  }
+  const oldSkills = OLD_SKILLS.filter((s) => existsSync(join(dir, "skills", s, "SKILL.md")));
+  if (oldSkills.length > 0) {
+    notes.push(
+      `No longer used: ${oldSkills.map((s) => `${o.global ? "~/.claude" : ".claude"}/skills/${s}/`).join(", ")} (from an earlier install; each persona now carries its method). Claude Code lists them to the model on every turn: delete them.`,
+    );
+  }
+  const body = claudeCommandBody();
+  files.push(
+    owned(
+      join(dir, "commands", "autopilot.md"),
+      markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body),
+    ),
+  );
+  notes.push(
+    "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__start)",
+    'After /clear, a compaction or a restart, say "continue": the SessionStart hook in settings.json tells the model which session is in progress (Claude Code\'s folder-trust question mentions this hook).',
+    o.global
+      ? ""
+      : o.allow
+        ? "The project's `autopilot` server is approved in .claude/settings.local.json; Claude Code still asks once whether you trust this folder."
+        : "Claude Code asks once to approve the project's .mcp.json servers: approve `autopilot` (or install with --allow).",
+  );
+}
+
+function planCursor(o: InstallOptions, { command, args, personas, files, notes }: PlanContext): void {
+  const dir = o.global ? join(o.home, ".cursor") : join(o.project, ".cursor");
+  files.push(json(join(dir, "mcp.json"), "mcpServers", { command, args }));
+  for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), cursorAgent(p)));
+  const body = commandBody(o.root, {
+    argumentsText: "the text the user typed after `/autopilot`.",
+    dispatchText: `Personas are Cursor subagents (\`${o.global ? "~/.cursor/agents/" : ".cursor/agents/"}\`): delegate to the subagent the Step names, with the prompt it gives. If subagents are not available, follow the persona file yourself.`,
+  });
+  files.push(owned(join(dir, "commands", "autopilot.md"), markdownCommand(null, body)));
+  notes.push(
+    "Start: in Agent chat, /autopilot docs/changes/<topic>/proposal.md --fast",
+    "Enable the `autopilot` server under Cursor Settings > MCP if Cursor lists it as disabled.",
+  );
+  if (o.allow)
+    notes.push(
+      "--allow: Cursor keeps tool approvals in its settings UI, not in a file install can write: allow the autopilot tools when Cursor first asks (or turn on auto-run).",
+    );
+}
+
+function planVscode(o: InstallOptions, { command, args, personas, packagePersonas, files, notes }: PlanContext): void {
+  const userDir = vscodeUserDir(o.home);
+  files.push(
+    json(
+      o.global ? join(userDir, "mcp.json") : join(o.project, ".vscode", "mcp.json"),
+      "servers",
+      { type: "stdio", command, args },
+      JSONC,
+    ),
+  );
+  let personaText: string;
+  if (o.global) {
+    personaText = `There are no persona agents at user level: when a Step says dispatch, read \`${packagePersonas}/<persona>.md\` and do that persona's work yourself (in a subagent if your chat offers one).`;
+  } else {
+    for (const p of personas)
+      files.push(owned(join(o.project, ".github", "agents", `${p.name}.agent.md`), vscodeAgent(p)));
+    personaText =
+      "Personas are custom agents in `.github/agents/<persona>.agent.md`. Run the one the Step names as a subagent, with the prompt it gives, when your chat offers subagents; otherwise read that file and do the persona's work yourself.";
+  }
+  const body = commandBody(o.root, {
+    argumentsText: "the text the user typed after `/autopilot`.",
+    dispatchText: personaText,
+  });
+  files.push(
+    owned(
+      o.global
+        ? join(userDir, "prompts", "autopilot.prompt.md")
+        : join(o.project, ".github", "prompts", "autopilot.prompt.md"),
+      markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT, agent: "agent" }, body),
+    ),
+  );
+  notes.push(
+    "Start: in Copilot Chat (Agent mode), /autopilot docs/changes/<topic>/proposal.md --fast",
+    "Start the server from the mcp.json CodeLens or MCP: List Servers if VS Code does not start it by itself.",
+  );
+  if (o.allow)
+    notes.push(
+      '--allow: VS Code keeps tool approvals in its own state, not in mcp.json: choose "Always allow" for the autopilot server when Copilot first asks.',
+    );
+}
+
+function planCodex(o: InstallOptions, { command, args, packagePersonas, files, notes }: PlanContext): void {
+  const home = codexHome(o.home);
+  files.push(
+    toml(o.global ? join(home, "config.toml") : join(o.project, ".codex", "config.toml"), {
+      command,
+      args,
+      // Codex's server-level approval default: every autopilot tool runs without asking
+      ...(o.allow ? { default_tools_approval_mode: "approve" } : {}),
+    }),
+  );
+  // Codex runs personas as its own subagents (spawn_agent / wait_agent / close_agent, Codex
+  // 0.169); this skill (and the prompt) asks for them explicitly, as Codex wants before it spawns.
+  const dispatchText = `This skill asks you to use Codex sub-agents: for each Step whose \`next.kind\` is dispatch, call spawn_agent with a message that starts "You are <next.persona>: follow \`${packagePersonas}/<next.persona>.md\`." followed by \`next.prompt\`, then wait_agent for its final answer and close_agent; report the JSON in that answer. The Step's \`todo\` names the exact calls. Without the multi-agent tools, read that file and do the persona's work yourself.`;
+  // A skill is what `codex exec` expands: `$autopilot <spec> <flags>` puts this text in front
+  // of the model with the line the user typed (custom prompts are not expanded headless).
+  const skill = codexSkill(
+    commandBody(o.root, {
+      argumentsText: "the words after `$autopilot` in the user's message: the spec path, then the flags.",
+      dispatchText,
+    }),
+  );
+  files.push(
+    owned(
+      o.global
+        ? join(home, "skills", "autopilot", "SKILL.md")
+        : join(o.project, ".agents", "skills", "autopilot", "SKILL.md"),
+      skill,
+    ),
+  );
+  // The SessionStart hook (hooks.json next to the config layer). Codex runs hooks from the
+  // session's folder, so a project's script is found from the repository root.
+  const codexDir = o.global ? home : join(o.project, ".codex");
+  const hookScript = join(codexDir, "hooks", SESSION_START_SCRIPT);
+  files.push(owned(hookScript, sessionStartScript(o.root)));
+  files.push(
+    jsonEdits(join(codexDir, "hooks.json"), [
+      sessionStartEdit(
+        sessionStartGroup(
+          o.global
+            ? `node ${JSON.stringify(hookScript)}`
+            : `node "$(git rev-parse --show-toplevel)/.codex/hooks/${SESSION_START_SCRIPT}"`,
+        ),
+      ),
+    ]),
+  );
+  notes.push(
+    "Codex runs a new hook only once you trust it: open /hooks in Codex and trust the autopilot SessionStart hook (it tells the model which session is in progress after /clear or a restart).",
+  );
+  if (o.global) {
+    const body = commandBody(o.root, { argumentsText: "$ARGUMENTS", dispatchText });
+    files.push(
+      owned(
+        join(home, "prompts", "autopilot.md"),
+        markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body),
+      ),
+    );
+    notes.push(
+      "Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`; in the interactive TUI /prompts:autopilot works too)",
+    );
+  } else {
+    notes.push(
+      "Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`)",
+      'Codex reads .codex/config.toml only in a trusted project: trust it when Codex asks, run `codex exec --trust ...` once, or set trust_level = "trusted" under [projects."<this folder>"] in ~/.codex/config.toml. Or install with --global.',
+    );
+  }
+}
+
+function planGemini(o: InstallOptions, { command, args, personas, files, notes }: PlanContext): void {
+  const dir = o.global ? join(o.home, ".gemini") : join(o.project, ".gemini");
+  // `trust: true` makes Gemini CLI skip the confirmation for this server's tools
+  const hookScript = join(dir, "hooks", SESSION_START_SCRIPT);
+  files.push(owned(hookScript, sessionStartScript(o.root)));
+  files.push(
+    jsonEdits(join(dir, "settings.json"), [
+      {
+        adds: SERVER_ADDS,
+        apply: (path, text) =>
+          mergeJsonServer(
+            path,
+            text,
+            "mcpServers",
+            SERVER_NAME,
+            { command, args, ...(o.allow ? { trust: true } : {}) },
+            GEMINI_JSON,
+          ).text,
+      },
+      sessionStartEdit(
+        geminiSessionStartGroup(
+          `node ${o.global ? JSON.stringify(hookScript) : `"$GEMINI_PROJECT_DIR/.gemini/hooks/${SESSION_START_SCRIPT}"`} --json`,
+        ),
+        GEMINI_JSON,
+      ),
+    ]),
+  );
+  for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), geminiAgent(p)));
+  const body = commandBody(o.root, {
+    argumentsText: "{{args}}",
+    dispatchText: `Personas are Gemini CLI subagents (\`${o.global ? "~/.gemini/agents/" : ".gemini/agents/"}\`): call \`invoke_agent\` with \`agent_name\` = the persona the Step names and \`prompt\` = the prompt it gives. If that agent is not available, read its file and do the persona's work yourself.`,
+  });
+  files.push(owned(join(dir, "commands", "autopilot.toml"), geminiCommand(body)));
+  notes.push(
+    "Start: /autopilot docs/changes/<topic>/proposal.md --fast",
+    "Check the server with /mcp; reload commands with /commands reload.",
+    "Gemini CLI loads MCP servers only in a trusted folder: trust it when asked (headless: GEMINI_CLI_TRUST_WORKSPACE=true).",
+    o.global
+      ? ""
+      : "Gemini CLI registers project agents (.gemini/agents) only after you acknowledge them in an interactive session; for headless use (gemini -p) install with --global instead.",
+  );
+}
+
+/** Each client's plan: a Record over the client list, so a client without one does not compile. */
+const PLANS: Record<Client, (o: InstallOptions, c: PlanContext) => void> = {
+  claude: planClaude,
+  cursor: planCursor,
+  vscode: planVscode,
+  codex: planCodex,
+  gemini: planGemini,
+};
 
 /** Every file one install writes, with its content before and after. Reads only; throws on a file it must not touch. */
 export function planInstall(o: InstallOptions): InstallPlan {
   const { command, args } = o.server;
   const base = o.global ? o.home : o.project;
-  const personas = readPersonas(o.root);
-  const packagePersonas = join(o.root, "personas");
   const files: PlannedFile[] = [];
   const notes: string[] = [];
   const scope = o.global ? "global" : "project";
-
-  switch (o.client) {
-    case "claude": {
-      const dir = o.global ? join(o.home, ".claude") : join(o.project, ".claude");
-      files.push(
-        o.global
-          ? json(join(o.home, ".claude.json"), "mcpServers", { type: "stdio", command, args })
-          : json(join(o.project, ".mcp.json"), "mcpServers", { type: "stdio", command, args }),
-      );
-      for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), claudeAgent(p)));
-      // The SessionStart hook: after /clear, a compaction or a restart the model is told which
-      // session is in progress. Project: the shared settings, the script found from the project
-      // root Claude Code names; --global: the user settings, the script by its absolute path.
-      const hookScript = join(dir, "hooks", SESSION_START_SCRIPT);
-      files.push(owned(hookScript, sessionStartScript(o.root)));
-      const hook = sessionStartEdit(
-        sessionStartGroup(
-          o.global
-            ? `node ${JSON.stringify(hookScript)}`
-            : `node "$CLAUDE_PROJECT_DIR/.claude/hooks/${SESSION_START_SCRIPT}"`,
-        ),
-      );
-      // With --allow: project, the personal settings file (trusting a server is each user's call;
-      // Claude Code writes its own "don't ask again" answers there too); --global, the user settings.
-      if (o.global)
-        files.push(
-          jsonEdits(join(dir, "settings.json"), [
-            hook,
-            ...(o.allow ? [listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE])] : []),
-          ]),
-        );
-      else {
-        files.push(jsonEdits(join(dir, "settings.json"), [hook]));
-        if (o.allow)
-          files.push(
-            jsonEdits(join(dir, "settings.local.json"), [
-              listEdit(["permissions", "allow"], [CLAUDE_ALLOW_RULE]),
-              listEdit(["enabledMcpjsonServers"], [SERVER_NAME]),
-            ]),
-          );
-      }
-      const oldSkills = OLD_SKILLS.filter((s) => existsSync(join(dir, "skills", s, "SKILL.md")));
-      if (oldSkills.length > 0) {
-        notes.push(
-          `No longer used: ${oldSkills.map((s) => `${o.global ? "~/.claude" : ".claude"}/skills/${s}/`).join(", ")} (from an earlier install; each persona now carries its method). Claude Code lists them to the model on every turn: delete them.`,
-        );
-      }
-      const body = claudeCommandBody();
-      files.push(
-        owned(
-          join(dir, "commands", "autopilot.md"),
-          markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body),
-        ),
-      );
-      notes.push(
-        "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__start)",
-        'After /clear, a compaction or a restart, say "continue": the SessionStart hook in settings.json tells the model which session is in progress (Claude Code\'s folder-trust question mentions this hook).',
-        o.global
-          ? ""
-          : o.allow
-            ? "The project's `autopilot` server is approved in .claude/settings.local.json; Claude Code still asks once whether you trust this folder."
-            : "Claude Code asks once to approve the project's .mcp.json servers: approve `autopilot` (or install with --allow).",
-      );
-      break;
-    }
-    case "cursor": {
-      const dir = o.global ? join(o.home, ".cursor") : join(o.project, ".cursor");
-      files.push(json(join(dir, "mcp.json"), "mcpServers", { command, args }));
-      for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), cursorAgent(p)));
-      const body = commandBody(o.root, {
-        argumentsText: "the text the user typed after `/autopilot`.",
-        dispatchText: `Personas are Cursor subagents (\`${o.global ? "~/.cursor/agents/" : ".cursor/agents/"}\`): delegate to the subagent the Step names, with the prompt it gives. If subagents are not available, follow the persona file yourself.`,
-      });
-      files.push(owned(join(dir, "commands", "autopilot.md"), markdownCommand(null, body)));
-      notes.push(
-        "Start: in Agent chat, /autopilot docs/changes/<topic>/proposal.md --fast",
-        "Enable the `autopilot` server under Cursor Settings > MCP if Cursor lists it as disabled.",
-      );
-      if (o.allow)
-        notes.push(
-          "--allow: Cursor keeps tool approvals in its settings UI, not in a file install can write: allow the autopilot tools when Cursor first asks (or turn on auto-run).",
-        );
-      break;
-    }
-    case "vscode": {
-      const userDir = vscodeUserDir(o.home);
-      files.push(
-        json(
-          o.global ? join(userDir, "mcp.json") : join(o.project, ".vscode", "mcp.json"),
-          "servers",
-          { type: "stdio", command, args },
-          JSONC,
-        ),
-      );
-      let personaText: string;
-      if (o.global) {
-        personaText = `There are no persona agents at user level: when a Step says dispatch, read \`${packagePersonas}/<persona>.md\` and do that persona's work yourself (in a subagent if your chat offers one).`;
-      } else {
-        for (const p of personas)
-          files.push(owned(join(o.project, ".github", "agents", `${p.name}.agent.md`), vscodeAgent(p)));
-        personaText =
-          "Personas are custom agents in `.github/agents/<persona>.agent.md`. Run the one the Step names as a subagent, with the prompt it gives, when your chat offers subagents; otherwise read that file and do the persona's work yourself.";
-      }
-      const body = commandBody(o.root, {
-        argumentsText: "the text the user typed after `/autopilot`.",
-        dispatchText: personaText,
-      });
-      files.push(
-        owned(
-          o.global
-            ? join(userDir, "prompts", "autopilot.prompt.md")
-            : join(o.project, ".github", "prompts", "autopilot.prompt.md"),
-          markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT, agent: "agent" }, body),
-        ),
-      );
-      notes.push(
-        "Start: in Copilot Chat (Agent mode), /autopilot docs/changes/<topic>/proposal.md --fast",
-        "Start the server from the mcp.json CodeLens or MCP: List Servers if VS Code does not start it by itself.",
-      );
-      if (o.allow)
-        notes.push(
-          '--allow: VS Code keeps tool approvals in its own state, not in mcp.json: choose "Always allow" for the autopilot server when Copilot first asks.',
-        );
-      break;
-    }
-    case "codex": {
-      const home = codexHome(o.home);
-      files.push(
-        toml(o.global ? join(home, "config.toml") : join(o.project, ".codex", "config.toml"), {
-          command,
-          args,
-          // Codex's server-level approval default: every autopilot tool runs without asking
-          ...(o.allow ? { default_tools_approval_mode: "approve" } : {}),
-        }),
-      );
-      // Codex runs personas as its own subagents (spawn_agent / wait_agent / close_agent, Codex
-      // 0.169); this skill (and the prompt) asks for them explicitly, as Codex wants before it spawns.
-      const dispatchText = `This skill asks you to use Codex sub-agents: for each Step whose \`next.kind\` is dispatch, call spawn_agent with a message that starts "You are <next.persona>: follow \`${packagePersonas}/<next.persona>.md\`." followed by \`next.prompt\`, then wait_agent for its final answer and close_agent; report the JSON in that answer. The Step's \`todo\` names the exact calls. Without the multi-agent tools, read that file and do the persona's work yourself.`;
-      // A skill is what `codex exec` expands: `$autopilot <spec> <flags>` puts this text in front
-      // of the model with the line the user typed (custom prompts are not expanded headless).
-      const skill = codexSkill(
-        commandBody(o.root, {
-          argumentsText: "the words after `$autopilot` in the user's message: the spec path, then the flags.",
-          dispatchText,
-        }),
-      );
-      files.push(
-        owned(
-          o.global
-            ? join(home, "skills", "autopilot", "SKILL.md")
-            : join(o.project, ".agents", "skills", "autopilot", "SKILL.md"),
-          skill,
-        ),
-      );
-      // The SessionStart hook (hooks.json next to the config layer). Codex runs hooks from the
-      // session's folder, so a project's script is found from the repository root.
-      const codexDir = o.global ? home : join(o.project, ".codex");
-      const hookScript = join(codexDir, "hooks", SESSION_START_SCRIPT);
-      files.push(owned(hookScript, sessionStartScript(o.root)));
-      files.push(
-        jsonEdits(join(codexDir, "hooks.json"), [
-          sessionStartEdit(
-            sessionStartGroup(
-              o.global
-                ? `node ${JSON.stringify(hookScript)}`
-                : `node "$(git rev-parse --show-toplevel)/.codex/hooks/${SESSION_START_SCRIPT}"`,
-            ),
-          ),
-        ]),
-      );
-      notes.push(
-        "Codex runs a new hook only once you trust it: open /hooks in Codex and trust the autopilot SessionStart hook (it tells the model which session is in progress after /clear or a restart).",
-      );
-      if (o.global) {
-        const body = commandBody(o.root, { argumentsText: "$ARGUMENTS", dispatchText });
-        files.push(
-          owned(
-            join(home, "prompts", "autopilot.md"),
-            markdownCommand({ description: COMMAND_DESCRIPTION, "argument-hint": ARGUMENT_HINT }, body),
-          ),
-        );
-        notes.push(
-          "Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`; in the interactive TUI /prompts:autopilot works too)",
-        );
-      } else {
-        notes.push(
-          "Start: $autopilot docs/changes/<topic>/proposal.md --fast  (the autopilot skill, also in `codex exec`)",
-          'Codex reads .codex/config.toml only in a trusted project: trust it when Codex asks, run `codex exec --trust ...` once, or set trust_level = "trusted" under [projects."<this folder>"] in ~/.codex/config.toml. Or install with --global.',
-        );
-      }
-      break;
-    }
-    case "gemini": {
-      const dir = o.global ? join(o.home, ".gemini") : join(o.project, ".gemini");
-      // `trust: true` makes Gemini CLI skip the confirmation for this server's tools
-      const hookScript = join(dir, "hooks", SESSION_START_SCRIPT);
-      files.push(owned(hookScript, sessionStartScript(o.root)));
-      files.push(
-        jsonEdits(join(dir, "settings.json"), [
-          {
-            adds: SERVER_ADDS,
-            apply: (path, text) =>
-              mergeJsonServer(
-                path,
-                text,
-                "mcpServers",
-                SERVER_NAME,
-                { command, args, ...(o.allow ? { trust: true } : {}) },
-                GEMINI_JSON,
-              ).text,
-          },
-          sessionStartEdit(
-            geminiSessionStartGroup(
-              `node ${o.global ? JSON.stringify(hookScript) : `"$GEMINI_PROJECT_DIR/.gemini/hooks/${SESSION_START_SCRIPT}"`} --json`,
-            ),
-            GEMINI_JSON,
-          ),
-        ]),
-      );
-      for (const p of personas) files.push(owned(join(dir, "agents", `${p.name}.md`), geminiAgent(p)));
-      const body = commandBody(o.root, {
-        argumentsText: "{{args}}",
-        dispatchText: `Personas are Gemini CLI subagents (\`${o.global ? "~/.gemini/agents/" : ".gemini/agents/"}\`): call \`invoke_agent\` with \`agent_name\` = the persona the Step names and \`prompt\` = the prompt it gives. If that agent is not available, read its file and do the persona's work yourself.`,
-      });
-      files.push(owned(join(dir, "commands", "autopilot.toml"), geminiCommand(body)));
-      notes.push(
-        "Start: /autopilot docs/changes/<topic>/proposal.md --fast",
-        "Check the server with /mcp; reload commands with /commands reload.",
-        "Gemini CLI loads MCP servers only in a trusted folder: trust it when asked (headless: GEMINI_CLI_TRUST_WORKSPACE=true).",
-        o.global
-          ? ""
-          : "Gemini CLI registers project agents (.gemini/agents) only after you acknowledge them in an interactive session; for headless use (gemini -p) install with --global instead.",
-      );
-      break;
-    }
-  }
+  PLANS[o.client](o, {
+    command,
+    args,
+    personas: readPersonas(o.root),
+    packagePersonas: join(o.root, "personas"),
+    files,
+    notes,
+  });
   if (!o.global) {
     const ignore = sessionsIgnoreNote(o.project);
     if (ignore) notes.push(ignore);

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { build, install, MAIN, tempDir } from "./helpers.js";
+import { CLIENT_NAMES } from "../../src/install/client-list.js";
 
 beforeAll(() => build(), 120_000);
 
@@ -65,7 +66,7 @@ describe("install prints what the client needs", () => {
 
 describe("install says what a spec needs", () => {
   it("every client's install ends with the spec format, and a spec written from that line is one autopilot reads", () => {
-    for (const client of ["claude", "codex", "gemini", "cursor", "vscode"]) {
+    for (const client of CLIENT_NAMES) {
       const home = tempDir("home");
       const project = tempDir("project");
       const r = install([client], { cwd: project, home });

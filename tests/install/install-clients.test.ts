@@ -7,11 +7,10 @@ import matter from "gray-matter";
 import { parse as parseToml } from "smol-toml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAIN, build, install, readJson, snapshot, tempDir, write } from "./helpers.js";
-
-const PERSONAS = ["harness-planner", "harness-task-executor", "harness-verifier", "harness-code-reviewer"];
+import { CLIENT_NAMES, type Client } from "../../src/install/client-list.js";
+import { PERSONAS } from "../../src/vocabulary.js";
 
 interface Case {
-  client: string;
   /** The config file, relative to the project. */
   config: string;
   /** Writes the pre-existing config (another server, other settings). */
@@ -34,9 +33,9 @@ function expectOurs(entry: any): void {
   expect(entry.args).toEqual(["serve"]);
 }
 
-const cases: Case[] = [
-  {
-    client: "claude",
+/** One per client: a client added to src/install/client-list.ts without its case here does not compile. */
+const byClient: Record<Client, Case> = {
+  claude: {
     config: ".mcp.json",
     seed: (f) => write(f, JSON.stringify({ mcpServers: { git: otherServer } }, null, 2) + "\n"),
     check: (f) => {
@@ -50,8 +49,7 @@ const cases: Case[] = [
     command: ".claude/commands/autopilot.md",
     argsIn: (t) => expect(t).toContain("$ARGUMENTS"),
   },
-  {
-    client: "cursor",
+  cursor: {
     config: ".cursor/mcp.json",
     seed: (f) => write(f, JSON.stringify({ mcpServers: { git: otherServer } }, null, 4)),
     check: (f) => {
@@ -64,8 +62,7 @@ const cases: Case[] = [
     command: ".cursor/commands/autopilot.md",
     argsIn: (t) => expect(t).toMatch(/typed after `\/autopilot`/),
   },
-  {
-    client: "vscode",
+  vscode: {
     config: ".vscode/mcp.json",
     seed: (f) =>
       write(
@@ -94,8 +91,7 @@ const cases: Case[] = [
     command: ".github/prompts/autopilot.prompt.md",
     argsIn: (t) => expect(t).toMatch(/typed after `\/autopilot`/),
   },
-  {
-    client: "codex",
+  codex: {
     config: ".codex/config.toml",
     seed: (f) =>
       write(
@@ -136,8 +132,7 @@ const cases: Case[] = [
       expect(t).toContain("spawn_agent");
     },
   },
-  {
-    client: "gemini",
+  gemini: {
     config: ".gemini/settings.json",
     seed: (f) =>
       write(f, JSON.stringify({ ui: { theme: "Dracula" }, mcpServers: { git: otherServer } }, null, 2) + "\n"),
@@ -157,7 +152,8 @@ const cases: Case[] = [
       expect(cmd.prompt).toContain("autopilot_start");
     },
   },
-];
+};
+const cases = CLIENT_NAMES.map((client) => ({ client, ...byClient[client] }));
 
 beforeAll(() => build(), 120_000);
 

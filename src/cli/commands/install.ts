@@ -1,22 +1,22 @@
-// `autopilot install claude|cursor|vscode|codex|gemini [--global] [--allow] [--dry-run] [--project DIR] [--command CMD]`
+// `autopilot install <client> [--global] [--allow] [--dry-run] [--project DIR] [--command CMD]`
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import {
-  CLIENTS,
+  CLIENT_NAMES,
   applyPlan,
   changeOf,
   displayPath,
   homeDir,
   packageRoot,
   planInstall,
+  isClient,
   resolveServerCommand,
   summaryLine,
   unifiedDiff,
-  type Client,
 } from "../../install/index.js";
 import { UsageError, parseCliArgs } from "../usage.js";
 
-const USAGE = `usage: autopilot install ${CLIENTS.join("|")} [--global] [--allow] [--dry-run] [--project DIR] [--command "CMD ARGS..."]
+const USAGE = `usage: autopilot install ${CLIENT_NAMES.join("|")} [--global] [--allow] [--dry-run] [--project DIR] [--command "CMD ARGS..."]
 
   --global      write the user-level config (home folder) instead of the project's
   --allow       also let autopilot's tools run without a permission prompt (Claude Code: permissions.allow
@@ -57,12 +57,12 @@ function install(argv: string[]): number {
     process.stdout.write(USAGE + "\n");
     return 0;
   }
-  if (positionals.length !== 1 || !(CLIENTS as readonly string[]).includes(positionals[0])) {
+  const client = positionals.length === 1 ? positionals[0] : undefined;
+  if (client === undefined || !isClient(client)) {
     throw new UsageError(
       `${positionals.length === 0 ? "which client?" : `unknown client "${positionals.join(" ")}"`}\n${USAGE}`,
     );
   }
-  const client = positionals[0] as Client;
   if (values.global && values.project !== undefined)
     throw new UsageError("--project and --global cannot be used together");
   const project = resolve(values.project ?? process.cwd());
