@@ -26,7 +26,7 @@ import { writeScratchpad } from "../effects/scratchpad.js";
 import { accepts, apply, probeFor, type Probe } from "./machine-state.js";
 import { askFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
 import { isHumanChannel } from "../session/schema.js";
-import { addUsage, formatBudget, parseUsage } from "../session/usage.js";
+import { formatBudget, parseUsage } from "../session/usage.js";
 import type { ProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
@@ -40,6 +40,8 @@ import {
 } from "../personas/dispatch.js";
 import { mergeWave, openWave } from "./wave.js";
 import { gatherDispatchFacts } from "./facts.js";
+import { recordRun } from "./runs.js";
+import { withModel, type Runs } from "../personas/models.js";
 // Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
 import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
@@ -57,6 +59,8 @@ export interface SessionEngineOptions {
   validationTimeoutMs?: number;
   /** Session lock timing (wait before `busy`, stale takeover); the store's defaults otherwise. */
   lock?: LockOptions;
+  /** Who runs the personas (the client, or the headless runner): the model a dispatch names. */
+  runs?: Runs;
   /** Set on the engine that works inside a session's own git worktree (docs/cli.md, --worktree). */
   workspace?: { projectRoot: string; pointer: WorktreePointer };
 }
@@ -246,17 +250,7 @@ export class SessionEngine {
         return this.reportTask(ref, s, stepId, result, usage, task);
       const step = await this.dispatchAt(ref, s, stepId, result);
       const event = await resultToEvent(ref.paths, s, result, step.next.expects.artifacts.plan, this.now());
-      const final = step.state === "FINAL_REVIEW";
-      s = {
-        ...s,
-        usage: addUsage(s.usage, {
-          persona: step.next.persona,
-          phaseIndex: final ? null : (step.phase?.index ?? null),
-          phaseName: final ? null : (step.phase?.name ?? null),
-          usage,
-        }),
-      };
-      s = await this.advance(ref, s, event);
+      s = await this.advance(ref, recordRun(s, usage, this.opts.runs, await this.config()), event);
       return this.render(ref, s);
     });
   }
@@ -323,16 +317,7 @@ export class SessionEngine {
         ? undefined
         : result.error?.trim() ||
           (defect ? `the executor reports a defect in the plan: ${defect}` : "the executor reported a failure");
-    let s: AutopilotState = {
-      ...state,
-      usage: addUsage(state.usage, {
-        persona: "harness-task-executor",
-        phaseIndex: step.phase?.index ?? null,
-        phaseName: step.phase?.name ?? null,
-        usage,
-      }),
-    };
-    s = await this.advance(ref, s, {
+    const s = await this.advance(ref, recordRun(state, usage, this.opts.runs, await this.config(), id), {
       type: "TASK_REPORTED",
       task: id,
       done,
@@ -493,8 +478,17 @@ export class SessionEngine {
 
   /** The Step as saved, without finishing anything (for status and resources). */
   async peek(ref: SessionRef): Promise<Step> {
-    const state = await this.read(ref);
-    return this.inWorkspace(renderStep(state, ref.slug), state);
+    return this.stepFor(ref, await this.read(ref));
+  }
+
+  /** The Step as this engine's client is told it: with its dispatch's model, in its worktree. */
+  private async stepFor(ref: SessionRef, state: AutopilotState): Promise<Step> {
+    const runs = this.opts.runs ?? "other";
+    const step = renderStep(state, ref.slug);
+    return this.inWorkspace(
+      runs === "other" ? step : withModel(step, state, runs, (await this.config()).models),
+      state,
+    );
   }
 
   // ---- internals -----------------------------------------------------------------------------
@@ -746,7 +740,7 @@ export class SessionEngine {
   }
 
   private async render(ref: SessionRef, state: AutopilotState): Promise<Step> {
-    const step = this.inWorkspace(renderStep(state, ref.slug), state);
+    const step = await this.stepFor(ref, state);
     if (step.next.kind === "dispatch") {
       // The brief is a pure function of the saved state and the files on disk; writing it again
       // after a crash or on autopilot_next produces the same file.

@@ -87,6 +87,7 @@ async function runWave(
         ...dispatchTask(path.join(root, t.worktree), step, next),
         description: t.description,
         prompt: t.prompt,
+        model: t.model,
         expects: { result: next.expects.result, artifacts: { ...next.expects.artifacts, brief: t.brief } },
         brief: { path: t.brief, text: await readFile(path.join(root, t.brief), "utf8").catch(() => "") },
       };
@@ -107,6 +108,7 @@ function dispatchTask(root: string, step: Step, next: DispatchNext) {
     persona: next.persona,
     description: next.description,
     prompt: next.prompt,
+    ...(next.model ? { model: next.model } : {}),
     expects: next.expects,
     projectRoot: root,
     session: step.session,

@@ -7,6 +7,7 @@ import { Engine } from "../engine/engine.js";
 import { AutopilotError } from "../protocol/errors.js";
 import type { Step } from "../protocol/step.js";
 import type { PersonaRunner } from "../runners/types.js";
+import type { Runs } from "../personas/models.js";
 import type { AutopilotState } from "../session/schema.js";
 import { shellWord } from "../protocol/words.js";
 import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
@@ -76,7 +77,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
   const lock = await acquireDriverLock(root, slug, `autopilot run ${rel} (runner ${o.runner.name})`);
   const reader = new LineReader(o.input, o.signal);
   try {
-    const engine = new Engine(root, { log: (_level, m) => progress.write(`    · ${m}`) });
+    const engine = new Engine(root, { runs: runsOf(o.runner), log: (_level, m) => progress.write(`    · ${m}`) });
     const started = await startWaiting(engine, rel, o.flags, progress);
     progress.resumed(started.resumed);
     progress.write(
@@ -330,4 +331,14 @@ function summarise(
     );
   }
   p.write(`Session files: ${path.join(root, dir)}/`);
+}
+
+/**
+ * Whose model names a runner takes: the command runner's template gets `{model}`; the API runner
+ * and the scripted one (which stands in for it, so a simulated run is priced as an API run would
+ * be) the API's ids.
+ */
+function runsOf(runner: PersonaRunner): Runs {
+  if (runner.name === "command") return "command";
+  return runner.name === "anthropic" || runner.name === "scripted" ? "anthropic" : "other";
 }

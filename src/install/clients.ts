@@ -29,6 +29,7 @@ import {
   type PlannedFile,
 } from "./plan-files.js";
 import { codexHome, vscodeUserDir } from "./paths.js";
+import { MODEL_NOTES } from "./model-notes.js";
 import { packageVersion, type ServerCommand } from "./server-command.js";
 import {
   ARGUMENT_HINT,
@@ -155,6 +156,7 @@ function planClaude(o: InstallOptions, { command, args, personas, files, notes }
   );
   notes.push(
     "Start: /autopilot docs/changes/<topic>/proposal.md --fast  (or the MCP prompt /mcp__autopilot__start)",
+    MODEL_NOTES.claude,
     'After /clear, a compaction or a restart, say "continue": the SessionStart hook in settings.json tells the model which session is in progress (Claude Code\'s folder-trust question mentions this hook).',
     o.global
       ? ""
@@ -176,6 +178,7 @@ function planCursor(o: InstallOptions, { command, args, personas, files, notes }
   notes.push(
     "Start: in Agent chat, /autopilot docs/changes/<topic>/proposal.md --fast",
     "Enable the `autopilot` server under Cursor Settings > MCP if Cursor lists it as disabled.",
+    MODEL_NOTES.inherit("Cursor"),
   );
   if (o.allow)
     notes.push(
@@ -217,6 +220,7 @@ function planVscode(o: InstallOptions, { command, args, personas, packagePersona
   notes.push(
     "Start: in Copilot Chat (Agent mode), /autopilot docs/changes/<topic>/proposal.md --fast",
     "Start the server from the mcp.json CodeLens or MCP: List Servers if VS Code does not start it by itself.",
+    MODEL_NOTES.inherit("VS Code"),
   );
   if (o.allow)
     notes.push(
@@ -236,7 +240,7 @@ function planCodex(o: InstallOptions, { command, args, packagePersonas, files, n
   );
   // Codex runs personas as its own subagents (spawn_agent / wait_agent / close_agent, Codex
   // 0.169); this skill (and the prompt) asks for them explicitly, as Codex wants before it spawns.
-  const dispatchText = `This skill asks you to use Codex sub-agents: for each Step whose \`next.kind\` is dispatch, call spawn_agent with a message that starts "You are <next.persona>: follow \`${packagePersonas}/<next.persona>.md\`." followed by \`next.prompt\`, then wait_agent for its final answer and close_agent; report the JSON in that answer. The Step's \`todo\` names the exact calls. Without the multi-agent tools, read that file and do the persona's work yourself.`;
+  const dispatchText = `This skill asks you to use Codex sub-agents: for each Step whose \`next.kind\` is dispatch, call spawn_agent with \`model\` = \`next.model\` (the persona's model, as this skill asks) and a message that starts "You are <next.persona>: follow \`${packagePersonas}/<next.persona>.md\`." followed by \`next.prompt\`, then wait_agent for its final answer and close_agent; report the JSON in that answer. The Step's \`todo\` names the exact calls. Without the multi-agent tools, read that file and do the persona's work yourself.`;
   // A skill is what `codex exec` expands: `$autopilot <spec> <flags>` puts this text in front
   // of the model with the line the user typed (custom prompts are not expanded headless).
   const skill = codexSkill(
@@ -271,6 +275,7 @@ function planCodex(o: InstallOptions, { command, args, packagePersonas, files, n
   );
   notes.push(
     "Codex runs a new hook only once you trust it: open /hooks in Codex and trust the autopilot SessionStart hook (it tells the model which session is in progress after /clear or a restart).",
+    MODEL_NOTES.codex,
   );
   if (o.global) {
     const body = commandBody(o.root, { argumentsText: "$ARGUMENTS", dispatchText });
@@ -327,6 +332,7 @@ function planGemini(o: InstallOptions, { command, args, personas, files, notes }
   notes.push(
     "Start: /autopilot docs/changes/<topic>/proposal.md --fast",
     "Check the server with /mcp; reload commands with /commands reload.",
+    MODEL_NOTES.gemini(o.global ? "~/.gemini/agents/" : ".gemini/agents/"),
     "Gemini CLI loads MCP servers only in a trusted folder: trust it when asked (headless: GEMINI_CLI_TRUST_WORKSPACE=true).",
     o.global
       ? ""

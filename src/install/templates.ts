@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import matter from "gray-matter";
+import { agentFileModel, roleOf } from "../session/models.js";
 import { PERSONAS, type PersonaName } from "../vocabulary.js";
 
 /** The skill whose method each persona follows (skills/<skill>/SKILL.md). */
@@ -76,11 +77,16 @@ function frontMatter(fields: Record<string, string | boolean | undefined>): stri
   return `---\n${lines.join("\n")}\n---\n`;
 }
 
-/** Claude Code subagents (.claude/agents/*.md): name, description, tools (comma-separated). */
+/**
+ * Claude Code subagents (.claude/agents/*.md): name, description, tools (comma-separated), and the
+ * model of the persona's default tier (src/session/models.ts); a Step names another model in the
+ * Agent call where a dispatch runs on another (src/personas/models.ts).
+ */
 export function claudeAgent(p: Persona, toolPrefix = "mcp__autopilot__"): string {
   // A persona's autopilot tool (autopilot_result) under the name this install's server gives it.
   const tools = p.tools?.split("mcp__autopilot__").join(toolPrefix);
-  return frontMatter({ name: p.name, description: p.description, tools }) + "\n" + p.body;
+  const model = agentFileModel("claude-code", roleOf(p.name));
+  return frontMatter({ name: p.name, description: p.description, tools, model }) + "\n" + p.body;
 }
 
 /** Cursor subagents (.cursor/agents/*.md): name, description, model. */
@@ -88,9 +94,14 @@ export function cursorAgent(p: Persona): string {
   return frontMatter({ name: p.name, description: p.description, model: "inherit" }) + "\n" + p.body;
 }
 
-/** Gemini CLI local subagents (.gemini/agents/*.md): tools omitted, so they inherit the session's. */
+/**
+ * Gemini CLI local subagents (.gemini/agents/*.md): tools omitted, so they inherit the session's;
+ * the model of the persona's default tier (Gemini CLI's invoke_agent takes no model: this is the
+ * only place a persona's model can be set for Gemini CLI).
+ */
 export function geminiAgent(p: Persona): string {
-  return frontMatter({ name: p.name, description: p.description, kind: "local" }) + "\n" + p.body;
+  const model = agentFileModel("gemini", roleOf(p.name));
+  return frontMatter({ name: p.name, description: p.description, kind: "local", model }) + "\n" + p.body;
 }
 
 /** VS Code custom agents (.github/agents/*.agent.md). */

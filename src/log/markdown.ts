@@ -254,6 +254,29 @@ export function renderMarkdown(log: DecisionLog): string {
       "",
     );
 
+  if (log.cost.runs.length) {
+    out.push("## Models", "");
+    out.push(
+      `Which model ran each persona dispatch, and why. By model: ${Object.entries(log.cost.byModel)
+        .map(([m, c]) => `${mdText(m)} ${mdText(c.display)}`)
+        .join(" · ")}.`,
+      "",
+      table(
+        ["Step", "Phase", "Persona", "Model", "Tier", "Why", "Cost"],
+        log.cost.runs.map((r) => [
+          r.stepId,
+          r.phase,
+          `${r.persona}${r.task ? ` (task ${r.task})` : ""}`,
+          r.model ?? "(the client's)",
+          `${r.tier ?? "?"}${r.escalated ? " ↑" : ""}`,
+          r.why,
+          r.cost,
+        ]),
+      ),
+      "",
+    );
+  }
+
   out.push("## Commits", "");
   if (!log.commits.length) out.push("No commits recorded by autopilot.", "");
   else

@@ -18,7 +18,7 @@ import {
   type Signals,
 } from "../session/schema.js";
 import { waveLogs, type WaveLog } from "./waves.js";
-import { budgetSpent, costUnknownWhy, formatBudget, formatCost, type UsageTotals } from "../session/usage.js";
+import { costCell, sessionCost, type CostCell, type SessionCost } from "./cost.js";
 import { checkRounds, finalItems, type FinalItem, findingLogs, type CheckRoundLog, type FindingLog } from "./checks.js";
 
 export type { CheckRoundLog, FindingLog } from "./checks.js";
@@ -151,14 +151,6 @@ export interface PhaseLog extends PhaseRef {
   cost: CostCell;
 }
 
-/** A cost figure: the words every rendering shows ("unknown" when no report said) and the numbers. */
-interface CostCell {
-  display: string;
-  usage: UsageTotals | null;
-  /** Why it is "unknown" (no run reported yet; runs reported without usage); null when known. */
-  why: string | null;
-}
-
 export interface FinalReviewLog {
   status: string;
   findings: SeverityTally;
@@ -220,11 +212,8 @@ export interface DecisionLog {
   /** Every finding of the session once, with its fate (empty for a state from before the finding ledger). */
   findings: FindingLog[];
   totals: Totals;
-  /** What the session spent: the total, per persona, and the budget (null: none). */
-  cost: CostCell & {
-    byPersona: Record<string, CostCell>;
-    budget: { display: string; tokens: number | null; usd: number | null; spent: string | null } | null;
-  };
+  /** What the session spent: the total, per persona and model, each run's model and why, and the budget. */
+  cost: SessionCost;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -526,10 +515,6 @@ function phaseLogs(state: AutopilotState, decisions: LoggedDecision[]): PhaseLog
   });
 }
 
-function costCell(t: UsageTotals | undefined): CostCell {
-  return { display: formatCost(t), usage: t ?? null, why: costUnknownWhy(t) };
-}
-
 // ---- the log -------------------------------------------------------------------------------
 
 function headline(state: AutopilotState, phases: PhaseLog[]): DecisionLog["outcome"] {
@@ -627,17 +612,6 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
     checks: checkRounds(state),
     findings,
     totals,
-    cost: {
-      ...costCell(state.usage?.total),
-      byPersona: Object.fromEntries(Object.entries(state.usage?.byPersona ?? {}).map(([k, t]) => [k, costCell(t)])),
-      budget: state.budget
-        ? {
-            display: formatBudget(state.budget),
-            tokens: state.budget.tokens,
-            usd: state.budget.usd,
-            spent: budgetSpent(state.budget, state.usage),
-          }
-        : null,
-    },
+    cost: sessionCost(state),
   };
 }

@@ -20,8 +20,8 @@ export type LeanStep = Omit<Step, "phase" | "rigor" | "reviewPlans" | "state" | 
     next:
       | Exclude<Next, DispatchNext | DoneNext | AskNext>
       | Omit<AskNext, "name">
-      | (Pick<DispatchNext, "kind" | "persona" | "prompt"> & {
-          tasks?: Pick<WaveDispatch, "task" | "prompt" | "startedAt">[];
+      | (Pick<DispatchNext, "kind" | "persona" | "prompt" | "model"> & {
+          tasks?: Pick<WaveDispatch, "task" | "prompt" | "startedAt" | "model">[];
         })
       | DoneNext
       | Pick<DoneNext, "kind">;
@@ -71,7 +71,7 @@ function repeatable(step: Step): boolean {
 /**
  * The Step as Claude Code's model reads it (structuredContent JSON, on every later request of the
  * conversation): only what the next action needs. `phase`, `rigor`, `reviewPlans` and `state` are
- * in the report, the prompt and the brief already. A dispatch keeps `persona` and `prompt`: its
+ * in the report, the prompt and the brief already. A dispatch keeps `persona`, `prompt` and `model` (when it names one): its
  * `description` is the prompt's first sentence, and `expects` is in the brief the prompt names (the
  * persona writes its result file; the host reports only the step); a wave's `tasks` keep `task`,
  * `prompt` (which names the worktree and the brief) and `startedAt`. done has no `summary`: its
@@ -93,11 +93,13 @@ function leanStep(step: Step, o: { untold?: boolean; answered?: boolean } = {}):
       next: {
         kind: n.kind,
         persona: n.persona,
+        ...(n.model ? { model: n.model } : {}),
         prompt: n.prompt,
         ...(n.tasks
           ? {
-              tasks: n.tasks.map(({ task, prompt, startedAt }) => ({
+              tasks: n.tasks.map(({ task, prompt, startedAt, model }) => ({
                 task,
+                ...(model ? { model } : {}),
                 prompt,
                 ...(startedAt !== undefined ? { startedAt } : {}),
               })),

@@ -55,7 +55,7 @@ function taskBriefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number
 }
 
 /** The tasks of the wave an executor should work on now (running, not yet reported), in plan order. */
-function waveTasksToRun(state: AutopilotState): NonNullable<AutopilotState["phaseRun"]["waveRun"]>["tasks"] {
+export function waveTasksToRun(state: AutopilotState): NonNullable<AutopilotState["phaseRun"]["waveRun"]>["tasks"] {
   return (state.phaseRun.waveRun?.tasks ?? []).filter((t) => t.status === "running" && !t.reported);
 }
 

@@ -41,13 +41,16 @@ function personaFile(view: HostView, persona: string): string {
   return `${view.personasDir ?? "personas"}/${persona}.md`;
 }
 
-/** How this host runs a persona on `prompt` (a name such as next.prompt, or "the prompt below"). */
-function runPersona(view: HostView, persona: string, prompt: string): string {
+/**
+ * How this host runs a persona on `prompt` (a name such as next.prompt, or "the prompt below"), on
+ * `model` when the Step names one (Claude Code's Agent call and Codex's spawn_agent take it).
+ */
+function runPersona(view: HostView, persona: string, prompt: string, model?: string): string {
   switch (view.host) {
     case "claude-code":
-      return `Call the Agent tool with subagent_type "${agentName(view, persona)}", run_in_background false and ${prompt} as its prompt`;
+      return `Call the Agent tool with subagent_type "${agentName(view, persona)}",${model ? ` model "${model}",` : ""} run_in_background false and ${prompt} as its prompt`;
     case "codex":
-      return `Call spawn_agent with message "You are ${persona}: follow ${personaFile(view, persona)}." followed by ${prompt}, then wait_agent for its final answer`;
+      return `Call spawn_agent with ${model ? `model "${model}" and ` : ""}message "You are ${persona}: follow ${personaFile(view, persona)}." followed by ${prompt}, then wait_agent for its final answer`;
     case "gemini":
       return `Call invoke_agent with agent_name "${agentName(view, persona)}" and ${prompt} as its prompt`;
     default:
@@ -73,8 +76,10 @@ function decideCall(step: Pick<Step, "session" | "stepId">): string {
  */
 function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostView): string | null {
   const next = step.next;
+  // A dispatch on another model than the agent file's (one tier up after failures) names it: a
+  // todo of its own, so the usual one stays as short as it was.
   if (next.kind === "dispatch")
-    return `Agent tool: subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"}, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.`;
+    return `Agent tool: subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"},${next.model ? " model next.model," : ""} prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
     return "Ask the user next.question (options: next.options); then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
   if (next.kind === "done") return "Show the user the whole report (findings, .harness/ advice); the session is done.";
@@ -94,14 +99,15 @@ function waveTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
   if (next.kind !== "dispatch" || !next.tasks?.length) return null;
   const report = `autopilot_report {"session":"${step.session}","stepId":${step.stepId},"task":<the entry's task>,"result":<its JSON reply, kind "${next.expects.result}">,"usage":<its usage block, if any>}`;
   const running = "an entry with startedAt runs already: only report it";
+  const model = next.tasks.some((t) => t.model) ? "model: the entry's model if it has one, " : "";
   switch (view.host) {
     case "claude-code":
-      return `Start the entries of next.tasks without startedAt together: one Agent tool call each, all in ONE message (subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"}, prompt: the entry's prompt, run_in_background false); ${running}. Then autopilot_report {stepId, task: the entry's task, usage: its <usage> block} once per executor as each returns (each writes its result file; one report never waits for another). Launched in the background anyway: end your turn, and report each when its task notification brings its reply.`;
+      return `Start the entries of next.tasks without startedAt together: one Agent tool call each, all in ONE message (subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"}, ${model}prompt: the entry's prompt, run_in_background false); ${running}. Then autopilot_report {stepId, task: the entry's task, usage: its <usage> block} once per executor as each returns (each writes its result file; one report never waits for another). Launched in the background anyway: end your turn, and report each when its task notification brings its reply.`;
     case "codex":
       // Codex counts every agent not closed against its limit (agents.max_threads, 6 by default in
       // 0.169) and refuses a spawn past it ("agent thread limit reached"): a wave wider than that, or
       // waves whose finished executors stay open, would stop there (tests/clients/codex.test.ts).
-      return `For each entry of next.tasks without startedAt call spawn_agent with message "You are ${next.persona}: follow ${personaFile(view, next.persona)}." followed by the entry's prompt, all before waiting (${running}); then wait_agent for each, close_agent it once its answer is in hand, and call ${report} once per executor. A spawn refused with "agent thread limit reached": spawn that entry again after your next close_agent.`;
+      return `For each entry of next.tasks without startedAt call spawn_agent with ${model ? "the entry's model (if it has one) and " : ""}message "You are ${next.persona}: follow ${personaFile(view, next.persona)}." followed by the entry's prompt, all before waiting (${running}); then wait_agent for each, close_agent it once its answer is in hand, and call ${report} once per executor. A spawn refused with "agent thread limit reached": spawn that entry again after your next close_agent.`;
     default:
       return `${runPersona(view, next.persona, "each entry's prompt")}, for every entry of next.tasks without startedAt, at the same time if you can (one after the other otherwise; ${running}); then call ${report} once per executor, as each returns.`;
   }
@@ -116,7 +122,7 @@ export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: H
   if (lean) return lean;
   switch (next.kind) {
     case "dispatch":
-      return `${runPersona(view, next.persona, "next.prompt")}, then call ${reportCall(step, next.expects.result)}.`;
+      return `${runPersona(view, next.persona, "next.prompt", next.model)}, then call ${reportCall(step, next.expects.result)}.`;
     case "ask":
       if (next.humanOnly?.length)
         return `Only a person may answer ${next.humanOnly.map((o) => `"${o}"`).join(" or ")} here: ask the user to answer next.question in the client's form or to run \`autopilot approve ${shellWord(step.session)}\` in their own terminal, then call autopilot_next. autopilot_decide from you is refused for those answers.`;
@@ -148,7 +154,7 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     );
     for (const t of n.tasks)
       lines.push(
-        `   - task ${t.task} (${t.description}${t.startedAt !== undefined ? `; running since step ${t.startedAt}` : ""}):`,
+        `   - task ${t.task} (${t.description}${t.model ? `; model ${t.model}` : ""}${t.startedAt !== undefined ? `; running since step ${t.startedAt}` : ""}):`,
         t.prompt
           .split("\n")
           .map((l) => `     ${l}`)
@@ -162,7 +168,7 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     lines.push(
       view.host === "other"
         ? `1. Dispatch the ${n.persona} subagent (${n.description}) with this prompt:`
-        : `1. ${n.description}: ${runPersona(view, n.persona, "this prompt")}:`,
+        : `1. ${n.description}: ${runPersona(view, n.persona, "this prompt", n.model)}:`,
       "",
       n.prompt
         .split("\n")

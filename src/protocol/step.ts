@@ -28,6 +28,8 @@ export const WaveDispatch = z.object({
    * in since): report it as it returns; start it again only if its executor is gone.
    */
   startedAt: z.number().int().optional(),
+  /** The model this entry's executor runs on, in the client's terms (as `next.model`). */
+  model: z.string().optional(),
 });
 export type WaveDispatch = z.infer<typeof WaveDispatch>;
 
@@ -36,6 +38,12 @@ export const DispatchNext = z.object({
   persona: PersonaName,
   description: z.string(),
   prompt: z.string(),
+  /**
+   * The model to run the persona on, in the client's terms ("opus" for Claude Code's Agent call,
+   * a Codex model for spawn_agent, the API's id headless). Absent: the agent's own (its file's
+   * `model:`, or the host's), which is the persona's tier already.
+   */
+  model: z.string().optional(),
   /**
    * A parallel wave: run one `persona` per entry at the same time, each with its own prompt, and
    * report each with its `task` (absent: one dispatch, as always).

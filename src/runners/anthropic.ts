@@ -22,7 +22,10 @@ const DEFAULT_MODEL = "claude-sonnet-5-5";
 const REPORT_TOOL = "report_result";
 
 export interface AnthropicRunnerOptions {
-  /** Default: env AUTOPILOT_MODEL, else DEFAULT_MODEL. */
+  /**
+   * One model for every persona; default: env AUTOPILOT_MODEL. Without either, each persona runs on
+   * the model its Step names (its tier, src/session/models.ts), else DEFAULT_MODEL.
+   */
   model?: string;
   /** Default: env ANTHROPIC_API_KEY (or, without it, env ANTHROPIC_AUTH_TOKEN as a bearer token). */
   apiKey?: string;
@@ -64,6 +67,8 @@ export class AnthropicRunner implements PersonaRunner {
   readonly name = "anthropic";
   readonly simulated = false;
   readonly model: string;
+  /** One model for every persona (`"model"` in the config, or AUTOPILOT_MODEL): the tiers do not apply. */
+  private readonly pinned: boolean;
   private readonly client: Anthropic;
   private readonly o: Required<Pick<AnthropicRunnerOptions, "maxTurns" | "maxTokens">> & AnthropicRunnerOptions;
 
@@ -79,6 +84,7 @@ export class AnthropicRunner implements PersonaRunner {
       );
     }
     this.model = opts.model ?? (env.AUTOPILOT_MODEL || DEFAULT_MODEL);
+    this.pinned = opts.model !== undefined || !!env.AUTOPILOT_MODEL;
     this.o = { ...opts, maxTurns: opts.maxTurns ?? 50, maxTokens: opts.maxTokens ?? 8192 };
     this.client = new Anthropic({
       // Passing the credential explicitly keeps the SDK from also reading profiles from disk.
@@ -117,6 +123,8 @@ export class AnthropicRunner implements PersonaRunner {
       { type: "text", text: CONTRACT(kind), cache_control: { type: "ephemeral" } },
     ];
     const messages: MessageParam[] = [{ role: "user", content: [{ type: "text", text: taskPrompt(task) }] }];
+    // The persona's model (the Step's), unless one model was pinned for every persona.
+    const model = this.pinned ? this.model : (task.model ?? this.model);
 
     for (let turn = 1; turn <= this.o.maxTurns; turn++) {
       signal?.throwIfAborted();
@@ -125,12 +133,12 @@ export class AnthropicRunner implements PersonaRunner {
       let response;
       try {
         response = await this.client.messages.create(
-          { model: this.model, max_tokens: this.o.maxTokens, system, tools, messages },
+          { model, max_tokens: this.o.maxTokens, system, tools, messages },
           { signal },
         );
       } catch (e) {
         if (signal?.aborted) throw signal.reason ?? e;
-        const stop = setupProblem(e, this.model);
+        const stop = setupProblem(e, model);
         if (stop) throw stop;
         return fail(`The model API call failed on turn ${turn}: ${describeApiError(e)}`);
       }

@@ -11,8 +11,9 @@ import { parseUsage, type UsageReport } from "../session/usage.js";
 
 export interface CommandRunnerOptions {
   /**
-   * Shell command template, run with sh in the project root; `{persona}`, `{result}` (the expected
-   * result kind) and `{session}` are substituted. Default: env AUTOPILOT_RUNNER_COMMAND.
+   * Shell command template, run with sh in the project root; `{persona}`, `{model}` (the persona's
+   * model, src/session/models.ts "command" names), `{result}` (the expected result kind) and
+   * `{session}` are substituted. Default: env AUTOPILOT_RUNNER_COMMAND.
    */
   command?: string;
   /** Time limit per dispatch in seconds (default env AUTOPILOT_RUNNER_TIMEOUT, else 1800). */
@@ -55,6 +56,7 @@ export class CommandRunner implements PersonaRunner {
   commandFor(task: PersonaTask): string {
     return this.template
       .replaceAll("{persona}", task.persona)
+      .replaceAll("{model}", shellSafe(task.model ?? ""))
       .replaceAll("{result}", task.expects.result)
       .replaceAll("{session}", shellSafe(task.session));
   }
@@ -120,6 +122,7 @@ export class CommandRunner implements PersonaRunner {
         env: {
           ...this.env,
           AUTOPILOT_PERSONA: task.persona,
+          AUTOPILOT_PERSONA_MODEL: task.model ?? "",
           AUTOPILOT_EXPECTS: task.expects.result,
           AUTOPILOT_SESSION: task.session,
           AUTOPILOT_PROJECT_ROOT: task.projectRoot,

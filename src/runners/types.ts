@@ -8,6 +8,8 @@ export interface PersonaTask {
   persona: PersonaName;
   description: string;
   prompt: string;
+  /** The model the Step names for this runner (`next.model`, in its terms); absent: the runner's own. */
+  model?: string;
   expects: {
     result: ResultKind;
     /** Absent in the lean Step Claude Code gets; the prompt names the same paths. */

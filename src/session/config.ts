@@ -13,6 +13,8 @@ import { AutopilotError } from "../protocol/errors.js";
 import { PARALLEL_MIN_TASKS, PARALLEL_MIN_TASKS_RANGE, RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../machine/policy.js";
 import { CONFIG_FILE_REL, projectPaths } from "./paths.js";
 import { parseBudget } from "./usage.js";
+import { MODELS_MUST, ModelsConfig } from "./models.js";
+import { PRICES_MUST, PricesConfig } from "./prices.js";
 
 export const RUNNER_NAMES = ["scripted", "anthropic", "command"] as const;
 export type RunnerName = (typeof RUNNER_NAMES)[number];
@@ -111,6 +113,8 @@ const KEYS = {
   humanGates: { schema: z.boolean(), must: "true or false", warn: true },
   worktree: { schema: z.boolean(), must: "true or false", warn: true },
   parallel: { schema: z.boolean(), must: "true or false", warn: true },
+  models: { schema: ModelsConfig, must: MODELS_MUST },
+  prices: { schema: PricesConfig, must: PRICES_MUST },
   parallelMinTasks: {
     schema: z.number().int().min(PARALLEL_MIN_TASKS_RANGE.min).max(PARALLEL_MIN_TASKS_RANGE.max),
     must: `a whole number of tasks from ${PARALLEL_MIN_TASKS_RANGE.min} to ${PARALLEL_MIN_TASKS_RANGE.max} (default ${PARALLEL_MIN_TASKS})`,
@@ -169,7 +173,8 @@ export async function readProjectConfig(root: string): Promise<ReadConfig> {
     }
     const issue = parsed.error.issues[0];
     const where = [key, ...(issue?.path ?? [])].join(".");
-    const nested = where !== key ? ` ("${where}": ${issue?.message})` : "";
+    // A nested value's own message, and a key the object does not know (a misspelt persona).
+    const nested = where !== key || issue?.code === "unrecognized_keys" ? ` ("${where}": ${issue?.message})` : "";
     const shown = JSON.stringify(v).slice(0, 120);
     if ("warn" in def && def.warn) {
       warnings.push(`${CONFIG_FILE}: "${key}" must be ${def.must}, not ${shown}; ignored.`);

@@ -7,6 +7,7 @@
 // its dispatches reported usage at all. Pure: no I/O, no clock.
 import { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
+import { priced, type Price } from "./prices.js";
 
 /** One persona run's usage, as far as the host or runner knows it. Every field optional. */
 export interface UsageReport {
@@ -40,11 +41,36 @@ export const UsageTotals = z.looseObject({
 });
 export type UsageTotals = z.infer<typeof UsageTotals>;
 
+/** One persona run: the model it ran on, why, and what it cost (the decision log's record). */
+const ModelRun = z.looseObject({
+  stepId: z.number().int().nonnegative(),
+  persona: z.string(),
+  /** A parallel wave's task. */
+  task: z.string().optional(),
+  /** As `byPhase` keys it. */
+  phase: z.string(),
+  /** In the terms of the client that ran it; null when autopilot names none for that client. */
+  model: z.string().nullable(),
+  tier: z.string().nullable(),
+  /** One tier up: the last attempt of failing work. */
+  escalated: z.boolean(),
+  why: z.string(),
+  tokens: n,
+  costUsd: n,
+  /** The cost is the price table's (src/session/prices.ts), not one the run reported. */
+  priced: z.boolean(),
+});
+type ModelRun = z.infer<typeof ModelRun>;
+
 export const UsageLedger = z.looseObject({
   total: UsageTotals,
   /** Keyed by 1-based phase number ("1", "2", ...) or "final" for the final review. */
   byPhase: z.record(z.string(), UsageTotals.extend({ name: z.string() })),
   byPersona: z.record(z.string(), UsageTotals),
+  /** Keyed by model name ("(strong tier)" where no name is known); absent in files written before it. */
+  byModel: z.record(z.string(), UsageTotals).optional(),
+  /** Every run, in order; absent in files written before it. */
+  runs: z.array(ModelRun).optional(),
 });
 export type UsageLedger = z.infer<typeof UsageLedger>;
 
@@ -116,10 +142,31 @@ function hasAny(u: UsageReport): boolean {
   return tokensOf(u) !== null || FIELDS.some((k) => typeof u[k] === "number");
 }
 
-/** The ledger with one more persona result (with or without usage). */
+/** The model a run ran on and why (src/personas/models.ts), and its price, for the ledger. */
+export interface RunModel {
+  stepId: number;
+  task?: string;
+  name: string | null;
+  tier: string | null;
+  escalated: boolean;
+  why: string;
+  /** The model's price; null: not in the table, so only a reported cost counts. */
+  price: Price | null;
+}
+
+/**
+ * The ledger with one more persona result (with or without usage). With `model`, the run is recorded
+ * with its model, and a run that reported its token split but no cost is priced from the table.
+ */
 export function addUsage(
   ledger: UsageLedger | undefined,
-  entry: { persona: string; phaseIndex: number | null; phaseName: string | null; usage: UsageReport | null },
+  entry: {
+    persona: string;
+    phaseIndex: number | null;
+    phaseName: string | null;
+    usage: UsageReport | null;
+    model?: RunModel;
+  },
 ): UsageLedger {
   const led = ledger ?? emptyLedger();
   const key = entry.phaseIndex === null ? "final" : String(entry.phaseIndex + 1);
@@ -127,11 +174,34 @@ export function addUsage(
     ...emptyTotals(),
     name: entry.phaseIndex === null ? "final review" : (entry.phaseName ?? ""),
   };
-  return {
+  const m = entry.model;
+  const cost = entry.usage?.costUsd ?? (m && entry.usage ? priced(entry.usage, m.price) : null);
+  const usage = entry.usage && cost !== null ? { ...entry.usage, costUsd: cost } : entry.usage;
+  const out: UsageLedger = {
     ...led,
-    total: addTo(led.total, entry.usage),
-    byPhase: { ...led.byPhase, [key]: { ...addTo(phase, entry.usage), name: phase.name } },
-    byPersona: { ...led.byPersona, [entry.persona]: addTo(led.byPersona[entry.persona] ?? emptyTotals(), entry.usage) },
+    total: addTo(led.total, usage),
+    byPhase: { ...led.byPhase, [key]: { ...addTo(phase, usage), name: phase.name } },
+    byPersona: { ...led.byPersona, [entry.persona]: addTo(led.byPersona[entry.persona] ?? emptyTotals(), usage) },
+  };
+  if (!m) return out;
+  const modelKey = m.name ?? `(${m.tier ?? "unknown"} tier)`;
+  const run: ModelRun = {
+    stepId: m.stepId,
+    persona: entry.persona,
+    ...(m.task ? { task: m.task } : {}),
+    phase: key,
+    model: m.name,
+    tier: m.tier,
+    escalated: m.escalated,
+    why: m.why,
+    tokens: entry.usage ? tokensOf(entry.usage) : null,
+    costUsd: cost,
+    priced: cost !== null && entry.usage?.costUsd === undefined,
+  };
+  return {
+    ...out,
+    byModel: { ...led.byModel, [modelKey]: addTo(led.byModel?.[modelKey] ?? emptyTotals(), usage) },
+    runs: [...(led.runs ?? []), run],
   };
 }
 

@@ -55,6 +55,32 @@ describe.concurrent("autopilot run with the command runner", { timeout: SIDE_BY_
     expect(res.stdout).toContain("cost: unknown");
   });
 
+  it("passes each persona's model to the command as {model}, in the command runner's names (the config's too)", async () => {
+    const r2 = await specRepo({
+      config: {
+        runner: "command",
+        command: `node ${JSON.stringify(AGENT)} {persona} {model}`,
+        models: { verifier: "fast", clients: { command: { fast: "claude-haiku-5-5" } } },
+      },
+    });
+    try {
+      const log = path.join(logDir, "models.txt");
+      const res = await cli(["run", SPEC_REL, "--yes"], { cwd: r2.dir, env: { FAKE_AGENT_LOG: log } });
+      expect(res.code, res.stderr).toBe(0);
+      expect((await readFile(log, "utf8")).trim().split("\n").slice(0, 4)).toEqual([
+        "harness-planner planned opus",
+        "harness-task-executor executed sonnet",
+        "harness-verifier verified claude-haiku-5-5",
+        "harness-code-reviewer reviewed opus",
+      ]);
+      expect(res.stdout).toMatch(/│ \$ node .*fake-agent\.mjs"? harness-planner opus/);
+      const state = await readState(r2.dir);
+      expect(state.usage.runs[0]).toMatchObject({ persona: "harness-planner", model: "opus", tier: "strong" });
+    } finally {
+      await r2.cleanup();
+    }
+  });
+
   it("records the usage and cost a `claude -p --output-format json` envelope reports, per phase and in total", async () => {
     const r2 = await specRepo({ config: { runner: "command", command: `node ${JSON.stringify(AGENT)} {persona}` } });
     try {

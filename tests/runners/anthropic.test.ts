@@ -170,6 +170,23 @@ describe("AnthropicRunner", () => {
     expect(out.result).toEqual({ kind: "verified", verdict: "pass" });
   });
 
+  it("runs each persona on the model its task names, unless one model is pinned for all", async () => {
+    const asked: string[] = [];
+    const answer: ScriptEntry = (req) => {
+      asked.push(String(req.body.model));
+      return reply.tool("report_result", { verdict: "pass" });
+    };
+    const verify = { persona: "harness-verifier", expects: { result: "verified", artifacts: {} } } as const;
+    const r = await runner([answer, answer]);
+    await r.run(task({ ...verify, model: "claude-opus-5-5" }));
+    await r.run(task(verify));
+    expect(asked).toEqual(["claude-opus-5-5", "claude-sonnet-5-5"]);
+    await fake!.close();
+    const pinned = await runner([answer], { model: "claude-pinned-1" });
+    await pinned.run(task({ ...verify, model: "claude-opus-5-5" }));
+    expect(asked.at(-1)).toBe("claude-pinned-1");
+  });
+
   it("refuses paths outside the project (absolute, .., symlinks) and protected files, and says why", async () => {
     symlinkSync(outside, path.join(project, "escape"));
     symlinkSync(path.join(outside, "secret.txt"), path.join(project, "secret-link.txt"));

@@ -131,6 +131,8 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
   };
   const engineFor = async (progress?: Progress) =>
     new (await loadEngine()).Engine(ctx.root, {
+      // The client decides the models' names in a dispatch (src/personas/models.ts).
+      runs: view().host,
       onProgress: progress?.report,
       log: ctx.log,
       now: ctx.now,
