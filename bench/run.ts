@@ -13,6 +13,7 @@ import { bytes, kb, median, ms, percentile, ratio, sum, table } from "./stats.js
 import { mergeQueueBench, waveWallTimeBench } from "./waves.js";
 import { breakdownTable, reportBreakdown, topTable } from "./breakdown.js";
 import { bareCommits, type BareCommit } from "./bare-commit.js";
+import { modelCostBench } from "./models.js";
 import {
   CLAUDE_CODE_VERSION,
   bytesOf,
@@ -408,6 +409,11 @@ async function main() {
   if (CLAUDE_ONLY) return claudeView(await skillText());
   // `npm run bench -- --breakdown`: only where a report's time goes.
   if (args.has("--breakdown")) return breakdown();
+  // `npm run bench -- --models`: only what the tiers save (the cost, all strong against the defaults).
+  if (args.has("--models")) {
+    await modelCostBench(MAIN_JS);
+    return;
+  }
   // `npm run bench -- --waves`: only the parallel waves' part (issue 27).
   if (args.has("--waves")) {
     await mergeQueueBench(QUICK ? 1 : 3);
@@ -499,6 +505,7 @@ async function main() {
   if (!LATENCY) {
     await claudeView(await skillText());
     await otherClients();
+    await modelCostBench(MAIN_JS);
   }
 
   const sc = await scale(

@@ -10,7 +10,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import type { PersonaRunner, PersonaTask, RunnerOutcome } from "./types.js";
-import type { UsageReport } from "../session/usage.js";
+import { scriptedUsage, type ScriptedUsage } from "./scripted-usage.js";
 import type { DispatchNext, PersonaName, PersonaResult, ResultKind, Step } from "../protocol/step.js";
 import { sessionDirRel } from "../session/paths.js";
 import { kebab } from "../markdown/plans-folder.js";
@@ -58,8 +58,8 @@ export interface Script {
   phases?: Record<number, ScriptedPhase>;
   /** The final review raises a blocking finding on its first `n` runs. */
   finalBlocking?: number;
-  /** Usage every simulated dispatch reports (simulated spending, for budgets and cost reports). */
-  usage?: UsageReport;
+  /** Usage each simulated dispatch reports, for all or per persona (simulated spending, for budgets and cost). */
+  usage?: ScriptedUsage;
 }
 
 interface Memory {
@@ -142,7 +142,7 @@ export class ScriptedRunner implements PersonaRunner {
     return {
       result,
       log: log.map((l) => `[simulated ${task.persona}] ${l}`),
-      ...(this.script.usage ? { usage: { ...this.script.usage } } : {}),
+      ...scriptedUsage(this.script, task.persona),
     };
   }
 
@@ -333,7 +333,7 @@ export class ScriptedRunner implements PersonaRunner {
     await writeFileAtomic(file, JSON.stringify(mem) + "\n");
     const log: string[] = [];
     if (ps.taskMs) await new Promise((r) => setTimeout(r, ps.taskMs));
-    const usage = this.script.usage ? { usage: { ...this.script.usage } } : {};
+    const usage = scriptedUsage(this.script, task.persona);
     const tag = (l: string[]) => l.map((x) => `[simulated ${task.persona}] ${x}`);
     // The plan is wrong at this task (its first run only): the plan goes back to the planner.
     if (ps.planDefectAt === number && mem.runs === 1) {

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
 import { PARALLEL_MIN_TASKS, PARALLEL_MIN_TASKS_RANGE, RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../machine/policy.js";
 import { CONFIG_FILE_REL, projectPaths } from "./paths.js";
+import { PERSONAS } from "../vocabulary.js";
 import { parseBudget } from "./usage.js";
 import { MODELS_MUST, ModelsConfig } from "./models.js";
 import { PRICES_MUST, PricesConfig } from "./prices.js";
@@ -41,23 +42,24 @@ const ScriptedPhase = z.object({
   taskMs: z.number().int().min(0).max(600_000).optional(),
   outsideAt: z.number().int().min(1).optional(),
 });
+const ScriptedUsage = z
+  .strictObject({
+    inputTokens: z.number().nonnegative(),
+    outputTokens: z.number().nonnegative(),
+    cacheReadTokens: z.number().nonnegative(),
+    cacheWriteTokens: z.number().nonnegative(),
+    totalTokens: z.number().nonnegative(),
+    toolUses: z.number().nonnegative(),
+    durationMs: z.number().nonnegative(),
+    costUsd: z.number().nonnegative(),
+  })
+  .partial();
 /** The simulated personas' script (`"runner": "scripted"`; src/runners/scripted.ts). */
 export const ScriptSchema = z.object({
   phases: z.record(z.string().regex(/^\d+$/), ScriptedPhase).optional(),
   finalBlocking: z.number().int().min(0).optional(),
-  usage: z
-    .object({
-      inputTokens: z.number().nonnegative(),
-      outputTokens: z.number().nonnegative(),
-      cacheReadTokens: z.number().nonnegative(),
-      cacheWriteTokens: z.number().nonnegative(),
-      totalTokens: z.number().nonnegative(),
-      toolUses: z.number().nonnegative(),
-      durationMs: z.number().nonnegative(),
-      costUsd: z.number().nonnegative(),
-    })
-    .partial()
-    .optional(),
+  // What every run reports, or each persona's run (`{"harness-task-executor": {...}, ...}`).
+  usage: z.union([ScriptedUsage, z.partialRecord(z.enum(PERSONAS), ScriptedUsage)]).optional(),
 });
 
 function isBudget(v: string | number): boolean {

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
 import { RETRY_BUDGET } from "../../src/machine/policy.js";
-import { assertBuilt, cli, readState, SLUG, runScripted } from "./_cli.js";
+import { EXIT_CODES } from "../../src/headless/events.js";
+import { assertBuilt, cli, readState, SLUG, SPEC_REL, runScripted, specRepo } from "./_cli.js";
 
 const ONE_PHASE =
   "# Word Count\n\n## Implementation Order\n\n### Phase 1: Counting Core\n<!-- complexity: low -->\nCount lines, words, characters.\n";
@@ -60,4 +61,17 @@ describe("autopilot run: the model of each dispatch", () => {
     const json = JSON.parse((await cli(["log", SLUG, "--format", "json"], { cwd: r.dir })).stdout);
     expect(json.cost.runs.filter((x: Run) => x.escalated)).toHaveLength(1);
   }, 180_000);
+
+  it("a dollar --budget holds on the priced figure: runs that report tokens but no cost", async () => {
+    const script = { usage: { inputTokens: 10_000, outputTokens: 1_000 } };
+    const r = await specRepo({ spec: ONE_PHASE, config: { scripted: script } });
+    repos.push(r);
+    const res = await cli(["run", SPEC_REL, "--runner", "scripted", "--yes", "--budget", "$0.05"], { cwd: r.dir });
+    // The planner's run on claude-opus-5-5: 10k × $4 + 1k × $20 per million = $0.06, past $0.05.
+    expect(res.code, res.stderr).toBe(EXIT_CODES.budget);
+    expect(res.stdout).toContain("$0.06 spent of a $0.05 budget");
+    const state = await readState(r.dir);
+    expect(state.usage.total).toMatchObject({ dispatches: 1, costReported: 1 });
+    expect(state.usage.runs[0]).toMatchObject({ model: "claude-opus-5-5", priced: true });
+  }, 120_000);
 });

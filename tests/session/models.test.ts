@@ -72,6 +72,14 @@ describe(".harness/config.json models and prices", () => {
     expect(p.message).toMatch(/"prices" must be model names, each with US dollars per million tokens/);
   });
 
+  it("the scripted runner's usage may be given per persona (the bench's token profile)", async () => {
+    const usage = { "harness-planner": { inputTokens: 5 }, "harness-task-executor": { outputTokens: 9 } };
+    const { config } = await readProjectConfig(await project({ scripted: { usage } }));
+    expect(config.scripted?.usage).toEqual(usage);
+    const e = await readProjectConfig(await project({ scripted: { usage: { "harness-planer": {} } } })).catch((x) => x);
+    expect(e.message).toMatch(/"scripted" must be a script/);
+  });
+
   it("a start refuses a bad models value before it makes anything", async () => {
     const dir = await project({ models: { executor: "turbo" } });
     const e = await new Engine(dir).start(SPEC).catch((x) => x);
