@@ -232,6 +232,8 @@ export interface CommitCheckpointArgs {
   fresh?: boolean;
   /** `--no-verify`: the user chose, this once, to commit without the repository's hooks. */
   noVerify?: boolean;
+  /** Runs over the commit's paths before it is attempted (the repository's read-only checks); throws CommitRejected to refuse it. */
+  precheck?: (paths: string[]) => Promise<void>;
   /**
    * A linked worktree with an index of its own (a wave task's): locked alone (withRepoLock's
    * `worktree`), so the commits of a wave's tasks run at once.
@@ -362,6 +364,7 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
     ({ stage, leftOut } = await selectOwnChanges(root, changes, args.baseline ?? null, others));
   }
   if (!stage.length) return { committed: false, ...(leftOut.length ? { leftOut } : {}) };
+  if (!args.noVerify) await args.precheck?.(stage);
 
   // Exactly these paths, literally (a file named `*.ts` is one file), from a file so a long list
   // never meets the argv limit. `git commit -- <paths>` commits only them: whatever the user had
@@ -413,11 +416,7 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
 /** One hash of the content of `paths`, to tell whether a hook rewrote any of them. */
 async function hashes(root: string, paths: string[]): Promise<string> {
   const h = createHash("sha256");
-  for (const p of paths)
-    h.update(p)
-      .update("\0")
-      .update((await hashPath(root, p)) ?? "-")
-      .update("\0");
+  for (const p of paths) h.update(`${p}\0${(await hashPath(root, p)) ?? "-"}\0`);
   return h.digest("hex");
 }
 
@@ -453,7 +452,7 @@ interface TracedCommit {
 /** Hook output worth showing: the last lines, without colour codes. */
 const OUTPUT_LINES = 80;
 const OUTPUT_CHARS = 8000;
-function trimOutput(text: string): string {
+export function trimOutput(text: string): string {
   // eslint-disable-next-line no-control-regex
   const plain = text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r\n?/g, "\n");
   const lines = plain.split("\n").map((l) => l.trimEnd());

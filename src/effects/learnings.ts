@@ -125,14 +125,22 @@ function isPromotable(entry: string): boolean {
  * leaves them in both, and the replay skips what global already has and finishes the move.
  * `promoted` counts entries newly added to global; `kept` the session-specific entries left.
  */
-export async function promoteSessionLearnings(ws: SessionPaths): Promise<{ promoted: number; kept: number }> {
+export async function promoteSessionLearnings(
+  ws: SessionPaths,
+  /** Why the session's later work contradicts an entry (it then stays in the session), or null. */
+  contradicted: (entry: string) => string | null = () => null,
+): Promise<{ promoted: number; kept: number; held: { entry: string; why: string }[] }> {
   const sFile = ws.sessionLearnings;
   const sText = await readTextOrNull(sFile);
-  if (sText === null) return { promoted: 0, kept: 0 };
+  if (sText === null) return { promoted: 0, kept: 0, held: [] };
   const entries = parseLearningEntries(sText);
-  const toMove = entries.filter(isPromotable);
-  const keep = entries.filter((e) => !isPromotable(e));
-  if (!toMove.length) return { promoted: 0, kept: keep.length };
+  const held = entries.flatMap((e) => {
+    const why = isPromotable(e) ? contradicted(stripMarkers(e)) : null;
+    return why ? [{ entry: e, why }] : [];
+  });
+  const toMove = entries.filter((e) => isPromotable(e) && !held.some((h) => h.entry === e));
+  const keep = entries.filter((e) => !toMove.includes(e));
+  if (!toMove.length) return { promoted: 0, kept: keep.length - held.length, held };
 
   const gFile = ws.learnings;
   const gText = await readTextOrNull(gFile);
@@ -146,7 +154,7 @@ export async function promoteSessionLearnings(ws: SessionPaths): Promise<{ promo
   }
   if (fresh.length) await writeTextAtomic(gFile, appendBlock(gText, fresh.join("\n\n")));
   await writeTextAtomic(sFile, keep.length ? `${HEADER}\n\n${keep.join("\n\n")}\n` : `${HEADER}\n`);
-  return { promoted: fresh.length, kept: keep.length };
+  return { promoted: fresh.length, kept: keep.length - held.length, held };
 }
 
 /** Entries in the global learnings file (0 when it is missing). */

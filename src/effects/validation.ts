@@ -79,6 +79,8 @@ export interface RunValidationOptions {
   commands?: string[];
   /** The project config the caller already read for this call. */
   config?: ProjectConfig;
+  /** Folders put first on PATH (a package's node_modules/.bin, as lint-staged resolves its tools). */
+  binDirs?: string[];
 }
 
 class TailBuffer {
@@ -125,6 +127,7 @@ function runOne(
   timeoutMs: number,
   maxBytes: number,
   signal?: AbortSignal,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<CommandResult> {
   const started = Date.now();
   return new Promise((resolve) => {
@@ -136,7 +139,7 @@ function runOne(
       shell: true,
       detached: process.platform !== "win32",
       stdio: ["ignore", "pipe", "pipe"],
-      env: process.env,
+      env,
     });
     child.stdout?.on("data", (b: Buffer) => out.push(b));
     child.stderr?.on("data", (b: Buffer) => out.push(b));
@@ -223,7 +226,10 @@ export async function runValidation(root: string, opts: RunValidationOptions = {
       notRun.push(command);
       continue;
     }
-    results.push(await runOne(root, command, timeoutMs, maxOutputBytes, opts.signal));
+    const env = opts.binDirs?.length
+      ? { ...process.env, PATH: [...opts.binDirs, process.env.PATH ?? ""].join(path.delimiter) }
+      : process.env;
+    results.push(await runOne(root, command, timeoutMs, maxOutputBytes, opts.signal, env));
   }
   const passed = notRun.length === 0 && results.every((r) => r.exitCode === 0);
   return { passed, source: resolved.source, results, summary: summarize(results, notRun) };

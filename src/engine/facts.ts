@@ -8,6 +8,7 @@ import { parseSpec } from "../markdown/spec.js";
 import { diffStat } from "../effects/git.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
 import { readLearnings } from "../effects/learnings.js";
+import { detectCommitChecks } from "../effects/commit-checks.js";
 import { stageMetaAt } from "../machine/stages.js";
 import type { DispatchFact } from "../machine/autopilot.machine.js";
 import type { SessionPaths } from "../session/paths.js";
@@ -43,6 +44,7 @@ export async function gatherDispatchFacts(ws: SessionPaths, state: AutopilotStat
     const reviews = await readPhaseReviews(ws, { phaseCount: state.phases.length }).catch(() => []);
     facts.phaseFindings = formatFindingsForPrompt(reviews, { phaseNames: state.phases.map((p) => p.name) });
   }
+  if (wanted.has("commitChecks")) facts.commitChecks = await detectCommitChecks(root).catch(() => null);
   if (wanted.has("learnings")) {
     const l = await readLearnings(ws, { max: 10, maxChars: 3000 }).catch(() => null);
     if (l && l.entries.length) facts.learnings = l.entries.map((e) => `- (${e.source}) ${e.text}`).join("\n");

@@ -8,6 +8,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState, Effect, Notice } from "../session/schema.js";
 import { findingsIn, recordFixCommit } from "../session/findings.js";
+import { detectCommitChecks, precheckCommit } from "../effects/commit-checks.js";
+import { contradiction, learningFacts } from "../effects/learning-check.js";
 import type { SessionPaths } from "../session/paths.js";
 import type { ProjectConfig } from "../session/config.js";
 import {
@@ -111,6 +113,7 @@ async function performUnlocked(
         slug,
         ...(a.noVerify ? { noVerify: true } : {}),
         ...(opts.fresh ? { fresh: true } : {}),
+        precheck: precheckCommit(root),
       });
       const leftOut = leftOutNotice(r.leftOut ?? []);
       // A fix round's findings are fixed by this commit: their fate names it.
@@ -286,7 +289,8 @@ async function performUnlocked(
             : null,
         effectId: sharedEffectId(slug, state, effect),
       });
-      const promoted = await promoteSessionLearnings(ws);
+      const facts = await learningFacts(root, await detectCommitChecks(root).catch(() => null));
+      const promoted = await promoteSessionLearnings(ws, (e) => contradiction(e, facts));
       return notify(
         state,
         {
@@ -294,6 +298,7 @@ async function performUnlocked(
           promoted: promoted.promoted,
           kept: promoted.kept,
           summaryTo: ".harness/learnings.md",
+          ...(promoted.held.length ? { held: promoted.held.map((h) => h.why) } : {}),
         },
         pruneNotice(await countLearningEntries(ws)),
       );

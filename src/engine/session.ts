@@ -603,8 +603,8 @@ export class SessionEngine {
     let s = state;
     let performed = 0;
     // A commit the repository's pre-commit or commit-msg hook refused becomes the machine's event,
-    // saved in the same write that clears the outbox: a crash before it leaves the outbox, whose
-    // commit the next call tries again (and the hook refuses again, or not).
+    // saved in the same write that clears the outbox (what it owes in turn, its learning, is performed
+    // then): a crash before it leaves the outbox, whose commit the next call tries again.
     let rejected = null as CommitRejectedEvent | null;
     for (const effect of state.outbox) {
       this.opts.onProgress?.(`effect ${effect.type}`);
@@ -638,7 +638,7 @@ export class SessionEngine {
       s = apply(s, rejected);
     }
     await this.store.write(ref, s);
-    return s;
+    return s.outbox.length ? this.performOutbox(ref, s) : s;
   }
 
   private async runProbes(ref: SessionRef, state: AutopilotState): Promise<AutopilotState> {

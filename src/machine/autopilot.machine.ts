@@ -33,7 +33,7 @@ export type Probe = "assess" | "planFacts" | "validate" | "waveOpen" | "waveMerg
 /** The question a stage asks: an entry of QUESTIONS (src/machine/questions.ts: its options, human-only answers, --yes policy). */
 type AskName = QuestionName;
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
-export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings";
+export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings" | "commitChecks";
 /** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
 type DispatchJob =
   "plan" | "execute" | "executeTask" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
@@ -147,7 +147,14 @@ function commitRejectedStages<T extends string>(target: T, viaValidation = false
       ] as const);
   return {
     commitFix: {
-      meta: { dispatch: { job: "commitFix", persona: "harness-task-executor", result: "fixed", facts: [] } },
+      meta: {
+        dispatch: {
+          job: "commitFix",
+          persona: "harness-task-executor",
+          result: "fixed",
+          facts: ["learnings", "commitChecks"],
+        },
+      },
       always: [budgetCheck("budgetCommitFix")],
       on: {
         FIXED: fixed,
@@ -452,7 +459,12 @@ export const autopilotMachine = setup({
       states: {
         running: {
           meta: {
-            dispatch: { job: "execute", persona: "harness-task-executor", result: "executed", facts: ["learnings"] },
+            dispatch: {
+              job: "execute",
+              persona: "harness-task-executor",
+              result: "executed",
+              facts: ["learnings", "commitChecks"],
+            },
           },
           // A fix round still pending (a plan approved again while fixing) goes on as the fix.
           // A parallel session's plan with waves: one executor per task of the wave, each in its own worktree.
@@ -534,7 +546,7 @@ export const autopilotMachine = setup({
               job: "executeTask",
               persona: "harness-task-executor",
               result: "executed",
-              facts: ["learnings"],
+              facts: ["learnings", "commitChecks"],
             },
           },
           on: {
@@ -609,7 +621,14 @@ export const autopilotMachine = setup({
         // A fix round (verification or review findings): the executor replies "fixed", then the
         // phase is verified and reviewed again.
         fixing: {
-          meta: { dispatch: { job: "fix", persona: "harness-task-executor", result: "fixed", facts: ["learnings"] } },
+          meta: {
+            dispatch: {
+              job: "fix",
+              persona: "harness-task-executor",
+              result: "fixed",
+              facts: ["learnings", "commitChecks"],
+            },
+          },
           always: [budgetCheck("budgetFixing")],
           on: {
             FIXED: [
@@ -870,7 +889,7 @@ export const autopilotMachine = setup({
               job: "finalFix",
               persona: "harness-task-executor",
               result: "fixed",
-              facts: ["diffStat", "phaseFindings"],
+              facts: ["diffStat", "phaseFindings", "learnings", "commitChecks"],
             },
           },
           always: [budgetCheck("budgetFixing")],

@@ -202,16 +202,6 @@ export function gatesAnswered(decisions: Decision[]): string {
   return ` Gates: ${asked.map((d) => `${d.decision} "${d.answer}" (${channelPhrase(d.by)})`).join("; ")}.`;
 }
 
-/** The first non-blank line of a tool's output, bounded (for one-line records). */
-export function firstLine(output: string): string {
-  const line =
-    output
-      .split("\n")
-      .find((l) => l.trim())
-      ?.trim() ?? "";
-  return line.length > 200 ? line.slice(0, 199) + "…" : line;
-}
-
 /** A verification as the phase keeps it (the first is never overwritten by a re-check). */
 export function verificationRound(event: AutopilotEvent, verdict: "pass" | "fail"): VerificationRound {
   if (event.type === "VERIFIED")

@@ -4,7 +4,7 @@
 // writes that file (see briefContent) so the host model never copies kilobytes.
 import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
-import type { DispatchNext, PersonaName, ResultKind } from "../protocol/step.js";
+import type { DispatchNext, PersonaName } from "../protocol/step.js";
 import { stageMetaAt } from "../machine/stages.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
@@ -17,6 +17,11 @@ import {
   sendBacksAllowed,
 } from "../machine/policy.js";
 import { finalFixSection, phaseFixSection, reReviewSection, recheckSection } from "./finding-briefs.js";
+import { briefPath, fenceFor, reply, resultPath } from "./brief-kit.js";
+import { commitChecksSection, hookFixBrief } from "./hook-briefs.js";
+import type { CommitChecks } from "../effects/commit-checks.js";
+
+export { briefPath, resultPath };
 
 export interface DispatchFacts {
   /** The phase's section of the spec, for the planner. */
@@ -27,22 +32,11 @@ export interface DispatchFacts {
   diffStat?: string;
   /** Relevant learnings, bounded. */
   learnings?: string;
+  /** The repository's commit checks (what its hooks run), for executors. */
+  commitChecks?: CommitChecks | null;
 }
 
 const posix = path.posix;
-
-/** The brief of step `stepId`, in the session's folder (the state's `sessionDir`, which the store sets to where the file is). */
-export function briefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number): string {
-  return posix.join(state.sessionDir, "briefs", `step-${stepId}.md`);
-}
-
-/**
- * Where the persona of a dispatch writes its JSON result (the brief names it): autopilot_report
- * without a `result` reads it from here, so a host need not copy the result into its call.
- */
-export function resultPath(state: Pick<AutopilotState, "sessionDir">, stepId: number): string {
-  return posix.join(state.sessionDir, "results", `step-${stepId}.json`);
-}
 
 /** Where one task of a parallel wave writes its JSON result (its brief names it), by the step that dispatched it. */
 export function taskResultPath(state: Pick<AutopilotState, "sessionDir">, stepId: number, task: string): string {
@@ -91,11 +85,6 @@ function scratchpadRule(state: AutopilotState): string {
 
 function retryLevel(state: AutopilotState): number {
   return state.retryBudget.currentTask?.attemptsUsed ?? 0;
-}
-
-function reply(kind: ResultKind, shape: string): string {
-  // Worded like each persona's final-message rule: the hand-back tool when the client gives one.
-  return `Finish with one JSON object (through your client's hand-back tool when it gives you one, else in a \`\`\`json block at the end of your final message): ${shape}. If you cannot do the job: {"kind":"${kind}","error":"why"}.`;
 }
 
 interface Planned {
@@ -260,12 +249,8 @@ function planDispatch(state: AutopilotState): Planned | null {
     return make(
       `Fix the ${hook} hook's complaint ${attempt}/${max}, ${final ? "final review fixes" : `phase ${n}: ${phase.name}`}`,
       `The repository's ${hook} hook rejected the commit of ${final ? "the final review's fixes" : `phase ${of} "${phase.name}"`}: fix what it reports (attempt ${attempt} of ${max}).`,
-      [
-        "Fix what the hook printed (below), in the files of the commit (listed below); change nothing else.",
-        "Do not commit, do not skip the hook (no --no-verify) and do not edit the hook or its configuration: autopilot makes the same commit again, with the hooks, when you report.",
-        `${escalationBrief(attempt)} Earlier attempts are listed below.`,
-        reply("fixed", `{"kind":"fixed","summary":"what you changed"}`),
-      ],
+      // Its brief is its own (src/personas/hook-briefs.ts).
+      [],
       {},
     );
   }
@@ -368,6 +353,8 @@ function startAt(state: AutopilotState, execState: string): string {
 
 /** The brief file's content: everything the persona needs that is too long for the prompt. */
 export function briefContent(state: AutopilotState, slug: string, facts: DispatchFacts): string {
+  // Fixing what a hook refused is a job of its own, with a brief of its own.
+  if (state.stage === "commitFix" && state.phaseRun.rejectedCommit) return hookFixBrief(state, slug, facts);
   const phase = state.phases[state.currentPhase];
   const planned = planDispatch(state);
   const job = stageMetaAt(state.currentState, state.stage)?.dispatch?.job;
@@ -411,8 +398,6 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
       "",
     );
   }
-  if (state.stage === "commitFix" && state.phaseRun.rejectedCommit)
-    return [...out, ...rejectedCommitBrief(state), ...learningsOf(facts)].join("\n");
   if (state.currentState === "EXECUTE") {
     const cur = state.retryBudget.currentTask;
     if (cur && cur.attempts.length) {
@@ -475,7 +460,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
         out.push("## Validation after the last fix round", "", state.phaseRun.lastValidation.summary, "");
     }
   }
-  out.push(...learningsOf(facts));
+  out.push(...commitChecksSection(facts.commitChecks), ...learningsOf(facts));
   return out.join("\n");
 }
 
@@ -550,54 +535,12 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
       "",
     );
   }
-  out.push(...learningsOf(facts));
+  out.push(...commitChecksSection(facts.commitChecks), ...learningsOf(facts));
   return out.join("\n");
 }
 
 function learningsOf(facts: DispatchFacts): string[] {
   return facts.learnings?.trim() ? ["## Learnings", "", facts.learnings.trim(), ""] : [];
-}
-
-/** A fence that the text cannot close: longer than any run of backticks in it. */
-function fenceFor(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  return "`".repeat(longest + 1);
-}
-
-/** The brief's context for the executor fixing what a hook reported: the commit, the output, earlier attempts. */
-function rejectedCommitBrief(state: AutopilotState): string[] {
-  const held = state.phaseRun.rejectedCommit!;
-  const fence = fenceFor(held.output);
-  const out = [
-    `## The ${held.hook} hook rejected the commit`,
-    "",
-    `Commit: ${held.label}`,
-    "",
-    "Files in the commit:",
-    ...(held.paths.length ? held.paths.map((p) => `- ${p}`) : ["- (not recorded)"]),
-    "",
-    `### What the hook printed (attempt ${held.attempts.length} of ${state.retryBudget.maxAttempts})`,
-    "",
-    `${fence}text`,
-    held.output,
-    fence,
-    "",
-  ];
-  const earlier = held.attempts.slice(0, -1);
-  if (earlier.length) {
-    out.push("### Earlier attempts", "");
-    for (const a of earlier)
-      out.push(
-        `- Attempt ${a.attempt} (${a.timestamp}): ${
-          a.error
-            .split("\n")
-            .find((l) => l.trim())
-            ?.trim() ?? ""
-        }`,
-      );
-    out.push("");
-  }
-  return out;
 }
 
 function disputedSection(out: string[], disputed: readonly { finding: string; evidence: string }[] | undefined): void {

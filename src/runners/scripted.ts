@@ -154,9 +154,9 @@ export class ScriptedRunner implements PersonaRunner {
    */
   private async hookFix(task: PersonaTask, log: string[]): Promise<PersonaResult | null> {
     const brief = await readBrief(task);
-    const hook = /^## The (\S+) hook rejected the commit$/m.exec(brief)?.[1];
+    const hook = /^# Brief for step \d+: fix what the (\S+) hook refused$/m.exec(brief)?.[1];
     if (!hook) return null;
-    const printed = /^### What the hook printed[^\n]*\n\n(`{3,})text\n([\s\S]*?)\n\1$/m.exec(brief)?.[2] ?? "";
+    const printed = /^## What the \S+ hook printed[^\n]*\n\n(`{3,})text\n([\s\S]*?)\n\1$/m.exec(brief)?.[2] ?? "";
     const lines = new Map<string, Set<number>>();
     for (const m of printed.matchAll(/^([^\s:][^:\n]*):(\d+):/gm)) {
       const abs = path.resolve(task.projectRoot, m[1]);

@@ -4,8 +4,7 @@
 // file's `notices`; `renderNotice` turns them into text when a Step is made (src/engine/step.ts),
 // and every front end (the MCP tools, `autopilot run`, the logs) shows that Step's `report`.
 // Every message's wording lives here, in `renderNotice`, except the gate report's one line per
-// signal, which belongs to the signal registry (src/machine/signals.ts) and is reached through
-// `planGateReport`.
+// signal (the signal registry's, src/machine/signals.ts, reached through `planGateReport`).
 //
 // A new message is one entry in `Notice` and one case in `renderNotice` (the compiler asks for it).
 // Notices already saved in state files must keep loading: the objects stay loose, and a field added
@@ -213,6 +212,8 @@ export const Notice = z.discriminatedUnion("kind", [
     kept: z.number().int(),
     /** Where the run's own entry was appended (absent in earlier notices, which said nothing of it). */
     summaryTo: z.string().optional(),
+    /** Learnings held back in the session: why the session's later work contradicts each. */
+    held: z.array(z.string()).optional(),
   }),
   notice("learningsKept", { count: z.number().int(), file: z.string() }),
   notice("harnessFiles", {
@@ -450,7 +451,7 @@ export function renderNotice(n: Notice): string {
       return `Suggested PR title: ${n.title}`;
     case "learningsPromoted":
       return n.summaryTo
-        ? `Learnings: added this run's entry to ${n.summaryTo}${n.promoted ? `; moved ${plural(n.promoted, "learning")} of this session there` : ""}${n.kept ? ` (${n.kept} session-specific kept in the session)` : ""}.`
+        ? `Learnings: added this run's entry to ${n.summaryTo}${n.promoted ? `; moved ${plural(n.promoted, "learning")} of this session there` : ""}${n.kept ? ` (${n.kept} session-specific kept in the session)` : ""}${n.held?.length ? `; ${plural(n.held.length, "learning")} held back in the session, contradicted by its later work (${n.held.join("; ")})` : ""}.`
         : `Promoted ${n.promoted} learnings to global, ${n.kept} session-specific entries kept in session.`;
     case "learningsKept":
       return `Kept ${plural(n.count, "learning")} for later phases in ${n.file}.`;

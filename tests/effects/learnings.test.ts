@@ -84,7 +84,7 @@ describe("promoting session learnings", () => {
 
   it("moves gotcha/decision/observation entries to the global file and keeps the rest in the session", async () => {
     await seed();
-    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 3, kept: 2 });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 3, kept: 2, held: [] });
     const g = await readFile(globalFile(), "utf8");
     expect(g).toContain("- **2026-03-25 [skill:harness-execution] [outcome:gotcha]:** Always check null before access");
     expect(g).toContain("Use Result type over exceptions");
@@ -103,8 +103,8 @@ describe("promoting session learnings", () => {
       "# Learnings\n\n- **2026-03-25 [skill:harness-execution] [outcome:gotcha]:** Always check null before access\n",
     );
     await seed();
-    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 2, kept: 2 });
-    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 2 });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 2, kept: 2, held: [] });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 2, held: [] });
     const g = await readFile(globalFile(), "utf8");
     expect(g.match(/Always check null/g)).toHaveLength(1);
     expect(await countLearningEntries(projectPaths(dir))).toBe(3);
@@ -115,13 +115,13 @@ describe("promoting session learnings", () => {
     const before = await readFile(sessionFile(slug), "utf8");
     await promoteSessionLearnings(sessionPaths(dir, slug));
     await writeFile(sessionFile(slug), before); // the session rewrite "never happened"
-    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 2 });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 2, held: [] });
     expect((await readFile(globalFile(), "utf8")).match(/\[outcome:/g)).toHaveLength(3);
     expect(await readFile(sessionFile(slug), "utf8")).not.toContain("[outcome:gotcha]");
   });
 
   it("a session without learnings promotes nothing and creates no file", async () => {
-    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 0 });
+    expect(await promoteSessionLearnings(sessionPaths(dir, slug))).toEqual({ promoted: 0, kept: 0, held: [] });
     expect(await countLearningEntries(projectPaths(dir))).toBe(0);
   });
 

@@ -32,12 +32,91 @@ function executionComplete(opts: { rigor?: "fast" | "standard" } = {}): Autopilo
   return send(s, { type: "EXECUTED", outcome: "complete" });
 }
 
+/** lint-staged refusing a commit for prettier, as it prints it: the cause is far from the first line. */
+const LINT_STAGED = [
+  "[STARTED] Backing up original state...",
+  "[COMPLETED] Backed up original state in git stash (5a1b2c3)",
+  "[STARTED] Running tasks for staged files...",
+  "[STARTED] package.json — 2 files",
+  "[STARTED] *.ts — 2 files",
+  "[STARTED] prettier --check",
+  "[FAILED] prettier --check [FAILED]",
+  "[STARTED] Applying modifications from tasks...",
+  "[SKIPPED] Skipped because of errors from tasks.",
+  "[STARTED] Reverting to original state because of errors...",
+  "[COMPLETED] Reverting to original state because of errors...",
+  "[STARTED] Cleaning up temporary files...",
+  "[COMPLETED] Cleaning up temporary files...",
+  "",
+  "✖ prettier --check:",
+  "Checking formatting...",
+  "[warn] src/core/a.ts",
+  "[warn] src/core/b.ts",
+  "[warn] Code style issues found in 2 files. Run Prettier with --write to fix.",
+  "husky - pre-commit script failed (code 1)",
+  "",
+].join("\n");
+
+describe("the hook-fix job: a brief of its own", () => {
+  it("says what was refused (no task failed), the whole output, the files, what to run; the recorded reason is the line that says why", () => {
+    let s = executionComplete();
+    const commit = owed(s);
+    s = refuse(s, "pre-commit", LINT_STAGED, commit);
+    const brief = briefContent(s, slug, {
+      commitChecks: {
+        tools: ["husky", "lint-staged"],
+        checks: [
+          {
+            hook: "pre-commit",
+            source: `package.json "lint-staged"`,
+            command: "prettier --check",
+            glob: "*.ts",
+            takesFiles: true,
+            rewrites: false,
+            readOnly: "prettier --check",
+          },
+        ],
+      },
+    });
+    expect(brief.split("\n")[0]).toBe(`# Brief for step ${s.stepId}: fix what the pre-commit hook refused`);
+    expect(brief).not.toMatch(/\(VERIFY\)|for the failed task only|Earlier attempts are listed below/);
+    expect(brief).toContain("No task failed: the work is done and waits to be committed");
+    // Every line the hook printed, though the report shows the first 20.
+    for (const line of LINT_STAGED.split("\n").filter(Boolean)) expect(brief).toContain(line);
+    expect(report(s)).toMatch(/… \(\d+ more lines\)/);
+    expect(brief).toContain("## Files in the commit\n\n- src/core/a.ts");
+    expect(brief).toContain("## To check before you reply\n\n- `prettier --check src/core/a.ts`");
+    expect(brief).toContain("## The repository's commit checks");
+    const cause = "prettier --check: [warn] Code style issues found in 2 files. Run Prettier with --write to fix.";
+    expect(s.decisions.at(-1)!.note).toContain(cause);
+    expect(s.decisions.at(-1)!.note).not.toContain("[STARTED]");
+    // The cause is kept as a learning of the session, for every later executor's brief.
+    expect(s.outbox).toContainEqual(
+      expect.objectContaining({
+        type: "appendSessionLearnings",
+        args: expect.objectContaining({
+          items: [expect.stringContaining(`The repository's pre-commit hook refused a commit: ${cause}`)],
+        }),
+      }),
+    );
+    // A second refusal lists the first by its cause, not its first line.
+    s = refuse(send(s, { type: "FIXED", summary: "formatted a.ts" }), "pre-commit", LINT_STAGED, commit);
+    expect(briefContent(s, slug, {})).toContain(
+      `- Attempt 1 (${s.phaseRun.rejectedCommit!.attempts[0].timestamp}): ${cause}`,
+    );
+  });
+});
+
 describe("a commit the pre-commit hook refuses", () => {
   it("goes to the executor as a fix with the hook's output, the same retry budget and escalating context; then the same commit is owed again", () => {
     let s = executionComplete();
     expect(where(s)).toBe("VERIFY.running");
     const commit = owed(s);
-    const levels = [/obvious fix/, /related files/, /full context/];
+    const levels = [
+      /Read the hook's whole output below/,
+      /refused this commit 1 time before/,
+      /last attempt before a person is asked/,
+    ];
     for (let attempt = 1; attempt <= RETRY_BUDGET; attempt++) {
       s = refuse(s, "pre-commit", LINT, commit);
       expect(where(s)).toBe("VERIFY.commitFix");
@@ -52,12 +131,13 @@ describe("a commit the pre-commit hook refuses", () => {
         ),
       );
       const brief = briefContent(s, slug, {});
-      expect(brief).toContain("## The pre-commit hook rejected the commit");
+      expect(brief).toContain("## What the pre-commit hook printed");
       expect(brief).toContain('src/core/a.ts:2:console.log("debug");');
       expect(brief).toContain("- src/core/a.ts");
       expect(brief).toMatch(levels[attempt - 1]);
       expect(brief).toMatch(/Do not commit, do not skip the hook \(no --no-verify\)/);
-      if (attempt > 1) expect(brief).toContain("### Earlier attempts");
+      if (attempt > 1) expect(brief).toContain("## Earlier attempts");
+      else expect(brief).not.toMatch(/Earlier attempts/);
       expect(report(s)).toContain(`Retry ${attempt}/${RETRY_BUDGET}: the task executor fixes what the hook reports`);
       s = send(s, { type: "FIXED", summary: "removed the debug line" });
       expect(where(s)).toBe("VERIFY.running");

@@ -318,6 +318,75 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     expect((await gitEnv(r.dir, r.env, "config", "core.hooksPath")).trim()).toBe(".husky/_");
   });
 
+  it("husky + lint-staged with prettier --check (a team's config): named in every executor brief, run read-only before each commit, its cause kept for every later brief", async (ctx) => {
+    if ("skip" in tools) return ctx.skip(tools.skip);
+    const toolsDir = tools.dir;
+    const r = await makeRepo({
+      config: { scripted: script({ "src/counting-core/format-me.ts": "export   const   formatMe=1\n" }) },
+      files: {
+        "package.json":
+          JSON.stringify(
+            {
+              name: "word-count",
+              private: true,
+              type: "module",
+              scripts: { prepare: "husky" },
+              "lint-staged": { "*.ts": "prettier --check" },
+            },
+            null,
+            2,
+          ) + "\n",
+        ".husky/pre-commit": "npx lint-staged\n",
+      },
+      setup: async (dir) => {
+        await linkNodeModules(dir, toolsDir);
+        await runOk(path.join(dir, "node_modules/.bin/husky"), [], dir);
+      },
+    });
+    const first = await yesRun(r);
+    // The scripted executor fixes only what names a line; prettier names none: past the budget a person is asked.
+    expect(first.code, first.stdout + first.stderr).toBe(3);
+    expect(first.stdout).toContain("they fail, so the commit was not attempted");
+    const sessionDir = path.join(r.root, ".harness/sessions", SLUG);
+    const briefs = async () => {
+      const { readdir } = await import("node:fs/promises");
+      const names = (await readdir(path.join(sessionDir, "briefs"))).sort(
+        (a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]),
+      );
+      return Promise.all(names.map(async (n) => readFile(path.join(sessionDir, "briefs", n), "utf8")));
+    };
+    const executor = (b: string) => /^- Execution state:|fix what the pre-commit hook refused|Fix exactly/m.test(b);
+    const early = (await briefs()).filter(executor);
+    // Named before any commit was attempted: the first executor's brief already has them.
+    expect(early[0]).toContain("## The repository's commit checks");
+    expect(early[0]).toContain("`prettier --check` on `*.ts` files — run `prettier --check` over your files");
+    const hookFix = early.find((b) => /^# Brief for step \d+: fix what the pre-commit hook refused$/m.test(b))!;
+    expect(hookFix).toContain("$ prettier --check src/counting-core/format-me.ts");
+    expect(hookFix).toContain("## To check before you reply\n\n- `prettier --check src/counting-core/format-me.ts");
+    const state = JSON.parse(await readFile(path.join(sessionDir, "autopilot-state.json"), "utf8"));
+    const cause = "Code style issues found in the above file. Run Prettier with --write to fix.";
+    const notes = state.decisions.filter((d: { decision: string }) => d.decision === "commit_rejected");
+    expect(notes.length).toBe(RETRY_BUDGET + 1);
+    for (const d of notes) expect(d.note).toContain(cause);
+    // The person formats the file and answers; the same commit passes the real hook; phase 2 runs.
+    await runOk(path.join(r.dir, "node_modules/.bin/prettier"), ["--write", "src/counting-core/format-me.ts"], r.root);
+    const line = /\(or `([^`]+)`\) in your own terminal/.exec(first.stdout)![1];
+    const second = await paste(`printf 'fix it yourself and continue\\nyes\\n' | ${line}`, { cwd: r.root, env: r.env });
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    const all = (await briefs()).filter(executor);
+    const phase2 = all.filter((b) => /^- Phase 2 of 2/m.test(b));
+    expect(phase2.length).toBeGreaterThan(0);
+    for (const b of phase2)
+      expect(b).toContain(`The repository's pre-commit hook refused a commit: prettier --check: [warn] ${cause}`);
+    const { commits } = await expectClean(r, [first, second]);
+    expect(commits).toHaveLength(3);
+    expect(await gitEnv(r.dir, r.env, "show", `${commits[0].sha}:src/counting-core/format-me.ts`)).toBe(
+      "export const formatMe = 1;\n",
+    );
+    // Not contradicted by the session's later work: promoted to the project's learnings.
+    expect(await readFile(path.join(r.root, ".harness/learnings.md"), "utf8")).toContain(cause);
+  });
+
   it("commit.gpgsign with a working key: every commit signed", async (ctx) => {
     const why = skipWhy(debianTool("gpg"));
     if (why) return ctx.skip(why);

@@ -3,19 +3,11 @@
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
 import type { Effect, Notice } from "../../session/schema.js";
-import {
-  phaseLabel,
-  effect,
-  decision,
-  answered,
-  refusalsOf,
-  goesToExecutor,
-  sameTaskAs,
-  firstLine,
-} from "../helpers.js";
+import { phaseLabel, effect, decision, answered, refusalsOf, goesToExecutor, sameTaskAs } from "../helpers.js";
 import { FIXABLE_HOOK } from "../events.js";
 import { act } from "./act.js";
 import { scopeOf, settleFix } from "../fates.js";
+import { hookCause } from "../hook-cause.js";
 
 export const executeActions = {
   // EXECUTE -------------------------------------------------------------------------------
@@ -279,7 +271,20 @@ export const executeActions = {
     const attempt = prior.length + 1;
     const toExecutor = goesToExecutor(context, event);
     const label = event.commit.args.label;
+    const cause = hookCause(event.output);
+    // Why the hook refused is kept for every later executor of the session, not only this fix.
+    const learning = effect(context, {
+      type: "appendSessionLearnings",
+      args: {
+        date: event.now.slice(0, 10),
+        skill: "harness-execution",
+        items: [
+          `The repository's ${event.hook} hook refused a commit: ${cause.replace(/\.$/, "")}. Before you reply, run the repository's commit checks (your brief lists them) over the files you changed, and fix what they report.`,
+        ],
+      },
+    });
     return {
+      ...(event.hook === FIXABLE_HOOK ? { outbox: [...context.outbox, learning] } : {}),
       phaseRun: {
         ...context.phaseRun,
         rejectedCommit: {
@@ -301,7 +306,7 @@ export const executeActions = {
         decision(context, event, {
           decision: "commit_rejected",
           by: "auto",
-          note: `The ${event.hook} hook rejected "${label}" (attempt ${attempt}); ${toExecutor ? "sent to the task executor to fix" : "the user is asked"}: ${firstLine(event.output)}`,
+          note: `The ${event.hook} hook rejected "${label}" (attempt ${attempt}); ${toExecutor ? "sent to the task executor to fix" : "the user is asked"}: ${cause}`,
         }),
       ],
       notices: [
@@ -327,7 +332,7 @@ export const executeActions = {
         decision(context, event, {
           decision: "commit_rejected",
           by: "auto",
-          note: `The ${event.hook} hook rejected the recovery commit "${label}"; its work stays uncommitted: ${firstLine(event.output)}`,
+          note: `The ${event.hook} hook rejected the recovery commit "${label}"; its work stays uncommitted: ${hookCause(event.output)}`,
         }),
       ],
       notices: [

@@ -1,0 +1,31 @@
+// What every brief shares: where a step's brief and result files are, the exact reply it asks for,
+// and a code fence its quoted text cannot close.
+import path from "node:path";
+import type { AutopilotState } from "../session/schema.js";
+import type { ResultKind } from "../protocol/step.js";
+
+const posix = path.posix;
+
+/** The brief of step `stepId`, in the session's folder (the state's `sessionDir`, which the store sets to where the file is). */
+export function briefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number): string {
+  return posix.join(state.sessionDir, "briefs", `step-${stepId}.md`);
+}
+
+/**
+ * Where the persona of a dispatch writes its JSON result (the brief names it): autopilot_report
+ * without a `result` reads it from here, so a host need not copy the result into its call.
+ */
+export function resultPath(state: Pick<AutopilotState, "sessionDir">, stepId: number): string {
+  return posix.join(state.sessionDir, "results", `step-${stepId}.json`);
+}
+
+export function reply(kind: ResultKind, shape: string): string {
+  // Worded like each persona's final-message rule: the hand-back tool when the client gives one.
+  return `Finish with one JSON object (through your client's hand-back tool when it gives you one, else in a \`\`\`json block at the end of your final message): ${shape}. If you cannot do the job: {"kind":"${kind}","error":"why"}.`;
+}
+
+/** A fence that the text cannot close: longer than any run of backticks in it. */
+export function fenceFor(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return "`".repeat(longest + 1);
+}
