@@ -167,7 +167,9 @@ describe.skipIf(!haveChromium)("the HTML decision log in headless Chromium", () 
       "State machine",
       "Plan approvals",
       "Every decision",
+      "Checks and findings",
       "Final review",
+      "Models",
       "Commits",
     ]);
     expect(await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
