@@ -6,6 +6,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { AutopilotError } from "../protocol/errors.js";
 import { errorResult } from "./render.js";
 import { registerTools } from "./tools/index.js";
+import { claudeCodeListing, type ToolName } from "./tools/names.js";
 import { registerPrompts } from "./prompts.js";
 import { registerResources } from "./resources.js";
 import { hostOf } from "../protocol/host-view.js";
@@ -13,25 +14,11 @@ import { ownVersion } from "../install/paths.js";
 import { rewordToolErrors, wrapToolList } from "./sdk-seam.js";
 
 /**
- * Tools a Claude Code host never needs to call (its read-only subagents call autopilot_result
- * only), left out of its tools/list so their definitions do not sit in its context; still callable
- * by name.
- * AUTOPILOT_ALL_TOOLS=1 lists them too.
- */
-const HOST_OPTIONAL_TOOLS = new Set(["autopilot_decisions", "gather_context", "write_scratchpad"]);
-
-/**
- * The tools a Claude Code session calls at every step, marked `_meta["anthropic/alwaysLoad"]`:
- * Claude Code then sends their definitions from the first request instead of deferring them
- * behind a ToolSearch round (docs/performance.md). autopilot_next and autopilot_status stay
- * deferred: a session that needs them loads them by name.
- */
-const ALWAYS_LOADED_TOOLS = new Set(["autopilot_start", "autopilot_report", "autopilot_decide"]);
-
-/**
  * tools/list without the `$schema` line the SDK puts in every JSON schema (clients forward it to
- * the model verbatim), and, for Claude Code, without HOST_OPTIONAL_TOOLS and with
- * ALWAYS_LOADED_TOOLS marked.
+ * the model verbatim), and, for Claude Code, as each tool's entry in tools/names.ts says: the tools
+ * its host never calls left out (their definitions would sit in its context), the ones a session
+ * calls at every step marked `_meta["anthropic/alwaysLoad"]` (sent from the first request instead
+ * of deferred behind a ToolSearch round; docs/performance.md).
  */
 function leanToolList(server: McpServer, allTools: boolean): void {
   const strip = <T>(schema: T): T => {
@@ -44,12 +31,12 @@ function leanToolList(server: McpServer, allTools: boolean): void {
     return {
       ...r,
       tools: r.tools
-        .filter((t) => allTools || !claude || !HOST_OPTIONAL_TOOLS.has(String(t.name)))
+        .filter((t) => allTools || !claude || claudeCodeListing(t.name) !== "not listed")
         .map((t) => ({
           ...t,
           inputSchema: strip(t.inputSchema),
           ...(t.outputSchema ? { outputSchema: strip(t.outputSchema) } : {}),
-          ...(claude && ALWAYS_LOADED_TOOLS.has(String(t.name))
+          ...(claude && claudeCodeListing(t.name) === "always loaded"
             ? { _meta: { ...(t._meta as object | undefined), "anthropic/alwaysLoad": true } }
             : {}),
         })),
@@ -103,8 +90,8 @@ function createServer(opts: ServerOptions): McpServer {
  * The SDK checks a call's arguments against the tool's input schema before the tool runs and
  * answers a misfit with an isError result that carries no code. This gives it the contract's shape
  * (docs/mcp.md, Errors): `bad_result` when the persona result is what does not fit, `bad_input`
- * otherwise. Plain JSON can carry values such as {"toString": 1}; they are refused this way
- * (issue 17). The hook is the SDK seam's (sdk-seam.ts); tests/mcp/error-codes.test.ts and
+ * otherwise. Plain JSON can carry values such as {"toString": 1}; they are refused this way. The
+ * hook is the SDK seam's (sdk-seam.ts); tests/mcp/error-codes.test.ts and
  * sdk-seam.test.ts fail if an SDK update moves it.
  */
 function codeArgumentErrors(server: McpServer): void {
@@ -115,7 +102,9 @@ function codeArgumentErrors(server: McpServer): void {
     if (!m) return null;
     const [, tool, issues] = m;
     const code =
-      tool === "autopilot_report" && /\bat result\b/.test(issues) && !/\bat (session|stepId)\b/.test(issues)
+      tool === ("autopilot_report" satisfies ToolName) &&
+      /\bat result\b/.test(issues) &&
+      !/\bat (session|stepId)\b/.test(issues)
         ? "bad_result"
         : "bad_input";
     return errorResult(

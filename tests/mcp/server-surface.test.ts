@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
+import { TOOL_NAMES, type ToolName } from "../../src/mcp/tools/names.js";
 import {
   call,
   makeProject,
@@ -19,18 +20,8 @@ import {
   type Session,
 } from "../helpers/mcp-client.js";
 
-const TOOLS = [
-  "autopilot_start",
-  "autopilot_next",
-  "autopilot_report",
-  "autopilot_decide",
-  "autopilot_status",
-  "autopilot_decisions",
-  "gather_context",
-  "write_scratchpad",
-  "autopilot_result",
-];
-const STEP_TOOLS = TOOLS.slice(0, 4);
+/** The tools that answer with a Step. */
+const STEP_TOOLS: ToolName[] = ["autopilot_start", "autopilot_next", "autopilot_report", "autopilot_decide"];
 /** Measured 3.6 KB without `$schema` lines (4.4 KB with them, 7.1 KB before the Step output schema was made minimal); a budget, so that growth is a decision. */
 export const TOOLS_LIST_BUDGET = 3900;
 
@@ -58,9 +49,9 @@ describe("server surface", () => {
     expect(s.srv.client.getInstructions()).toMatch(/autopilot_start/);
   });
 
-  it("lists exactly the nine tools, small", async () => {
+  it("lists exactly the tools of src/mcp/tools/names.ts, in its order, small", async () => {
     const { tools } = await s.srv.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
     for (const t of tools) expect(t.description!.length, t.name).toBeLessThanOrEqual(140);
     for (const name of STEP_TOOLS) {
       const t = tools.find((x) => x.name === name)!;

@@ -4,10 +4,11 @@ import { DecideInput, StepOutput } from "../schemas.js";
 import { Progress } from "../progress.js";
 import { clientCanElicit } from "../elicitation.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 
-export function registerDecide({ server, ctx, stepTool, askUser, sessionOf }: ToolKit): void {
+export function registerDecide({ server, ctx, stepTool, askUser, sessionOf }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "autopilot_decide",
+    name,
     {
       description: "Record the user's answer.",
       inputSchema: DecideInput,
@@ -15,7 +16,7 @@ export function registerDecide({ server, ctx, stepTool, askUser, sessionOf }: To
     },
     (args, extra) =>
       stepTool(
-        "autopilot_decide",
+        name,
         async (engine) => {
           // No session: the connection's (kit.sessionOf).
           const session = await sessionOf(args.session, engine, args.stepId);

@@ -3,10 +3,11 @@ import { DecisionsInput } from "../schemas.js";
 import { jsonResult } from "../render.js";
 import { decisionLog } from "../sessions.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 
-export function registerDecisions({ server, engineFor, safe }: ToolKit): void {
+export function registerDecisions({ server, engineFor, safe }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "autopilot_decisions",
+    name,
     {
       description: "The decision log: decisions with signals, phase history, final review, commits. Read-only.",
       inputSchema: DecisionsInput,

@@ -4,10 +4,11 @@ import { GatherInput } from "../schemas.js";
 import { jsonResult } from "../render.js";
 import { Progress } from "../progress.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 
-export function registerGatherContext({ server, ctx, engineFor, safe }: ToolKit): void {
+export function registerGatherContext({ server, ctx, engineFor, safe }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "gather_context",
+    name,
     {
       description:
         "Session context in one call: state, learnings, handoff, validation (runs the project's checks; ask for it explicitly).",

@@ -14,6 +14,7 @@ import type { SessionRef } from "../../session/paths.js";
 import { errorResult, stepResult, type Told } from "../render.js";
 import { Progress, type Extra } from "../progress.js";
 import { askInBand, clientCanElicit } from "../elicitation.js";
+import type { ToolName } from "./names.js";
 
 let engineModule: Promise<typeof import("../../engine/engine.js")> | undefined;
 /**
@@ -52,7 +53,7 @@ export interface ToolKit {
   engineFor: (progress?: Progress) => Promise<Engine>;
   /** A Step tool: progress while it runs, in-band questions afterwards if enabled, errors as results. */
   stepTool: (
-    name: string,
+    name: ToolName,
     run: (engine: Engine) => Promise<StepWork>,
     opts: { elicit: boolean },
   ) => (extra: Extra) => Promise<CallToolResult>;
@@ -70,7 +71,10 @@ export interface ToolKit {
 }
 
 /** The kind of Step each tool answers (Claude Code's lean Step then leaves out the session the call named). */
-const ANSWERS: Record<string, Step["next"]["kind"]> = { autopilot_report: "dispatch", autopilot_decide: "ask" };
+const ANSWERS: Partial<Record<ToolName, Step["next"]["kind"]>> = {
+  autopilot_report: "dispatch",
+  autopilot_decide: "ask",
+};
 
 /** The package's persona files, named in the instructions of hosts that read them. */
 function personasDir(): string | undefined {

@@ -1,10 +1,11 @@
 // autopilot_next: the current Step again; changes nothing.
 import { NextInput, StepOutput } from "../schemas.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 
-export function registerNext({ server, stepTool }: ToolKit): void {
+export function registerNext({ server, stepTool }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "autopilot_next",
+    name,
     {
       description: "The current Step again; changes nothing.",
       inputSchema: NextInput,
@@ -13,8 +14,6 @@ export function registerNext({ server, stepTool }: ToolKit): void {
     },
     // No in-band questions here: autopilot_next promises to change nothing.
     (args, extra) =>
-      stepTool("autopilot_next", async (engine) => ({ step: await engine.next(args.session) }), { elicit: false })(
-        extra,
-      ),
+      stepTool(name, async (engine) => ({ step: await engine.next(args.session) }), { elicit: false })(extra),
   );
 }

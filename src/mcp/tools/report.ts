@@ -3,10 +3,11 @@
 // session, that no headless run drives it (the kit's beforeChange).
 import { ReportInput, StepOutput } from "../schemas.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 
-export function registerReport({ server, stepTool, sessionOf }: ToolKit): void {
+export function registerReport({ server, stepTool, sessionOf }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "autopilot_report",
+    name,
     {
       description: "Report a persona's result.",
       inputSchema: ReportInput,
@@ -14,7 +15,7 @@ export function registerReport({ server, stepTool, sessionOf }: ToolKit): void {
     },
     (args, extra) =>
       stepTool(
-        "autopilot_report",
+        name,
         // No session: the connection's (kit.sessionOf). No result: the engine reads the result file.
         async (engine) => ({
           step: await engine.report(

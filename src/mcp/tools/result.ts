@@ -6,6 +6,7 @@
 import { AutopilotError } from "../../protocol/errors.js";
 import { ResultInput } from "../schemas.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 /** What the persona does after each refusal: the host's Step is not its business, so none is shown. */
@@ -14,9 +15,9 @@ const PERSONA_TODO: Record<string, string> = {
   stale_step: "Your step is over: end with your JSON result in your reply.",
 };
 
-export function registerResult({ server, engineFor, sessionOf }: ToolKit): void {
+export function registerResult({ server, engineFor, sessionOf }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "autopilot_result",
+    name,
     {
       description: "Personas only: record your JSON result for your step.",
       inputSchema: ResultInput,

@@ -1,10 +1,11 @@
 // autopilot_start: start or resume a session on a spec.
 import { StartInput, StepOutput } from "../schemas.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 
-export function registerStart({ server, stepTool }: ToolKit): void {
+export function registerStart({ server, stepTool }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "autopilot_start",
+    name,
     {
       description: "Start or resume a session on a spec.",
       inputSchema: StartInput,
@@ -12,7 +13,7 @@ export function registerStart({ server, stepTool }: ToolKit): void {
     },
     (args, extra) =>
       stepTool(
-        "autopilot_start",
+        name,
         async (engine) => {
           const r = await engine.start(args.spec, args.flags);
           return {

@@ -3,10 +3,11 @@ import { StatusInput } from "../schemas.js";
 import { hostStep, jsonResult } from "../render.js";
 import { listSessions, sessionDetail, summaryLine } from "../sessions.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 
-export function registerStatus({ server, view, engineFor, safe }: ToolKit): void {
+export function registerStatus({ server, view, engineFor, safe }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "autopilot_status",
+    name,
     {
       description: "Sessions and what each waits on, or one in detail.",
       inputSchema: StatusInput,

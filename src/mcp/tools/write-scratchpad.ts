@@ -3,10 +3,11 @@ import path from "node:path";
 import { ScratchpadInput } from "../schemas.js";
 import { jsonResult } from "../render.js";
 import type { ToolKit } from "./kit.js";
+import type { ToolName } from "./names.js";
 
-export function registerWriteScratchpad({ server, ctx, engineFor, safe }: ToolKit): void {
+export function registerWriteScratchpad({ server, ctx, engineFor, safe }: ToolKit, name: ToolName): void {
   server.registerTool(
-    "write_scratchpad",
+    name,
     {
       description:
         "Save bulky research to the session scratchpad (cleared when the phase completes). Returns the path.",
