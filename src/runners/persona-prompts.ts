@@ -16,7 +16,7 @@ import {
   type PersonaResult,
   type ResultKind,
 } from "../protocol/step.js";
-import { formatIssues } from "./tools.js";
+import { formatIssues } from "./tool-kit.js";
 
 const RESULT_SCHEMAS: Record<ResultKind, z.ZodType> = {
   planned: PlannedResult,

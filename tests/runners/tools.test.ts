@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createToolbox, globToRegExp } from "../../src/runners/tools.js";
+import { createToolbox } from "../../src/runners/tools.js";
+import { globToRegExp } from "../../src/runners/tool-search.js";
 import { checkResult, loadPersonaPrompt } from "../../src/runners/persona-prompts.js";
 
 let root: string;
