@@ -44,16 +44,20 @@ import {
   fit,
   asInt,
   nonEmptyString,
+} from "./migrate-kit.js";
+import {
   NEWER_UPSTREAM_STATES,
   normalizePhases,
-  resolveCurrentPhase,
   normalizeRetryBudget,
-  normalizeHistory,
+  normalizeStateName,
+  resolveCurrentPhase,
+} from "./migrate-position.js";
+import {
+  earliestHistoryCommit,
   normalizeDecisions,
   normalizeFinalReview,
-  normalizeStateName,
-  earliestHistoryCommit,
-} from "./migrate-fields.js";
+  normalizeHistory,
+} from "./migrate-records.js";
 
 export interface MigrateOptions {
   /** Current HEAD, used as `startingCommit` for pre-v3 files whose history names no commit. */
@@ -282,8 +286,8 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
   const ours = typeof s.stepId === "number" && Number.isInteger(s.stepId) && s.stepId >= 0;
   const currentPhase = resolveCurrentPhase(s.currentPhase, drafts, state, notes, top, ours);
   // Every state between ASSESS and PHASE_COMPLETE works on phases[currentPhase]. A file without it
-  // (a hand edit such as {"currentState": "PLAN", "phases": []}) once reached the engine and threw
-  // a TypeError reading planPath (the soak, issue 17); there is no phase to resume, so no guess.
+  // (a hand edit such as {"currentState": "PLAN", "phases": []}) has no phase to resume: refused
+  // here, rather than a guess or a TypeError in the engine.
   if (PHASE_STATES.has(state) && (currentPhase < 0 || currentPhase >= drafts.length))
     corrupt(
       drafts.length === 0
