@@ -3,7 +3,7 @@
 // of the whole server (its time grows with the server's memory) plus git's own start; these reads
 // cost a few file reads. Anything this does not read plainly (no `.git` at the project root, git
 // told where to look by the environment, a detached HEAD, a branch with no commit, the reftable
-// format, a ref it cannot find) returns null, and the caller asks git as before.
+// format, a ref it cannot find) returns null, and the caller asks git.
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 

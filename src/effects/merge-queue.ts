@@ -1,4 +1,4 @@
-// The merge queue of a parallel session (issue 27): each task of a wave works in its own git
+// The merge queue of a parallel session (`--parallel`): each task of a wave works in its own git
 // worktree, made by autopilot from the recorded base commit on its own branch; when the task is
 // done its work is committed there (autopilot's checkpoint commit: hooks, identity and ownership as
 // everywhere), checked (the branch grew from the recorded base; its diff stays inside the task's

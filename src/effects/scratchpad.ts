@@ -39,9 +39,10 @@ export function phaseSlug(phase: string | number): string {
       "bad_input",
       `Phase "${phase}" has no usable name for a scratchpad folder. Pass the phase name or index.`,
     );
-  // A name with no Latin letters or digits ("中文", "🚀") once threw here, and since every
-  // dispatch Step names the scratchpad folder, such a session could never render a Step again
-  // (found by tests/reliability/hostile.test.ts). A stable hash gives it a folder of its own.
+  // A name with no Latin letters or digits ("中文", "🚀") leaves nothing to name a folder by, and
+  // every dispatch Step names the scratchpad folder: refusing it would leave such a session unable
+  // to render a Step (tests/reliability/hostile.test.ts sends such names). A stable hash gives it
+  // a folder of its own.
   return `phase-${createHash("sha256").update(String(phase)).digest("hex").slice(0, 10)}`;
 }
 

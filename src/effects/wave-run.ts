@@ -1,4 +1,4 @@
-// One wave of a parallel session, run through the merge queue (issue 27): every task of the wave
+// One wave of a parallel session (`--parallel`), run through the merge queue: every task of the wave
 // gets its worktree from the same base; a task reported done is committed in its worktree, and the
 // queue then merges done tasks strictly in task order (a later task that finishes first waits),
 // running the validation commands after each merge. What goes wrong stays with that task alone:

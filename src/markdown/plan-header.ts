@@ -1,4 +1,4 @@
-// The task header line of a plan that says what can run together (issue 27, upstream's format):
+// The task header line of a plan that says what can run together (upstream's format):
 //
 //   ### Task 3: Name
 //   **Depends on:** Task 1, Task 2 | **Files:** src/a.ts, test/a.test.ts | **Owns:** src/api/**

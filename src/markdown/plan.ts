@@ -182,7 +182,7 @@ export function countPlan(text: string): PlanCounts {
 }
 
 // ---- the plan check ----------------------------------------------------------------------------
-// What the server checks in code before a plan may run (issue 30): every task names its files and
+// What the server checks in code before a plan may run: every task names its files and
 // ends with a verification step, no task leaves its content to be decided later, no task is too
 // big for one executor pass. Each problem is one line the planner can act on.
 

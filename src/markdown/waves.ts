@@ -1,4 +1,4 @@
-// Waves: which tasks of a plan run at the same time (issue 27), computed here from the plan's
+// Waves: which tasks of a plan run at the same time (`--parallel`), computed here from the plan's
 // headers (src/markdown/plan-header.ts) and nowhere else. A task runs after every task it depends
 // on, after every earlier task whose `Files`/`Owns` overlap its own (two tasks never touch the same
 // file at once), and a task where a person acts runs alone, after everything before it. A wave is

@@ -1,8 +1,8 @@
 // Values that callers send (MCP arguments, Engine API callers, CLI input) are only data. Plain JSON
 // can carry an object whose `toString` or `valueOf` is not a function ({"toString": 1}); String()
 // or a template literal on one throws a TypeError instead of the coded refusal the contract
-// promises (found by the soak, issue 17). Messages name such values through `shown`, and inputs
-// are checked for their type before any text is made of them.
+// promises (the reliability soak sends such values). Messages name them through `shown`, and
+// inputs are checked for their type before any text is made of them.
 import { AutopilotError, type ErrorCode } from "./errors.js";
 
 /** A caller's value for an error message, at most `max` characters. Never throws. */
