@@ -13,9 +13,13 @@ export async function readTextOrNull(file: string): Promise<string | null> {
   }
 }
 
-export async function writeTextAtomic(file: string, content: string): Promise<void> {
+/**
+ * `flush: false` for a file made again from the state at every call (a brief): renamed in whole
+ * like any other, without waiting for the disk. Everything else is flushed before it is renamed.
+ */
+export async function writeTextAtomic(file: string, content: string, opts: { flush?: boolean } = {}): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomic(file, content, { encoding: "utf8" });
+  await writeFileAtomic(file, content, { encoding: "utf8", fsync: opts.flush !== false });
 }
 
 /** Detect the file's newline style so edits keep a CRLF file CRLF. */

@@ -751,13 +751,13 @@ export class SessionEngine {
         for (const t of step.next.tasks) {
           const file = path.join(this.root, t.brief);
           await mkdir(path.dirname(file), { recursive: true });
-          await writeTextAtomic(file, taskBriefContent(state, ref.slug, t.task, facts));
+          await writeTextAtomic(file, taskBriefContent(state, ref.slug, t.task, facts), { flush: false });
         }
         return step;
       }
       const file = path.join(this.root, briefPath(state, state.stepId));
       await mkdir(path.dirname(file), { recursive: true });
-      await writeTextAtomic(file, briefContent(state, ref.slug, facts));
+      await writeTextAtomic(file, briefContent(state, ref.slug, facts), { flush: false });
     }
     return step;
   }

@@ -6,8 +6,9 @@
 // again. Between calls the file stays the truth: any other version is read afresh.
 import { AutopilotState } from "./schema.js";
 
-/** The lists of records that grow with a session's work. */
+/** The lists of records that grow with a session's work (and the phases, which change one at a time). */
 const GROWING = ["decisions", "history"] as const;
+const CHECKED_ONE_BY_ONE = [...GROWING, "phases"] as const;
 
 const recordChecked = new WeakSet<object>();
 
@@ -27,25 +28,64 @@ function deepFreeze<T>(value: T): T {
 
 const isRecord = (v: unknown): v is object => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** Per growing list: the last list turned into text, and the text of its records as they stand in the file. */
+const listTexts = new Map<string, { items: readonly unknown[]; body: string }>();
+
+/** The list as it stands in the file, as `[\n    …\n  ]`: records already turned into text are not again. */
+function listText(key: string, list: readonly unknown[]): string {
+  if (!list.length) return "[]";
+  const k = listTexts.get(key);
+  let body: string;
+  if (k && k.items.length <= list.length && k.items.every((x, i) => x === list[i])) {
+    const added = list
+      .slice(k.items.length)
+      .map((x) => (JSON.stringify(x, null, 2) ?? "null").replaceAll("\n", "\n    "));
+    // Concatenated, not joined: the kept text is not copied (V8 keeps the two parts until written).
+    body =
+      k.items.length && added.length ? k.body + ",\n    " + added.join(",\n    ") : k.body || added.join(",\n    ");
+  } else {
+    body = JSON.stringify(list, null, 2).replaceAll("\n", "\n  ").slice("[\n    ".length, -"\n  ]".length);
+  }
+  listTexts.set(key, { items: list, body });
+  return `[\n    ${body}\n  ]`;
+}
+
 /**
- * Users diff these files: stable 2-space indent and a trailing newline. (V8's own JSON.stringify
- * turns 2 MB of state into text in a few milliseconds: faster than joining kept texts of records.)
+ * Users diff these files: stable 2-space indent and a trailing newline. Byte for byte
+ * `JSON.stringify(state, null, 2) + "\n"`, the decisions and history records made text once: V8
+ * turns the 2 MB of a long session into text in a few milliseconds, but not at every write.
  */
 export function serializeState(state: unknown): string {
-  return JSON.stringify(state, null, 2) + "\n";
+  if (!isRecord(state) || "toJSON" in state) return JSON.stringify(state, null, 2) + "\n";
+  const s = state as Record<string, unknown>;
+  const lists = GROWING.filter((key) => Array.isArray(s[key]) && (s[key] as unknown[]).length);
+  if (!lists.length) return JSON.stringify(state, null, 2) + "\n";
+  const rest: Record<string, unknown> = { ...s };
+  for (const key of lists) rest[key] = [];
+  let text = JSON.stringify(rest, null, 2);
+  // A top-level key stands at two spaces after a line break: nothing nested does, no string holds a line break.
+  for (const key of lists)
+    text = text.replace(
+      `\n  ${JSON.stringify(key)}: []`,
+      () => `\n  ${JSON.stringify(key)}: ${listText(key, s[key] as unknown[])}`,
+    );
+  text += "\n";
+  if (FREEZE && text !== JSON.stringify(state, null, 2) + "\n")
+    throw new Error("serializeState differs from JSON.stringify (a defect of state-memo.ts)");
+  return text;
 }
 
 export type StateCheck = { success: true } | { success: false; path: PropertyKey[]; message: string };
 
-/** `AutopilotState.safeParse(state)`, each decision and history record checked once per process. */
+/** `AutopilotState.safeParse(state)`, each decision, history record and phase checked once per process. */
 export function checkState(state: unknown): StateCheck {
   if (!isRecord(state)) return fail(AutopilotState.safeParse(state));
   const s = state as Record<string, unknown>;
   const rest: Record<string, unknown> = { ...s };
-  for (const key of GROWING) if (Array.isArray(s[key])) rest[key] = [];
+  for (const key of CHECKED_ONE_BY_ONE) if (Array.isArray(s[key])) rest[key] = [];
   const top = AutopilotState.safeParse(rest);
   if (!top.success) return fail(top);
-  for (const key of GROWING) {
+  for (const key of CHECKED_ONE_BY_ONE) {
     const list = s[key];
     if (!Array.isArray(list)) continue;
     const element = AutopilotState.shape[key].element;
