@@ -86,6 +86,10 @@ export default defineConfig({
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Every test, and every server and CLI it starts, checks the state the server keeps between calls
+    // against the file, freezes what it keeps and the Markdown trees it shares (src/session/state-memo.ts).
+    // The reliability suites run without: they kill and race the code as users run it.
+    env: { AUTOPILOT_CHECK_STATE: "1" },
     pool: "forks",
     globalSetup: ["tests/helpers/global-setup.ts"],
     // Vitest runs cores - 1 files at once: one on a 2-core machine, where much test time is spent

@@ -14,8 +14,8 @@ const processor = unified().use(remarkParse).use(remarkFrontmatter, ["yaml", "to
 /**
  * The texts parsed last and their trees: one call reads the same plan several ways (its counts, its
  * problems, its header) and the next calls often read it again; a plan takes milliseconds to parse.
- * The trees are shared: read-only for every caller (frozen under the test runner, so a change
- * that wrote into one fails there).
+ * The trees are shared: read-only for every caller (frozen with AUTOPILOT_CHECK_STATE=1, which the
+ * test suite sets, so a change that wrote into one fails there).
  */
 const trees = new Map<string, Root>();
 
@@ -23,7 +23,7 @@ export function parseMarkdown(text: string): Root {
   const known = trees.get(text);
   if (known) return known;
   const root = processor.parse(text);
-  if (process.env.VITEST) freeze(root);
+  if (process.env.AUTOPILOT_CHECK_STATE === "1") freeze(root);
   if (trees.size >= 8) trees.delete(trees.keys().next().value!);
   trees.set(text, root);
   return root;

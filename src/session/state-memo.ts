@@ -13,10 +13,13 @@ const CHECKED_ONE_BY_ONE = [...GROWING, "phases"] as const;
 const recordChecked = new WeakSet<object>();
 
 /**
- * Under the test runner, everything kept here is frozen: an engine change that mutated a saved
- * record would make a long-lived server's memory disagree with its file, and fails loudly instead.
+ * AUTOPILOT_CHECK_STATE=1 (the default test suite sets it, for the processes it starts too): everything
+ * kept here is frozen, so an engine change that mutated a saved record, and would make a long-lived
+ * server's memory disagree with its file, fails loudly; each text made is compared with
+ * JSON.stringify's; and the store reads every file anyway and compares it with the state it kept.
  */
-const FREEZE = !!process.env.VITEST;
+export const CHECK_STATE = process.env.AUTOPILOT_CHECK_STATE === "1";
+const FREEZE = CHECK_STATE;
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === "object" && !Object.isFrozen(value)) {

@@ -2,7 +2,9 @@
 // pieces, it must be byte for byte JSON.stringify(state, null, 2) + "\n", whatever the records hold.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { serializeState } from "../../src/session/state-memo.js";
+import { parseMarkdown } from "../../src/markdown/mdast.js";
+import type { AutopilotState } from "../../src/session/schema.js";
+import { rememberState, rememberedState, serializeState } from "../../src/session/state-memo.js";
 
 const plain = (s: unknown) => JSON.stringify(s, null, 2) + "\n";
 
@@ -39,5 +41,22 @@ describe("the state file's text", () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+// The default suite (vitest.config.ts) sets AUTOPILOT_CHECK_STATE=1 for itself and every server and
+// CLI it starts: what a process keeps between calls is frozen there, so an engine change that wrote
+// into a saved state or a shared Markdown tree fails in the suite instead of drifting from the file.
+describe("the default suite's check of what a process keeps", () => {
+  it("freezes a kept state and a shared Markdown tree: a write into either throws", () => {
+    const state = { schemaVersion: 5, decisions: [{ id: "d1" }], history: [] } as unknown as AutopilotState;
+    rememberState("/nonexistent/state.json", "1:2:3:1234567", state, serializeState(state));
+    const kept = rememberedState("/nonexistent/state.json", "1:2:3:1234567", () => "") as unknown as {
+      decisions: { id: string }[];
+    };
+    expect(kept).toBe(state);
+    expect(() => (kept.decisions[0].id = "changed")).toThrow(TypeError);
+    const tree = parseMarkdown("# Title\n\nText.\n");
+    expect(() => tree.children.pop()).toThrow(TypeError);
   });
 });
