@@ -2,7 +2,8 @@
 // one session, hostile input, loop safety. They run the engine in many child processes and are the
 // largest share of test time, so they are kept out of `npm test`, with the exhaustive walk of the
 // machine by @xstate/graph (tests/machine/graph.test.ts); .ci/run runs them, and
-// `npm run soak` runs the same files with larger sizes.
+// `npm run soak` runs the same files, the graph walk aside (it does not depend on the sizes or the
+// seed), with larger sizes and a fresh seed.
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
