@@ -208,7 +208,8 @@ function taskFor(root: string, step: Step): PersonaTask {
 }
 
 const agreeable = (options: string[]) => {
-  for (const pick of ["yes", "confirm", "done", "fix", "retry", "continue"]) if (options.includes(pick)) return pick;
+  for (const pick of ["yes", "confirm", "done", "fix", "retry", "continue", "move on"])
+    if (options.includes(pick)) return pick;
   return options[0];
 };
 

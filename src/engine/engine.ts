@@ -110,12 +110,13 @@ export class Engine {
 
   /**
    * Apply an answer to the ask Step `stepId`. `by` is the channel it came through: a caller that
-   * cannot vouch for a person answering (the MCP tool autopilot_decide) says `host`.
+   * cannot vouch for a person answering (the MCP tool autopilot_decide) says `host`. Without an
+   * answer (or at a Step that asks nothing), the person's words are recorded as a note.
    */
   async decide(
     slug: string,
     stepId: number,
-    answer: string,
+    answer: string | undefined,
     rationale?: string,
     by: DecisionChannel = "host",
     /** by "relayed": the user's reply as the host quoted it. */
@@ -124,9 +125,12 @@ export class Engine {
     const ref = sessionRef(this.root, slug);
     await this.opts.beforeChange?.(ref);
     assertStepId(stepId);
-    requireString(answer, "answer", 'Pass one of the ask Step\'s options, e.g. "yes".');
+    if (answer !== undefined && answer !== null)
+      requireString(answer, "answer", 'Pass one of the ask Step\'s options, e.g. "yes".');
     if (rationale !== undefined && rationale !== null && typeof rationale !== "string")
       throw new AutopilotError("bad_input", "rationale must be a string (the user's reason, in their words).");
+    if (userWords !== undefined && userWords !== null && typeof userWords !== "string")
+      throw new AutopilotError("bad_input", "userWords must be a string (the user's reply, quoted).");
     if (!DecisionChannelSchema.safeParse(by).success)
       throw new AutopilotError(
         "bad_input",

@@ -43,10 +43,22 @@ export function apply(state: AutopilotState, event: AutopilotEvent): AutopilotSt
   const stage = typeof value === "string" ? null : Object.values(value)[0];
   return {
     ...next.context,
+    notices: [...next.context.notices, ...notDoneNotice(event)],
     currentState: top as AutopilotState["currentState"],
     stage,
     updatedAt: event.now,
   };
+}
+
+/**
+ * What a persona says it did not do of the person's words: told in the report that follows its
+ * result, whatever the transition (each result kind's events carry it the same way).
+ */
+function notDoneNotice(event: AutopilotEvent): AutopilotState["notices"] {
+  const items = "notDone" in event ? event.notDone : undefined;
+  if (!items?.length) return [];
+  const persona = event.type === "PLANNED" ? "harness-planner" : "harness-task-executor";
+  return [{ kind: "notDone", persona, items: items.map((i) => ({ asked: i.asked, why: i.why })) }];
 }
 
 function describeState(state: AutopilotState): string {

@@ -142,6 +142,8 @@ export async function resultToEvent(
   now: string,
 ): Promise<AutopilotEvent> {
   const hasOutcome = result.kind === "executed" && result.outcome !== undefined;
+  // The person's words it did not carry out: on every event of a persona that acts on them.
+  const reply = "notDone" in result && result.notDone?.length ? { notDone: result.notDone } : {};
   // An error of only whitespace says nothing: it is read as no error, not as a persona failure.
   const error = result.error?.trim() || undefined;
   if (error && !hasOutcome) return { type: "PERSONA_FAILED", error, now };
@@ -156,13 +158,14 @@ export async function resultToEvent(
       if (result.concerns) facts.concerns = result.concerns;
       if (result.assumptions?.length) facts.assumptions = result.assumptions;
       if (result.deferred?.length) facts.deferred = result.deferred;
-      return { type: "PLANNED", plan: facts, ...(result.summary ? { summary: result.summary } : {}), now };
+      return { type: "PLANNED", plan: facts, ...(result.summary ? { summary: result.summary } : {}), ...reply, now };
     }
     case "executed": {
       const outcome = result.outcome!;
       const extra = {
         ...(result.evidence?.length ? { evidence: result.evidence } : {}),
         ...(result.learnings?.length ? { learnings: result.learnings } : {}),
+        ...reply,
       };
       const task = result.task ? { task: { number: result.task.number ?? null, name: result.task.name } } : {};
       if (outcome === "checkpoint") {
@@ -226,6 +229,7 @@ export async function resultToEvent(
         ...(result.disputed?.length ? { disputed: result.disputed } : {}),
         ...(result.evidence?.length ? { evidence: result.evidence } : {}),
         ...(result.learnings?.length ? { learnings: result.learnings } : {}),
+        ...reply,
         now,
       };
   }

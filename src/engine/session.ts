@@ -24,8 +24,8 @@ import { runValidation } from "../effects/validation.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
 import { writeScratchpad } from "../effects/scratchpad.js";
 import { accepts, apply, probeFor, type Probe } from "./machine-state.js";
-import { askFor, humanOnlyAnswers, matchAnswer, planSearchText, renderStep } from "./step.js";
-import { isHumanChannel } from "../session/schema.js";
+import { planSearchText, renderStep } from "./step.js";
+import { checkedAnswer, isNote, noted } from "./answers.js";
 import { formatBudget, parseUsage } from "../session/usage.js";
 import type { ProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
@@ -324,6 +324,7 @@ export class SessionEngine {
       ...(error ? { error } : {}),
       ...(checkpoint ? { checkpoint } : {}),
       ...(defect ? { defect } : {}),
+      ...(ex?.notDone?.length ? { notDone: ex.notDone } : {}),
       ...(ex?.summary ? { summary: ex.summary } : {}),
       ...(ex?.learnings?.length ? { learnings: ex.learnings } : {}),
       ...(done && ex?.evidence?.length ? { evidence: ex.evidence.map((e) => `Task ${id}: ${e}`) } : {}),
@@ -335,12 +336,14 @@ export class SessionEngine {
 
   /**
    * Apply an answer to the ask Step `stepId`. `by` is the channel it came through: a caller that
-   * cannot vouch for a person answering (the MCP tool autopilot_decide) says `host`.
+   * cannot vouch for a person answering (the MCP tool autopilot_decide) says `host`. The person's
+   * words with no answer to take (none given, or a Step that asks nothing) are recorded as a note
+   * for the next persona's brief, whatever the step (src/engine/answers.ts).
    */
   async decide(
     ref: SessionRef,
     stepId: number,
-    answer: string,
+    answer: string | undefined,
     rationale?: string,
     by: DecisionChannel = "host",
     /** by "relayed": the user's reply as the host quoted it. */
@@ -348,45 +351,19 @@ export class SessionEngine {
   ): Promise<Step> {
     return this.withSession(ref, async (state) => {
       let s = await this.finishPending(ref, state);
-      await this.assertStep(ref, s, stepId);
-      const ask = askFor(s);
-      if (!ask)
-        throw new AutopilotError(
-          "bad_answer",
-          `Step ${s.stepId} is not asking the user anything (it is a "${renderStep(s, ref.slug).next.kind}" step). Follow the current Step instead.`,
-          { step: renderStep(s, ref.slug) },
-        );
-      const chosen = matchAnswer(answer, ask.options);
-      if (!chosen)
-        throw new AutopilotError(
-          "bad_answer",
-          `"${answer}" is not one of the options: ${ask.options.map((o) => `"${o}"`).join(", ")}. Ask the user again and pass one of them.`,
-          { step: renderStep(s, ref.slug) },
-        );
-      if (humanOnlyAnswers(s).includes(chosen) && !isHumanChannel(by)) {
-        // --human-gates: nothing is written; the Step stays as it is.
-        const step = renderStep(s, ref.slug);
-        throw new AutopilotError(
-          "human_required",
-          `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : by === "relayed" ? "the host model relaying what it says are the user's words (a person's answer must reach autopilot directly)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(ref.slug)}\` in their own terminal; then call autopilot_next. ${
-            step.next.kind === "ask"
-              ? `Answers the host may pass on here: ${step.next.options
-                  .filter((o) => !humanOnlyAnswers(s).includes(o))
-                  .map((o) => `"${o}"`)
-                  .join(", ")}.`
-              : ""
-          }`,
-          { step },
-        );
-      }
-      s = await this.advance(ref, s, {
-        type: "DECIDE",
-        answer: chosen,
-        by,
+      const said = {
         ...(rationale ? { rationale: rationale.slice(0, 2000) } : {}),
         ...(by === "relayed" && userWords ? { userWords: userWords.slice(0, 2000) } : {}),
-        now: this.now(),
-      });
+      };
+      // An answer is for the Step it names (stale otherwise); words alone are recorded whenever they come.
+      if (answer?.trim()) await this.assertStep(ref, s, stepId);
+      if (isNote(s, ref.slug, answer, said, by)) {
+        s = noted(s, ref.slug, answer, said, by, this.now());
+        await this.store.write(ref, s);
+        return this.render(ref, s);
+      }
+      const chosen = checkedAnswer(s, ref.slug, answer!, by, said);
+      s = await this.advance(ref, s, { type: "DECIDE", answer: chosen, by, ...said, now: this.now() });
       return this.render(ref, s);
     });
   }

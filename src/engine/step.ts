@@ -1,8 +1,9 @@
 // The Step: a pure function of the saved state. `autopilot_next` after any crash or context reset
 // therefore gives the same answer as the call that saved the state.
-import type { AutopilotState, Finding } from "../session/schema.js";
+import type { AutopilotState } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
-import { effectiveComplexity, findingLine } from "../machine/autopilot.machine.js";
+import { effectiveComplexity } from "../machine/autopilot.machine.js";
+import { gateFindings, gateIds, gateLine, gateSource } from "../machine/fix-choice.js";
 import { humanOnlyOf, optionsOf, type QuestionName } from "../machine/questions.js";
 import { doneTotals } from "../machine/reports.js";
 import { SIGNAL_DEFS, firedSignals, signalsFor } from "../machine/signals.js";
@@ -41,12 +42,41 @@ function words(question: string, context?: string): Words {
   return { question, ...(context ? { context } : {}) };
 }
 
-/** The blocking findings as the user decides on them: title, place, why and the triggering scenario. */
-function blockingList(findings: Finding[]): string {
-  return findings
-    .filter((f) => f.severity === "blocking")
-    .map((f) => `- ${findingLine(f)}`)
-    .join("\n");
+/** What each fix answer a gate offers sends to the fix round, in words. */
+function fixMeans(gate: QuestionName, option: string): string | null {
+  switch (option) {
+    case "fix":
+      return gate === "verifyFailed" ? '"fix": every failure' : '"fix": the blocking ones';
+    case "fix blocking and warnings":
+      return '"fix blocking and warnings": those and every warning';
+    case "fix warnings":
+      return '"fix warnings": every warning';
+    case "fix these":
+      return '"fix these": only those your reason names by number ("1, 3")';
+    default:
+      return null;
+  }
+}
+
+/**
+ * A gate's findings as the person decides on them, numbered as "fix these" names them: severity,
+ * place and title of each (a blocking one with why and how it triggers), then what each fix answer
+ * sends to the fix round and what the others do.
+ */
+function findingsContext(state: AutopilotState, gate: QuestionName, rest: string): string {
+  const means = optionsOf(gate, state).flatMap((o) => fixMeans(gate, o) ?? []);
+  const ids = gateIds(state, gateSource(gate));
+  const after = gate.startsWith("final")
+    ? "the project's validation and the final review run again"
+    : "the phase is verified and reviewed again";
+  return [
+    ...gateFindings(state, gate).map((f, i) => `${i + 1}. ${gateLine(f, ids[i])}`),
+    `${means.join("; ")}. A fix round fixes exactly what you choose, and what you ask for in your reply; then ${after}. ${rest}`,
+  ].join("\n");
+}
+
+function counted(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
 }
 
 /**
@@ -140,10 +170,18 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
   verifyFailed: (state) =>
     words(
       "Fix these issues before review?",
-      state.phaseRun.verificationFindings.map((f) => `- ${f}`).join("\n") || undefined,
+      findingsContext(state, "verifyFailed", '"skip verification": go on to the review as it is.'),
     ),
   reviewBlocked: (state) =>
-    words("Address blocking findings before completing this phase?", blockingList(state.phaseRun.reviewFindings)),
+    words(
+      "Address the review's findings before completing this phase?",
+      findingsContext(state, "reviewBlocked", '"override": complete the phase with the blocking findings as they are.'),
+    ),
+  reviewWarnings: (state) =>
+    words(
+      `The review found no blocking finding and ${counted(state.phaseRun.reviewFindings.filter((f) => f.severity === "warning").length, "warning")}. Fix them before moving on?`,
+      findingsContext(state, "reviewWarnings", '"move on": complete the phase; the warnings stay recorded.'),
+    ),
   continuePhase: (state) => {
     const n = state.currentPhase + 1;
     const next = state.phases[state.currentPhase + 1];
@@ -153,7 +191,10 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
     );
   },
   finalBlocked: (state) =>
-    words("Address blocking findings before completing?", blockingList(state.finalReview.findings)),
+    words(
+      "Address the final review's findings before completing?",
+      findingsContext(state, "finalBlocked", '"override": finish with the blocking findings as they are.'),
+    ),
   commitRejected: (state) => {
     const held = state.phaseRun.rejectedCommit;
     if (!held) return null;
@@ -190,7 +231,7 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
     );
   },
   finalExhausted: (state) =>
-    words("How should we proceed?", `Blocking findings remain after ${state.finalReview.retryCount - 1} fix rounds.`),
+    words("How should we proceed?", `Findings remain after ${state.finalReview.retryCount - 1} fix rounds.`),
 };
 
 function questionFor(state: AutopilotState): AskNext | null {

@@ -65,6 +65,11 @@ function guardText(guard: unknown): { short: string | null; full: string | null 
     if (typeof g.type === "string") return { short: g.type, full: g.type };
   }
   if (typeof guard === "function") {
+    // XState's or([...]) of answers: the answers, one after the other ("fix" / "fix these").
+    const inner = (guard as { name?: string; guards?: unknown[] }).guards;
+    const answers = guard.name === "or" && inner ? inner.map(guardText) : [];
+    if (answers.length && answers.every((a) => a.full?.startsWith("answer ")))
+      return { short: answers.map((a) => a.short).join("” / “"), full: answers.map((a) => a.full).join(" or ") };
     const name = (guard as { name?: string }).name;
     return { short: null, full: name && name !== "guard" ? name : "combined guard" };
   }

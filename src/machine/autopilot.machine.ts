@@ -7,7 +7,7 @@
 // wording so a reviewer can match them line by line.
 // The table reads top to bottom as the skill's states; the guards are in guards.ts, the actions in
 // actions/ (grouped by concern), the events in events.ts, their pure helpers in helpers.ts.
-import { and, not, setup } from "xstate";
+import { and, not, or, setup } from "xstate";
 import type { AutopilotState } from "../session/schema.js";
 import type { PersonaName, ResultKind } from "../protocol/step.js";
 import { answer, type QuestionName } from "./questions.js";
@@ -22,7 +22,7 @@ import { waveActions, waveGuards } from "./actions/wave.js";
 
 // Re-exported for the machine's readers (the engine, the Step, the tests).
 export { type AutopilotEvent, type PlanFacts, type SpecPhaseInput } from "./events.js";
-export { MAX_FINAL_REVIEW_FIXES, complexityOverrideFor, effectiveComplexity, findingLine } from "./helpers.js";
+export { MAX_FINAL_REVIEW_FIXES, complexityOverrideFor, effectiveComplexity } from "./helpers.js";
 // ---------------------------------------------------------------------------------------------
 // What a resting stage means. Declared once, as `meta` on the state node the session rests in;
 // the stage list, the asks, the dispatches, the probes and the brief's facts are read from it
@@ -736,7 +736,7 @@ export const autopilotMachine = setup({
           on: {
             DECIDE: [
               {
-                guard: answer("verifyFailed", "fix"),
+                guard: or([answer("verifyFailed", "fix"), answer("verifyFailed", "fix these")]),
                 target: "#autopilot.EXECUTE.fixing",
                 actions: [{ type: "recordDecision", params: { decision: "fix_verification" } }, "fixVerification"],
               },
@@ -769,6 +769,8 @@ export const autopilotMachine = setup({
           always: [budgetCheck("budgetRunning")],
           on: {
             REVIEWED: [
+              // Warnings and no blocking finding (standard, thorough): the person decides whether to fix them first.
+              { guard: and(["noBlockingFindings", "asksAboutWarnings"]), target: "warnings", actions: "storeReview" },
               { guard: "noBlockingFindings", target: "#autopilot.PHASE_COMPLETE", actions: "storeReview" },
               {
                 guard: and(["reviewIncomplete", "reviewCheckBudgetLeft"]),
@@ -786,7 +788,11 @@ export const autopilotMachine = setup({
           on: {
             DECIDE: [
               {
-                guard: answer("reviewBlocked", "fix"),
+                guard: or([
+                  answer("reviewBlocked", "fix"),
+                  answer("reviewBlocked", "fix blocking and warnings"),
+                  answer("reviewBlocked", "fix these"),
+                ]),
                 target: "#autopilot.EXECUTE.fixing",
                 actions: [{ type: "recordDecision", params: { decision: "fix_review" } }, "fixReview"],
               },
@@ -794,6 +800,24 @@ export const autopilotMachine = setup({
                 guard: answer("reviewBlocked", "override"),
                 target: "#autopilot.PHASE_COMPLETE",
                 actions: [{ type: "recordDecision", params: { decision: "overrode_review" } }, "overrideReview"],
+              },
+              STOP,
+            ],
+          },
+        },
+        warnings: {
+          meta: { ask: "reviewWarnings" },
+          on: {
+            DECIDE: [
+              {
+                guard: or([answer("reviewWarnings", "fix warnings"), answer("reviewWarnings", "fix these")]),
+                target: "#autopilot.EXECUTE.fixing",
+                actions: [{ type: "recordDecision", params: { decision: "fix_review_warnings" } }, "fixReview"],
+              },
+              {
+                guard: answer("reviewWarnings", "move on"),
+                target: "#autopilot.PHASE_COMPLETE",
+                actions: [{ type: "recordDecision", params: { decision: "left_warnings" } }, "deferWarnings"],
               },
               STOP,
             ],
@@ -856,7 +880,11 @@ export const autopilotMachine = setup({
           on: {
             DECIDE: [
               {
-                guard: answer("finalBlocked", "fix"),
+                guard: or([
+                  answer("finalBlocked", "fix"),
+                  answer("finalBlocked", "fix blocking and warnings"),
+                  answer("finalBlocked", "fix these"),
+                ]),
                 target: "fixBudgetCheck",
                 actions: [
                   { type: "recordDecision", params: { decision: "fix_final_review" } },

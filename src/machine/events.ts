@@ -38,6 +38,11 @@ export interface SpecPhaseInput {
 
 type Now = { now: string };
 
+/** What the person asked in a persona's brief that it did not do, with why (told in the next report). */
+type NotDoneItem = { asked: string; why: string };
+/** A persona's answer to the person's words, on the events of the personas that act on them. */
+type Reply = { notDone?: NotDoneItem[] };
+
 /** What the merge queue did, in order (src/effects/wave-run.ts `WaveEvent`). */
 type WaveEventRecord =
   | { kind: "merged"; task: string; sha: string; validation: string }
@@ -62,7 +67,7 @@ export type AutopilotEvent =
   | ({ type: "RESUME" } & Now)
   | ({ type: "ASSESSED"; planPath: string | null; /** HEAD as the phase starts. */ head?: string | null } & Now)
   | ({ type: "PLAN_FACTS"; plan: PlanFacts } & Now)
-  | ({ type: "PLANNED"; plan: PlanFacts; summary?: string } & Now)
+  | ({ type: "PLANNED"; plan: PlanFacts; summary?: string } & Reply & Now)
   | ({
       type: "EXECUTED";
       /** `plan_defect`: the plan is wrong at `task`; it goes back to the planner, not to a retry. */
@@ -78,7 +83,8 @@ export type AutopilotEvent =
       evidence?: string[];
       /** What it says later phases should know (kept in the session's learnings). */
       learnings?: string[];
-    } & Now)
+    } & Reply &
+      Now)
   | ({ type: "VALIDATED"; passed: boolean; summary: string } & Now)
   | ({ type: "VERIFIED"; verdict: "pass" | "fail"; findings: string[]; evidence?: string[] } & Now)
   | ({ type: "REVIEWED"; findings: Finding[] } & Now)
@@ -89,7 +95,8 @@ export type AutopilotEvent =
       disputed?: Disputed[];
       evidence?: string[];
       learnings?: string[];
-    } & Now)
+    } & Reply &
+      Now)
   | ({ type: "PERSONA_FAILED"; error: string } & Now)
   // A parallel session's wave (issue 27): its worktrees opened (the engine's waveOpen probe), one
   // task's executor reported, the merge queue ran (the waveMerge probe).
@@ -106,7 +113,8 @@ export type AutopilotEvent =
       checkpoint?: PendingCheckpoint;
       /** The executor reports a defect in the plan (with the evidence): the plan goes back to the planner once the wave's reports are in. */
       defect?: string;
-    } & Now)
+    } & Reply &
+      Now)
   | ({ type: "WAVE_MERGED"; run: WaveLedger; events: WaveEventRecord[] } & Now)
   | ({ type: "PLAN_CHANGED"; from: string | null; to: string | null } & Now)
   /**

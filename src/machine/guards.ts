@@ -14,6 +14,7 @@ import { firedSignals, signalsFor } from "./signals.js";
 import { RIGOR, planDefectSendBackLeft, sendBacksAllowed } from "./policy.js";
 import { budgetSpent } from "../session/usage.js";
 import type { AnswerOf } from "./questions.js";
+import { saidWith } from "./words.js";
 
 type Args = { context: AutopilotState; event: AutopilotEvent };
 
@@ -106,6 +107,11 @@ export const guards = {
     assertEvent(event, "REVIEWED");
     return !hasBlocking(event.findings);
   },
+  /** Standard and thorough: warnings without a blocking finding are put to the person before moving on. */
+  asksAboutWarnings: ({ context, event }: Args) => {
+    assertEvent(event, "REVIEWED");
+    return RIGOR[context.rigorLevel].warningsGate && event.findings.some((f) => f.severity === "warning");
+  },
   // The review check: a blocking finding without a file, a line and a scenario goes back.
   reviewIncomplete: ({ event }: Args) => {
     assertEvent(event, "REVIEWED");
@@ -126,5 +132,6 @@ export const guards = {
   // answers
   answered: ({ event }: Args, params: { answer: string }) => event.type === "DECIDE" && event.answer === params.answer,
   /** "revise" with the reviewer's notes in the reason: the planner revises with them. */
-  reviseWithNotes: ({ event }: Args) => event.type === "DECIDE" && event.answer === REVISE && !!event.rationale?.trim(),
+  reviseWithNotes: ({ event }: Args) =>
+    event.type === "DECIDE" && event.answer === REVISE && saidWith(event).length > 0,
 };

@@ -215,10 +215,14 @@ export function verificationRound(event: AutopilotEvent, verdict: "pass" | "fail
   return { verdict, findings: [] };
 }
 
-/** The review rounds with the last one's blocking findings resolved as `resolution`. */
-export function resolveLastRound(rounds: ReviewRound[] | undefined, resolution: "fix" | "override"): ReviewRound[] {
+/** The review rounds with the last one resolved as `resolution` (a fix: with the findings the person sent to it). */
+export function resolveLastRound(
+  rounds: ReviewRound[] | undefined,
+  resolution: "fix" | "override",
+  sent?: number[],
+): ReviewRound[] {
   const all = [...(rounds ?? [])];
-  if (all.length) all[all.length - 1] = { ...all[all.length - 1], resolution };
+  if (all.length) all[all.length - 1] = { ...all[all.length - 1], resolution, ...(sent ? { sent } : {}) };
   return all;
 }
 

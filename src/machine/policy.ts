@@ -90,6 +90,8 @@ export interface RigorRules {
   scratchpad: "none" | "long" | "all";
   /** Whether human gates are on by default (`--human-gates`; the config's `humanGates` overrides). */
   humanGates: boolean;
+  /** Whether a review with warnings and no blocking finding asks the person before moving on. */
+  warningsGate: boolean;
   /** The planner's extra instruction, if any. */
   planning: string;
   /** The verifier's instruction. */
@@ -102,6 +104,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     verifyBy: "validation",
     scratchpad: "none",
     humanGates: false,
+    warningsGate: false,
     planning: "Rigor fast: skip the skeleton pass.",
     verifying: "Run the project's validation commands and check the phase's acceptance criteria.",
   },
@@ -110,6 +113,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     verifyBy: "verifier",
     scratchpad: "long",
     humanGates: false,
+    warningsGate: true,
     planning: "",
     verifying:
       "Run the project's validation commands, then each task's **Verify:** step yourself; for each acceptance criterion and each edge case the spec or the plan names (an empty input, a missing file, a bad flag), find the code that handles it (file:line) and a test or a command you ran that shows it: one no test exercises, run by hand.",
@@ -119,6 +123,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     verifyBy: "verifier",
     scratchpad: "all",
     humanGates: true,
+    warningsGate: true,
     planning:
       "Rigor thorough: start the plan with a short skeleton section (goals, task outline) for the human to approve.",
     verifying:
@@ -135,5 +140,42 @@ export function scratchpadRule(rigor: RigorLevel, dir: string): string {
       return `Rigor ${rigor}: write all research, reasoning and intermediate output to ${dir}/ and refer to those files.`;
     default:
       return `Rigor ${rigor}: research longer than ~500 words goes to ${dir}/ (refer to the file instead of inlining it).`;
+  }
+}
+
+/** The persona jobs whose briefs say what the session does with their report. */
+export type ReportingJob = "plan" | "execute" | "fix" | "verify" | "review" | "finalReview" | "finalFix";
+
+/**
+ * What the session, at this rigor, does with a persona's report: one line of its brief, so the
+ * persona knows whether a person will see what it reports before anything runs on it.
+ */
+export function whatFollows(rigor: RigorLevel, job: ReportingJob): string {
+  const r = RIGOR[rigor];
+  const checks =
+    r.verifyBy === "validation"
+      ? "the project's validation commands check the phase (no verifier), then the reviewer reviews it"
+      : "the verifier checks it with its own runs (your evidence is a claim it checks), then the reviewer reviews it";
+  const warnings =
+    r.warningsGate && job !== "finalReview"
+      ? "warnings without a blocking finding are put to the person too, before the phase completes"
+      : "warnings and notes are recorded and shown at the end, without a question";
+  switch (job) {
+    case "plan":
+      return r.planGate === "skip"
+        ? `What follows your report (rigor ${rigor}): nothing pauses the plan; it runs at once. Your concerns are recorded and shown to the person in full, but nobody answers them before the work starts: for each concern, also put in assumptions the reading you build the plan on.`
+        : r.planGate === "always"
+          ? `What follows your report (rigor ${rigor}): every plan is put to a person before it runs, with your concerns, assumptions and deferred items in full.`
+          : `What follows your report (rigor ${rigor}): a concern pauses the plan for a person before it runs (as do the gate's other signals: high complexity, a plan larger than its rating, many tasks); assumptions and deferred items are shown in full and do not pause it.`;
+    case "execute":
+    case "fix":
+      return `What follows your report (rigor ${rigor}): the server commits your work, then ${checks}; a blocking finding is put to the person, who chooses what a fix round fixes; ${warnings}.`;
+    case "finalFix":
+      return `What follows your report (rigor ${rigor}): the server commits your work, runs the project's validation, then the final review runs again; what you dispute is judged there.`;
+    case "verify":
+      return `What follows your report (rigor ${rigor}): a fail is put to the person, who chooses which failures a fix round fixes (all, or those they name) or skips verification; a pass goes on to the review.`;
+    case "review":
+    case "finalReview":
+      return `What follows your report (rigor ${rigor}): each finding is shown to the person whole (severity, file:line, title); a blocking one is put to them, who choose what a fix round fixes (the blocking ones, with the warnings, or a list) or override it; ${warnings}.`;
   }
 }

@@ -6,6 +6,7 @@
 // policy gate its rule. The wording of each question (its text and context) is the one other place
 // a question lives: `WORDING` in src/engine/step.ts, keyed by these names (the compiler asks for it).
 import type { AutopilotState, PendingCheckpoint } from "../session/schema.js";
+import { gateFindings } from "./fix-choice.js";
 
 /** What `autopilot run --yes` does at a question (src/headless/drive.ts PolicyGate reads it). */
 export type YesPolicy =
@@ -24,6 +25,8 @@ export type YesPolicy =
 interface Question<O extends readonly string[] = readonly string[]> {
   /** The answers the machine takes, in the order offered. A function: the options depend on the state. */
   options: O | ((state: AutopilotState) => string[]);
+  /** Whether an option of the list is offered in this state (absent: every one is). */
+  offered?: (state: AutopilotState, option: string) => boolean;
   /** With --human-gates: the answers here only a person may give. */
   humanOnly?: readonly O[number][];
   yes: YesPolicy;
@@ -34,6 +37,7 @@ type Options = readonly string[] | ((state: AutopilotState) => string[]);
 /** One question's entry; its options keep their literal type, so `answer()` can check a guard's answer. */
 function question<const O extends Options>(q: {
   options: O;
+  offered?: (state: AutopilotState, option: string) => boolean;
   humanOnly?: readonly (O extends readonly string[] ? O[number] : string)[];
   yes: YesPolicy;
 }) {
@@ -56,9 +60,30 @@ function checkpointOptions(cp: PendingCheckpoint): string[] {
 
 const FIX = {
   take: "fix",
-  why: "fix (round {n} of {max}); never override a blocking finding",
+  why: "fix the blocking findings (round {n} of {max}; warnings stay as they are, as without a person); never override a blocking finding",
   atMost: "fixRounds",
   thenWhy: "fixes did not resolve the findings; a human should decide",
+} as const;
+
+/**
+ * The options of a gate that sends findings to a fix round (src/machine/fix-choice.ts): "fix blocking
+ * and warnings" only when the gate has a warning, "fix these" (a chosen list) only when it has more
+ * than one finding to choose from.
+ */
+function fixOffered(gate: string) {
+  return (state: AutopilotState, option: string): boolean => {
+    const findings = gateFindings(state, gate);
+    if (option === "fix these") return findings.length > 1;
+    if (option === "fix blocking and warnings")
+      return findings.some((f) => typeof f !== "string" && f.severity === "warning");
+    return true;
+  };
+}
+
+/** --yes at a gate with warnings and no blocking finding: as before there was a question, they stay. */
+const WARNINGS_STAY = {
+  take: "move on",
+  why: "a fix round runs for blocking findings only, as without a person; the warnings stay recorded",
 } as const;
 
 export const QUESTIONS = {
@@ -95,10 +120,31 @@ export const QUESTIONS = {
     options: ["fix manually and continue", "revise plan", "stop"],
     yes: { take: "stop", why: "an exhausted budget needs a human" },
   }),
-  verifyFailed: question({ options: ["fix", "skip verification", "stop"], humanOnly: ["skip verification"], yes: FIX }),
-  reviewBlocked: question({ options: ["fix", "override", "stop"], humanOnly: ["override"], yes: FIX }),
+  verifyFailed: question({
+    options: ["fix", "fix these", "skip verification", "stop"],
+    offered: fixOffered("verifyFailed"),
+    humanOnly: ["skip verification"],
+    yes: FIX,
+  }),
+  reviewBlocked: question({
+    options: ["fix", "fix blocking and warnings", "fix these", "override", "stop"],
+    offered: fixOffered("reviewBlocked"),
+    humanOnly: ["override"],
+    yes: FIX,
+  }),
+  // Standard and thorough: a review with warnings and no blocking finding asks before the phase ends.
+  reviewWarnings: question({
+    options: ["fix warnings", "fix these", "move on", "stop"],
+    offered: fixOffered("reviewWarnings"),
+    yes: WARNINGS_STAY,
+  }),
   continuePhase: question({ options: ["yes", "stop"], yes: { take: "yes", why: "continue to the next phase" } }),
-  finalBlocked: question({ options: ["fix", "override", "stop"], humanOnly: ["override"], yes: FIX }),
+  finalBlocked: question({
+    options: ["fix", "fix blocking and warnings", "fix these", "override", "stop"],
+    offered: fixOffered("finalBlocked"),
+    humanOnly: ["override"],
+    yes: FIX,
+  }),
   finalExhausted: question({
     options: ["fix manually and continue", "stop"],
     yes: { take: "stop", why: "an exhausted budget needs a human" },
@@ -138,8 +184,9 @@ export function isQuestionName(name: unknown): name is QuestionName {
 
 /** The options a question offers in this state. */
 export function optionsOf(name: QuestionName, state: AutopilotState): string[] {
-  const o = (QUESTIONS[name] as Question).options;
-  return typeof o === "function" ? o(state) : [...o];
+  const q = QUESTIONS[name] as Question;
+  const all = typeof q.options === "function" ? q.options(state) : [...q.options];
+  return q.offered ? all.filter((o) => q.offered!(state, o)) : all;
 }
 
 /** The answers only a person may give at this question (with --human-gates). */

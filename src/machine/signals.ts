@@ -238,11 +238,13 @@ export function planGateReport(opts: {
     const line = def.gateLine(signals, has(def.name), ctx);
     if (line !== null) lines.push(`  ${line}`);
   }
-  if (opts.mode === "pause") {
+  if (opts.mode === "pause")
     lines.push(`  Checkpoints: ${opts.checkpointCount} | Estimated time: ~${signals.taskCount * 3} min`);
-    for (const c of signals.plannerConcerns) lines.push(`  - concern: ${c}`);
-    for (const p of signals.planProblems ?? []) lines.push(`  - plan check: ${p}`);
-  }
+  // Every concern in full, whatever the mode: at --fast it does not pause the plan, so this is where
+  // the person sees it (and the assumption the planner built on, below).
+  for (const c of signals.plannerConcerns)
+    lines.push(`  - concern${opts.mode === "pause" ? "" : " (recorded; it did not pause the plan)"}: ${c}`);
+  if (opts.mode === "pause") for (const p of signals.planProblems ?? []) lines.push(`  - plan check: ${p}`);
   if (opts.waves) lines.push(...waveLines(opts.waves));
   for (const a of opts.assumptions ?? []) lines.push(`  - assumption: ${a}`);
   for (const d of opts.deferred ?? []) lines.push(`  - deferred: ${d}`);

@@ -26,6 +26,7 @@ function autopilotPromptText(spec: string, flags: string[] = []): string {
     "2. Every autopilot result is a Step. Do exactly what its `todo` says, then call the tool it names:",
     "   - dispatch: run the persona the Step names as a subagent, with the prompt it gives (the todo names your subagent tool); report its JSON reply with autopilot_report (same session and stepId).",
     "   - ask: put the question and its options to the user; pass their answer, their reason and their reply quoted (userWords) to autopilot_decide.",
+    "   - the user says something outside a question (a direction, a correction): autopilot_decide with only userWords (their words, quoted); it reaches the next persona.",
     "   - wait: tell the user the reason and stop; they resume with autopilot_start later.",
     "   - done: show the whole report (the final review's findings, the .harness/ files to commit or ignore) and stop.",
     "3. Show the user every Step's `report`. Never plan, execute, verify or review yourself: the personas do.",

@@ -167,7 +167,8 @@ const ERROR_TODO: Record<ErrorCode, string> = {
   stale_step: "Nothing changed: carry on from the current Step (error.step) and its todo.",
   bad_result:
     "Nothing changed: report a result that fits (see the message), or carry on from the current Step (error.step).",
-  bad_answer: "Nothing changed: call autopilot_decide again with one of the current Step's options (error.step).",
+  bad_answer:
+    "Nothing changed: ask the user again and call autopilot_decide with one of the current Step's options (error.step).",
   spec_not_found: "Check the spec path (relative to the project root) with the user, then call autopilot_start again.",
   no_phases: "Tell the user the spec needs an Implementation Order section with Phase headings (see the message).",
   flag_conflict: "Call autopilot_start again with either --fast or --thorough.",
@@ -194,10 +195,15 @@ const ERROR_TODO: Record<ErrorCode, string> = {
 export function errorPayload(e: unknown, view: HostView = DEFAULT_VIEW): ErrorPayload {
   if (e instanceof AutopilotError) {
     const step = e.details?.step;
+    // A Step that asks nothing has no options to name: follow it; the user's words go in userWords alone.
+    const todo =
+      e.code === "bad_answer" && step && step.next.kind !== "ask"
+        ? "Nothing changed: this Step asks nothing; follow it (error.step). To pass on what the user said, call autopilot_decide with userWords only."
+        : (ERROR_TODO[e.code] ?? ERROR_TODO.internal);
     return {
       code: e.code,
       message: e.message,
-      todo: ERROR_TODO[e.code] ?? ERROR_TODO.internal,
+      todo,
       ...(step ? { step: hostStep(step, view) } : {}),
     };
   }

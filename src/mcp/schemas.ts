@@ -37,8 +37,9 @@ export const ResultInput = {
 export const DecideInput = {
   session: session.optional(),
   stepId,
-  // The ask's todo says it is one of next.options; bad_answer lists them otherwise.
-  answer: z.string(),
+  // The ask's todo says it is one of next.options; bad_answer lists them otherwise. Absent: the
+  // user's words alone (userWords), recorded for the next persona at any Step.
+  answer: z.string().optional(),
   // The ask's todo says what goes here ("rationale: their reason"); no description keeps tools/list small.
   rationale: z.string().optional(),
   // Explained by the ask's todo ("userWords: their reply, quoted"); no description keeps tools/list small.

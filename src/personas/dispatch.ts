@@ -15,11 +15,13 @@ import {
   escalationBrief,
   scratchpadRule as scratchpadRuleFor,
   sendBacksAllowed,
+  whatFollows,
 } from "../machine/policy.js";
 import { finalFixSection, phaseFixSection, reReviewSection, recheckSection } from "./finding-briefs.js";
 import { briefPath, fenceFor, reply, resultPath } from "./brief-kit.js";
 import { commitChecksSection, hookFixBrief } from "./hook-briefs.js";
 import type { CommitChecks } from "../effects/commit-checks.js";
+import { briefWords, wordsSection } from "./words.js";
 
 export { briefPath, resultPath };
 
@@ -154,8 +156,9 @@ function planDispatch(state: AutopilotState): Planned | null {
         `Write ${handoff} (replace the file) with {"fromSkill":"harness-planning","phase":"${phase.name}","summary":"...","planPath":"${plan}","taskCount":N,"checkpointCount":N,"concerns":[...],"assumptions":[...],"deferred":[...]}.`,
         reply(
           "planned",
-          `{"kind":"planned","planPath":"${plan}","summary":"...","concerns":["<an unknown a person must settle before this runs>"],"assumptions":["<what you assumed where the spec is silent>"],"deferred":["<an unknown that can wait>"]} (each list may be empty; every concern pauses the plan for a person)`,
+          `{"kind":"planned","planPath":"${plan}","summary":"...","concerns":["<an unknown a person must settle before this runs>"],"assumptions":["<what you assumed where the spec is silent>"],"deferred":["<an unknown that can wait>"]} (each list may be empty)`,
         ),
+        whatFollows(state.rigorLevel, "plan"),
       ],
       { plan, handoff },
     );
@@ -195,6 +198,7 @@ function planDispatch(state: AutopilotState): Planned | null {
           "executed",
           `{"kind":"executed","outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...]} or {"kind":"executed","outcome":"checkpoint","task":{"number":N,"name":"..."},"checkpoint":{"type":"passed|human-verify|decision|human-action","label":"...","details":"...","options":[...]},"evidence":[...]} or {"kind":"executed","outcome":"failed","task":{"number":N,"name":"..."},"error":"...","fixAttempted":"..."} or {"kind":"executed","outcome":"plan_defect","task":{"number":N,"name":"..."},"defect":"<what is wrong in the plan, with the evidence>"}`,
         ),
+        whatFollows(state.rigorLevel, fix ? "fix" : "execute"),
       ],
       { plan, state: execState, handoff },
     );
@@ -261,10 +265,11 @@ function planDispatch(state: AutopilotState): Planned | null {
       `Fix phase ${n}: ${phase.name}`,
       `Fix the ${fix?.source ?? "review"} findings of phase ${of} "${phase.name}"${fix?.round ? ` (fix round ${fix.round})` : ""}.`,
       [
-        `Fix exactly the findings listed below, in the code of this phase (its plan: ${phase.planPath ?? "(none recorded)"}); change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.`,
+        `Fix exactly the findings listed below (those sent to this fix round), and what the person asks below if anything, in the code of this phase (its plan: ${phase.planPath ?? "(none recorded)"}); change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.`,
         "Run the project's whole validation (typecheck, lint, tests) before you reply; the server then verifies and reviews the phase again.",
         "Do not commit: the server commits the fix round.",
         reply("fixed", fixedShape),
+        whatFollows(state.rigorLevel, "fix"),
       ],
       { plan: phase.planPath ?? undefined },
     );
@@ -283,6 +288,7 @@ function planDispatch(state: AutopilotState): Planned | null {
           "verified",
           `{"kind":"verified","verdict":"pass|fail","findings":["<where>: <what is missing or wrong>", ...],"evidence":["<command>: <what it showed>", "<criterion>: <file:line and test that prove it>", ...]}`,
         ),
+        whatFollows(state.rigorLevel, "verify"),
       ],
       { plan: phase.planPath ?? undefined },
     );
@@ -297,6 +303,7 @@ function planDispatch(state: AutopilotState): Planned | null {
         `Review this phase's changes: git diff ${start ?? "<the phase start commit>"}..HEAD (earlier phases are not in scope), against its plan ${phase.planPath ?? "(none recorded)"} and the spec.`,
         blockingRule,
         reply("reviewed", reviewShape),
+        whatFollows(state.rigorLevel, "review"),
       ],
       {},
     );
@@ -311,6 +318,7 @@ function planDispatch(state: AutopilotState): Planned | null {
         "The per-phase findings below say what became of each: fixed (in which fix round and commit: check that the fix holds), disputed (with the fixer's evidence), overridden or deferred (by whom), or open; re-raise what still matters. Then look for what shows only across phases: interfaces that disagree, duplicated helpers, docs that contradict each other, a later phase breaking an earlier one.",
         blockingRule,
         reply("reviewed", reviewShape),
+        whatFollows(state.rigorLevel, "finalReview"),
       ],
       {},
     );
@@ -321,10 +329,11 @@ function planDispatch(state: AutopilotState): Planned | null {
       "Fix final review findings",
       `Fix the final review's findings listed in the brief (fix round ${state.finalReview.retryCount} of ${FINAL_REVIEW_FIX_BUDGET}).`,
       [
-        "Fix exactly the findings listed below; change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.",
+        "Fix exactly the findings listed below, and what the person asks below if anything; change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.",
         "Run the project's whole validation before you reply; the server runs it too, then the final review runs again.",
         "Do not commit: the server commits after the fixes.",
         reply("fixed", fixedShape),
+        whatFollows(state.rigorLevel, "finalFix"),
       ],
       {},
     );
@@ -354,7 +363,8 @@ function startAt(state: AutopilotState, execState: string): string {
 /** The brief file's content: everything the persona needs that is too long for the prompt. */
 export function briefContent(state: AutopilotState, slug: string, facts: DispatchFacts): string {
   // Fixing what a hook refused is a job of its own, with a brief of its own.
-  if (state.stage === "commitFix" && state.phaseRun.rejectedCommit) return hookFixBrief(state, slug, facts);
+  if (state.stage === "commitFix" && state.phaseRun.rejectedCommit)
+    return [hookFixBrief(state, slug, facts), ...wordsSection(state, "acts")].join("\n");
   const phase = state.phases[state.currentPhase];
   const planned = planDispatch(state);
   const job = stageMetaAt(state.currentState, state.stage)?.dispatch?.job;
@@ -460,7 +470,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
         out.push("## Validation after the last fix round", "", state.phaseRun.lastValidation.summary, "");
     }
   }
-  out.push(...commitChecksSection(facts.commitChecks), ...learningsOf(facts));
+  out.push(...commitChecksSection(facts.commitChecks), ...briefWords(state, job), ...learningsOf(facts));
   return out.join("\n");
 }
 
@@ -535,7 +545,11 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
       "",
     );
   }
-  out.push(...commitChecksSection(facts.commitChecks), ...learningsOf(facts));
+  out.push(
+    ...commitChecksSection(facts.commitChecks),
+    ...wordsSection(state, "acts", { shown: [t.checkpointAnswer ?? ""] }),
+    ...learningsOf(facts),
+  );
   return out.join("\n");
 }
 

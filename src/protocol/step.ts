@@ -123,6 +123,9 @@ const withError = { error: z.string().optional() };
 /** Commands run and what they showed ("npm test: 14 passed"), as a persona reports them. */
 const Evidence = z.array(z.string());
 
+/** What the person asked (their words in the brief) that the persona did not do, each with why: the next report tells them. */
+const NotDone = z.array(z.object({ asked: z.string(), why: z.string() }));
+
 export const PlannedResult = z.object({
   kind: z.literal("planned"),
   planPath: z.string().optional(),
@@ -133,6 +136,7 @@ export const PlannedResult = z.object({
   /** Unknowns that can wait for a later phase (recorded and shown; no pause). */
   deferred: z.array(z.string()).optional(),
   summary: z.string().optional(),
+  notDone: NotDone.optional(),
   ...withError,
 });
 export const ExecutedResult = z.object({
@@ -155,6 +159,7 @@ export const ExecutedResult = z.object({
   evidence: Evidence.optional(),
   /** What later phases should know (kept in the session's learnings). */
   learnings: z.array(z.string()).optional(),
+  notDone: NotDone.optional(),
 });
 export const VerifiedResult = z.object({
   kind: z.literal("verified"),
@@ -175,6 +180,7 @@ export const FixedResult = z.object({
   disputed: z.array(z.object({ finding: z.string(), evidence: z.string() })).optional(),
   evidence: Evidence.optional(),
   learnings: z.array(z.string()).optional(),
+  notDone: NotDone.optional(),
   ...withError,
 });
 export const PersonaResult = z.discriminatedUnion("kind", [

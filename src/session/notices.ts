@@ -1,20 +1,19 @@
-// What the user is told with a Step, as data: one discriminated union on `kind`, each with the
-// facts its text needs, captured when the transition (or the effect) happened so the text cannot
-// drift from what was true then. The machine and the effect performer record notices in the state
-// file's `notices`; `renderNotice` turns them into text when a Step is made (src/engine/step.ts),
-// and every front end (the MCP tools, `autopilot run`, the logs) shows that Step's `report`.
-// Every message's wording lives here, in `renderNotice`, except the gate report's one line per
-// signal (the signal registry's, src/machine/signals.ts, reached through `planGateReport`).
+// What the user is told with a Step, as data: one discriminated union on `kind`, each with the facts its text
+// needs, captured when the transition (or the effect) happened so the text cannot drift from what was true then.
+// The machine and the effect performer record notices in the state file's `notices`; `renderNotice` turns them
+// into text when a Step is made (src/engine/step.ts), and every front end shows that Step's `report`. Every
+// message's wording lives here, except the gate report's line per signal (src/machine/signals.ts
+// `planGateReport`) and the notices about the person's own words (src/session/notices-words.ts).
 //
-// A new message is one entry in `Notice` and one case in `renderNotice` (the compiler asks for it).
-// Notices already saved in state files must keep loading: the objects stay loose, and a field added
-// later is optional.
+// A new message is one entry in `Notice` and one case in `renderNotice` (the compiler asks for it). Notices
+// already saved in state files must keep loading: the objects stay loose, and a field added later is optional.
 import { z } from "zod";
 import { RigorLevel, SeverityCounts } from "../vocabulary.js";
 import { planGateReport, Signals } from "../machine/signals.js";
 import { escalationStep } from "../machine/policy.js";
 import { WavePlan } from "./wave-plan.js";
 import { FateGroup, groupWords } from "./findings.js";
+import { WORDS_NOTICES, renderWordsNotice } from "./notices-words.js";
 
 function notice<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
   return z.looseObject({ kind: z.literal(kind), ...shape });
@@ -187,7 +186,7 @@ export const Notice = z.discriminatedUnion("kind", [
     fixedBlocking: z.number().int().optional(),
   }),
   notice("personaFailed", { error: z.string() }),
-  // Budget (the engine answers the over-budget question itself) --------------------------------------
+  // Budget (the budget question's answers) -----------------------------------------------------------
   notice("budgetAnswered", {
     answer: z.enum(["raised", "continueOnce", "stopped"]),
     /** The budget as shown ("$1.00"), before the answer. */
@@ -225,6 +224,7 @@ export const Notice = z.discriminatedUnion("kind", [
     kept: z.array(z.object({ worktree: z.string(), branch: z.string() })).optional(),
   }),
   notice("learningsPrune", { count: z.number().int(), threshold: z.number().int() }),
+  ...WORDS_NOTICES,
 ]);
 export type Notice = z.infer<typeof Notice>;
 type NoticeKind = Notice["kind"];
@@ -473,10 +473,10 @@ export function renderNotice(n: Notice): string {
       ].join("\n");
     case "learningsPrune":
       return `Global learnings.md has ${n.count} entries (threshold: ${n.threshold}). Run \`harness learnings prune\` to analyze patterns and archive old entries.`;
-    default: {
-      const unknown: never = n;
-      throw new Error(`unknown notice ${JSON.stringify(unknown)}`);
-    }
+    default:
+      // The notices about the person's words (their wording: src/session/notices-words.ts); a kind
+      // handled nowhere fails to compile here.
+      return renderWordsNotice(n);
   }
 }
 

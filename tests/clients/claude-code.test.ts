@@ -271,7 +271,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     );
   });
 
-  it("a blocking review finding: the user answers fix in Claude Code, the executor fixes it, the session reaches DONE", async (ctx) => {
+  it("a blocking review finding: the user answers fix in Claude Code, with words for the fixer; the executor's brief quotes them; the session reaches DONE", async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     const repo = await makeProject();
     repos.push(repo);
@@ -279,12 +279,14 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
 
     let reviews = 0;
     const questions: string[] = [];
+    // The user's reply at the gate: the option, and a request the options do not cover.
+    const reply = "fix — and please rename part1 in the README too, it is cheap";
     const p = await play("claude-code-blocking-fix", repo.dir, "/autopilot docs/spec.md --fast", {
       // Phase 1's first review finds a blocking problem; every later review is clean.
       brain: { blockingReview: (phase) => phase === "Core Greeting" && reviews++ === 0 },
       answer: (q) => {
         questions.push(q);
-        return /^Options: fix \//m.test(q) ? "fix" : "yes";
+        return /^Options: fix \//m.test(q) ? reply : "yes";
       },
     });
     expect(p.model.errors, explain(p)).toEqual([]);
@@ -297,6 +299,22 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(state.decisions.filter((d: any) => d.answer === "fix").map((d: any) => [d.phase, d.by])).toEqual([
       [0, "relayed"],
     ]);
+    // The host passed the user's reply on (userWords), and the fixer read it, quoted, in its brief
+    // (through Claude Code's Read tool, inside its subagent): "What the person said".
+    expect(state.decisions.find((d: any) => d.answer === "fix").userWords).toContain(
+      "please rename part1 in the README too",
+    );
+    const fixerSaw = p.model.requests
+      .filter((r) => r.kind === "subagent" && r.persona === "harness-task-executor")
+      .flatMap((r) => r.conv?.messages ?? [])
+      .flatMap((m) => m.parts)
+      .flatMap((x) => (x.type === "tool_result" ? [x.result.text] : []))
+      .filter((t) => /## (Blocking review|Review) findings to fix/.test(t));
+    expect(fixerSaw.length, explain(p)).toBeGreaterThan(0);
+    expect(fixerSaw[0]).toContain("## What the person said");
+    expect(fixerSaw[0]).toMatch(
+      /at the review, answering "fix" \(relayed by the host model\): "[^"]*please rename part1 in the README too/,
+    );
     // The executor was dispatched to fix exactly that (the lean Step has no description: the model
     // takes the prompt's job sentence), and the phase was reviewed again.
     const dispatches = p.model.requests.flatMap((r) =>

@@ -356,7 +356,7 @@ describe("a parallel session's wave", () => {
     expect(again.map((t) => [t.task, t.worktree])).toEqual([["2", tasks[1].worktree]]);
     const brief = await readFile(path.join(repo.dir, again[0].brief), "utf8");
     expect(brief).toContain(
-      "## Human checkpoint answer\n\nTask 2 (endpoint 2): the endpoint answers in the browser: confirm (looks right)",
+      '## Human checkpoint answer\n\nTask 2 (endpoint 2): the endpoint answers in the browser: confirm ("looks right")',
     );
     expect(brief).toContain("- Attempt: 1\n");
     s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");

@@ -193,10 +193,11 @@ export async function playHost(
   }
 }
 
-/** Say yes to plans and phase transitions, confirm checkpoints, fix findings. */
+/** Say yes to plans and phase transitions, confirm checkpoints, fix blocking findings, leave warnings. */
 export const agreeable: Answerer = (step) => {
   const o = step.next.options;
-  for (const pick of ["yes", "confirm", "done", "fix", "retry", "continue"]) if (o.includes(pick)) return pick;
+  for (const pick of ["yes", "confirm", "done", "fix", "retry", "continue", "move on"])
+    if (o.includes(pick)) return pick;
   return o[0];
 };
 

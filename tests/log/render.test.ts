@@ -60,8 +60,12 @@ describe("the state graph is read from the machine definition", () => {
       "wave sends plan back",
       "“revise plan”",
     ]);
-    expect(edge("VERIFY", "EXECUTE")!.labels).toEqual(["“fix”"]);
-    expect(edge("REVIEW", "PHASE_COMPLETE")!.labels).toEqual(["no blocking findings", "“override”"]);
+    expect(edge("VERIFY", "EXECUTE")!.labels).toEqual(["“fix” / “fix these”"]);
+    expect(edge("REVIEW", "EXECUTE")!.labels).toEqual([
+      "“fix” / “fix blocking and warnings” / “fix these”",
+      "“fix warnings” / “fix these”",
+    ]);
+    expect(edge("REVIEW", "PHASE_COMPLETE")!.labels).toEqual(["no blocking findings", "“override”", "“move on”"]);
     expect(edge("PHASE_COMPLETE", "FINAL_REVIEW")!.labels).toEqual(["no more phases"]);
     expect(edge("PHASE_COMPLETE", "ASSESS")!.labels).toEqual(["“yes”"]);
     expect(edge("APPROVE_PLAN", "PHASE_COMPLETE")!.labels).toEqual(["“skip phase”"]);

@@ -74,8 +74,12 @@ describe("the review check", () => {
     s = send(s, { type: "REVIEWED", findings: [blocking, note] });
     expect(where(s)).toBe("REVIEW.blocked");
     const ask = renderStep(s, slug).next;
-    // The question shows the finding whole: its place, why it matters and how it triggers.
-    expect(ask.kind === "ask" && ask.context).toBe("- bug (src/scan.ts:3) Scenario: scan('') throws");
+    // The question shows every finding, numbered: the blocking one whole (its place, why it
+    // matters and how it triggers), the note by its severity and title.
+    expect(ask.kind === "ask" && ask.context?.split("\n").slice(0, 2)).toEqual([
+      "1. [p1-r1-1] blocking: bug (src/scan.ts:3) Scenario: scan('') throws",
+      "2. [p1-r1-2] note: nit",
+    ]);
   });
 
   it(`past ${SEND_BACKS} send-backs the incomplete finding goes to the person as it is`, () => {

@@ -42,7 +42,8 @@ describe("the finding ledger", () => {
     s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
     // The re-review reports the warning and the note again: the same findings, not new ones.
     s = send(s, { type: "REVIEWED", findings: [warning, note] });
-    expect(where(s)).toBe("FINAL_REVIEW.running");
+    // The warning left: the person is asked about it before the phase completes.
+    expect(where(s)).toBe("REVIEW.warnings");
     expect(s.findingLedger).toHaveLength(3);
     expect(s.findingLedger!.map((e) => [e.id, e.seen, e.fate])).toEqual([
       ["p1-r1-1", [1], "fixed"],
@@ -54,12 +55,8 @@ describe("the finding ledger", () => {
 
   it("a fix round takes the findings the person sent (the round's `sent`), warnings too", () => {
     let s = reviewed([blocking, warning, note]);
-    const rounds = s.phaseRun.reviewRounds!;
-    s = {
-      ...s,
-      phaseRun: { ...s.phaseRun, reviewRounds: [...rounds.slice(0, -1), { ...rounds.at(-1)!, sent: [0, 1] }] },
-    };
-    s = send(s, { type: "DECIDE", answer: "fix", by: "elicited" });
+    s = send(s, { type: "DECIDE", answer: "fix blocking and warnings", by: "elicited" });
+    expect(s.phaseRun.reviewRounds!.at(-1)!.sent).toEqual([0, 1]);
     expect(s.phaseRun.fix).toMatchObject({ ids: ["p1-r1-1", "p1-r1-2"] });
     s = send(s, { type: "FIXED", summary: "both" });
     expect(fates(s)).toEqual({
@@ -160,9 +157,11 @@ describe("the texts that show findings", () => {
     s = send(s, { type: "FIXED", summary: "fixed" });
     s = send(s, { type: "VERIFIED", verdict: "pass", findings: [] });
     s = send(s, { type: "REVIEWED", findings: [warning, note] });
+    // The person leaves the warning for later: its fate says by whom.
+    s = send(s, { type: "DECIDE", answer: "move on", by: "host" });
     expect(s.currentState).toBe("PHASE_COMPLETE");
     const report = renderNotices(s.notices)!;
-    expect(report).toContain("Review: 1 blocking fixed, 1 warning open, 1 note open (2 rounds)");
+    expect(report).toContain("Review: 1 blocking fixed, 1 warning deferred by the host model, 1 note open (2 rounds)");
     expect(report).not.toContain("fixed; re-reviewed");
   });
 

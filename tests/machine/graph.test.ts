@@ -16,6 +16,8 @@ import { AutopilotState as StateSchema, type AutopilotState } from "../../src/se
 import { NOW, blocking, initState, note, plan, vagueBlocking } from "./helpers.js";
 import { FINAL_REVIEW_FIX_BUDGET } from "../../src/machine/policy.js";
 
+const warning = { severity: "warning" as const, title: "slow loop", file: "src/scan.ts", line: 5 };
+
 /** The decisions the machine records (the `decision` of each recordDecision / recordPlanDecision). */
 const EVERY_DECISION = [
   "approved_plan",
@@ -115,6 +117,8 @@ function eventsFor(s: Snap, oneStart: boolean | "fastAndStandard" = false): Auto
     { type: "VERIFIED", verdict: "pass", findings: [], now },
     { type: "VERIFIED", verdict: "fail", findings: ["x"], now },
     { type: "REVIEWED", findings: [note], now },
+    // Warnings and no blocking finding: at standard and thorough, the person is asked.
+    { type: "REVIEWED", findings: [warning], now },
     { type: "REVIEWED", findings: [blocking], now },
     { type: "REVIEWED", findings: [vagueBlocking], now },
     { type: "FIXED", summary: "f", now },
@@ -551,11 +555,18 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     expect(seen.probe).toBeGreaterThan(0);
   });
 
-  it("offers exactly the skill's options at each gate", () => {
+  it("offers the skill's options at each gate, in its order, and on findings the choice of what a fix round fixes", () => {
     expect(QUESTIONS.approvePlan.options).toEqual(["yes", "revise", "skip phase", "stop"]);
     expect(QUESTIONS.exhausted.options).toEqual(["fix manually and continue", "revise plan", "stop"]);
-    expect(QUESTIONS.verifyFailed.options).toEqual(["fix", "skip verification", "stop"]);
-    expect(QUESTIONS.reviewBlocked.options).toEqual(["fix", "override", "stop"]);
+    // The skill's "fix" is every failure (or the blocking findings); "fix these" a list the person names.
+    expect(QUESTIONS.verifyFailed.options).toEqual(["fix", "fix these", "skip verification", "stop"]);
+    expect(QUESTIONS.reviewBlocked.options).toEqual([
+      "fix",
+      "fix blocking and warnings",
+      "fix these",
+      "override",
+      "stop",
+    ]);
     expect(QUESTIONS.continuePhase.options).toEqual(["yes", "stop"]);
   });
 });

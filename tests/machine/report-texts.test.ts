@@ -40,7 +40,10 @@ describe("the reports", () => {
     });
     const next = step(s).next;
     expect(next.kind === "ask" && next.context).toBe(
-      "- bug (src/scan.ts:3) — scan('') throws instead of returning [] Scenario: scan('') throws",
+      [
+        "1. [p1-r1-1] blocking: bug (src/scan.ts:3) — scan('') throws instead of returning [] Scenario: scan('') throws",
+        '"fix": the blocking ones. A fix round fixes exactly what you choose, and what you ask for in your reply; then the phase is verified and reviewed again. "override": complete the phase with the blocking findings as they are.',
+      ].join("\n"),
     );
   });
 });

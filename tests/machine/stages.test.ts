@@ -78,7 +78,7 @@ describe("what a resting stage means, declared on the state node", () => {
         "budgetRunning",
         "budgetCommitFix",
       ],
-      REVIEW: ["running", "blocked", "personaFailed", "budgetRunning"],
+      REVIEW: ["running", "blocked", "warnings", "personaFailed", "budgetRunning"],
       PHASE_COMPLETE: [],
       FINAL_REVIEW: [
         "running",

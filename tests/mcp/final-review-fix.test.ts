@@ -37,7 +37,10 @@ describe("final review fixing once", () => {
     const kinds = final.map((x) => (x.next.kind === "dispatch" ? x.next.expects.result : x.next.kind));
     expect(kinds).toEqual(["reviewed", "ask", "fixed", "reviewed"]);
     const ask = final[1];
-    expect(ask.next).toMatchObject({ options: ["fix", "override", "stop"] });
+    // The blocking finding and a warning: the person may send the warning to the fix round too.
+    expect(ask.next).toMatchObject({
+      options: ["fix", "fix blocking and warnings", "fix these", "override", "stop"],
+    });
     expect(final.every((x) => x.phase === null)).toBe(true);
     expect(existsSync(path.join(s.root, "src/final-fix-1.ts"))).toBe(true);
 

@@ -24,7 +24,11 @@ describe("blocking review overridden", () => {
     const ask = await playHost(s.srv.client, s.root, await s.start(), runner, agreeable, {
       until: (x) => x.next.kind === "ask",
     });
-    expect(ask).toMatchObject({ state: "REVIEW", next: { kind: "ask", options: ["fix", "override", "stop"] } });
+    // A blocking finding and a note: "fix these" lets the person pick (no warning: no "fix blocking and warnings").
+    expect(ask).toMatchObject({
+      state: "REVIEW",
+      next: { kind: "ask", options: ["fix", "fix these", "override", "stop"] },
+    });
     expect((ask.next as { context?: string }).context).toMatch(/Unchecked input reaches the parser/);
 
     const next = await stepCall(s.srv.client, "autopilot_decide", {

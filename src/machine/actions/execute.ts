@@ -5,6 +5,7 @@ import { assertEvent } from "xstate";
 import type { Effect, Notice } from "../../session/schema.js";
 import { phaseLabel, effect, decision, answered, refusalsOf, goesToExecutor, sameTaskAs } from "../helpers.js";
 import { FIXABLE_HOOK } from "../events.js";
+import { quoted, saidWith } from "../words.js";
 import { act } from "./act.js";
 import { scopeOf, settleFix } from "../fates.js";
 import { hookCause } from "../hook-cause.js";
@@ -153,7 +154,7 @@ export const executeActions = {
       phaseRun: {
         ...context.phaseRun,
         checkpoint: null,
-        checkpointAnswer: `${cp?.label ?? "checkpoint"}: ${event.answer}${event.rationale ? ` (${event.rationale})` : ""}`,
+        checkpointAnswer: `${cp?.label ?? "checkpoint"}: ${event.answer}${saidWith(event).length ? ` (${quoted(saidWith(event))})` : ""}`,
         nextTask: typeof cp?.taskNumber === "number" ? cp.taskNumber : context.phaseRun.nextTask,
       },
     };
@@ -260,7 +261,7 @@ export const executeActions = {
     return {
       phaseRun: {
         ...context.phaseRun,
-        revision: `Execution exhausted its retry budget${cur ? ` at task ${cur.number ?? "?"} (${cur.name}): ${cur.attempts.at(-1)?.error ?? ""}` : ""}.${event.rationale ? ` Human note: ${event.rationale}` : ""} Revise the plan so the remaining work can succeed.`,
+        revision: `Execution exhausted its retry budget${cur ? ` at task ${cur.number ?? "?"} (${cur.name}): ${cur.attempts.at(-1)?.error ?? ""}` : ""}.${saidWith(event).length ? ` The person's words: ${quoted(saidWith(event))}.` : ""} Revise the plan so the remaining work can succeed.`,
       },
     };
   }),

@@ -4,6 +4,7 @@
 import { assertEvent } from "xstate";
 import type { Notice } from "../../session/schema.js";
 import { channelPhrase } from "../../vocabulary.js";
+import { quoted, saidWith } from "../words.js";
 import { signalsFor } from "../signals.js";
 import { RIGOR, sendBacksAllowed } from "../policy.js";
 import {
@@ -123,7 +124,7 @@ export const planActions = {
     return {
       phaseRun: {
         ...context.phaseRun,
-        revision: `The plan was reviewed and sent back for a revision with these notes (answer "revise", ${channelPhrase(event.by)}): ${event.rationale ?? ""}`,
+        revision: `The plan was reviewed and sent back for a revision with these notes (answer "revise", ${channelPhrase(event.by)}): ${quoted(saidWith(event))}`,
       },
     };
   }),

@@ -9,7 +9,6 @@ import { countBySeverity, doneNotice, phaseSummaryNotice } from "../reports.js";
 import { RIGOR } from "../policy.js";
 import {
   incompleteBlocking,
-  findingLine,
   effect,
   gatesAnswered,
   verificationRound,
@@ -22,6 +21,7 @@ import { act } from "./act.js";
 import { finalRecord, phaseLine } from "./records.js";
 import { verificationFindings } from "../../session/findings.js";
 import { decide, isBlocking, raise, scopeOf, sendToFix, sentChoice, settleFix } from "../fates.js";
+import { fixLines, gateIds, sentIndices } from "../fix-choice.js";
 
 export const reviewActions = {
   // VERIFY --------------------------------------------------------------------------------
@@ -55,10 +55,18 @@ export const reviewActions = {
     assertEvent(event, "VALIDATED");
     return { phaseRun: { ...context.phaseRun, lastValidation: { passed: event.passed, summary: event.summary } } };
   }),
-  fixVerification: act(({ context }) => {
+  fixVerification: act(({ context, event }) => {
+    assertEvent(event, "DECIDE");
     const round = (context.phaseRun.fixRounds ?? 0) + 1;
     const scope = scopeOf(context, "verification");
-    const rounds = context.phaseRun.verificationRounds ?? [];
+    const findings = context.phaseRun.verificationFindings;
+    // "fix": every failure; "fix these": the ones the person named, recorded on the round.
+    const sent =
+      event.answer === "fix these"
+        ? sentIndices(event.answer, findings, event, gateIds(context, "verification"))
+        : undefined;
+    const rounds = [...(context.phaseRun.verificationRounds ?? [])];
+    if (sent && rounds.length) rounds[rounds.length - 1] = { ...rounds[rounds.length - 1], sent };
     const last = rounds.at(-1);
     const choice = sentChoice(context, scope, rounds.length, verificationFindings(last?.findings ?? []), last?.sent);
     const { findingLedger, ids } = sendToFix(context, scope, choice, round);
@@ -66,8 +74,14 @@ export const reviewActions = {
       findingLedger,
       phaseRun: {
         ...context.phaseRun,
-        fix: { source: "verification" as const, findings: [...context.phaseRun.verificationFindings], round, ids },
+        fix: {
+          source: "verification" as const,
+          findings: sent ? fixLines(findings, sent) : [...findings],
+          round,
+          ids,
+        },
         fixRounds: round,
+        verificationRounds: rounds,
       },
       retryBudget: { ...context.retryBudget, currentTask: null },
     };
@@ -121,8 +135,11 @@ export const reviewActions = {
       notices: [...context.notices, { kind: "reviewSentBack", problems, final: false }],
     };
   }),
-  fixReview: act(({ context }) => {
-    const rounds = resolveLastRound(context.phaseRun.reviewRounds, "fix");
+  fixReview: act(({ context, event }) => {
+    assertEvent(event, "DECIDE");
+    const findings = context.phaseRun.reviewFindings;
+    const sent = sentIndices(event.answer, findings, event, gateIds(context, "review"));
+    const rounds = resolveLastRound(context.phaseRun.reviewRounds, "fix", sent);
     const round = (context.phaseRun.fixRounds ?? 0) + 1;
     const scope = scopeOf(context, "review");
     const last = rounds.at(-1);
@@ -134,7 +151,7 @@ export const reviewActions = {
         ...context.phaseRun,
         fix: {
           source: "review" as const,
-          findings: context.phaseRun.reviewFindings.filter((f) => f.severity === "blocking").map(findingLine),
+          findings: fixLines(findings, sent),
           round,
           ids,
         },
@@ -144,6 +161,12 @@ export const reviewActions = {
       outbox: rounds.length ? [...context.outbox, writeReviewEffect(context, rounds)] : context.outbox,
       retryBudget: { ...context.retryBudget, currentTask: null },
     };
+  }),
+  /** "move on" at a review's warnings: the person left them for later. */
+  deferWarnings: act(({ context, event }) => {
+    assertEvent(event, "DECIDE");
+    const warning = (e: { severity: string }) => e.severity === "warning";
+    return decide(context, scopeOf(context, "review"), warning, "deferred", "left_warnings", event.by);
   }),
   overrideReview: act(({ context, event }) => {
     const rounds = resolveLastRound(context.phaseRun.reviewRounds, "override");
@@ -259,19 +282,22 @@ export const reviewActions = {
       notices: [...context.notices, { kind: "reviewSentBack", problems, final: true }],
     };
   }),
-  resolveFinalRound: act(({ context, event }, params: { resolution: "fix" | "override" }) => ({
-    ...(params.resolution === "override"
-      ? decide(
-          context,
-          scopeOf(context, "final"),
-          isBlocking,
-          "overridden",
-          "overrode_final_review",
-          event.type === "DECIDE" ? event.by : undefined,
-        )
-      : {}),
-    finalReview: { ...context.finalReview, rounds: resolveLastRound(context.finalReview.rounds, params.resolution) },
-  })),
+  resolveFinalRound: act(({ context, event }, params: { resolution: "fix" | "override" }) => {
+    assertEvent(event, "DECIDE");
+    const sent =
+      params.resolution === "fix"
+        ? sentIndices(event.answer, context.finalReview.findings, event, gateIds(context, "final"))
+        : undefined;
+    return {
+      ...(params.resolution === "override"
+        ? decide(context, scopeOf(context, "final"), isBlocking, "overridden", "overrode_final_review", event.by)
+        : {}),
+      finalReview: {
+        ...context.finalReview,
+        rounds: resolveLastRound(context.finalReview.rounds, params.resolution, sent),
+      },
+    };
+  }),
   finalReviewPassed: act(({ context }) => ({
     finalReview: { ...context.finalReview, status: "passed" as const },
   })),
