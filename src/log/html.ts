@@ -256,8 +256,8 @@ ${rows}
         </tbody>
       </table>
       ${p.waves ? `<p class="why"><strong>Waves:</strong> ${esc(p.waves)}</p>` : ""}
-      ${d.userWords ? `<p class="why"><strong>The user's words (relayed):</strong> ${esc(d.userWords)}</p>` : ""}
-      ${d.rationale ? `<p class="why"><strong>Why:</strong> ${esc(d.rationale)}</p>` : ""}
+      ${d.personWords ? `<p class="why"><strong>The user's words (${esc(d.personWords.by)}):</strong> ${esc(d.personWords.words)}</p>` : ""}
+      ${d.rationale && d.rationale.trim() !== d.personWords?.words ? `<p class="why"><strong>Why:</strong> ${esc(d.rationale)}</p>` : ""}
       ${d.note ? `<p class="why"><strong>Note:</strong> ${esc(d.note)}</p>` : ""}
       <p class="meta">Decision #${d.n} · ${esc(d.decision)} · ${whoChip(d)} · ${when(d.timestamp)}</p>
     </article>`;

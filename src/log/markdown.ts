@@ -51,9 +51,15 @@ function whoCounts(t: DecisionLog["totals"]["decisions"]): string {
   return `${t.total} decision${t.total === 1 ? "" : "s"}${parts.length ? ` (${parts.join(", ")})` : ""}`;
 }
 
-/** The Why cell: the person's words as the host relayed them, then the rationale (or a legacy note). */
+/** The person's words with who brought them: `the user's words (at a terminal): "..."`. */
+function saidOf(d: LoggedDecision): string | null {
+  return d.personWords ? `the user's words (${d.personWords.by}): "${d.personWords.words}"` : null;
+}
+
+/** The Why cell: the person's words, then the rationale when it is not theirs (or a legacy note). */
 export function whyOf(d: LoggedDecision): string | null {
-  const parts = [d.userWords ? `the user's words (relayed): "${d.userWords}"` : null, d.rationale ?? d.note];
+  const reason = d.personWords?.words === d.rationale?.trim() ? null : d.rationale;
+  const parts = [saidOf(d), reason ?? d.note];
   return parts.filter(Boolean).join(" · ") || null;
 }
 

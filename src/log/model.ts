@@ -23,6 +23,7 @@ import { checkRounds, finalItems, type FinalItem, findingLogs, type CheckRoundLo
 
 export type { CheckRoundLog, FindingLog } from "./checks.js";
 import { titleOf } from "./format.js";
+import { NOTE_DECISION, personWordsOf, type PersonWords } from "./person-words.js";
 export { formatDuration } from "./format.js";
 
 /** 2: `who` is the channel an answer came through (elicited, terminal, host, ...), with `whoText`. */
@@ -119,6 +120,8 @@ export interface LoggedDecision {
   rationale: string | null;
   /** The user's own words as the host relayed them (`by: "relayed"`; the host's claim). */
   userWords: string | null;
+  /** What a person said with the decision (src/log/person-words.ts); null: no person's words. */
+  personWords: PersonWords | null;
   note: string | null;
 }
 
@@ -245,6 +248,11 @@ const WHAT: Record<string, string> = {
   commit_rejected: "A commit rejected by the repository's hook",
   fixed_commit_manually: "Rejected commit fixed by hand, committed again",
   committed_without_hooks: "Committed without the repository's hooks, this once",
+  committed_user_changes: "The user's own changes committed with the work",
+  left_out_user_changes: "The user's own changes left out of the commit",
+  fix_review_warnings: "Fix review findings, warnings too",
+  left_warnings: "Review warnings left open, moved on",
+  [NOTE_DECISION]: "The user's words, between questions (for the next persona)",
 };
 
 const PLAN_RESULT: Record<string, PlanGate["result"]> = {
@@ -270,6 +278,7 @@ const COMMIT_DECISIONS = new Set(["commit_rejected", "fixed_commit_manually", "c
 
 function kindOf(d: Decision): LoggedDecision["kind"] {
   const name = d.decision;
+  if (name === NOTE_DECISION) return "note";
   if (PLAN_RESULT[name] || name === "plan_revised" || name === "revise_plan_after_failure") return "plan";
   if (name.startsWith("checkpoint_")) return "checkpoint";
   if (name === "stopped" || name === "stopped_budget") return "stop";
@@ -421,6 +430,7 @@ function logDecision(state: AutopilotState, d: Decision, i: number): LoggedDecis
     answer: str(d.answer),
     rationale: str(d.rationale),
     userWords: str(d.userWords),
+    personWords: personWordsOf(d, who),
     note: d.decision === "note" ? null : note,
   };
 }

@@ -87,11 +87,49 @@ describe("decision log of a finished scripted session", () => {
     const l = buildDecisionLog(relayed, SLUG);
     expect(l.decisions[5]).toMatchObject({ who: "relayed", userWords: "override it, the key is a fixture <b>" });
     expect(renderMarkdown(l)).toContain(
-      `the user's words (relayed): "override it, the key is a fixture &lt;b&gt;" · the user says it is a fixture`,
+      `the user's words (relayed by the host model): "override it, the key is a fixture &lt;b&gt;" · the user says it is a fixture`,
     );
     const html = renderHtml(l);
-    expect(html).toContain("the user&#39;s words (relayed): &quot;override it, the key is a fixture &lt;b&gt;&quot;");
+    expect(html).toContain(
+      "the user&#39;s words (relayed by the host model): &quot;override it, the key is a fixture &lt;b&gt;&quot;",
+    );
     expect(html).not.toContain("fixture <b>");
+  });
+
+  it("shows a note the person gave between questions as their words, and a person's own reason as theirs", () => {
+    const noted = structuredClone(state);
+    const at = noted.decisions[5];
+    noted.decisions.splice(5, 0, {
+      ...at,
+      decision: "noted",
+      answer: undefined,
+      by: "terminal",
+      rationale: "keep the rule parser under 100 lines",
+      userWords: undefined,
+    });
+    const l = buildDecisionLog(noted, SLUG);
+    expect(l.decisions[5]).toMatchObject({
+      decision: "noted",
+      kind: "note",
+      what: "The user's words, between questions (for the next persona)",
+      who: "terminal",
+      personWords: { words: "keep the rule parser under 100 lines", by: "at a terminal" },
+    });
+    // The plan approval at a terminal: the reason is the person's own.
+    expect(l.decisions[2].personWords).toEqual({
+      words: "Concerns are noted; the rule syntax is settled in task 1.",
+      by: "at a terminal",
+    });
+    // A reason the policy gave is nobody's words.
+    expect(l.decisions.filter((d) => d.who === "policy").map((d) => d.personWords)).toEqual(
+      l.decisions.filter((d) => d.who === "policy").map(() => null),
+    );
+    const md = renderMarkdown(l);
+    expect(md).toContain(`the user's words (at a terminal): "keep the rule parser under 100 lines"`);
+    expect(md.split("keep the rule parser under 100 lines")).toHaveLength(2);
+    const html = renderHtml(l);
+    expect(html).toContain("the user&#39;s words (at a terminal): &quot;keep the rule parser under 100 lines&quot;");
+    expect(JSON.parse(JSON.stringify(l)).decisions[5].personWords.words).toBe("keep the rule parser under 100 lines");
   });
 
   it("names the session, spec, rigor, outcome and starting commit", async () => {

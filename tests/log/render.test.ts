@@ -170,7 +170,7 @@ describe("Markdown", () => {
     ])
       expect(md).toContain(h);
     expect(md).toContain(
-      "| 3 | 2026-03-19T10:02:13.000Z | 2. Rule Engine | APPROVE_PLAN | Plan approved after review | terminal | plannerConcerns | yes | Concerns are noted; the rule syntax is settled in task 1. |",
+      '| 3 | 2026-03-19T10:02:13.000Z | 2. Rule Engine | APPROVE_PLAN | Plan approved after review | terminal | plannerConcerns | yes | the user\'s words (at a terminal): "Concerns are noted; the rule syntax is settled in task 1." |',
     );
     expect(md).toContain(
       '| 3 | 2. Rule Engine | off | medium | none | 1: rule syntax undecided ✱ | 5 | none | paused → terminal answered "yes" (approved) |',
