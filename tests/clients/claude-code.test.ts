@@ -482,12 +482,13 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
       const done: string[] = [];
       for (const m of conv.messages)
         for (const x of m.parts) {
+          // The task as the host wrote it: a string or a number (autopilot_report takes either).
           if (
             x.type === "tool_call" &&
             x.call.name === "mcp__autopilot__autopilot_report" &&
-            typeof x.call.args.task === "string"
+            (typeof x.call.args.task === "string" || typeof x.call.args.task === "number")
           )
-            calls.set(x.call.id, x.call.args.task);
+            calls.set(x.call.id, String(x.call.args.task));
           if (x.type === "tool_result" && calls.has(x.result.callId) && !x.result.isError)
             done.push(calls.get(x.result.callId)!);
         }
