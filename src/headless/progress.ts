@@ -46,7 +46,7 @@ export class RunProgress {
     parts.push(this.path(step));
     const n = step.next;
     let what: string;
-    if (n.kind === "dispatch") what = `dispatch ${n.persona} (${n.description})`;
+    if (n.kind === "dispatch") what = `dispatch ${n.persona} (${n.description})${n.model ? ` on ${n.model}` : ""}`;
     else if (n.kind === "ask") what = `ask: ${n.question}`;
     else if (n.kind === "wait") what = "waiting";
     else what = "done";

@@ -26,11 +26,14 @@ describe.concurrent("autopilot run --runner scripted --yes", { timeout: SIDE_BY_
     expect(res.code).toBe(0);
     const lines = res.stdout.split("\n");
     expect(lines[0]).toMatch(/^SIMULATION: personas are simulated by the scripted runner/);
+    // Each dispatch line names the model it runs on (the scripted runner carries the API's ids).
     expect(res.stdout).toMatch(
       new RegExp(
-        `\\[\\+\\d+\\.\\ds\\] phase 2/3 File Reading · EXECUTE · dispatch harness-task-executor \\(Retry 1/${RETRY_BUDGET}, phase 2: File Reading\\)`,
+        `\\[\\+\\d+\\.\\ds\\] phase 2/3 File Reading · EXECUTE · dispatch harness-task-executor \\(Retry 1/${RETRY_BUDGET}, phase 2: File Reading\\) on claude-sonnet-5-5$`,
+        "m",
       ),
     );
+    expect(res.stdout).toMatch(/ · dispatch harness-planner \(Plan phase 1: Counting Core\) on claude-opus-5-5$/m);
     expect(res.stdout).toContain('→ "yes" by policy: --yes policy: approve plans');
     expect(res.stdout).toMatch(/DONE in .* 3 phases completed · 9 tasks · 2 retries · final review passed/);
     expect(await subjects(r.dir)).toEqual([
