@@ -4,7 +4,7 @@
 // (the Step as structuredContent JSON), dispatches personas through Claude Code's own Agent tool
 // and, inside each subagent, writes the plan and the code with Claude Code's Read/Write tools.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
@@ -13,6 +13,7 @@ import { claudeEnv, ensureClaudeCode, type Installed } from "./claude-code.js";
 import { explain, playClaude, type Played, type PlayOptions } from "./claude-play.js";
 import type { Conversation } from "./brain/types.js";
 import { SPEC_ONE_WAVE } from "./codex-gemini.js";
+import { RETRY_BUDGET } from "../../src/machine/policy.js";
 import { installPackedAutopilot } from "./autopilot-package.js";
 import { commitSubjects, installInto, makeProject, readSession } from "./project.js";
 import { startServer } from "../helpers/mcp-client.js";
@@ -327,6 +328,62 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     expect(readFileSync(path.join(repo.dir, "src/core-greeting/part-1.js"), "utf8")).toContain("// fixed");
     expect(existsSync(path.join(repo.dir, ".harness/sessions", slug))).toBe(true);
     expect(state.phases.map((ph: any) => ph.status)).toEqual(["complete", "complete", "complete"]);
+  });
+
+  it("each subagent runs on its configured model: the agent file's (planner and reviewer opus, executor sonnet) or .harness/config.json's, named in the Agent call (verifier haiku); a task's last attempt within the retry budget runs on opus, named in the Agent call", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject(SPEC_ONE_WAVE);
+    repos.push(repo);
+    // The team's choice: the verifier on the fast tier, where its agent file says sonnet.
+    mkdirSync(path.join(repo.dir, ".harness"), { recursive: true });
+    writeFileSync(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ models: { verifier: "fast" } }));
+    await installInto(repo.dir, "claude", { autopilot });
+    // The executor cannot make its task pass until the budget's last attempt.
+    let executorRuns = 0;
+    const p = await play("claude-code-models", repo.dir, "/autopilot docs/spec.md", {
+      brain: { failRun: () => executorRuns++ < RETRY_BUDGET },
+    });
+    expect(p.model.errors, explain(p)).toEqual([]);
+    const { state } = sessionOf(repo.dir, p);
+    expect(state.currentState, explain(p)).toBe("DONE");
+
+    // What Claude Code asked the model for, per subagent run (a run's requests share its first prompt).
+    const runs = new Map<string, { persona: string; models: Set<string> }>();
+    for (const r of p.model.requests) {
+      if (r.kind !== "subagent" || !r.conv) continue;
+      const first = r.conv.messages.find((m) => m.role === "user");
+      const prompt = first?.parts.map((x) => (x.type === "text" ? x.text : "")).join("") ?? "";
+      const run = runs.get(prompt) ?? { persona: String(r.persona), models: new Set<string>() };
+      run.models.add(String(r.body?.model));
+      runs.set(prompt, run);
+    }
+    const family = (models: Set<string>) => [
+      ...new Set([...models].map((m) => /opus|sonnet|haiku|fable/.exec(m)?.[0])),
+    ];
+    const seen = [...runs.entries()].map(([prompt, r]) => [
+      r.persona,
+      /Retry (\d+)\/\d+/.exec(prompt)?.[1] ?? "",
+      family(r.models).join(","),
+    ]);
+    expect(seen, explain(p)).toEqual([
+      ["harness-planner", "", "opus"],
+      ["harness-task-executor", "", "sonnet"],
+      ...Array.from({ length: RETRY_BUDGET - 1 }, (_, i) => ["harness-task-executor", String(i + 1), "sonnet"]),
+      ["harness-task-executor", String(RETRY_BUDGET), "opus"],
+      ["harness-verifier", "", "haiku"],
+      ["harness-code-reviewer", "", "opus"],
+      ["harness-code-reviewer", "", "opus"],
+    ]);
+    // The host named a model only where it differs from the agent file's, as its Step and todo said:
+    // the last attempt's and the verifier's.
+    const named = p.model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "Agent" && c.args.model).map((c) => c.args.model)
+        : [],
+    );
+    expect(named).toEqual(["opus", "haiku"]);
+    const escalated = (state.usage.runs as any[]).filter((r) => r.escalated);
+    expect(escalated.map((r) => [r.persona, r.model])).toEqual([["harness-task-executor", "opus"]]);
   });
 
   it("install --allow: autopilot's tools run without permission prompts (edits accepted for the session), to DONE", async (ctx) => {

@@ -29,7 +29,8 @@ import {
   SPEC_TWO_PHASES,
   START_ARGS,
 } from "./codex-gemini.js";
-import { makeProject } from "./project.js";
+import { makeProject, readSession } from "./project.js";
+import { RETRY_BUDGET } from "../../src/machine/policy.js";
 import { startResponsesModel } from "./responses-sse.js";
 
 let installed: Awaited<ReturnType<typeof clientWithPackage>>;
@@ -133,6 +134,73 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
       ),
     );
     expect(sawJson).toBe(true);
+  });
+
+  it("each spawn_agent names the persona's model and the subagent runs on it; a task's last attempt within the retry budget runs on gpt-6-astra", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject(SPEC_ONE_WAVE);
+    repos.push(repo);
+    const home = mkdtempSync(path.join(tmpdir(), "autopilot-codex-home-"));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const log: string[] = [];
+    let executorRuns = 0;
+    const brain = new Brain(codex, { failRun: () => executorRuns++ < RETRY_BUDGET });
+    const model = await startResponsesModel({
+      dialect: codex,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
+    cleanups.push(() => void model.close());
+    const { output: out, env } = await installFor(
+      "codex",
+      repo.dir,
+      codexHome(home, model.url).env,
+      installed.autopilot,
+      ["--global"],
+    );
+    expect(out).toContain("Models: each dispatch names the persona's model for spawn_agent");
+    const start = documentedStart(out);
+    let first: ClaudeRun | undefined;
+    const runs = await play(installed.bin, {
+      onRun: (r) => (first ??= r),
+      cwd: repo.dir,
+      env,
+      model,
+      first: ["exec", ...EXEC, `${start} docs/spec.md`],
+      next: (answer) => ["exec", "resume", ...EXEC, threadOf(first!), answer],
+    });
+    const why = explain(`codex (start: ${start})`, runs, log);
+    expect(model.errors, why).toEqual([]);
+    const { state } = readSession(repo.dir);
+    expect(state.currentState, why).toBe("DONE");
+    // The host passed the Step's model to every spawn_agent, and Codex ran each subagent on it.
+    const spawned = model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls
+            .filter((c) => c.name === "spawn_agent")
+            .map((c) => [/^You are (harness-[a-z-]+)\b/.exec(String(c.args.message))?.[1], c.args.model])
+        : [],
+    );
+    expect(spawned, why).toEqual([
+      ["harness-planner", "gpt-6-astra"],
+      ...Array(RETRY_BUDGET).fill(["harness-task-executor", "gpt-6.1-sol"]),
+      ["harness-task-executor", "gpt-6-astra"],
+      ["harness-verifier", "gpt-6.1-sol"],
+      ["harness-code-reviewer", "gpt-6-astra"],
+      ["harness-code-reviewer", "gpt-6-astra"],
+    ]);
+    const subagentModels = new Map<string, Set<string>>();
+    for (const r of model.requests.filter((x) => x.kind === "subagent")) {
+      const set = subagentModels.get(String(r.persona)) ?? new Set<string>();
+      set.add(String(r.body?.model));
+      subagentModels.set(String(r.persona), set);
+    }
+    expect(Object.fromEntries([...subagentModels].map(([k, v]) => [k, [...v].sort()])), why).toEqual({
+      "harness-planner": ["gpt-6-astra"],
+      "harness-task-executor": ["gpt-6-astra", "gpt-6.1-sol"],
+      "harness-verifier": ["gpt-6.1-sol"],
+      "harness-code-reviewer": ["gpt-6-astra"],
+    });
   });
 
   /** `$autopilot docs/spec.md --fast --parallel` on SPEC_ONE_WAVE, the scripted planner writing `tasks` independent tasks. */

@@ -30,7 +30,7 @@ import {
   START_ARGS,
 } from "./codex-gemini.js";
 import { startGeminiModel } from "./gemini-sse.js";
-import { makeProject } from "./project.js";
+import { makeProject, readSession } from "./project.js";
 
 let installed: Awaited<ReturnType<typeof clientWithPackage>>;
 beforeAll(async () => {
@@ -110,6 +110,37 @@ describe("Gemini CLI (real binary) with autopilot install gemini --global", () =
             .replace(/^<untrusted_context>\s*/, "")
             .startsWith("{"),
       ),
+    ).toBe(true);
+  });
+
+  it("each subagent runs on its agent file's model (planner and reviewer pro, executor and verifier flash), none named in invoke_agent", async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const { repo, model, runs, why } = await playGemini(SPEC_ONE_WAVE, new Brain(gemini), "docs/spec.md");
+    expect(model.errors, why).toEqual([]);
+    expect(runs.length).toBeGreaterThan(0);
+    expect(readSession(repo.dir).state.currentState, why).toBe("DONE");
+    // The model of each request is in its URL: /v1beta/models/<model>:streamGenerateContent.
+    const byPersona = new Map<string, Set<string>>();
+    for (const r of model.requests.filter((x) => x.kind === "subagent")) {
+      const m = /\/models\/([^/:]+):/.exec(String(r.url))?.[1] ?? "?";
+      const set = byPersona.get(String(r.persona)) ?? new Set<string>();
+      set.add(/flash-lite|flash|pro/.exec(m)?.[0] ?? m);
+      byPersona.set(String(r.persona), set);
+    }
+    expect(Object.fromEntries([...byPersona].map(([k, v]) => [k, [...v]])), why).toEqual({
+      "harness-planner": ["pro"],
+      "harness-task-executor": ["flash"],
+      "harness-verifier": ["flash"],
+      "harness-code-reviewer": ["pro"],
+    });
+    const invoked = model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "invoke_agent")
+        : [],
+    );
+    expect(
+      invoked.every((c) => Object.keys(c.args).sort().join() === "agent_name,prompt"),
+      why,
     ).toBe(true);
   });
 

@@ -4,7 +4,7 @@
 // - --runner anthropic, autopilot's own agent loop on the Messages API.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { distCli, ensureBuilt } from "../helpers/build.js";
@@ -68,10 +68,13 @@ afterAll(async () => {
 });
 
 describe("autopilot run with real agents", () => {
-  it("--runner command drives the real `claude -p --agent <persona>` for every persona, to DONE", async (ctx) => {
+  it("--runner command drives the real `claude -p --agent <persona> --model {model}` for every persona, each on its model, to DONE", async (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     const repo = await makeProject();
     repos.push(repo);
+    // The verifier on the fast tier, where its agent file says sonnet: {model} decides.
+    mkdirSync(path.join(repo.dir, ".harness"), { recursive: true });
+    writeFileSync(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ models: { verifier: "fast" } }));
     // The agent files `claude --agent` runs come from the install.
     await installInto(repo.dir, "claude", { autopilot });
     const log: string[] = [];
@@ -88,7 +91,7 @@ describe("autopilot run with real agents", () => {
     const env = {
       ...claudeEnv(home, model.url),
       PATH: `${path.dirname(installed.bin)}${path.delimiter}${process.env.PATH}`,
-      AUTOPILOT_RUNNER_COMMAND: "claude -p --agent {persona} --dangerously-skip-permissions",
+      AUTOPILOT_RUNNER_COMMAND: "claude -p --agent {persona} --model {model} --dangerously-skip-permissions",
       AUTOPILOT_RUNNER_TIMEOUT: "300",
     };
 
@@ -105,9 +108,21 @@ describe("autopilot run with real agents", () => {
     });
     expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete", "complete"]);
     // Each dispatch was a real Claude Code process running the persona's agent file: its body was
-    // the system prompt of the requests the model saw.
+    // the system prompt of the requests the model saw, on the model {model} named.
     const personas = new Set(model.requests.filter((q) => q.kind === "subagent").map((q) => q.persona));
     expect(personas).toEqual(ALL_PERSONAS);
+    const families = new Map<string, Set<string>>();
+    for (const q of model.requests.filter((x) => x.kind === "subagent"))
+      families.set(
+        String(q.persona),
+        (families.get(String(q.persona)) ?? new Set()).add(/opus|sonnet|haiku/.exec(String(q.body?.model))?.[0] ?? "?"),
+      );
+    expect(Object.fromEntries([...families].map(([k, v]) => [k, [...v]]))).toEqual({
+      "harness-planner": ["opus"],
+      "harness-task-executor": ["sonnet"],
+      "harness-verifier": ["haiku"],
+      "harness-code-reviewer": ["opus"],
+    });
     expect(model.requests.filter((q) => q.kind === "host")).toEqual([]);
     expect(
       model.requests.every((q) => q.kind !== "subagent" || String(q.headers["user-agent"]).startsWith("claude-cli/")),
@@ -136,7 +151,6 @@ describe("autopilot run with real agents", () => {
       HOME: process.env.HOME,
       ANTHROPIC_BASE_URL: model.url,
       ANTHROPIC_API_KEY: "sk-ant-loopback-test",
-      AUTOPILOT_MODEL: "claude-loopback-1",
       GIT_CONFIG_NOSYSTEM: "1",
     };
 
@@ -146,10 +160,19 @@ describe("autopilot run with real agents", () => {
     const { state } = readSession(repo.dir);
     expect(state.currentState, explain(r, log)).toBe("DONE");
     expect(state.phases.map((p: any) => p.status)).toEqual(["complete", "complete", "complete"]);
-    // Every persona ran on the model the user chose, through the runner's own tools.
+    // Every persona ran on its tier's model (planner and reviewer strong, executor and verifier
+    // standard), through the runner's own tools.
     const personas = new Set(model.requests.filter((q) => q.kind === "subagent").map((q) => q.persona));
     expect(personas).toEqual(ALL_PERSONAS);
-    expect(new Set(model.requests.map((q) => q.body?.model))).toEqual(new Set(["claude-loopback-1"]));
+    const models = new Map<string, Set<string>>();
+    for (const q of model.requests.filter((x) => x.kind === "subagent"))
+      models.set(String(q.persona), (models.get(String(q.persona)) ?? new Set()).add(String(q.body?.model)));
+    expect(Object.fromEntries([...models].map(([k, v]) => [k, [...v]]))).toEqual({
+      "harness-planner": ["claude-opus-5-5"],
+      "harness-task-executor": ["claude-sonnet-5-5"],
+      "harness-verifier": ["claude-sonnet-5-5"],
+      "harness-code-reviewer": ["claude-opus-5-5"],
+    });
     const called = new Set(
       model.requests.flatMap((q) => (q.decision?.kind === "tool_calls" ? q.decision.calls.map((c) => c.name) : [])),
     );
@@ -164,5 +187,8 @@ describe("autopilot run with real agents", () => {
     expect(usage.total.inputTokens).toBeGreaterThan(0);
     expect(usage.total.reported).toBe(usage.total.dispatches);
     expect(Object.keys(usage.byPersona).sort()).toEqual([...ALL_PERSONAS].sort());
+    // Priced at each model's rate: the API reports tokens, no dollars.
+    expect(usage.total.costUsd).toBeGreaterThan(0);
+    expect(usage.runs.every((r: any) => r.priced)).toBe(true);
   });
 });

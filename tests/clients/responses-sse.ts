@@ -10,16 +10,32 @@ import { newId, startLoopback, type LoopbackModel, type LoopbackOptions } from "
 interface ToolRef {
   name: string;
   namespace?: string;
+  /** A freeform tool (Codex's code mode `exec`): called with raw text, not JSON arguments. */
+  custom?: boolean;
 }
 
-/** The tools a request offers, by the name the brain uses, with how Codex expects each called. */
-export function toolTable(tools: unknown): Map<string, ToolRef> {
+/**
+ * The tools a request offers, by the name the brain uses, with how Codex expects each called: the
+ * body's `tools`, and those of an `additional_tools` input item (Codex 0.169 declares them there for
+ * a model of its catalog whose tool mode is code mode: `exec` runs JavaScript that calls the nested
+ * tools, e.g. `tools.exec_command`).
+ */
+export function toolTable(tools: unknown, input?: unknown): Map<string, ToolRef> {
   const table = new Map<string, ToolRef>();
-  for (const t of Array.isArray(tools) ? tools : []) {
+  const extra = (Array.isArray(input) ? input : []).flatMap((i) =>
+    i?.type === "additional_tools" && Array.isArray(i.tools) ? i.tools : [],
+  );
+  for (const t of [...(Array.isArray(tools) ? tools : []), ...extra]) {
     if (t?.type === "namespace" && Array.isArray(t.tools)) {
       for (const inner of t.tools)
-        table.set(flatName(inner.name, t.name), { name: String(inner.name), namespace: String(t.name) });
-    } else if (typeof t?.name === "string") table.set(t.name, { name: t.name });
+        table.set(flatName(inner.name, t.name), {
+          name: String(inner.name),
+          // "functions" (of additional_tools) is the top level: its tools are called by their own name.
+          ...(t.name !== "functions" ? { namespace: String(t.name) } : {}),
+          ...(inner.type === "custom" ? { custom: true } : {}),
+        });
+    } else if (typeof t?.name === "string")
+      table.set(t.name, { name: t.name, ...(t.type === "custom" ? { custom: true } : {}) });
     else if (typeof t?.type === "string") table.set(t.type, { name: t.type });
   }
   return table;
@@ -94,7 +110,12 @@ export function responsesConversation(body: any): Conversation {
         break; // reasoning and compaction items: nothing the brain reads
     }
   }
-  return { system: system.join("\n\n"), messages, tools: [...toolTable(body.tools).keys()], model: body.model };
+  return {
+    system: system.join("\n\n"),
+    messages,
+    tools: [...toolTable(body.tools, body.input).keys()],
+    model: body.model,
+  };
 }
 
 function event(type: string, data: Record<string, unknown>): string {
@@ -103,7 +124,7 @@ function event(type: string, data: Record<string, unknown>): string {
 
 /** The brain's decision as the Responses SSE stream Codex reads. */
 export function responsesEvents(d: Decision, body: any): string[] {
-  const table = toolTable(body.tools);
+  const table = toolTable(body.tools, body.input);
   const output: Array<Record<string, unknown>> = [];
   const text = d.kind === "reply" ? d.text : d.text;
   if (text) {
@@ -118,6 +139,17 @@ export function responsesEvents(d: Decision, body: any): string[] {
   for (const c of d.kind === "tool_calls" ? d.calls : []) {
     const ref = table.get(c.name);
     if (!ref) throw new Error(`the brain called ${c.name}, which this request does not offer`);
+    if (ref.custom) {
+      output.push({
+        type: "custom_tool_call",
+        id: newId("ctc"),
+        call_id: newId("call"),
+        name: ref.name,
+        input: typeof c.args.input === "string" ? c.args.input : "",
+        status: "completed",
+      });
+      continue;
+    }
     output.push({
       type: "function_call",
       id: newId("fc"),

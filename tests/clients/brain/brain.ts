@@ -46,6 +46,12 @@ export interface BrainOptions {
    * true makes that review report one blocking finding. Default: never.
    */
   blockingReview?: (phase: string) => boolean;
+  /**
+   * Asked once per serial executor run (`phase`: the phase name): true makes that run fail its task
+   * (an `executed` result with outcome "failed"), as a model that could not make it pass would.
+   * Default: never.
+   */
+  failRun?: (phase: string) => boolean;
 }
 
 /** A Step as the host model reads it (docs/mcp.md); only the fields the brain uses are typed. */
@@ -64,6 +70,8 @@ export interface SeenStep {
         persona: string;
         description?: string;
         prompt: string;
+        /** The model to run the persona on, in this client's terms, when the Step names one. */
+        model?: string;
         expects?: { result: string };
         tasks?: WaveEntry[];
       }
@@ -79,6 +87,7 @@ export interface WaveEntry {
   description?: string;
   /** The step that started its executor: it runs already, only its report is owed. */
   startedAt?: number;
+  model?: string;
 }
 
 const AUTOPILOT_TOOLS = [
@@ -268,7 +277,15 @@ export class Brain {
       tasksPerPlan: opts.tasksPerPlan ?? 2,
       log: opts.log,
       blockingReview: opts.blockingReview ?? (() => false),
+      failRun: opts.failRun ?? (() => false),
     };
+  }
+
+  /** Whether the executor run of this brief fails: asked once per run (a run's requests share its brief). */
+  private readonly failing = new Map<string, boolean>();
+  private failsRun(brief: string, phase: string): boolean {
+    if (!this.failing.has(brief)) this.failing.set(brief, this.o.failRun(phase));
+    return this.failing.get(brief)!;
   }
 
   decide(conv: Conversation): Decision {
@@ -557,6 +574,7 @@ export class Brain {
           persona: next.persona,
           description: entry.description ?? (m ? `Task ${m[1]}: ${m[2]}` : `Task ${entry.task}`),
           prompt: entry.prompt,
+          ...(entry.model ? { model: entry.model } : {}),
           ...(todo ? { todo } : {}),
         });
       });
@@ -648,6 +666,7 @@ export class Brain {
               .replace(/\s*Brief: \S+$/, "")
               .replace(/\.$/, ""),
           prompt: s.next.prompt,
+          ...(s.next.model ? { model: s.next.model } : {}),
           ...(todo ? { todo } : {}),
         });
         if (!call)
@@ -847,6 +866,22 @@ export class Brain {
                 .split(/\s*,\s*/) ?? [],
           }))
           .filter((t) => (waveTask ? t.n === Number(waveTask) : t.n >= from));
+        // A run that cannot make its task pass (the test's choice, asked once per run: its brief).
+        if (kind === "executed" && !waveTask && this.failsRun(brief, phaseName)) {
+          const task = planTasks[0];
+          return this.finalReport(
+            conv,
+            "```json\n" +
+              JSON.stringify({
+                kind,
+                outcome: "failed",
+                task: { number: task?.n ?? from, name: task?.name ?? "" },
+                error: `the task's check still fails (scripted model, ${brief})`,
+                fixAttempted: "re-read the error output and the plan",
+              }) +
+              "\n```",
+          );
+        }
         const targets = planTasks.flatMap((t) => t.files.map((f) => (worktree ? `${worktree}/${f}` : f)));
         if (!targets.length)
           return fail(

@@ -80,7 +80,7 @@ export interface Dialect {
   /** The call that runs `persona` as a subagent, or null when the client has no subagent tool. */
   dispatch(
     conv: Conversation,
-    d: { persona: string; description: string; prompt: string; todo?: string },
+    d: { persona: string; description: string; prompt: string; model?: string; todo?: string },
   ): WantedCall | null;
   /** True when a call of this name was a subagent dispatch (or, for clients whose subagents run in the background, a step of waiting for one). */
   isDispatch(name: string): boolean;

@@ -60,10 +60,21 @@ export const claudeCode: Dialect = {
     const prefixed = /subagent_type "([^"]+)" \+ next\.persona/.exec(d.todo ?? "")?.[1];
     const named =
       prefixed !== undefined ? prefixed + d.persona : (/subagent_type "([^"]+)"/.exec(d.todo ?? "")?.[1] ?? d.persona);
+    // The model the Step names, where the todo says to pass it ("model next.model"; the text view
+    // names it: `model "opus"`).
+    const model = /\bmodel next\.model\b|\bmodel: the entry's model\b/.test(d.todo ?? "")
+      ? d.model
+      : /\bmodel "([^"]+)"/.exec(d.todo ?? "")?.[1];
     // The next action depends on the result: run in the foreground.
     return {
       name: tool,
-      args: { subagent_type: named, description: d.description, prompt: d.prompt, run_in_background: false },
+      args: {
+        subagent_type: named,
+        description: d.description,
+        prompt: d.prompt,
+        ...(model ? { model } : {}),
+        run_in_background: false,
+      },
     };
   },
   isDispatch: (name) => name === "Agent" || name === "Task",

@@ -29,6 +29,29 @@ function shownTexts(conv: Conversation): string {
   return [conv.system, ...user].join("\n");
 }
 
+/**
+ * A shell command as this conversation can run it: exec_command, or, where Codex offers a catalog
+ * model only its code mode (the `exec` tool, JavaScript calling the nested tools), a script that
+ * runs it through `tools.exec_command` and prints the result as exec_command's own result reads.
+ */
+function shell(conv: Conversation, cmd: string): WantedCall {
+  if (conv.tools.includes("exec_command") || !conv.tools.includes("exec"))
+    return { name: "exec_command", args: { cmd } };
+  const script = [
+    `const r = await tools.exec_command({ cmd: ${JSON.stringify(cmd)}, login: false });`,
+    "text(`Process exited with code ${r.exit_code}\\nOutput:\\n${r.output}`);",
+  ].join("\n");
+  return { name: "exec", args: { input: script } };
+}
+
+/** The shell command of an exec_command call, or of a code-mode script that runs one. */
+function commandOf(call: ToolCall): string | null {
+  if (call.name === "exec_command") return String((call.args.cmd as string | undefined) ?? "");
+  if (call.name !== "exec") return null;
+  const m = /tools\.exec_command\(\{ cmd: ("(?:[^"\\]|\\.)*")/.exec((call.args.input as string | undefined) ?? "");
+  return m ? (JSON.parse(m[1]) as string) : null;
+}
+
 /** The command's output in an exec_command result ("...\nOutput:\n<output>"). */
 function execOutput(text: string): string {
   const i = text.indexOf("\nOutput:\n");
@@ -82,8 +105,14 @@ export const codex: Dialect = {
     // As the Step's todo says: a custom agent type, or a message that names the persona first.
     const type = /agent_type "([^"]+)"/.exec(d.todo ?? "")?.[1];
     if (type) return { name: "spawn_agent", args: { agent_type: type, message: d.prompt } };
-    const lead = /spawn_agent with message "([^"]*)" followed by/.exec(d.todo ?? "")?.[1];
-    if (lead) return { name: "spawn_agent", args: { message: `${lead}\n\n${d.prompt}` } };
+    // The model, where the todo names one (`with model "gpt-6-astra" and message`) or asks for a
+    // wave entry's (`with the entry's model (if it has one) and message`).
+    const m =
+      /spawn_agent with (?:model "([^"]+)" and |(the entry's model) \(if it has one\) and )?message "([^"]*)" followed by/.exec(
+        d.todo ?? "",
+      );
+    const model = m?.[1] ?? (m?.[2] ? d.model : undefined);
+    if (m) return { name: "spawn_agent", args: { ...(model ? { model } : {}), message: `${m[3]}\n\n${d.prompt}` } };
     // The todo names no way to give the subagent its persona: the prompt alone.
     return { name: "spawn_agent", args: { message: d.prompt } };
   },
@@ -187,10 +216,9 @@ export const codex: Dialect = {
     if (!m) throw new Error("codex dialect: the request names no working directory (<cwd>)");
     return m[1].trim();
   },
-  readFile: (_conv, rel) => ({ name: "exec_command", args: { cmd: `cat -- ${q(rel)}` } }),
+  readFile: (conv, rel) => shell(conv, `cat -- ${q(rel)}`),
   readPathOf(_conv, call: ToolCall) {
-    if (call.name !== "exec_command") return null;
-    const m = /^cat -- ('(?:[^']|'\\'')*')$/.exec(String((call.args.cmd as string | undefined) ?? ""));
+    const m = /^cat -- ('(?:[^']|'\\'')*')$/.exec(commandOf(call) ?? "");
     return m ? unq(m[1]) : null;
   },
   readText(r) {
@@ -202,14 +230,10 @@ export const codex: Dialect = {
   writeFile(_conv, rel, content) {
     const dir = path.posix.dirname(rel);
     const body = content.endsWith("\n") ? content : content + "\n";
-    return {
-      name: "exec_command",
-      args: { cmd: `mkdir -p -- ${q(dir)} && cat > ${q(rel)} <<'${EOF_MARK}'\n${body}${EOF_MARK}` },
-    };
+    return shell(_conv, `mkdir -p -- ${q(dir)} && cat > ${q(rel)} <<'${EOF_MARK}'\n${body}${EOF_MARK}`);
   },
   writePathOf(_conv, call) {
-    if (call.name !== "exec_command") return null;
-    const m = /&& cat > ('(?:[^']|'\\'')*') <<'/.exec(String((call.args.cmd as string | undefined) ?? ""));
+    const m = /&& cat > ('(?:[^']|'\\'')*') <<'/.exec(commandOf(call) ?? "");
     return m ? unq(m[1]) : null;
   },
 };
