@@ -126,12 +126,14 @@ export const ModelsConfig = RoleMap.extend({
   standard: RoleMap.optional(),
   thorough: RoleMap.optional(),
   clients: z
-    .strictObject(
-      Object.fromEntries(MODEL_CLIENTS.map((c) => [c, TierNames.optional()])) as Record<
-        ModelClient,
-        z.ZodOptional<typeof TierNames>
-      >,
-    )
+    .strictObject({
+      // "inherit": the host names no model in a dispatch (a provider without these names).
+      "claude-code": z.union([TierNames, z.literal("inherit")]).optional(),
+      codex: z.union([TierNames, z.literal("inherit")]).optional(),
+      gemini: TierNames.optional(),
+      anthropic: TierNames.optional(),
+      command: TierNames.optional(),
+    } satisfies Record<ModelClient, z.ZodType>)
     .optional(),
   /** false: a failing task's last attempt and the final review's last fix round stay on their tier. */
   escalate: z.boolean().optional(),
@@ -139,22 +141,30 @@ export const ModelsConfig = RoleMap.extend({
 export type ModelsConfig = z.infer<typeof ModelsConfig>;
 
 /** What `models` must be, in the words of the config error (a bad value's own message gives the allowed values). */
-export const MODELS_MUST = `an object with a tier or a model name per persona ("${ROLE_NAMES.join('", "')}"), the same per rigor if wanted ("fast", "standard", "thorough"), a client's model name per tier ("clients": {"${MODEL_CLIENTS.join('", "')}"}) and "escalate" (true or false)`;
+export const MODELS_MUST = `an object with a tier or a model name per persona ("${ROLE_NAMES.join('", "')}"), the same per rigor if wanted ("fast", "standard", "thorough"), a client's model name per tier ("clients": {"${MODEL_CLIENTS.join('", "')}"}; "inherit" for "claude-code" or "codex" to name none) and "escalate" (true or false)`;
 
 // ---- resolving ----------------------------------------------------------------------------------
 
 /** A persona's model for one client: its name in that client's terms, its tier, and where it came from. */
 export interface ModelPick {
-  name: string;
+  /** null: the config says to name no model to this client (`"inherit"`). */
+  name: string | null;
   /** null: a model name whose tier its name does not say. */
   tier: Tier | null;
   /** What chose it: the default for the rigor, or the config. */
   source: "default" | "config";
 }
 
-/** The client's name for a tier: the config's (`models.clients`), else the built-in one. */
-function clientName(client: ModelClient, tier: Tier, config?: ModelsConfig): string {
-  return config?.clients?.[client]?.[tier] ?? CLIENT_MODELS[client][tier];
+/**
+ * The client's name for a tier: the config's (`models.clients`), else the built-in one; null where
+ * the config says `"inherit"`: a Codex set up with another provider (spawn_agent
+ * sends the catalog's name to it as it is) or a Claude Code whose agent files the team edited names
+ * no model in a dispatch, and its subagents run as they would without autopilot's tiers.
+ */
+function clientName(client: ModelClient, tier: Tier, config?: ModelsConfig): string | null {
+  const own = config?.clients?.[client];
+  if (own === "inherit") return null;
+  return own?.[tier] ?? CLIENT_MODELS[client][tier];
 }
 
 /** What a persona runs on for `client` at `rigor` before any escalation. */
@@ -168,7 +178,8 @@ export function pickModel(role: Role, rigor: RigorLevel, client: ModelClient, co
   // A model name: as it is for the client that takes it (a command template's CLI is the user's own:
   // it gets every name as it is); another client gets the same tier.
   const tier = tierOfName(set);
-  if (accepts(client, set)) return { name: set, tier, source: "config" };
+  if (accepts(client, set))
+    return { name: config?.clients?.[client] === "inherit" ? null : set, tier, source: "config" };
   const t = tier ?? DEFAULT_TIERS[rigor][role];
   return { name: clientName(client, t, config), tier: t, source: "config" };
 }

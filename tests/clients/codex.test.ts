@@ -7,11 +7,11 @@
 // with Codex's shell tool. The session takes two flags, --fast and --review-plans, and both must
 // arrive (fast rigor, review-plans recorded); its one question is answered in a resumed session.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ensureBuilt } from "../helpers/build.js";
-import type { TempRepo } from "../helpers/git.js";
+import { git, type TempRepo } from "../helpers/git.js";
 import { Brain } from "./brain/brain.js";
 import type { ClaudeRun } from "./claude-code.js";
 import { codex } from "./dialects/codex.js";
@@ -62,6 +62,14 @@ const EXEC = [
   "-c",
   "mcp_servers.autopilot.tool_timeout_sec=600",
 ];
+
+/** The project's .harness/config.json, committed (a team commits its settings). */
+async function withConfig(dir: string, config: object): Promise<void> {
+  mkdirSync(path.join(dir, ".harness"), { recursive: true });
+  writeFileSync(path.join(dir, ".harness/config.json"), JSON.stringify(config, null, 2) + "\n");
+  await git(dir, "add", "-A");
+  await git(dir, "commit", "-q", "-m", "autopilot settings");
+}
 
 /** The thread `codex exec --json` started (its first event). */
 function threadOf(run: ClaudeRun): string {
@@ -201,6 +209,53 @@ describe("Codex CLI (real binary) with autopilot install codex --global", () => 
       "harness-verifier": ["gpt-6.1-sol"],
       "harness-code-reviewer": ["gpt-6-astra"],
     });
+  });
+
+  it('"models": {"clients": {"codex": "inherit"}}: spawn_agent names no model, and the subagents run on the session\'s own model', async (ctx) => {
+    if ("skip" in installed) return ctx.skip(installed.skip);
+    const repo = await makeProject(SPEC_ONE_WAVE);
+    repos.push(repo);
+    // A Codex set up with another provider: its spawn_agent takes only the catalog's names.
+    await withConfig(repo.dir, { models: { clients: { codex: "inherit" } } });
+    const home = mkdtempSync(path.join(tmpdir(), "autopilot-codex-home-"));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const log: string[] = [];
+    const brain = new Brain(codex);
+    const model = await startResponsesModel({
+      dialect: codex,
+      decide: (c) => brain.decide(c),
+      log: (l) => log.push(l),
+    });
+    cleanups.push(() => void model.close());
+    const { output: out, env } = await installFor(
+      "codex",
+      repo.dir,
+      codexHome(home, model.url).env,
+      installed.autopilot,
+      ["--global"],
+    );
+    const start = documentedStart(out);
+    let first: ClaudeRun | undefined;
+    const runs = await play(installed.bin, {
+      onRun: (r) => (first ??= r),
+      cwd: repo.dir,
+      env,
+      model,
+      first: ["exec", ...EXEC, `${start} docs/spec.md --fast`],
+      next: (answer) => ["exec", "resume", ...EXEC, threadOf(first!), answer],
+    });
+    const why = explain(`codex (start: ${start})`, runs, log);
+    expect(model.errors, why).toEqual([]);
+    expect(readSession(repo.dir).state.currentState, why).toBe("DONE");
+    const spawned = model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "tool_calls"
+        ? r.decision.calls.filter((c) => c.name === "spawn_agent")
+        : [],
+    );
+    expect(spawned.length, why).toBeGreaterThan(0);
+    expect(spawned.filter((c) => c.args.model !== undefined)).toEqual([]);
+    const models = new Set(model.requests.filter((r) => r.kind === "subagent").map((r) => r.body?.model));
+    expect([...models]).toEqual(["loopback-brain"]);
   });
 
   /** `$autopilot docs/spec.md --fast --parallel` on SPEC_ONE_WAVE, the scripted planner writing `tasks` independent tasks. */

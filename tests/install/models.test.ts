@@ -53,6 +53,8 @@ describe("autopilot install: the personas' models", () => {
     expect(codex.stdout).toContain(
       "Models: each dispatch names the persona's model for spawn_agent (planner gpt-6-astra, executor gpt-6.1-sol, verifier gpt-6.1-sol, reviewer gpt-6-astra",
     );
+    // What to do where those names are unknown: a Codex on another provider.
+    expect(codex.stdout).toContain('set "models": {"clients": {"codex": "inherit"}}');
     for (const [client, name] of [
       ["cursor", "Cursor"],
       ["vscode", "VS Code"],

@@ -80,6 +80,15 @@ describe(".harness/config.json models and prices", () => {
     expect(e.message).toMatch(/"scripted" must be a script/);
   });
 
+  it('"inherit" is taken for the clients whose host names the model of a dispatch (Claude Code, Codex), refused for the others', async () => {
+    const models = { clients: { codex: "inherit", "claude-code": "inherit" } };
+    expect((await readProjectConfig(await project({ models }))).config.models).toEqual(models);
+    const e = await readProjectConfig(await project({ models: { clients: { gemini: "inherit" } } })).catch((x) => x);
+    expect(e.code).toBe("bad_input");
+    expect(e.message).toContain('"models.clients.gemini"');
+    expect(e.message).toContain('"inherit" for "claude-code" or "codex" to name none');
+  });
+
   it("a start refuses a bad models value before it makes anything", async () => {
     const dir = await project({ models: { executor: "turbo" } });
     const e = await new Engine(dir).start(SPEC).catch((x) => x);
@@ -151,6 +160,17 @@ describe("the tier each persona takes, in each client's names", () => {
     const strong = pickModel("planner", "standard", "codex", config);
     expect(pickUp(strong, "codex", config)).toBe(strong);
     expect(pickUp({ name: "o3", tier: null, source: "config" }, "codex").name).toBe("gpt-6-astra");
+  });
+
+  it('"inherit" names no model to that client, one tier up included, and keeps the tier for the ledger', () => {
+    const config: ModelsConfig = { executor: "gpt-6-luna", clients: { codex: "inherit" } };
+    const planner = pickModel("planner", "standard", "codex", config);
+    expect(planner).toEqual({ name: null, tier: "strong", source: "default" });
+    const exec = pickModel("executor", "standard", "codex", config);
+    expect(exec).toEqual({ name: null, tier: "fast", source: "config" });
+    expect(pickUp(exec, "codex", config)).toEqual({ name: null, tier: "standard", source: "config" });
+    // Other clients keep their names.
+    expect(pickModel("planner", "standard", "claude-code", config).name).toBe("opus");
   });
 });
 
