@@ -10,7 +10,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Step } from "../src/protocol/step.js";
 import type { PersonaTask } from "../src/runners/types.js";
-import { ScriptedRunner, taskOfStep } from "../src/runners/scripted.js";
+import { ScriptedRunner } from "../src/runners/scripted.js";
+import { taskOfStep } from "../src/runners/step-task.js";
 import { bytes } from "./stats.js";
 import { upstreamStateText } from "./upstream-state.js";
 import { git, gitEnv } from "./repo.js";

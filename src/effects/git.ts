@@ -1,4 +1,4 @@
-// Git effects: checkpoint and recovery commits, the final-review diff scope, the PR text.
+// Git effects: checkpoint and recovery commits, what a hook refused, the final-review diff scope.
 // Never pushes, never rewrites history, never switches or touches another branch: every write
 // here is one `git add` plus one `git commit` on the checked-out branch.
 import { spawn } from "node:child_process";
@@ -171,10 +171,6 @@ export function effectTrailerValue(effectId: string): string {
 }
 const TRAILER_LINE_MAX = 100;
 
-export function checkpointMessage(label: string, recovery = false): string {
-  return `${recovery ? "[autopilot][recovery]" : "[autopilot]"} ${sanitizeLabel(label)}`;
-}
-
 function assertRev(rev: string, what: string): string {
   // Only object names: a value like `--output=x` must never reach git as an option.
   if (typeof rev !== "string" || !/^[0-9a-f]{4,64}$/i.test(rev.trim())) {
@@ -208,7 +204,6 @@ export async function findEffectCommit(root: string, effectId: string, since?: s
 
 export interface CommitCheckpointArgs {
   label: string;
-  recovery?: boolean;
   /** Unique per effect; written as the `Autopilot-Effect:` trailer so a replay finds the commit. */
   effectId: string;
   phase?: number | null;
@@ -226,10 +221,13 @@ export interface CommitCheckpointArgs {
    * request), instead of selecting autopilot's own.
    */
   paths?: string[];
-  /** The full subject instead of `[autopilot] <label>`. */
+  /** The subject (src/effects/commit-message.ts words it in the repository's convention); else the label. */
   subject?: string;
   /** Owed by the transition of this very call: no earlier attempt to look for in the history. */
   fresh?: boolean;
+  /** Paragraphs after the subject, and trailer lines before the effect's own (the message's `body`, `trailers`). */
+  body?: string[];
+  trailers?: string[];
   /** `--no-verify`: the user chose, this once, to commit without the repository's hooks. */
   noVerify?: boolean;
   /** Runs over the commit's paths before it is attempted (the repository's read-only checks); throws CommitRejected to refuse it. */
@@ -274,8 +272,7 @@ export function gitRunner(root: string): GitRunner {
 }
 
 /**
- * `[autopilot] <label>` (or `[autopilot][recovery] <label>`) with autopilot's own changes in the
- * project (see ./ownership.ts), never session files. Idempotent by the effect trailer: a second run returns the first commit.
+ * A commit of autopilot's own changes in the project (see ./ownership.ts), never session files. Idempotent by the effect trailer: a second run returns the first commit.
  * Nothing to commit → `{ committed: false }`, silently.
  */
 export async function commitCheckpoint(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
@@ -346,7 +343,7 @@ export async function withRepoLock<T>(
 
 async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
   const id = sanitizeEffectId(args.effectId);
-  const subject = args.subject ? sanitizeLabel(args.subject) : checkpointMessage(args.label, args.recovery === true);
+  const subject = sanitizeLabel(args.subject ?? args.label);
   // An effect this call's own transition owes cannot have been committed before (no crash between).
   const existing = args.fresh ? null : await findEffectCommit(root, id, args.since ?? null);
   if (existing) return { committed: true, sha: existing, message: subject, replayed: true };
@@ -380,8 +377,9 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
       ...(args.noVerify ? ["--no-verify"] : []),
       "-m",
       subject,
+      ...(args.body ?? []).flatMap((p) => ["-m", p]),
       "-m",
-      `${EFFECT_TRAILER}: ${effectTrailerValue(id)}`,
+      [...(args.trailers ?? []), `${EFFECT_TRAILER}: ${effectTrailerValue(id)}`].join("\n"),
       ...from,
     ];
     await raw(g, ["add", "-A", ...from]);
@@ -575,78 +573,6 @@ export async function commitsSince(root: string, startingCommit: string): Promis
       const [sha, subject = ""] = rec.split("\x1f");
       return { sha: sha.trim(), subject };
     });
-}
-
-export type PrPhase = string | { name: string; status?: string | null };
-/** A gate answered during the session, for the PR's "Decisions" section. */
-export interface PrDecision {
-  phase: number | null;
-  decision: string;
-  answer?: string;
-  /** "answered by the host model; no person may have seen it" */
-  who: string;
-}
-
-/** The PR title and body suggested at DONE, from the commits since `startingCommit`. */
-export async function prTitleAndBody(
-  root: string,
-  startingCommit: string,
-  opts: {
-    specTitle?: string | null;
-    phases?: PrPhase[];
-    cost?: { total: string; lines: string[] };
-    decisions?: PrDecision[];
-    /** autopilot's commits (the session's `commits`): told apart by sha, whatever their subjects' convention. */
-    own?: { sha: string; label: string; recovery: boolean }[];
-  } = {},
-): Promise<{ title: string; body: string }> {
-  const commits = await commitsSince(root, startingCommit);
-  const own = new Map((opts.own ?? []).map((c) => [c.sha, c]));
-  const isOwn = (c: CommitSummary) => own.has(c.sha) || c.subject.startsWith("[autopilot]");
-  const labelOf = (c: CommitSummary) =>
-    own.get(c.sha)?.label ?? c.subject.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
-  let title = sanitizeLabel(opts.specTitle ?? "");
-  if (!opts.specTitle || !opts.specTitle.trim()) {
-    const firstUsers = commits.find((c) => !isOwn(c));
-    title = firstUsers?.subject ?? (commits[0] ? labelOf(commits[0]) : "Autopilot changes");
-  }
-  if (title.length > 72) title = title.slice(0, 71) + "…";
-
-  const lines: string[] = ["## Summary", ""];
-  const phases = opts.phases ?? [];
-  const specName = opts.specTitle?.trim();
-  lines.push(
-    `${specName ? `Implements ${specName}` : "Autopilot run"}: ${phases.length} phase${phases.length === 1 ? "" : "s"}, ${commits.length} commit${commits.length === 1 ? "" : "s"}.`,
-  );
-  if (phases.length) {
-    lines.push("", "## Phases", "");
-    phases.forEach((p, i) => {
-      const name = typeof p === "string" ? p : p.name;
-      const status = typeof p === "string" ? null : p.status;
-      lines.push(`- Phase ${i + 1}: ${name}${status ? ` (${status})` : ""}`);
-    });
-  }
-  if (opts.cost) {
-    lines.push("", "## Cost", "", `Persona runs: ${opts.cost.total}.`);
-    if (opts.cost.lines.length) lines.push("", ...opts.cost.lines.map((l) => `- ${l}`));
-  }
-  const decided = opts.decisions ?? [];
-  if (decided.length) {
-    lines.push("", "## Decisions", "", "Who answered each gate:", "");
-    for (const d of decided)
-      lines.push(
-        `- ${d.phase === null ? "Final review" : `Phase ${d.phase + 1}`}: \`${sanitizeLabel(d.decision)}\`${d.answer ? ` "${sanitizeLabel(d.answer)}"` : ""} — ${d.who}`,
-      );
-  }
-  const recovery = commits.filter((c) => own.get(c.sha)?.recovery ?? c.subject.startsWith("[autopilot][recovery]"));
-  if (recovery.length) {
-    lines.push("", "## Recovery commits", "", "These preserve work committed when a task's retry budget ran out:", "");
-    for (const c of recovery) lines.push(`- ${c.sha.slice(0, 7)} ${labelOf(c)}`);
-  }
-  lines.push("", "## Commits", "");
-  if (!commits.length) lines.push("- (no commits since the starting commit)");
-  for (const c of commits) lines.push(`- ${c.sha.slice(0, 7)} ${c.subject}`);
-  return { title, body: lines.join("\n") + "\n" };
 }
 
 /**

@@ -104,6 +104,9 @@ export async function openTaskWorktree(
   return tw;
 }
 
+/** A task commit's message as src/effects/commit-message.ts words it. */
+export type TaskCommitMessage = { subject: string; body: string[]; trailers: string[] };
+
 /**
  * Commit what the executor left in the task's worktree (once per effect id, like every checkpoint).
  * Only that worktree's index and branch change, so it takes that worktree's lock alone: the tasks
@@ -115,10 +118,12 @@ export async function commitTaskWork(
   tw: TaskWorktree,
   label: string,
   effectId: string,
+  message?: TaskCommitMessage,
 ): Promise<CommitCheckpointResult> {
   await undoInterruptedRebase(root, tw);
   return commitCheckpoint(path.join(root, tw.path), {
     label,
+    ...message,
     effectId,
     since: tw.base,
     slug,

@@ -17,6 +17,7 @@ import path from "node:path";
 import {
   checkTask,
   commitTaskWork,
+  type TaskCommitMessage,
   mergeTask,
   openTaskWorktree,
   removeTaskWorktree,
@@ -82,6 +83,8 @@ export interface WaveOptions {
   }>;
   /** Unique per session and phase, so a commit's effect id is found again on replay. */
   effectPrefix: string;
+  /** The message of a done task's commit (src/effects/commit-message.ts); without it, the task's label. */
+  message?: (t: TaskRun) => Promise<TaskCommitMessage>;
   /** Called after a merge (before its validation) and after that validation: the crash suite's kill points. */
   onStep?: (point: "merged" | "validated") => void;
   /** Before each task number in its worktree's and branch's names (a session's phases and plans reuse task numbers). */
@@ -156,7 +159,14 @@ export async function taskReported(
     }
     return { run: { ...run, tasks }, events };
   }
-  await commitTaskWork(root, opts.slug, t.worktree, `Task ${t.task}: ${t.name}`, effectIdOf(t, opts));
+  await commitTaskWork(
+    root,
+    opts.slug,
+    t.worktree,
+    `Task ${t.task}: ${t.name}`,
+    effectIdOf(t, opts),
+    await opts.message?.(t),
+  );
   t.status = "done";
   const drained = await drain(root, { ...run, tasks }, opts);
   return { run: drained.run, events: [...events, ...drained.events] };
@@ -174,7 +184,14 @@ async function taskDone(root: string, run: WaveRun, task: string, opts: WaveOpti
   // With its worktree there, the commit finds itself again (in the worktree's history, rebased or
   // not); without it, the task was merged and its worktree removed before a crash.
   if (worktreeThere(root, t) || !(await findEffectCommit(root, effectIdOf(t, opts), t.worktree.base)))
-    await commitTaskWork(root, opts.slug, t.worktree, `Task ${t.task}: ${t.name}`, effectIdOf(t, opts));
+    await commitTaskWork(
+      root,
+      opts.slug,
+      t.worktree,
+      `Task ${t.task}: ${t.name}`,
+      effectIdOf(t, opts),
+      await opts.message?.(t),
+    );
   t.status = "done";
   return { ...run, tasks };
 }

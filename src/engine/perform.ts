@@ -12,15 +12,9 @@ import { detectCommitChecks, precheckCommit } from "../effects/commit-checks.js"
 import { contradiction, learningFacts } from "../effects/learning-check.js";
 import type { SessionPaths } from "../session/paths.js";
 import type { ProjectConfig } from "../session/config.js";
-import {
-  commitCheckpoint,
-  gitRunner,
-  harnessFilesStatus,
-  leftOutNotice,
-  prTitleAndBody,
-  withRepoLock,
-} from "../effects/git.js";
-import { commitSubject } from "../effects/commit-message.js";
+import { commitCheckpoint, gitRunner, harnessFilesStatus, leftOutNotice, withRepoLock } from "../effects/git.js";
+import { prTitleAndBody } from "../effects/pull-request.js";
+import { commitMessage } from "../effects/commit-message.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
 import { clearScratchpad } from "../effects/scratchpad.js";
@@ -102,10 +96,20 @@ async function performUnlocked(
   switch (effect.type) {
     case "commit": {
       const a = effect.args;
+      const message = await commitMessage(
+        root,
+        {
+          label: a.label,
+          kind: a.kind ?? (a.recovery ? "recovery" : undefined),
+          proposal: a.message,
+          topic: a.topic,
+          fixed: a.fixed,
+        },
+        await config?.(),
+      );
       const r = await commitCheckpoint(root, {
         label: a.label,
-        recovery: a.recovery,
-        subject: await commitSubject(root, { label: a.label, recovery: a.recovery }, await config?.()),
+        ...message,
         effectId: sharedEffectId(slug, state, effect),
         phase: a.phase,
         since: state.startingCommit,
@@ -137,7 +141,7 @@ async function performUnlocked(
               },
             ],
           };
-      return notify(next, { kind: "committed", label: a.label, sha: r.sha! }, leftOut);
+      return notify(next, { kind: "committed", label: a.label, sha: r.sha!, subject: r.message }, leftOut);
     }
     case "commitUserChanges": {
       // The user answered "commit them first": their pre-session changes, exactly, in a commit of
@@ -146,11 +150,11 @@ async function performUnlocked(
       const paths = (baseline?.entries ?? []).map((e) => e.path);
       const r = await commitCheckpoint(root, {
         label: "changes made before autopilot",
-        subject: await commitSubject(
+        ...(await commitMessage(
           root,
-          { label: `Work in progress before autopilot (${slug})`, userWork: true },
+          { label: `Work in progress before autopilot (${slug})`, kind: "userWork" },
           await config?.(),
-        ),
+        )),
         effectId: sharedEffectId(slug, state, effect),
         since: state.startingCommit,
         paths,

@@ -166,6 +166,7 @@ export async function resultToEvent(
         ...(result.evidence?.length ? { evidence: result.evidence } : {}),
         ...(result.learnings?.length ? { learnings: result.learnings } : {}),
         ...reply,
+        ...(result.commitMessage?.trim() ? { commitMessage: result.commitMessage } : {}),
       };
       const task = result.task ? { task: { number: result.task.number ?? null, name: result.task.name } } : {};
       if (outcome === "checkpoint") {
@@ -230,6 +231,7 @@ export async function resultToEvent(
         ...(result.evidence?.length ? { evidence: result.evidence } : {}),
         ...(result.learnings?.length ? { learnings: result.learnings } : {}),
         ...reply,
+        ...(result.commitMessage?.trim() ? { commitMessage: result.commitMessage } : {}),
         now,
       };
   }

@@ -45,6 +45,7 @@ import { withModel, type Runs } from "../personas/models.js";
 // Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
 import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
+import { commitRejectedError, unknownSessionMessage } from "./session-errors.js";
 import type { startArgs } from "./flags.js";
 import { PARALLEL_MIN_TASKS, RIGOR } from "../machine/policy.js";
 import { resumedNotice } from "../machine/actions/session.js";
@@ -327,6 +328,7 @@ export class SessionEngine {
       ...(ex?.notDone?.length ? { notDone: ex.notDone } : {}),
       ...(ex?.summary ? { summary: ex.summary } : {}),
       ...(ex?.learnings?.length ? { learnings: ex.learnings } : {}),
+      ...(ex?.commitMessage?.trim() ? { commitMessage: ex.commitMessage } : {}),
       ...(done && ex?.evidence?.length ? { evidence: ex.evidence.map((e) => `Task ${id}: ${e}`) } : {}),
       now: this.now(),
     });
@@ -747,27 +749,3 @@ export class SessionEngine {
 }
 
 type CommitRejectedEvent = Extract<AutopilotEvent, { type: "COMMIT_REJECTED" }>;
-
-/** A refused commit the session cannot route to the executor or a question: what happened, and what to do. */
-function commitRejectedError(e: CommitRejected, effect: AutopilotState["outbox"][number]): AutopilotError {
-  const what =
-    effect.type === "commit"
-      ? `autopilot's commit "${effect.args.label}"`
-      : "the commit of your changes made before autopilot";
-  const output = e.output ? `:\n${e.output}\n` : ". ";
-  const then =
-    "then continue the session (autopilot_next, or the same `autopilot run` command): the commit is still owed, and is made once.";
-  if (e.kind === "signing")
-    return new AutopilotError(
-      "commit_rejected",
-      `Git could not sign ${what} (the repository asks for signed commits)${output}Nothing was committed. Make signing work (start gpg-agent or unlock the key, e.g. \`echo test | gpg --clearsign\`; for SSH signing, \`ssh-add\` the key), or turn signing off for this repository (\`git config commit.gpgsign false\`); ${then}`,
-    );
-  return new AutopilotError(
-    "commit_rejected",
-    `The ${e.hook ?? "commit"} hook rejected ${what}${output}Nothing was committed. Fix what it reports${effect.type === "commit" ? "" : " in your files (or commit them yourself)"}; ${then}`,
-  );
-}
-
-function unknownSessionMessage(slug: string, known: string[]): string {
-  return `No autopilot session "${slug}" in this project.${known.length ? ` Known sessions: ${known.join(", ")}.` : ""} Start one with autopilot_start {"spec": "<path to spec>"}.`;
-}

@@ -6,6 +6,7 @@
 // failing validation sent back alone). Both are safe to run again after a crash at any point: the
 // machine rests at the probe until its event is saved, and every git step finds its own earlier
 // result (worktrees and branches are found again, commits by their effect id, merges by ancestry).
+import { commitMessage } from "../effects/commit-message.js";
 import { readFile } from "node:fs/promises";
 import type { AutopilotEvent } from "../machine/autopilot.machine.js";
 import type { AutopilotState, WaveLedger } from "../session/schema.js";
@@ -89,6 +90,17 @@ function waveOptions(state: AutopilotState, ctx: WaveProbeContext): WaveOptions 
     worktreeKey: `p${phase}-${plan.slice(0, 6)}${rev}-`,
     onStep: ctx.onStep,
     removeLater: true,
+    message: async (t) =>
+      commitMessage(
+        ctx.root,
+        {
+          label: `Task ${t.task}: ${t.name}`,
+          kind: "task",
+          topic: t.name,
+          proposal: state.phaseRun.waveRun?.tasks.find((x) => x.task === t.task)?.reported?.commitMessage,
+        },
+        await ctx.config(),
+      ),
     validate: async (root) => {
       ctx.onProgress?.("running the project's validation commands after a merge");
       const v = await runValidation(root, { timeoutMs: ctx.validationTimeoutMs, config: await ctx.config() });

@@ -315,10 +315,7 @@ function summarise(
   if (state) {
     if (state.commits.length) {
       p.write(`Commits (${state.commits.length}):`);
-      for (const c of state.commits)
-        p.write(
-          `  ${c.sha.slice(0, 7)} ${c.subject ?? `${c.recovery ? "[autopilot][recovery]" : "[autopilot]"} ${c.label}`}`,
-        );
+      for (const c of state.commits) p.write(`  ${c.sha.slice(0, 7)} ${c.subject ?? c.label}`);
     } else p.write("Commits: none yet");
     p.write(
       `Decisions: ${state.decisions.length} recorded (${channelCounts(state.decisions)}) in ${dir}/autopilot-state.json`,

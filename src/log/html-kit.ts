@@ -100,7 +100,7 @@ caption{text-align:left;font-weight:700;padding:4px 0 8px}
 .signals th,.signals td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);font-size:13px;vertical-align:top}
 .signals thead th{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
 .signals tbody th{font-weight:600;width:48%}
-.signals .rule{display:block;color:var(--muted);font-size:12px;font-weight:400}
+.signals .rule,.data .rule{display:block;color:var(--muted);font-size:12px;font-weight:400}
 .signals td{overflow-wrap:anywhere}
 .signals tr.fired{background:#fff6f6}
 .fire{color:#8f1d1d;font-weight:700;white-space:nowrap}

@@ -361,11 +361,11 @@ function commits(log: DecisionLog): string {
     log.commits.length
       ? `<div class="scroll"><table class="data">
     <caption class="sr-only">Commits autopilot made</caption>
-    <thead><tr><th scope="col">SHA</th><th scope="col">Phase</th><th scope="col">Label</th><th scope="col">Kind</th><th scope="col">When (UTC)</th></tr></thead>
+    <thead><tr><th scope="col">SHA</th><th scope="col">Phase</th><th scope="col">Subject</th><th scope="col">Kind</th><th scope="col">When (UTC)</th></tr></thead>
     <tbody>${log.commits
       .map(
         (c) =>
-          `<tr${c.recovery ? ` class="recovery"` : ""}><td><code title="${esc(c.sha)}">${esc(c.short)}</code></td><td>${c.phase ? `${c.phase.number}${c.phase.name ? ` · ${esc(c.phase.name)}` : ""}` : "final"}</td><th scope="row">${esc(c.label)}</th><td>${c.recovery ? `<span class="mark mark-override">recovery</span>` : "checkpoint"}</td><td class="nowrap">${when(c.timestamp)}</td></tr>`,
+          `<tr${c.recovery ? ` class="recovery"` : ""}><td><code title="${esc(c.sha)}">${esc(c.short)}</code></td><td>${c.phase ? `${c.phase.number}${c.phase.name ? ` · ${esc(c.phase.name)}` : ""}` : "final"}</td><th scope="row">${esc(c.subject)}<span class="rule">${esc(c.label)}</span></th><td>${c.recovery ? `<span class="mark mark-override">recovery</span>` : "checkpoint"}</td><td class="nowrap">${when(c.timestamp)}</td></tr>`,
       )
       .join("")}</tbody>
   </table></div>`

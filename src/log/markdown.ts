@@ -288,10 +288,11 @@ export function renderMarkdown(log: DecisionLog): string {
   else
     out.push(
       table(
-        ["SHA", "Phase", "Label", "Recovery", "When"],
+        ["SHA", "Phase", "Subject", "Step", "Recovery", "When"],
         log.commits.map((c) => [
           c.short,
           c.phase ? `${c.phase.number}. ${c.phase.name ?? ""}` : "final",
+          c.subject,
           c.label,
           c.recovery ? "yes" : "no",
           c.timestamp,

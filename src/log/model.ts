@@ -169,6 +169,8 @@ export interface FinalReviewLog {
 interface CommitLog {
   sha: string;
   short: string;
+  /** As it was made (autopilot's label in files that did not record it). */
+  subject: string;
   label: string;
   recovery: boolean;
   phase: PhaseRef | null;
@@ -548,6 +550,7 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
   const commits: CommitLog[] = state.commits.map((c) => ({
     sha: c.sha,
     short: c.sha.slice(0, 7),
+    subject: c.subject ?? c.label,
     label: c.label,
     recovery: c.recovery === true,
     phase: phaseRef(state, c.phase),

@@ -83,6 +83,8 @@ export type AutopilotEvent =
       evidence?: string[];
       /** What it says later phases should know (kept in the session's learnings). */
       learnings?: string[];
+      /** The commit message it proposes for its work. */
+      commitMessage?: string;
     } & Reply &
       Now)
   | ({ type: "VALIDATED"; passed: boolean; summary: string } & Now)
@@ -95,6 +97,7 @@ export type AutopilotEvent =
       disputed?: Disputed[];
       evidence?: string[];
       learnings?: string[];
+      commitMessage?: string;
     } & Reply &
       Now)
   | ({ type: "PERSONA_FAILED"; error: string } & Now)
@@ -113,6 +116,7 @@ export type AutopilotEvent =
       checkpoint?: PendingCheckpoint;
       /** The executor reports a defect in the plan (with the evidence): the plan goes back to the planner once the wave's reports are in. */
       defect?: string;
+      commitMessage?: string;
     } & Reply &
       Now)
   | ({ type: "WAVE_MERGED"; run: WaveLedger; events: WaveEventRecord[] } & Now)

@@ -161,7 +161,9 @@ export function sessionSoFar(state: AutopilotState): string[] {
     if (now.length) lines.push(`  This phase: ${now.join("; ")}.`);
   }
   if (state.commits.length)
-    lines.push(`  Commits so far: ${state.commits.length} (last: ${state.commits.at(-1)!.label}).`);
+    lines.push(
+      `  Commits so far: ${state.commits.length} (last: ${state.commits.at(-1)!.subject ?? state.commits.at(-1)!.label}).`,
+    );
   const asked = state.decisions.filter((d) => d.by !== "auto" && d.answer !== undefined).slice(-4);
   if (asked.length)
     lines.push(

@@ -18,7 +18,7 @@ import {
   whatFollows,
 } from "../machine/policy.js";
 import { finalFixSection, phaseFixSection, reReviewSection, recheckSection } from "./finding-briefs.js";
-import { briefPath, fenceFor, reply, resultPath } from "./brief-kit.js";
+import { briefPath, COMMIT_FIELD, fenceFor, FIX_COMMIT_FIELD, reply, resultPath } from "./brief-kit.js";
 import { commitChecksSection, hookFixBrief } from "./hook-briefs.js";
 import type { CommitChecks } from "../effects/commit-checks.js";
 import { briefWords, wordsSection } from "./words.js";
@@ -135,7 +135,7 @@ function planDispatch(state: AutopilotState): Planned | null {
     },
     rules: rules.filter(Boolean),
   });
-  const fixedShape = `{"kind":"fixed","summary":"what you changed, finding by finding","evidence":["<command>: <what it showed>"],"disputed":[{"finding":"<the id of a finding you did not change, e.g. p1-r1-2>","evidence":"<why it is wrong: output, file:line>"}],"learnings":["<what later phases should know>"]} (disputed and learnings may be empty)`;
+  const fixedShape = `{"kind":"fixed","summary":"what you changed, finding by finding","evidence":["<command>: <what it showed>"],"disputed":[{"finding":"<the id of a finding you did not change, e.g. p1-r1-2>","evidence":"<why it is wrong: output, file:line>"}],"learnings":["<what later phases should know>"],${FIX_COMMIT_FIELD}} (disputed and learnings may be empty)`;
 
   if (job.job === "plan") {
     const plan = plannedPlanPath(state);
@@ -196,7 +196,7 @@ function planDispatch(state: AutopilotState): Planned | null {
         scratchpadRule(state),
         reply(
           "executed",
-          `{"kind":"executed","outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...]} or {"kind":"executed","outcome":"checkpoint","task":{"number":N,"name":"..."},"checkpoint":{"type":"passed|human-verify|decision|human-action","label":"...","details":"...","options":[...]},"evidence":[...]} or {"kind":"executed","outcome":"failed","task":{"number":N,"name":"..."},"error":"...","fixAttempted":"..."} or {"kind":"executed","outcome":"plan_defect","task":{"number":N,"name":"..."},"defect":"<what is wrong in the plan, with the evidence>"}`,
+          `{"kind":"executed","outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...],${COMMIT_FIELD}} or {"kind":"executed","outcome":"checkpoint","task":{"number":N,"name":"..."},"checkpoint":{"type":"passed|human-verify|decision|human-action","label":"...","details":"...","options":[...]},"evidence":[...],${COMMIT_FIELD} (with "passed")} or {"kind":"executed","outcome":"failed","task":{"number":N,"name":"..."},"error":"...","fixAttempted":"..."} or {"kind":"executed","outcome":"plan_defect","task":{"number":N,"name":"..."},"defect":"<what is wrong in the plan, with the evidence>",${COMMIT_FIELD} (for the tasks done before it)}`,
         ),
         whatFollows(state.rigorLevel, fix ? "fix" : "execute"),
       ],
@@ -511,7 +511,7 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
     "- A step of your task that is wrong or unclear in the plan (not your code): reply plan_defect. The plan goes back to the planner once the wave's other tasks have reported (their finished work is merged); your worktree is kept, unmerged.",
     reply(
       "executed",
-      `{"kind":"executed","task":{"number":${/^\d+$/.test(t.task) ? t.task : JSON.stringify(t.task)},"name":${JSON.stringify(t.name)}},"outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...]} or {"kind":"executed","task":{...},"outcome":"failed","error":"...","fixAttempted":"..."} or {"kind":"executed","task":{...},"outcome":"plan_defect","defect":"<what is wrong in the plan, with the evidence>"}`,
+      `{"kind":"executed","task":{"number":${/^\d+$/.test(t.task) ? t.task : JSON.stringify(t.task)},"name":${JSON.stringify(t.name)}},"outcome":"complete","summary":"...","evidence":["<command>: <what it showed>"],"learnings":[...],${COMMIT_FIELD}} or {"kind":"executed","task":{...},"outcome":"failed","error":"...","fixAttempted":"..."} or {"kind":"executed","task":{...},"outcome":"plan_defect","defect":"<what is wrong in the plan, with the evidence>"}`,
     ),
     "",
   );

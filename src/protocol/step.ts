@@ -125,6 +125,12 @@ const Evidence = z.array(z.string());
 
 /** What the person asked (their words in the brief) that the persona did not do, each with why: the next report tells them. */
 const NotDone = z.array(z.object({ asked: z.string(), why: z.string() }));
+/**
+ * The commit message the persona proposes for the work it leaves (a subject line, then optionally a
+ * blank line and a body), as a developer writes their own: autopilot fits it to the repository's
+ * convention (src/effects/commit-message.ts).
+ */
+const CommitMessage = z.string().max(4000);
 
 export const PlannedResult = z.object({
   kind: z.literal("planned"),
@@ -160,6 +166,7 @@ export const ExecutedResult = z.object({
   /** What later phases should know (kept in the session's learnings). */
   learnings: z.array(z.string()).optional(),
   notDone: NotDone.optional(),
+  commitMessage: CommitMessage.optional(),
 });
 export const VerifiedResult = z.object({
   kind: z.literal("verified"),
@@ -181,6 +188,7 @@ export const FixedResult = z.object({
   evidence: Evidence.optional(),
   learnings: z.array(z.string()).optional(),
   notDone: NotDone.optional(),
+  commitMessage: CommitMessage.optional(),
   ...withError,
 });
 export const PersonaResult = z.discriminatedUnion("kind", [

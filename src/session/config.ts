@@ -21,7 +21,7 @@ export const RUNNER_NAMES = ["scripted", "anthropic", "command"] as const;
 export type RunnerName = (typeof RUNNER_NAMES)[number];
 
 /** The placeholders a `commitMessage` template may use (src/effects/commit-message.ts fills them). */
-const COMMIT_MESSAGE_PLACEHOLDERS = ["label", "summary"] as const;
+const COMMIT_MESSAGE_PLACEHOLDERS = ["label", "summary", "type"] as const;
 
 const Checkpoint = z.enum(["passed", "human-verify", "decision", "human-action"]);
 const ScriptedPhase = z.object({
@@ -109,7 +109,7 @@ const KEYS = {
       .max(200)
       .regex(/^[^\r\n]*$/)
       .refine((v) => v.trim() !== "" && placeholdersOk(v)),
-    must: `a one-line subject template with {label} or {summary}, e.g. "chore(autopilot): {summary}"`,
+    must: `a one-line subject template with {summary}, {label} or {type}, e.g. "{type}(app): {summary}"`,
   },
   elicit: { schema: z.boolean(), must: "true or false", warn: true },
   humanGates: { schema: z.boolean(), must: "true or false", warn: true },

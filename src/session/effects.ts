@@ -13,14 +13,26 @@ import { Finding } from "../vocabulary.js";
 /** Effects that take nothing from the transition: they read what they need from the saved state. */
 const NoArgs = z.looseObject({});
 
-/** An `[autopilot]` commit of the session's work (a checkpoint, a phase, a recovery, a fix round). */
-const CommitArgs = z.looseObject({
+/**
+ * A commit of the session's work (a checkpoint, a phase, a recovery, a fix round). Its message is
+ * worded when it is made (src/effects/commit-message.ts): the persona's proposal, else autopilot's
+ * subject from `kind`, `topic` and `fixed`; `label` goes in the step trailer. The message fields are
+ * absent in outboxes saved before proposals (the subject is then worded from the label).
+ */
+export const CommitArgs = z.looseObject({
   label: z.string(),
   recovery: z.boolean(),
   /** The phase index, or null for the final review's fix rounds. */
   phase: z.number().int().nullable(),
   /** `git commit --no-verify`: set only when the user answered "commit without hooks this once". */
   noVerify: z.boolean().optional(),
+  kind: z.enum(["work", "fix", "plan", "recovery", "task"]).optional(),
+  /** The message the persona proposed for this work (its result's `commitMessage`). */
+  message: z.string().optional(),
+  /** What the work is about: the phase's, task's or checkpoint's name. */
+  topic: z.string().optional(),
+  /** The findings a fix round fixed. */
+  fixed: z.array(z.string()).optional(),
 });
 
 /** One review round as the review file keeps it. */

@@ -14,6 +14,7 @@ import { escalationStep } from "../machine/policy.js";
 import { WavePlan } from "./wave-plan.js";
 import { FateGroup, groupWords } from "./findings.js";
 import { WORDS_NOTICES, renderWordsNotice } from "./notices-words.js";
+import { counted, DoneNotice, HarnessFilesNotice, plural, renderDone, renderHarnessFiles } from "./notices-done.js";
 
 function notice<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
   return z.looseObject({ kind: z.literal(kind), ...shape });
@@ -160,31 +161,7 @@ export const Notice = z.discriminatedUnion("kind", [
   // FINAL_REVIEW / DONE -----------------------------------------------------------------------------
   notice("finalReview", { counts: SeverityCounts, round: z.number().int().optional() }),
   notice("finalFixesExhausted", { rounds: z.number().int() }),
-  notice("done", {
-    phasesCompleted: z.number().int(),
-    phasesSkipped: z.number().int(),
-    tasks: z.number().int(),
-    retries: z.number().int(),
-    finalReviewStatus: z.string(),
-    finalFindings: SeverityCounts,
-    overriddenReviews: z.number().int(),
-    /** The final review's findings as the user must see them (absent in earlier notices). */
-    findings: z
-      .array(
-        z.looseObject({
-          severity: z.string(),
-          title: z.string(),
-          file: z.string().optional(),
-          line: z.number().optional(),
-          rationale: z.string().optional(),
-          /** Its fate in words (src/session/findings.ts), absent in earlier notices. */
-          fate: z.string().optional(),
-        }),
-      )
-      .optional(),
-    /** Blocking findings the final review's fix rounds resolved. */
-    fixedBlocking: z.number().int().optional(),
-  }),
+  DoneNotice,
   notice("personaFailed", { error: z.string() }),
   // Budget (the budget question's answers) -----------------------------------------------------------
   notice("budgetAnswered", {
@@ -197,7 +174,11 @@ export const Notice = z.discriminatedUnion("kind", [
   }),
   // Effects (src/engine/perform.ts) ------------------------------------------------------------------
   notice("commitSkipped", { label: z.string() }),
-  notice("committed", { label: z.string(), sha: z.string() }),
+  notice("committed", {
+    label: z.string(),
+    sha: z.string(),
+    /** The commit's subject (absent in earlier notices). */ subject: z.string().optional(),
+  }),
   notice("leftOut", {
     /** The first entries (at most 10). */
     entries: z.array(z.looseObject({ path: z.string(), why: z.string() })),
@@ -215,14 +196,7 @@ export const Notice = z.discriminatedUnion("kind", [
     held: z.array(z.string()).optional(),
   }),
   notice("learningsKept", { count: z.number().int(), file: z.string() }),
-  notice("harnessFiles", {
-    /** Paths under .harness/ worth committing (learnings, failures) that git shows as changed. */
-    commit: z.array(z.string()),
-    /** Whether .harness/sessions/ is already ignored by git. */
-    sessionsIgnored: z.boolean(),
-    /** A parallel session's worktrees kept unmerged (a stopped attempt's work), still on disk. */
-    kept: z.array(z.object({ worktree: z.string(), branch: z.string() })).optional(),
-  }),
+  HarnessFilesNotice,
   notice("learningsPrune", { count: z.number().int(), threshold: z.number().int() }),
   ...WORDS_NOTICES,
 ]);
@@ -240,14 +214,6 @@ const REPORT_OUTPUT_LINES = 20;
 
 /** The first 5 phases a `specRead` notice lists. */
 export const SPEC_PHASES_SHOWN = 5;
-
-function counted(c: SeverityCounts): string {
-  return `${c.blocking} blocking, ${c.warning} warning, ${c.note} note`;
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 /** The text of one notice: every message's wording, in one place. */
 export function renderNotice(n: Notice): string {
@@ -408,23 +374,7 @@ export function renderNotice(n: Notice): string {
     case "finalFixesExhausted":
       return `Final review: blocking findings remain after ${n.rounds} fix rounds. Recorded in .harness/failures.md.`;
     case "done":
-      return [
-        "All phases complete.",
-        `Total: ${n.phasesCompleted} phases${n.phasesSkipped ? ` (+${n.phasesSkipped} skipped)` : ""}, ${n.tasks} tasks, ${n.retries} ${n.retries === 1 ? "retry" : "retries"}`,
-        `Final review: ${n.finalReviewStatus} (${counted(n.finalFindings)})${n.fixedBlocking ? `; ${plural(n.fixedBlocking, "blocking finding")} fixed before it passed` : ""}`,
-        ...(n.findings ?? []).map(
-          (f) =>
-            `  - ${f.severity}${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ""}` : ""} — ${f.title}${f.rationale ? `: ${f.rationale}` : ""}${f.fate ? ` — ${f.fate}` : ""}`,
-        ),
-        ...(n.findings?.length
-          ? [
-              n.finalReviewStatus === "overridden"
-                ? "These findings were not fixed (the blocking ones were overridden by a decision): fix them or record them as known issues before you ship."
-                : "These findings were not fixed, and the session is over: fix each yourself (or in a follow-up spec) or record it as a known issue.",
-            ]
-          : []),
-        ...(n.overriddenReviews ? [`Overridden reviews: ${n.overriddenReviews}`] : []),
-      ].join("\n");
+      return renderDone(n);
     case "personaFailed":
       return `The persona could not finish this step: ${n.error}`;
     case "budgetAnswered":
@@ -436,7 +386,9 @@ export function renderNotice(n: Notice): string {
     case "commitSkipped":
       return `${n.label} — nothing to commit (skipped)`;
     case "committed":
-      return `${n.label} — committed (${n.sha.slice(0, 7)})`;
+      return n.subject
+        ? `Committed ${n.sha.slice(0, 7)} ${n.subject}`
+        : `${n.label} — committed (${n.sha.slice(0, 7)})`;
     case "leftOut":
       return [
         `Left out of autopilot's commit (not its own work; commit it yourself if it belongs):`,
@@ -456,21 +408,7 @@ export function renderNotice(n: Notice): string {
     case "learningsKept":
       return `Kept ${plural(n.count, "learning")} for later phases in ${n.file}.`;
     case "harnessFiles":
-      return [
-        "Files autopilot leaves under .harness/:",
-        ...(n.commit.length
-          ? [`  - commit ${n.commit.join(" and ")}: what later runs learn from (if your team keeps them)`]
-          : []),
-        n.sessionsIgnored
-          ? "  - .harness/sessions/ is this session's working state and git already ignores it."
-          : "  - .harness/sessions/ is this session's working state: keep it out of git (add the line `.harness/sessions/` to .gitignore).",
-        ...(n.kept?.length
-          ? [
-              "  - kept for you, unmerged (a stopped attempt's work: look at it, then `git worktree remove --force <folder>` and `git branch -D <branch>`):",
-              ...n.kept.map((k) => `    ${k.worktree} (branch ${k.branch})`),
-            ]
-          : []),
-      ].join("\n");
+      return renderHarnessFiles(n);
     case "learningsPrune":
       return `Global learnings.md has ${n.count} entries (threshold: ${n.threshold}). Run \`harness learnings prune\` to analyze patterns and archive old entries.`;
     default:

@@ -63,6 +63,8 @@ export const WaveTask = z.looseObject({
       summary: z.string().optional(),
       /** It reported a defect in the plan (what is wrong, with the evidence): the plan goes back to the planner. */
       defect: z.string().optional(),
+      /** The commit message it proposed for its work. */
+      commitMessage: z.string().optional(),
       /** It stopped at a human checkpoint: the question comes once the wave's reports are in. */
       checkpoint: z
         .looseObject({

@@ -70,13 +70,11 @@ describe("file size", () => {
   // not grow.
   const LIMIT = 500;
   const NOT_YET_SPLIT: Record<string, number> = {
-    "src/engine/session.ts": 803,
-    "src/effects/git.ts": 680,
-    "src/personas/dispatch.ts": 668,
-    "src/log/model.ts": 657,
-    "src/runners/scripted.ts": 594,
-    "src/log/html.ts": 528,
-    "src/session/notices.ts": 523,
+    "src/engine/session.ts": 751,
+    "src/log/model.ts": 630,
+    "src/effects/git.ts": 599,
+    "src/personas/dispatch.ts": 580,
+    "src/runners/scripted.ts": 504,
   };
   it(`no source file is above ${LIMIT} lines, except the statechart and the files still to split`, async () => {
     const big: string[] = [];

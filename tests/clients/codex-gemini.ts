@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { expect } from "vitest";
 import { ensureNpmClient, isolatedEnv, runClaude, type ClaudeRun, type Installed } from "./claude-code.js";
-import { commitSubjects, readSession, SPEC } from "./project.js";
+import { autopilotSubjects, readSession, SPEC, taskSteps } from "./project.js";
 import { installPackedAutopilot } from "./autopilot-package.js";
 import type { LoopbackModel } from "./loopback.js";
 
@@ -208,8 +208,8 @@ export async function expectFastTwoPhaseDone(
   expect(runs.length).toBe(2);
 
   // The code the executor subagents wrote, committed by autopilot.
-  const subjects = await commitSubjects(dir);
-  expect(subjects.filter((s) => s.startsWith("[autopilot]")).length).toBeGreaterThanOrEqual(2);
+  const subjects = await autopilotSubjects(dir);
+  expect(subjects.length).toBeGreaterThanOrEqual(2);
 }
 
 /**
@@ -308,8 +308,8 @@ export async function expectWaveDone(
   // Each task's work is on the session's branch, in the project's own checkout, committed in task order.
   for (const t of numbers)
     expect(readFileSync(path.join(dir, `src/greetings/part-${t}.js`), "utf8")).toContain(`export const part${t} `);
-  const tasks = (await commitSubjects(dir)).filter((s) => /^\[autopilot\] Task \d/.test(s)).reverse();
-  expect(tasks).toEqual(numbers.map((t) => `[autopilot] Task ${t}: Greetings part ${t}`));
+  const tasks = await taskSteps(dir);
+  expect(tasks).toEqual(numbers.map((t) => `Task ${t}: Greetings part ${t}`));
   // No task worktree or branch is left, and nothing uncommitted but autopilot's own session folder.
   const gitOut = async (...args: string[]) => (await execFileP("git", args, { cwd: dir })).stdout;
   expect(

@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { git, makeRepo, type TempRepo } from "../helpers/git.js";
+import { autopilotCommits, git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { distCli } from "../helpers/build.js";
 import { startServer, stepCall, taskFor } from "../helpers/mcp-client.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
@@ -71,6 +71,19 @@ export function readSession(dir: string): { slug: string; state: any } {
 
 export async function commitSubjects(dir: string): Promise<string[]> {
   return (await git(dir, "log", "--format=%s")).trim().split("\n");
+}
+
+/** The commits autopilot signed (its `Autopilot:` step trailer), newest first: their subjects and steps. */
+export async function autopilotSubjects(dir: string): Promise<string[]> {
+  return (await autopilotCommits(dir)).map((c) => c.subject);
+}
+
+/** The steps of a parallel wave's task commits ("Task 1: Greetings part 1"), in task order. */
+export async function taskSteps(dir: string): Promise<string[]> {
+  return (await autopilotCommits(dir))
+    .map((c) => c.step)
+    .filter((s) => /^Task \d/.test(s))
+    .reverse();
 }
 
 /**

@@ -93,7 +93,7 @@ describe("a commit the repository's hooks refuse", () => {
     await writeFile(path.join(dir, "a.ts"), "a\n");
     const e = await refusal(commitCheckpoint(dir, { label: "Phase 1: Core — execution complete", effectId: "m1" }));
     expect(e.hook).toBe("commit-msg");
-    expect(e.output).toContain("subject must be conventional: [autopilot] Phase 1: Core — execution complete");
+    expect(e.output).toContain("subject must be conventional: Phase 1: Core — execution complete");
     const ok = await commitCheckpoint(dir, {
       label: "x",
       subject: "chore(autopilot): phase 1 Core, execution complete",

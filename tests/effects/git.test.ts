@@ -2,14 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdir, writeFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { makeRepo, git, type TempRepo } from "../helpers/git.js";
-import {
-  assertGitReady,
-  commitCheckpoint,
-  commitsSince,
-  diffScope,
-  headCommit,
-  prTitleAndBody,
-} from "../../src/effects/git.js";
+import { assertGitReady, commitCheckpoint, commitsSince, diffScope, headCommit } from "../../src/effects/git.js";
+import { prTitleAndBody } from "../../src/effects/pull-request.js";
 import { AutopilotError } from "../../src/protocol/errors.js";
 
 const repos: TempRepo[] = [];
@@ -39,23 +33,36 @@ async function expectCode(p: Promise<unknown>, code: string): Promise<AutopilotE
 }
 
 describe("checkpoint commits", () => {
-  it("commits every project change with the exact message `[autopilot] <label>` and an effect trailer", async () => {
+  it("commits every project change with the subject it is given (the label without one) and an effect trailer", async () => {
     const { dir } = await repo();
     await writeFile(path.join(dir, "a.ts"), "export const a = 1;\n");
     const r = await commitCheckpoint(dir, { label: "Checkpoint 1: types and interfaces", effectId: "s1-e1" });
     expect(r.committed).toBe(true);
     expect(r.sha).toBe(await headCommit(dir));
     const msg = await lastMessage(dir);
-    expect(msg.split("\n")[0]).toBe("[autopilot] Checkpoint 1: types and interfaces");
+    expect(msg.split("\n")[0]).toBe("Checkpoint 1: types and interfaces");
     expect(msg).toContain("\n\nAutopilot-Effect: s1-e1");
     expect((await git(dir, "show", "--name-only", "--format=", "HEAD")).trim()).toBe("a.ts");
   });
 
-  it("writes a recovery commit as `[autopilot][recovery] <label>`", async () => {
+  it("writes the body's paragraphs after the subject and the trailers in the last paragraph, before the effect's", async () => {
     const { dir } = await repo();
     await writeFile(path.join(dir, "b.ts"), "x\n");
-    await commitCheckpoint(dir, { label: "Phase 1: Core — recovery at task 4", recovery: true, effectId: "r1" });
-    expect((await lastMessage(dir)).split("\n")[0]).toBe("[autopilot][recovery] Phase 1: Core — recovery at task 4");
+    await commitCheckpoint(dir, {
+      label: "Phase 1: Core — recovery at task 4",
+      subject: "feat: keep the reader",
+      body: ["Why it is kept.", "- one\n- two"],
+      trailers: ["Autopilot: Phase 1: Core — recovery at task 4"],
+      effectId: "r1",
+    });
+    expect((await lastMessage(dir)).trimEnd()).toBe(
+      "feat: keep the reader\n\nWhy it is kept.\n\n- one\n- two\n\nAutopilot: Phase 1: Core — recovery at task 4\nAutopilot-Effect: r1",
+    );
+    const trailers = await git(dir, "log", "-1", "--format=%(trailers:only,unfold)");
+    expect(trailers.trim().split("\n")).toEqual([
+      "Autopilot: Phase 1: Core — recovery at task 4",
+      "Autopilot-Effect: r1",
+    ]);
   });
 
   it("commits deletions and renames too", async () => {
@@ -132,7 +139,7 @@ describe("checkpoint commits", () => {
     await commitCheckpoint(dir, { label: "--amend", effectId: "o1" });
     expect(await count(dir)).toBe(2); // a new commit, not an amended one
     expect((await git(dir, "rev-parse", "HEAD~1")).trim()).toBe(head0);
-    expect((await lastMessage(dir)).split("\n")[0]).toBe("[autopilot] --amend");
+    expect((await lastMessage(dir)).split("\n")[0]).toBe("--amend");
 
     await writeFile(path.join(dir, "y.txt"), "y\n");
     await commitCheckpoint(dir, {
@@ -140,7 +147,7 @@ describe("checkpoint commits", () => {
       effectId: "o2\nx",
     });
     const msg = await lastMessage(dir);
-    expect(msg.split("\n")[0]).toBe("[autopilot] line one line two $(touch pwned) `id`; rm -rf / && echo");
+    expect(msg.split("\n")[0]).toBe("line one line two $(touch pwned) `id`; rm -rf / && echo");
     expect(msg).toContain("Autopilot-Effect: o2_x");
     await expect(import("node:fs/promises").then((m) => m.stat(path.join(dir, "pwned")))).rejects.toThrow();
   });
@@ -226,20 +233,18 @@ describe("final review scope and PR text", () => {
     await writeFile(path.join(dir, "a.ts"), "1\n");
     await commitCheckpoint(dir, { label: "Checkpoint 1: a", effectId: "1" });
     await writeFile(path.join(dir, "b.ts"), "1\n");
-    await commitCheckpoint(dir, { label: "Phase 2: Rules — recovery at task 4", recovery: true, effectId: "2" });
+    await commitCheckpoint(dir, { label: "Phase 2: Rules — recovery at task 4", effectId: "2" });
     const commits = await commitsSince(dir, start);
-    expect(commits.map((c) => c.subject)).toEqual([
-      "[autopilot] Checkpoint 1: a",
-      "[autopilot][recovery] Phase 2: Rules — recovery at task 4",
-    ]);
+    expect(commits.map((c) => c.subject)).toEqual(["Checkpoint 1: a", "Phase 2: Rules — recovery at task 4"]);
     const pr = await prTitleAndBody(dir, start, {
       specTitle: "Security Scanner",
       phases: [{ name: "Core Scanner", status: "complete" }, "Rules"],
+      own: commits.map((c, i) => ({ sha: c.sha, label: c.subject, recovery: i === 1 })),
     });
     expect(pr.title).toBe("Security Scanner");
     expect(pr.body).toContain("- Phase 1: Core Scanner (complete)");
     expect(pr.body).toContain("- Phase 2: Rules");
-    expect(pr.body).toContain(`- ${commits[0].sha.slice(0, 7)} [autopilot] Checkpoint 1: a`);
+    expect(pr.body).toContain(`- ${commits[0].sha.slice(0, 7)} Checkpoint 1: a`);
     expect(pr.body).toContain("## Recovery commits");
   });
 

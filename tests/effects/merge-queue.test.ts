@@ -76,9 +76,9 @@ describe("the merge queue", () => {
     for (const t of tws.slice(1))
       expect(await mergeTask(repo.dir, t)).toMatchObject({ kind: "merged", already: false });
     expect(await subjects()).toEqual([
-      "[autopilot] Task 3: endpoint 3",
-      "[autopilot] Task 2: endpoint 2",
-      "[autopilot] Task 1: endpoint 1",
+      "Task 3: endpoint 3",
+      "Task 2: endpoint 2",
+      "Task 1: endpoint 1",
       "initial commit",
     ]);
     // No merge commit: a straight line of the tasks' own commits.
@@ -123,7 +123,7 @@ describe("the merge queue", () => {
     await commitTaskWork(repo.dir, SLUG, retry, "Task 2", "task-2-2");
     expect(await mergeTask(repo.dir, retry)).toMatchObject({ kind: "merged", already: false });
     expect(await readFile(path.join(repo.dir, "src/shared.ts"), "utf8")).toBe("export const a = 2 + 3;\n");
-    expect(await subjects()).toEqual(["[autopilot] Task 2", "[autopilot] Task 1", "initial commit"]);
+    expect(await subjects()).toEqual(["Task 2", "Task 1", "initial commit"]);
     // The first attempt's branch is the user's to discard (it was never merged).
     expect(await removeTaskWorktree(repo.dir, b, { discard: true })).toBe(true);
   });
@@ -162,7 +162,7 @@ describe("the merge queue", () => {
     await git(wt, "-c", "sequence.editor=true", "rebase", "-i", "-q", "--exec", "exit 1", await head()).catch(() => "");
     expect(existsSync(path.join(repo.dir, ".git/worktrees", path.basename(t.path), "rebase-merge"))).toBe(true);
     expect(await mergeTask(repo.dir, t)).toMatchObject({ kind: "merged", already: false });
-    expect(await subjects()).toEqual(["[autopilot] Task 1", "other task", "initial commit"]);
+    expect(await subjects()).toEqual(["Task 1", "other task", "initial commit"]);
   });
 
   it("reads Files and Owns as paths, folders and globs", () => {

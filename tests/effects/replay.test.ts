@@ -63,7 +63,6 @@ describe("replaying effects after a crash", () => {
       }),
       await commitCheckpoint(dir, {
         label: "Phase 1: Core — recovery at task 4",
-        recovery: true,
         effectId: `${slug}:2:commit`,
         since: start,
       }),
@@ -105,8 +104,8 @@ describe("replaying effects after a crash", () => {
     expect(await git(dir, "log", "--format=%s")).toBe(log1);
     expect(await snapshot(dir)).toEqual(files1);
     expect(log1.trim().split("\n")).toEqual([
-      "[autopilot][recovery] Phase 1: Core — recovery at task 4",
-      "[autopilot] Checkpoint 1: scanner",
+      "Phase 1: Core — recovery at task 4",
+      "Checkpoint 1: scanner",
       "initial commit",
     ]);
     expect((await git(dir, "ls-files", ".harness/sessions")).trim()).toBe("");

@@ -108,12 +108,8 @@ describe("a wave through the merge queue", () => {
     expect(r.events.map((e) => e.kind)).toEqual(["merged"]);
     expect(waveDone(run)).toBe(true);
     expect(await readFile(path.join(repo.dir, "src/shared.ts"), "utf8")).toBe("export const a = 2 + 3;\n");
-    expect(await subjects()).toEqual([
-      "[autopilot] Task 2: endpoint 2",
-      "[autopilot] Task 1: endpoint 1",
-      "initial commit",
-    ]);
-    expect(validations).toEqual(["[autopilot] Task 1: endpoint 1", "[autopilot] Task 2: endpoint 2"]);
+    expect(await subjects()).toEqual(["Task 2: endpoint 2", "Task 1: endpoint 1", "initial commit"]);
+    expect(validations).toEqual(["Task 1: endpoint 1", "Task 2: endpoint 2"]);
     // Merged work's worktrees are gone; the conflicting first attempt's stays.
     expect(existsSync(path.join(repo.dir, run.tasks[0].worktree.path))).toBe(false);
     expect(existsSync(path.join(repo.dir, run.tasks[1].worktree.path))).toBe(false);
@@ -151,7 +147,7 @@ describe("a wave through the merge queue", () => {
         error: "the validation failed after its merge: npm test: 1 failed",
       },
     ]);
-    expect(await subjects()).toEqual(["[autopilot] Task 1: endpoint 1", "initial commit"]);
+    expect(await subjects()).toEqual(["Task 1: endpoint 1", "initial commit"]);
     await execute(run, "1", { "src/e1.ts": "fixed\n", "src/e1.fixed": "" });
     // The repair may touch only the task's scope: its marker file is part of it here.
     run.tasks[0].scope = { files: ["src/e1.ts", "src/e1.fixed"], owns: [] };
@@ -161,9 +157,9 @@ describe("a wave through the merge queue", () => {
       ["merged", "2"],
     ]);
     expect(await subjects()).toEqual([
-      "[autopilot] Task 2: endpoint 2",
-      "[autopilot] Task 1: endpoint 1",
-      "[autopilot] Task 1: endpoint 1",
+      "Task 2: endpoint 2",
+      "Task 1: endpoint 1",
+      "Task 1: endpoint 1",
       "initial commit",
     ]);
   });
@@ -202,11 +198,7 @@ describe("a wave through the merge queue", () => {
       ["merged", "1"],
       ["merged", "2"],
     ]);
-    expect(await subjects()).toEqual([
-      "[autopilot] Task 2: endpoint 2",
-      "[autopilot] Task 1: endpoint 1",
-      "initial commit",
-    ]);
+    expect(await subjects()).toEqual(["Task 2: endpoint 2", "Task 1: endpoint 1", "initial commit"]);
     // Draining again (a second resume) changes nothing.
     const again = await drain(repo.dir, r.run, opts());
     expect(again.events).toEqual([]);
@@ -237,11 +229,7 @@ describe("a wave through the merge queue", () => {
           ? await taskReported(repo.dir, saved, "2", { done: true }, opts())
           : await drain(repo.dir, saved, opts());
       expect(r.events.map((e) => [e.kind, e.task])).toEqual([["merged", "2"]]);
-      expect(await subjects()).toEqual([
-        "[autopilot] Task 2: endpoint 2",
-        "[autopilot] Task 1: endpoint 1",
-        "initial commit",
-      ]);
+      expect(await subjects()).toEqual(["Task 2: endpoint 2", "Task 1: endpoint 1", "initial commit"]);
       expect(await readFile(path.join(repo.dir, "src/e2.ts"), "utf8")).toBe("2\n");
     },
   );

@@ -104,10 +104,7 @@ describe("the repository's pre-commit hook refuses a commit", () => {
     );
     expect(fix?.report).toContain('src/core/debug.ts:2:console.log("debug");');
     const commits = await ownCommits(head);
-    expect(commits.map((c) => c.subject)).toEqual([
-      "[autopilot] Checkpoint 2: Core step 2",
-      "[autopilot] Phase 1: Core — execution complete",
-    ]);
+    expect(commits.map((c) => c.subject)).toEqual(["Add Core up to step 2", "Add Core"]);
     expect(new Set(commits.map((c) => c.trailer)).size).toBe(commits.length);
     expect(await git(repo.dir, "show", "HEAD~1:src/core/debug.ts")).toBe("export const x = 1;\n");
     const state = await engine.read(SLUG);
@@ -145,7 +142,7 @@ describe("the repository's pre-commit hook refuses a commit", () => {
     expect(next.state).toBe("VERIFY");
     const { final } = await drive(engine, next, runner, new PolicyGate());
     expect(final.state).toBe("DONE");
-    expect((await ownCommits(head)).map((c) => c.subject)).toEqual(["[autopilot] Phase 1: Core — execution complete"]);
+    expect((await ownCommits(head)).map((c) => c.subject)).toEqual(["Add Core"]);
     const state = await engine.read(SLUG);
     expect(state.decisions.filter((d) => d.decision === "commit_rejected")).toHaveLength(RETRY_BUDGET + 1);
     expect(state.decisions.find((d) => d.decision === "fixed_commit_manually")).toMatchObject({
@@ -178,7 +175,7 @@ describe("the repository's pre-commit hook refuses a commit", () => {
     );
     const { final } = await drive(engine, next, runner, new PolicyGate());
     expect(final.state).toBe("DONE");
-    expect((await ownCommits(head)).map((c) => c.subject)).toEqual(["[autopilot] Phase 1: Core — execution complete"]);
+    expect((await ownCommits(head)).map((c) => c.subject)).toEqual(["Add Core"]);
     const state = await engine.read(SLUG);
     expect(state.decisions.find((d) => d.decision === "committed_without_hooks")?.by).toBe("terminal");
   });
@@ -206,10 +203,10 @@ describe("signing that fails", () => {
     // The user turns signing off (their choice), and the next call makes the commit, once.
     await git(repo.dir, "config", "commit.gpgsign", "false");
     const step = await engine.next(SLUG);
-    expect(step.report).toContain("Phase 1: Core — execution complete — committed");
+    expect(step.report).toMatch(/Committed [0-9a-f]{7} Add Core/);
     const { final } = await drive(engine, step, runner, new PolicyGate());
     expect(final.state).toBe("DONE");
-    expect((await ownCommits(head)).map((c) => c.subject)).toEqual(["[autopilot] Phase 1: Core — execution complete"]);
+    expect((await ownCommits(head)).map((c) => c.subject)).toEqual(["Add Core"]);
   });
 
   it("the commit of the user's own changes that a hook refuses is commit_rejected too, with what to do", async () => {

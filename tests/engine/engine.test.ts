@@ -204,13 +204,13 @@ describe("engine", () => {
     const before = await subjects();
     const resumed = await engine.next(SLUG);
     expect(resumed.stepId).toBe(saved.stepId);
-    expect(await subjects()).toEqual(["[autopilot] Checkpoint 1: types", ...before]);
+    expect(await subjects()).toEqual(["Implement types", ...before]);
     expect((await store.read(SLUG)).state.outbox).toEqual([]);
     // A second replay of the same effect (e.g. a crash after the commit but before clearing the
     // outbox) finds the commit by its trailer and makes no other.
     await store.write(SLUG, saved);
     await engine.next(SLUG);
-    expect(await subjects()).toEqual(["[autopilot] Checkpoint 1: types", ...before]);
+    expect(await subjects()).toEqual(["Implement types", ...before]);
     const commits = (await store.read(SLUG)).state.commits;
     expect(commits.filter((c) => c.label === "Checkpoint 1: types")).toHaveLength(1);
   });
@@ -237,7 +237,7 @@ describe("engine", () => {
     // One executor dispatch: the one that did both tasks. None told to "Start at: Task 3".
     expect(executorBriefs).toHaveLength(1);
     expect(executorBriefs.join("\n")).not.toMatch(/Start at: Task 3/);
-    expect((await subjects())[0]).toBe("[autopilot] Checkpoint 2: Core Scanner step 2");
+    expect((await subjects())[0]).toBe("Add Core Scanner up to step 2");
   });
 
   it("waits for an interactive plan on a high phase and finds it on resume", async () => {
@@ -283,11 +283,11 @@ describe("engine", () => {
     expectKind(final, "done");
     const log = await subjects();
     expect(log.slice(0, 6)).toEqual([
-      "[autopilot] Final review fixes (round 1)",
-      "[autopilot] Phase 3: CLI Integration — execution complete",
-      "[autopilot] Phase 2: Rule Engine — execution complete",
-      "[autopilot] Phase 1: Core Scanner — execution complete",
-      "[autopilot] Checkpoint 2: Core Scanner step 2",
+      "Fix duplicated helper across phases",
+      "Add CLI Integration",
+      "Add Rule Engine",
+      "Add Core Scanner",
+      "Add Core Scanner up to step 2",
       "medium",
     ]);
     const state = await engine.read(SLUG);

@@ -57,15 +57,26 @@ class UserGate implements Gate {
   }
 }
 
-/** Files changed by each commit after `since`, by subject. */
-async function commitsAfter(since: string): Promise<Array<{ subject: string; files: string[] }>> {
-  const out = await git(repo.dir, "log", "--reverse", "--format=%x1e%s", "--name-only", `${since}..HEAD`);
+/** Files changed by each commit after `since`, by subject, and whether autopilot signed it (its step trailer). */
+async function commitsAfter(since: string): Promise<Array<{ subject: string; files: string[]; autopilot: boolean }>> {
+  const out = await git(
+    repo.dir,
+    "log",
+    "--reverse",
+    "--format=%x1e%s%x1f%(trailers:key=Autopilot,valueonly,separator=%x2c)%x1f",
+    "--name-only",
+    `${since}..HEAD`,
+  );
   return out
     .split("\x1e")
     .filter((r) => r.trim())
     .map((r) => {
-      const [subject, ...files] = r.trim().split("\n");
-      return { subject, files: files.map((f) => f.trim()).filter(Boolean) };
+      const [subject, step, rest] = r.split("\x1f");
+      const files = rest
+        .split("\n")
+        .map((f) => f.trim())
+        .filter(Boolean);
+      return { subject, files, autopilot: step.trim() !== "" };
     });
 }
 
@@ -102,7 +113,7 @@ describe("autopilot commits only its own work", () => {
     const commits = await commitsAfter(head);
     expect(commits.length).toBeGreaterThanOrEqual(2);
     for (const c of commits) {
-      expect(c.subject.startsWith("[autopilot]"), c.subject).toBe(true);
+      expect(c.autopilot, c.subject).toBe(true);
       for (const f of ["README.md", "dirty.txt", "staged.ts"])
         expect(c.files, `${c.subject} has ${f}`).not.toContain(f);
     }
@@ -132,7 +143,8 @@ describe("autopilot commits only its own work", () => {
     const commits = await commitsAfter(head);
     expect(commits[0].subject).toBe(`Work in progress before autopilot (${SLUG})`);
     expect(commits[0].files.sort()).toEqual(["README.md", "dirty.txt", "staged.ts"]);
-    for (const c of commits.slice(1)) expect(c.subject.startsWith("[autopilot]")).toBe(true);
+    expect(commits[0].autopilot).toBe(false);
+    for (const c of commits.slice(1)) expect(c.autopilot, c.subject).toBe(true);
     const state = await engine.read(SLUG);
     expect(state.startingCommit).toBe((await git(repo.dir, "rev-parse", "HEAD~" + (commits.length - 1))).trim());
     expect(state.decisions[0]).toMatchObject({ decision: "committed_user_changes", by: "terminal" });

@@ -339,9 +339,7 @@ describe("a two-phase session's records", () => {
     expect(resumedReport).toContain(
       "  Done: Phase 1: Counting Core — 3 tasks, verification pass, 1 failed verification(s) fixed, 2 fix round(s), review 1 blocking / 0 warning / 1 note.",
     );
-    expect(resumedReport).toMatch(
-      / {2}Commits so far: \d+ \(last: Phase 1: Counting Core — review fixes \(round 2\)\)\./,
-    );
+    expect(resumedReport).toMatch(/ {2}Commits so far: \d+ \(last: Fix unchecked input reaches the parser\)\./);
     expect(resumedReport).toContain('phase 1 fix_verification "fix" (policy)');
     expect(resumedReport).toContain('phase 1 stopped "stop" (terminal): lunch');
   });

@@ -93,7 +93,7 @@ describe("a parallel session's wave", () => {
     expect(tasks.map((t) => t.task)).toEqual(["1", "2", "3"]);
     // Each worktree exists, on its own branch, made from the session's head (the plan committed first).
     const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
-    expect(await subjects()).toEqual(["[autopilot] Phase 1: Endpoints — plan", "spec", "initial commit"]);
+    expect(await subjects()).toEqual(["Plan Endpoints", "spec", "initial commit"]);
     for (const t of tasks) {
       expect((await git(path.join(repo.dir, t.worktree), "rev-parse", "HEAD")).trim()).toBe(head);
       expect(t.prompt).toContain(`in the git worktree ${t.worktree} (work only there)`);
@@ -184,9 +184,9 @@ describe("a parallel session's wave", () => {
       /Task 1 \(endpoint 1\) merged \([0-9a-f]{7}\)[\s\S]*Task 2 \(endpoint 2\) merged[\s\S]*Task 3 \(endpoint 3\) merged/,
     );
     expect((await subjects()).slice(0, 3)).toEqual([
-      "[autopilot] Task 3: endpoint 3",
-      "[autopilot] Task 2: endpoint 2",
-      "[autopilot] Task 1: endpoint 1",
+      "Implement endpoint 3",
+      "Implement endpoint 2",
+      "Implement endpoint 1",
     ]);
     const ledger = (await state()).phaseRun.waveRun;
     expect(ledger.tasks.map((t: any) => [t.task, t.status, /^[0-9a-f]{40}$/.test(t.merged)])).toEqual([
@@ -219,9 +219,7 @@ describe("a parallel session's wave", () => {
     const wave2 = s.stepId;
     for (const t of second) s = await engine.report(SLUG, wave2, done(t), null, t.task);
     expect(s.state).toBe("VERIFY");
-    expect((await subjects()).slice(0, 6)).toEqual(
-      [6, 5, 4, 3, 2, 1].map((n) => `[autopilot] Task ${n}: endpoint ${n}`),
-    );
+    expect((await subjects()).slice(0, 6)).toEqual([6, 5, 4, 3, 2, 1].map((n) => `Implement endpoint ${n}`));
     // Nothing owed when EXECUTE ends: every merged worktree and branch is gone.
     expect((await state()).phaseRun.waveRun.removals ?? []).toEqual([]);
     for (const t of [...first, ...second]) expect(existsSync(path.join(repo.dir, t.worktree))).toBe(false);
@@ -245,7 +243,7 @@ describe("a parallel session's wave", () => {
       "Task 2 (endpoint 2) changed files outside its Files/Owns: README.md. Nothing of it was merged",
     );
     // Task 1 merged; task 2 not (nor README.md); task 3 waits for its turn behind task 2.
-    expect((await subjects())[0]).toBe("[autopilot] Task 1: endpoint 1");
+    expect((await subjects())[0]).toBe("Implement endpoint 1");
     expect(existsSync(path.join(repo.dir, "README.md"))).toBe(false);
     expect((await state()).phaseRun.waveRun.tasks.map((t: any) => t.status)).toEqual(["merged", "outside", "done"]);
 
@@ -263,9 +261,9 @@ describe("a parallel session's wave", () => {
     s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
     expect(s.state).toBe("VERIFY");
     expect((await subjects()).slice(0, 3)).toEqual([
-      "[autopilot] Task 3: endpoint 3",
-      "[autopilot] Task 2: endpoint 2",
-      "[autopilot] Task 1: endpoint 1",
+      "Implement endpoint 3",
+      "Implement endpoint 2",
+      "Implement endpoint 1",
     ]);
     expect(existsSync(path.join(repo.dir, "README.md"))).toBe(false);
     // The stopped attempt's work is kept on its branch for the user.
@@ -305,10 +303,11 @@ describe("a parallel session's wave", () => {
     await work(again[0], { "src/e2.ts": "export const e2 = 2;\n" });
     s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
     expect(s.state).toBe("VERIFY");
+    // The history now has three lower-case subjects of the user's: the task commits follow it.
     expect((await subjects()).slice(0, 4)).toEqual([
-      "[autopilot] Task 3: endpoint 3",
-      "[autopilot] Task 2: endpoint 2",
-      "[autopilot] Task 1: endpoint 1",
+      "implement endpoint 3",
+      "implement endpoint 2",
+      "implement endpoint 1",
       "a fix made meanwhile",
     ]);
     expect(await readFile(path.join(repo.dir, "src/e2.ts"), "utf8")).toBe("export const e2 = 2;\n");
@@ -362,9 +361,9 @@ describe("a parallel session's wave", () => {
     s = await engine.report(SLUG, s.stepId, done(again[0]), null, "2");
     expect(s.state).toBe("VERIFY");
     expect((await subjects()).slice(0, 3)).toEqual([
-      "[autopilot] Task 3: endpoint 3",
-      "[autopilot] Task 2: endpoint 2",
-      "[autopilot] Task 1: endpoint 1",
+      "Implement endpoint 3",
+      "Implement endpoint 2",
+      "Implement endpoint 1",
     ]);
     const st = await state();
     expect(st.decisions.at(-1)).toMatchObject({
@@ -444,11 +443,7 @@ describe("a parallel session's wave", () => {
     await git(repo.dir, "commit", "-qam", "task 2 by hand");
     s = await engine.decide(SLUG, s.stepId, "done by hand", "fixed it myself", "terminal");
     expect(s.state).toBe("VERIFY");
-    expect((await subjects()).slice(0, 3)).toEqual([
-      "[autopilot] Task 3: endpoint 3",
-      "task 2 by hand",
-      "[autopilot] Task 1: endpoint 1",
-    ]);
+    expect((await subjects()).slice(0, 3)).toEqual(["Implement endpoint 3", "task 2 by hand", "Implement endpoint 1"]);
   });
 
   it("a validation failing after a task's merge: the task's next brief holds the failing lines; the Step's report only the summary", async () => {
@@ -521,7 +516,7 @@ describe("a parallel session's wave", () => {
     expect(s.report).toContain(
       "(the wave's task 1 merged; nothing of tasks 2, 3 merged, their work (if any) kept on their branches)",
     );
-    expect(await subjects()).toContain("[autopilot] Task 1: endpoint 1");
+    expect(await subjects()).toContain("Implement endpoint 1");
     expect((await state()).phaseRun).toMatchObject({ planDefects: 1, tasksMerged: ["1"] });
     const planBrief = await readFile(
       path.join(repo.dir, s.next.kind === "dispatch" ? s.next.expects.artifacts.brief! : ""),

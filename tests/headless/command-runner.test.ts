@@ -45,9 +45,9 @@ describe.concurrent("autopilot run with the command runner", { timeout: SIDE_BY_
     expect(state.currentState).toBe("DONE");
     expect(state.phases.every((p: { planPath?: string }) => p.planPath?.includes("/plans/"))).toBe(true);
     expect(await subjects(r.dir)).toEqual([
-      "[autopilot] Phase 3: Command Line — execution complete",
-      "[autopilot] Phase 2: File Reading — execution complete",
-      "[autopilot] Phase 1: Counting Core — execution complete",
+      "Implement Command Line",
+      "Implement File Reading",
+      "Implement Counting Core",
       "initial commit",
     ]);
     // This agent prints no usage: every dispatch is counted, the cost stays unknown.

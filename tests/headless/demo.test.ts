@@ -59,8 +59,8 @@ describe("autopilot demo", () => {
     expect(out).toMatch(/DONE in [\d.]+s · 3 phases completed/);
     expect(out).toMatch(/Decision log[\s\S]*APPROVE_PLAN\s+approved_plan \(yes\)\s+policy\s+plannerConcerns/);
     expect(out).toMatch(/git log --oneline:\n(\s+[0-9a-f]{7,} .*\n)+/);
-    expect(out).toMatch(/\[autopilot\] Checkpoint 2: Counting Core step 2/);
-    expect(out).toMatch(/\[autopilot\] Phase 2: File Reading and Totals — review fixes/);
+    expect(out).toMatch(/Committed [0-9a-f]{7} Add Counting Core up to step 2/);
+    expect(out).toMatch(/Committed [0-9a-f]{7} Fix unchecked input reaches the parser/);
     // The current directory is untouched.
     expect(await readdir(cwd)).toEqual([]);
     expect(repoDir!.startsWith(path.resolve(cwd))).toBe(false);

@@ -53,10 +53,10 @@ describe("autopilot run --parallel --jobs 3", () => {
     expect(gates.map((d: { waves: { waves: string[][] } }) => d.waves.waves)).toEqual([[["1", "2", "3"]]]);
     // The plan committed before the wave (the worktrees hold it), then one commit per task in task order.
     expect(await subjects(parallel.r.dir)).toEqual([
-      "[autopilot] Task 3: Counting Core step 3",
-      "[autopilot] Task 2: Counting Core step 2",
-      "[autopilot] Task 1: Counting Core step 1",
-      "[autopilot] Phase 1: Counting Core — plan",
+      "Add Counting Core step 3",
+      "Add Counting Core step 2",
+      "Add Counting Core step 1",
+      "Plan Counting Core",
       "initial commit",
     ]);
     expect(await tree(parallel.r.dir)).toBe(await tree(serial.r.dir));
@@ -100,7 +100,7 @@ describe("autopilot run --parallel --budget: a wave's dispatches count against t
     const left = await leftovers(r.dir);
     expect(left.worktrees.map((w) => w.slice(-2))).toEqual(["-1", "-2", "-3"]);
     expect(left.branches.split("\n").map((b) => b.trim().slice(-2))).toEqual(["-1", "-2", "-3"]);
-    expect((await subjects(r.dir))[0]).toBe("[autopilot] Task 3: Counting Core step 3");
+    expect((await subjects(r.dir))[0]).toBe("Add Counting Core step 3");
 
     const more = await cli([...args, "--budget", "1M"], { cwd: r.dir });
     expect(more.stderr).toBe("");
@@ -109,7 +109,7 @@ describe("autopilot run --parallel --budget: a wave's dispatches count against t
     const after = await readState(r.dir);
     expect(after.currentState).toBe("DONE");
     expect(await subjects(r.dir)).toEqual(
-      expect.arrayContaining(["[autopilot] Task 4: Counting Core step 4", "[autopilot] Task 6: Counting Core step 6"]),
+      expect.arrayContaining(["Add Counting Core step 4", "Add Counting Core step 6"]),
     );
     expect(await leftovers(r.dir)).toEqual({ worktrees: [], branches: "" });
   }, 180_000);
@@ -149,8 +149,7 @@ describe("autopilot run --parallel: an executor's plan defect inside a wave", ()
     ]);
     // Each task merged once; nothing lost: the same files as a serial run of the same script (its plan defect sent back too), no worktree or branch left (task 2's first one held no work).
     const subs = await subjects(parallel.r.dir);
-    for (const t of [1, 2, 3])
-      expect(subs.filter((s) => s === `[autopilot] Task ${t}: Counting Core step ${t}`)).toHaveLength(1);
+    for (const t of [1, 2, 3]) expect(subs.filter((s) => s === `Add Counting Core step ${t}`)).toHaveLength(1);
     expect(await tree(parallel.r.dir)).toBe(await tree(serial.r.dir));
     expect(await leftovers(parallel.r.dir)).toEqual({ worktrees: [], branches: "" });
     const md = await cli(["log", SLUG, "--format", "md"], { cwd: parallel.r.dir });

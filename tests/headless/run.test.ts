@@ -37,12 +37,12 @@ describe.concurrent("autopilot run --runner scripted --yes", { timeout: SIDE_BY_
     expect(res.stdout).toContain('→ "yes" by policy: --yes policy: approve plans');
     expect(res.stdout).toMatch(/DONE in .* 3 phases completed · 9 tasks · 2 retries · final review passed/);
     expect(await subjects(r.dir)).toEqual([
-      "[autopilot] Final review fixes (round 1)",
-      "[autopilot] Phase 3: Command Line — execution complete",
-      "[autopilot] Phase 2: File Reading — review fixes (round 1)",
-      "[autopilot] Phase 2: File Reading — execution complete",
-      "[autopilot] Phase 1: Counting Core — execution complete",
-      "[autopilot] Checkpoint 2: Counting Core step 2",
+      "Fix duplicated helper across phases",
+      "Add Command Line",
+      "Fix unchecked input reaches the parser",
+      "Add File Reading",
+      "Add Counting Core",
+      "Add Counting Core up to step 2",
       "initial commit",
     ]);
     const state = await readState(r.dir);

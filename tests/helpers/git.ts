@@ -64,3 +64,16 @@ export async function makeRepo(opts: MakeRepoOptions = {}): Promise<TempRepo> {
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }
+
+/**
+ * The commits autopilot signed on HEAD's history (newest first): each with its subject and the step
+ * its `Autopilot:` trailer names ("Phase 1: Core — recovery at task 4").
+ */
+export async function autopilotCommits(dir: string): Promise<Array<{ sha: string; subject: string; step: string }>> {
+  const out = await git(dir, "log", "--format=%H%x1f%s%x1f%(trailers:key=Autopilot,valueonly,separator=%x2c)%x1e");
+  return out
+    .split("\x1e")
+    .map((r) => r.trim().split("\x1f"))
+    .filter((r) => r.length === 3 && r[2].trim())
+    .map(([sha, subject, step]) => ({ sha: sha, subject: subject, step: step.trim() }));
+}

@@ -12,7 +12,7 @@ import type { Step } from "../../src/protocol/step.js";
 import type { ErrorPayload } from "../../src/mcp/render.js";
 import type { PersonaRunner, PersonaTask } from "../../src/runners/types.js";
 import { git, makeRepo, type TempRepo } from "./git.js";
-import { taskOfStep } from "../../src/runners/scripted.js";
+import { taskOfStep } from "../../src/runners/step-task.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, "../..");

@@ -240,7 +240,9 @@ describe("decision log of a finished scripted session", () => {
     const subjects = (await git(done.repo.dir, "log", "--format=%H %s")).trim().split("\n");
     expect(log.commits).toHaveLength(5);
     for (const c of log.commits) {
-      expect(subjects).toContain(`${c.sha} [autopilot] ${c.label}`);
+      // The log quotes each commit's subject as it was made, and keeps autopilot's step beside it.
+      expect(subjects).toContain(`${c.sha} ${c.subject}`);
+      expect(c.label).toMatch(/^(Checkpoint|Phase|Final review)/);
       expect(c.short).toBe(c.sha.slice(0, 7));
       expect(c.recovery).toBe(false);
     }

@@ -7,7 +7,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { agreeable, call, openSession, playHost, SCANNER_SLUG, specWith, stepCall } from "../helpers/mcp-client.js";
-import { git } from "../helpers/git.js";
+import { autopilotCommits, git } from "../helpers/git.js";
 import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const SPEC = specWith([{ name: "Core", complexity: "low" }]);
@@ -39,9 +39,7 @@ describe.concurrent("a refused commit over MCP", { timeout: SIDE_BY_SIDE }, () =
     expect(final.state).toBe("DONE");
     const fix = seen.find((x) => x.startsWith("VERIFY harness-task-executor fixed"));
     expect(fix).toContain('src/core/debug.ts:1:console.log("debug");');
-    expect((await git(s.root, "log", "--format=%s")).split("\n").filter((l) => l.startsWith("[autopilot]"))).toEqual([
-      "[autopilot] Phase 1: Core — execution complete",
-    ]);
+    expect((await autopilotCommits(s.root)).map((c) => c.subject)).toEqual(["Add Core"]);
   });
 
   it("Claude Code's lean Step (no expects): the fix dispatch's result kind is read from its brief, and the session is DONE", async ({
@@ -112,7 +110,7 @@ describe.concurrent("a refused commit over MCP", { timeout: SIDE_BY_SIDE }, () =
     await git(s.root, "config", "commit.gpgsign", "false");
     const step = await stepCall(s.srv.client, "autopilot_next", { session: SCANNER_SLUG });
     expect(step.state).toBe("VERIFY");
-    expect(step.report).toMatch(/execution complete — committed/);
+    expect(step.report).toMatch(/Committed [0-9a-f]{7} Add Core/);
     const final = await playHost(s.srv.client, s.root, step, runner, agreeable);
     expect(final.state).toBe("DONE");
     expect(

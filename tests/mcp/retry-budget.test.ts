@@ -6,16 +6,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
-import { git } from "../helpers/git.js";
-import {
-  agreeable,
-  logSubjects,
-  openSession,
-  playHost,
-  specWith,
-  stepCall,
-  type Session,
-} from "../helpers/mcp-client.js";
+import { autopilotCommits, git } from "../helpers/git.js";
+import { agreeable, openSession, playHost, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
 import { RETRY_BUDGET } from "../../src/machine/policy.js";
 
 const SPEC_PATH = "docs/specs/scanner.md";
@@ -44,7 +36,7 @@ describe("retry budget", () => {
     for (const r of retries) expect(r.next).toMatchObject({ kind: "dispatch", persona: "harness-task-executor" });
     const state = await s.state(SLUG);
     expect(state.history[0]).toMatchObject({ retriesUsed: RETRY_BUDGET });
-    expect(await logSubjects(s.root)).not.toContainEqual(expect.stringContaining("[autopilot][recovery]"));
+    expect((await autopilotCommits(s.root)).filter((c) => /recovery/.test(c.step))).toEqual([]);
   });
 
   it("one failure more than the budget exhausts it: recovery commit, failures.md, then the human decides", async () => {
@@ -62,10 +54,11 @@ describe("retry budget", () => {
     expect(ask.report).toMatch(/budget exhausted/);
     expect(ask.report).toContain(`Attempt ${RETRY_BUDGET}:`);
 
-    const subjects = await logSubjects(s.root);
-    const recovery = subjects.filter((x) => x.startsWith("[autopilot][recovery]"));
+    const recovery = (await autopilotCommits(s.root)).filter((c) => /recovery at task/.test(c.step));
     expect(recovery).toHaveLength(1);
-    expect(recovery[0]).toContain("Core Scanner");
+    expect(recovery[0].step).toContain("Core Scanner");
+    // Its subject says what it holds, in the repository's style: unfinished work on the task.
+    expect(recovery[0].subject).toBe("Unfinished work on task 2 (Core Scanner step 2)");
     const failures = await readFile(path.join(s.root, ".harness/failures.md"), "utf8");
     expect(failures).toMatch(/Core Scanner/);
     expect(failures).toMatch(/Test timeout after 5000ms/);

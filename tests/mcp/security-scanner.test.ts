@@ -1,6 +1,7 @@
 // The skill's own example over MCP: Core Scanner (low), Rule Engine (high), CLI Integration (low).
 // Phase 2 waits for an interactive plan; the human writes it, resumes, and the plan pauses for
 // approval because of its high complexity.
+import { autopilotCommits } from "../helpers/git.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -8,7 +9,6 @@ import { ScriptedRunner } from "../../src/runners/scripted.js";
 import {
   agreeable,
   call,
-  logSubjects,
   openSession,
   planText,
   playHost,
@@ -80,9 +80,9 @@ describe("security-scanner example", () => {
     expect(state.finalReview.status).toBe("passed");
     expect(state.history).toHaveLength(3);
 
-    const subjects = await logSubjects(s.root);
+    const own = await autopilotCommits(s.root);
     for (const name of ["Core Scanner", "Rule Engine", "CLI Integration"])
-      expect(subjects.some((x) => x.startsWith("[autopilot]") && x.includes(name))).toBe(true);
+      expect(own.some((c) => c.subject.includes(name) && c.step.includes(name))).toBe(true);
     expect(existsSync(path.join(s.root, "src/rule-engine/task-4.ts"))).toBe(true);
 
     const log = await call(s.srv.client, "autopilot_decisions", { session: SCANNER_SLUG });

@@ -131,11 +131,11 @@ describe("crash at every point", () => {
   it("the uninterrupted run reaches every kill point, with one commit per effect", () => {
     for (const p of FAULT_POINTS) expect(counts[p], p).toBeGreaterThan(0);
     expect(new Set(baseline.trailers).size).toBe(baseline.trailers.length);
-    expect(baseline.subjects).toContain("[autopilot][recovery] Phase 3: CLI Integration — recovery at task 1");
+    expect(baseline.subjects).toContain("Unfinished work on task 1 (CLI Integration step 1)");
     expect(baseline.files[".harness/failures.md"]).toMatch(/retry-exhausted/);
     // The pre-commit hook refused the first checkpoint's commit once: fixed, then made once.
     expect(JSON.stringify(baseline.state)).toContain('"decision":"commit_rejected"');
-    expect(baseline.subjects).toContain("[autopilot] Checkpoint 2: Core Scanner step 2");
+    expect(baseline.subjects).toContain("Add Core Scanner up to step 2");
     // Everything the run changed is committed, except the learnings DONE appends after the last commit.
     expect(baseline.status).toBe("?? .harness/learnings.md\n");
     console.log(`[reliability] kill points reached in one uninterrupted session: ${JSON.stringify(counts)}`);

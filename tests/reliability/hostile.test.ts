@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { mkdir, readFile, readdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { git, makeRepo, type TempRepo } from "../helpers/git.js";
+import { autopilotCommits, git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { Engine } from "../../src/engine/engine.js";
 import { AutopilotError, ERROR_CODES } from "../../src/protocol/errors.js";
 import { commitCheckpoint } from "../../src/effects/git.js";
@@ -568,8 +568,12 @@ describe("phase names that look like options or shell", () => {
     expect((await git(repo.dir, "rev-list", "--max-count=1", "--skip", String(labels.length), "HEAD")).trim()).toBe(
       headBefore,
     );
-    for (const s of subjects.slice(0, -1)) expect(s).toMatch(/^\[autopilot\] /);
-    expect(subjects).toContain("[autopilot] x --amend Signed-off-by: evil");
+    // Each label is one line of text, and each commit ends with its effect trailer: nothing became an option or a trailer of its own.
+    const bodies = (await git(repo.dir, "log", `-${labels.length}`, "--format=%B%x1e"))
+      .split("\x1e")
+      .filter((b) => b.trim());
+    for (const b of bodies) expect(b.trim().split("\n").at(-1)).toMatch(/^Autopilot-Effect: hostile-\d+$/);
+    expect(subjects).toContain("x --amend Signed-off-by: evil");
     expect(
       (await git(repo.dir, "log", "--format=%an"))
         .trim()
@@ -598,8 +602,9 @@ describe("phase names that look like options or shell", () => {
     );
     expect(final.state).toBe("DONE");
     const subjects = (await git(repo.dir, "log", "--format=%s")).trim().split("\n");
+    const own = await autopilotCommits(repo.dir);
     for (const [i, n] of names.entries())
-      expect(subjects).toContain(`[autopilot] Phase ${i + 1}: ${n} — execution complete`);
+      expect(own.map((c) => c.step)).toContain(`Phase ${i + 1}: ${n} — execution complete`);
     expect(subjects.slice(-2)).toEqual(["hostile spec", "initial commit"]);
     tally.handMade += 1;
     tally.accepted += 1;

@@ -57,19 +57,19 @@ describe("autopilot run --parallel --jobs 3", () => {
     // The plan committed before its first wave (the worktrees hold it), then one commit per task in
     // task order, for the phases that ran in waves; the serial phase as before.
     expect(await subjects(parallel.r.dir)).toEqual([
-      "[autopilot] Phase 3: Command Line — execution complete",
-      "[autopilot] Task 4: File Reading step 4",
-      "[autopilot] Task 3: File Reading step 3",
-      "[autopilot] Task 2: File Reading step 2",
-      "[autopilot] Task 1: File Reading step 1",
-      "[autopilot] Phase 2: File Reading — plan",
-      "[autopilot] Task 6: Counting Core step 6",
-      "[autopilot] Task 5: Counting Core step 5",
-      "[autopilot] Task 4: Counting Core step 4",
-      "[autopilot] Task 3: Counting Core step 3",
-      "[autopilot] Task 2: Counting Core step 2",
-      "[autopilot] Task 1: Counting Core step 1",
-      "[autopilot] Phase 1: Counting Core — plan",
+      "Add Command Line",
+      "Add File Reading step 4",
+      "Add File Reading step 3",
+      "Add File Reading step 2",
+      "Add File Reading step 1",
+      "Plan File Reading",
+      "Add Counting Core step 6",
+      "Add Counting Core step 5",
+      "Add Counting Core step 4",
+      "Add Counting Core step 3",
+      "Add Counting Core step 2",
+      "Add Counting Core step 1",
+      "Plan Counting Core",
       "initial commit",
     ]);
     expect(await tree(parallel.r.dir)).toBe(await tree(serial.r.dir));

@@ -50,10 +50,11 @@ function script(files: Record<string, string> = {}) {
     },
   };
 }
+/** The scripted executor's proposals, in the Conventional Commits its repository's history uses. */
 const SUBJECTS = [
-  "Checkpoint 2: Counting Core step 2",
-  "Phase 1: Counting Core — execution complete",
-  "Phase 2: File Reading — execution complete",
+  "feat(counting-core): add Counting Core up to step 2",
+  "feat(counting-core): add Counting Core",
+  "feat(file-reading): add File Reading",
 ];
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -224,7 +225,7 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     );
     expect(run.stdout).toContain("Retry 1/3: the task executor fixes what the hook reports");
     const { state, commits } = await expectClean(r, [run]);
-    expect(commits.map((c) => c.subject)).toEqual(SUBJECTS.map((s) => `[autopilot] ${s}`));
+    expect(commits.map((c) => c.subject)).toEqual(SUBJECTS);
     expect(await gitEnv(r.dir, r.env, "show", `${commits[0].sha}:src/counting-core/debug.ts`)).toBe(
       "export const debug = 1;\n",
     );
@@ -260,10 +261,7 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const third = await paste(`echo "fix it yourself and continue" | ${line}`, { cwd: r.root, env: r.env });
     expect(third.code, third.stdout + third.stderr).toBe(0);
     const { state, commits } = await expectClean(r, [first, second, third]);
-    expect(commits.map((c) => c.subject)).toEqual([
-      "[autopilot] Phase 1: Counting Core — execution complete",
-      "[autopilot] Phase 2: File Reading — execution complete",
-    ]);
+    expect(commits.map((c) => c.subject)).toEqual(SUBJECTS.slice(1));
     expect(
       state.decisions.filter(
         (d: { decision: string; by: string }) => d.decision === "fixed_commit_manually" && d.by === "piped",
@@ -302,11 +300,7 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const run = await yesRun(r);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const { commits } = await expectClean(r, [run]);
-    expect(commits.map((c) => c.subject)).toEqual([
-      "chore(autopilot): checkpoint 2 Counting Core step 2",
-      "chore(autopilot): phase 1 Counting Core, execution complete",
-      "chore(autopilot): phase 2 File Reading, execution complete",
-    ]);
+    expect(commits.map((c) => c.subject)).toEqual(SUBJECTS);
     // The real commitlint accepts every commit autopilot made, trailer and all.
     await runOk(path.join(r.dir, "node_modules/.bin/commitlint"), ["--from", r.start, "--to", "HEAD"], r.dir);
     // lint-staged's prettier rewrote autopilot's file: the rewrite is what was committed, and the
@@ -429,7 +423,7 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const fixed = await yesRun(r);
     expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
     const { commits } = await expectClean(r, [fixed]);
-    expect(commits.map((c) => c.subject)).toEqual(SUBJECTS.map((s) => `[autopilot] ${s}`));
+    expect(commits.map((c) => c.subject)).toEqual(SUBJECTS);
     for (const c of commits) expect((await gitEnv(r.dir, r.env, "log", "-1", "--format=%G?", c.sha)).trim()).toBe("G");
   });
 
@@ -529,11 +523,7 @@ describe("real repositories, autopilot run --runner scripted --yes", () => {
     const run = await yesRun(r);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const { commits } = await expectClean(r, [run]);
-    expect(commits.map((c) => c.subject)).toEqual([
-      "chore(autopilot): checkpoint 2 Counting Core step 2",
-      "chore(autopilot): phase 1 Counting Core, execution complete",
-      "chore(autopilot): phase 2 File Reading, execution complete",
-    ]);
+    expect(commits.map((c) => c.subject)).toEqual(SUBJECTS);
     for (const c of commits)
       for (const f of c.files) expect(f.startsWith("packages/app/"), `${c.subject}: ${f}`).toBe(true);
     expect(await gitEnv(r.dir, r.env, "status", "--porcelain", "--", "packages/other")).toBe(
@@ -628,7 +618,7 @@ describe("the hook and signing rows through MCP", () => {
     );
     expect(final.state).toBe("DONE");
     const { commits } = await expectClean(r, []);
-    expect(commits.every((c) => c.subject.startsWith("chore(autopilot): "))).toBe(true);
+    expect(commits.every((c) => /^feat\([a-z-]+\): add /.test(c.subject))).toBe(true);
     await runOk(path.join(r.dir, "node_modules/.bin/commitlint"), ["--from", r.start, "--to", "HEAD"], r.dir);
   });
 

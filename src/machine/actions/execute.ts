@@ -4,6 +4,7 @@
 import { assertEvent } from "xstate";
 import type { Effect, Notice } from "../../session/schema.js";
 import { phaseLabel, effect, decision, answered, refusalsOf, goesToExecutor, sameTaskAs } from "../helpers.js";
+import { namingFixed, phaseOf, workCommit } from "../commit-args.js";
 import { FIXABLE_HOOK } from "../events.js";
 import { quoted, saidWith } from "../words.js";
 import { act } from "./act.js";
@@ -18,7 +19,10 @@ export const executeActions = {
     return {
       outbox: [
         ...context.outbox,
-        effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } }),
+        effect(context, {
+          type: "commit",
+          args: { ...workCommit(context, event, "work"), label, topic: label, recovery: false },
+        }),
       ],
       phaseRun: {
         ...context.phaseRun,
@@ -34,11 +38,16 @@ export const executeActions = {
   commitExecutionComplete: act(({ context, event }) => {
     const fix = context.phaseRun.fix;
     const label = fix ? `${phaseLabel(context)} — ${fix.source} fixes` : `${phaseLabel(context)} — execution complete`;
-    const commit = effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } });
+    const commit = effect(context, {
+      type: "commit",
+      args: { ...workCommit(context, event, fix ? "fix" : "work"), label, recovery: false },
+    });
+    // A fix round saved by an earlier version replies "executed": what it was sent is fixed by this commit.
+    const settled = fix ? settleFix(context, scopeOf(context, fix.source), fix.round, [], commit.id) : {};
     return {
       // A fix round saved by an earlier version replies "executed": what it was sent is fixed by this commit.
-      ...(fix ? settleFix(context, scopeOf(context, fix.source), fix.round, [], commit.id) : {}),
-      outbox: [...context.outbox, commit],
+      ...settled,
+      outbox: [...context.outbox, namingFixed(commit, settled.findingLedger)],
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: {
         ...context.phaseRun,
@@ -55,10 +64,14 @@ export const executeActions = {
     const fix = context.phaseRun.fix;
     const label = `${phaseLabel(context)} — ${fix?.source ?? "review"} fixes${fix?.round ? ` (round ${fix.round})` : ""}`;
     const disputed = event.disputed ?? [];
-    const commit = effect(context, { type: "commit", args: { label, recovery: false, phase: context.currentPhase } });
+    const commit = effect(context, {
+      type: "commit",
+      args: { ...workCommit(context, event, "fix"), label, recovery: false },
+    });
+    const settled = fix ? settleFix(context, scopeOf(context, fix.source), fix.round, disputed, commit.id) : {};
     return {
-      ...(fix ? settleFix(context, scopeOf(context, fix.source), fix.round, disputed, commit.id) : {}),
-      outbox: [...context.outbox, commit],
+      ...settled,
+      outbox: [...context.outbox, namingFixed(commit, settled.findingLedger)],
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: {
         ...context.phaseRun,
@@ -102,7 +115,10 @@ export const executeActions = {
     return {
       outbox: [
         ...context.outbox,
-        effect(context, { type: "commit", args: { label, recovery: true, phase: context.currentPhase } }),
+        effect(context, {
+          type: "commit",
+          args: { ...workCommit(context, event, "recovery"), label, recovery: true, topic: phaseOf(context) },
+        }),
       ],
       retryBudget: { ...context.retryBudget, currentTask: null },
       phaseRun: {
@@ -213,6 +229,7 @@ export const executeActions = {
       .map((a) => `attempt ${a.attempt}: ${a.fixAttempted ? `${a.fixAttempted} → ` : ""}${a.error}`)
       .join("; ");
     const label = `${phaseLabel(context)} — recovery at task ${task.number ?? task.name}`;
+    const topic = `task ${task.number ?? "?"} (${task.name})`;
     const failureText = `${phaseLabel(context)}, task ${task.number ?? "?"} (${task.name}) failed after ${context.retryBudget.maxAttempts} retries. Last error: ${event.error ?? "unknown"}.${attemptText ? ` Attempts: ${attemptText}.` : ""}`;
     const consecutive = context.consecutiveExhausted + 1;
     const exhausted: Notice = {
@@ -230,7 +247,10 @@ export const executeActions = {
     return {
       outbox: [
         ...context.outbox,
-        effect(context, { type: "commit", args: { label, recovery: true, phase: context.currentPhase } }),
+        effect(context, {
+          type: "commit",
+          args: { label, recovery: true, phase: context.currentPhase, kind: "recovery", topic },
+        }),
         effect(context, {
           type: "appendFailure",
           args: {

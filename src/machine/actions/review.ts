@@ -1,6 +1,7 @@
 // The actions of VERIFY, REVIEW, PHASE_COMPLETE, FINAL_REVIEW and DONE: verification rounds, review
 // rounds and their fixes, the phase's records, the final review, the session's close.
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
+import { namingFixed } from "../commit-args.js";
 import { assertEvent } from "xstate";
 import type { AutopilotState, Effect, EffectBody } from "../../session/schema.js";
 import { emptyPhaseRun } from "../../session/schema.js";
@@ -334,13 +335,21 @@ export const reviewActions = {
     const disputed = event.type === "FIXED" ? [...(event.disputed ?? [])] : [];
     const commit = effect(context, {
       type: "commit",
-      args: { label: `Final review fixes (round ${context.finalReview.retryCount})`, recovery: false, phase: null },
+      args: {
+        label: `Final review fixes (round ${context.finalReview.retryCount})`,
+        recovery: false,
+        phase: null,
+        kind: "fix",
+        topic: "the final review",
+        ...(event.type === "FIXED" && event.commitMessage?.trim() ? { message: event.commitMessage.trim() } : {}),
+      },
     });
+    const settled = settleFix(context, scopeOf(context, "final"), context.finalReview.retryCount, disputed, commit.id);
     return {
-      ...settleFix(context, scopeOf(context, "final"), context.finalReview.retryCount, disputed, commit.id),
+      ...settled,
       finalReview: { ...context.finalReview, disputed },
       notices: disputed.length ? [...context.notices, { kind: "fixDisputed" as const, disputed }] : context.notices,
-      outbox: [...context.outbox, commit],
+      outbox: [...context.outbox, namingFixed(commit, settled.findingLedger)],
     };
   }),
   /** The person fixes the final review's blocking findings by hand after the fix rounds ran out. */

@@ -59,7 +59,13 @@ export const waveActions = {
             ...context.outbox,
             effect(context, {
               type: "commit",
-              args: { label: `${phaseLabel(context)} — plan`, recovery: false, phase: context.currentPhase },
+              args: {
+                label: `${phaseLabel(context)} — plan`,
+                recovery: false,
+                phase: context.currentPhase,
+                kind: "plan",
+                topic: context.phases[context.currentPhase]?.name ?? "",
+              },
             }),
           ],
         },
@@ -107,6 +113,7 @@ export const waveActions = {
                 ...(event.summary ? { summary: event.summary } : {}),
                 ...(event.checkpoint ? { checkpoint: event.checkpoint } : {}),
                 ...(event.defect ? { defect: event.defect } : {}),
+                ...(event.commitMessage ? { commitMessage: event.commitMessage } : {}),
               },
             }
           : t,

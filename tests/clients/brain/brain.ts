@@ -943,6 +943,18 @@ export class Brain {
                   summary: `${targets.length}/${targets.length} tasks`,
                   evidence,
                 };
+        // The commit message the brief's reply asks for, as the persona texts show it (the server fits
+        // it to the repository's convention): what changed, a fix naming what it fixed.
+        if (briefText.includes('"commitMessage"')) {
+          const fixing = /^- (.+?)(?: \(\S+:\d+\))?(?: — .*)?$/m.exec(
+            /^## [^\n]*(?:findings|failures) to fix[^\n]*\n\n([\s\S]*?)\n\n/m.exec(briefText)?.[1] ?? "",
+          )?.[1];
+          const subject =
+            kind === "fixed" || fixing
+              ? `fix(${slugify(phaseName)}): ${fixing ?? `the findings on ${phaseName}`}`
+              : `feat(${slugify(phaseName)}): add ${planTasks.map((t) => t.name).join(", ")}`;
+          result.commitMessage = `${subject}\n\nEach part is a module that loads (written by the scripted model).`;
+        }
         // A fix (of review or verification findings) changes the code it was given.
         if (kind === "fixed" || /^Fix the /m.test(prompt))
           files = files.map((f) => (f.path === statePath ? f : { ...f, content: f.content + "// fixed\n" }));
