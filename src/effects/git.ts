@@ -15,7 +15,7 @@ import {
   hashPath,
   leftOutNotice,
   listChanges,
-  otherSessionPaths,
+  notSessionWork,
   selectOwnChanges,
   type Baseline,
   type GitRunner,
@@ -357,7 +357,7 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
     const wanted = new Set(args.paths);
     stage = changes.filter((p) => wanted.has(p));
   } else {
-    const others = args.slug ? await otherSessionPaths(root, args.slug) : new Set<string>();
+    const others = args.slug ? await notSessionWork(root, args.slug) : new Map<string, string>();
     ({ stage, leftOut } = await selectOwnChanges(root, changes, args.baseline ?? null, others));
   }
   if (!stage.length) return { committed: false, ...(leftOut.length ? { leftOut } : {}) };

@@ -4,8 +4,9 @@
 // The session's baseline (taken when it starts) lists every path that already differed from HEAD
 // — modified, staged, deleted or untracked — with a hash of its content then. At commit time:
 //  - a path not in the baseline changed during the session: autopilot's, staged — unless it is a
-//    client config file `autopilot install` writes, or another session's spec or plan (left out,
-//    reported);
+//    client config file `autopilot install` writes, this session's spec (the person's words: no
+//    persona writes it, so a change to it mid-session is theirs) or another session's spec or
+//    plan (left out, reported);
 //  - a baseline path whose content is unchanged is the user's: never staged, not mentioned;
 //  - a baseline path whose content changed was touched by both (or by the user again): left out
 //    and reported, because committing it would commit the user's part too.
@@ -143,11 +144,13 @@ function isClientConfig(rel: string): boolean {
 }
 
 /**
- * The specs and plans of the project's other sessions: in one checkout they sit beside this
- * session's work and are theirs. Read tolerantly: an unreadable file contributes nothing.
+ * Paths that are not this session's work whoever changed them, with why: its own spec (the person
+ * edits it to settle a question; the personas only read it) and the specs and plans of the
+ * project's other sessions, which sit beside this session's work in one checkout. Read tolerantly:
+ * an unreadable file contributes nothing.
  */
-export async function otherSessionPaths(root: string, slug: string): Promise<Set<string>> {
-  const out = new Set<string>();
+export async function notSessionWork(root: string, slug: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
   const dir = projectPaths(root).sessionsDir;
   let names: string[];
   try {
@@ -156,19 +159,26 @@ export async function otherSessionPaths(root: string, slug: string): Promise<Set
     return out;
   }
   for (const name of names) {
-    if (name === slug) continue;
     const text = await readTextOrNull(path.join(dir, name, STATE_FILE)).catch(() => null);
     if (!text) continue;
     try {
       const s = JSON.parse(text) as { specPath?: unknown; phases?: Array<{ planPath?: unknown }> };
-      if (typeof s.specPath === "string") out.add(s.specPath);
-      for (const p of Array.isArray(s.phases) ? s.phases : []) if (typeof p?.planPath === "string") out.add(p.planPath);
+      if (name === slug) {
+        if (typeof s.specPath === "string") out.set(s.specPath, OWN_SPEC);
+        continue;
+      }
+      if (typeof s.specPath === "string") out.set(s.specPath, OTHER_SESSION);
+      for (const p of Array.isArray(s.phases) ? s.phases : [])
+        if (typeof p?.planPath === "string" && !out.has(p.planPath)) out.set(p.planPath, OTHER_SESSION);
     } catch {
       // not ours to judge here
     }
   }
   return out;
 }
+
+const OWN_SPEC = "the spec this session works from: your edit, left for you to commit";
+const OTHER_SESSION = "the spec or plan of another autopilot session";
 
 export interface Selection {
   stage: string[];
@@ -180,7 +190,7 @@ export async function selectOwnChanges(
   root: string,
   changes: string[],
   baseline: Baseline | null,
-  others: Set<string>,
+  others: Map<string, string>,
 ): Promise<Selection> {
   const before = new Map((baseline?.entries ?? []).map((e) => [e.path, e.hash]));
   const stage: string[] = [];
@@ -199,8 +209,9 @@ export async function selectOwnChanges(
       leftOut.push({ path: p, why: "client configuration (what `autopilot install` writes), not the session's work" });
       continue;
     }
-    if (others.has(p)) {
-      leftOut.push({ path: p, why: "the spec or plan of another autopilot session" });
+    const notOurs = others.get(p);
+    if (notOurs) {
+      leftOut.push({ path: p, why: notOurs });
       continue;
     }
     stage.push(p);

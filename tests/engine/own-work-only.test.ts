@@ -1,7 +1,7 @@
 // autopilot commits only its own work. In real git repositories: changes the user had before the
-// session (tracked, staged, untracked), client files `autopilot install` wrote, and a second
-// session's spec stay out of every autopilot commit unless the user chose otherwise, and the
-// choice is in the decision log.
+// session (tracked, staged, untracked), client files `autopilot install` wrote, the spec the person
+// edits mid-session and a second session's spec stay out of every autopilot commit unless the user
+// chose otherwise, and the choice is in the decision log.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
@@ -207,6 +207,39 @@ describe("autopilot commits only its own work", () => {
     const readme = await readFile(path.join(repo.dir, "README.md"), "utf8");
     expect(readme).toContain("user's line");
     expect(readme).toContain("autopilot's line 0");
+  });
+
+  it("leaves the spec the person edited mid-session out of the recovery commit and every later one, and says so", async () => {
+    const head = (await git(repo.dir, "rev-parse", "HEAD")).trim();
+    const scripted = new ScriptedRunner({ phases: { 0: { tasks: 3, planDefectAt: 2 } } });
+    let edited = false;
+    // While the executor works, the person settles a question in the spec: their words, not the session's work.
+    const runner: PersonaRunner = {
+      name: "scripted",
+      simulated: true,
+      async run(task: PersonaTask): Promise<RunnerOutcome> {
+        if (task.persona === "harness-task-executor" && !edited) {
+          edited = true;
+          await appendFile(path.join(repo.dir, SPEC_PATH), "\nCounts ignore blank lines.\n");
+        }
+        return scripted.run(task);
+      },
+    };
+    const reports: string[] = [];
+    const engine = new Engine(repo.dir, { now });
+    const { final } = await drive(engine, (await engine.start(SPEC_PATH)).step, runner, new PolicyGate(), {
+      onStep: (s) => s.report && reports.push(s.report),
+    });
+    expect(final.state).toBe("DONE");
+    const commits = await commitsAfter(head);
+    // The executor's work before the plan went back is in a recovery commit, without the spec.
+    expect(await git(repo.dir, "log", "--format=%B", `${head}..HEAD`)).toMatch(/^Autopilot: .*plan revision/m);
+    for (const c of commits) expect(c.files).not.toContain(SPEC_PATH);
+    expect(reports.join("\n")).toContain(
+      `${SPEC_PATH} — the spec this session works from: your edit, left for you to commit`,
+    );
+    expect(await readFile(path.join(repo.dir, SPEC_PATH), "utf8")).toContain("Counts ignore blank lines.");
+    expect(await git(repo.dir, "status", "--porcelain", "--", SPEC_PATH)).toMatch(/^ M /);
   });
 
   it("keeps client files `autopilot install claude` wrote out of every commit", async () => {

@@ -41,7 +41,7 @@ describe("every client on the list", () => {
         allow: true,
       });
       const written = plan.files.map((f) => relative(project, f.path).split("\\").join("/"));
-      const { stage, leftOut } = await selectOwnChanges(project, written, null, new Set());
+      const { stage, leftOut } = await selectOwnChanges(project, written, null, new Map());
       expect(stage, client).toEqual([]);
       expect(leftOut.map((l) => l.path)).toEqual(written);
     }
