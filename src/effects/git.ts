@@ -553,13 +553,15 @@ async function resolveCommit(g: Git, rev: string): Promise<string> {
 export interface CommitSummary {
   sha: string;
   subject: string;
+  /** The message after the subject, trailers included. */
+  body: string;
 }
 
 /** Commits after `startingCommit` up to HEAD, oldest first (the order a PR body reads). */
 export async function commitsSince(root: string, startingCommit: string): Promise<CommitSummary[]> {
   await assertGitReady(root);
   const g = plainGit(root);
-  const log = (from: string) => raw(g, ["log", "--reverse", "--format=%H%x1f%s%x1e", `${from}..HEAD`]);
+  const log = (from: string) => raw(g, ["log", "--reverse", "--format=%H%x1f%s%x1f%b%x1e", `${from}..HEAD`]);
   // A full commit id needs no lookup first: the log fails on one that is not there, and then it is checked.
   const given = assertRev(startingCommit, "startingCommit");
   const out =
@@ -567,12 +569,9 @@ export async function commitsSince(root: string, startingCommit: string): Promis
     (await log(await resolveCommit(g, startingCommit)));
   return out
     .split("\x1e")
-    .map((rec) => rec.trim())
-    .filter(Boolean)
-    .map((rec) => {
-      const [sha, subject = ""] = rec.split("\x1f");
-      return { sha: sha.trim(), subject };
-    });
+    .filter((rec) => rec.trim())
+    .map((rec) => rec.trim().split("\x1f"))
+    .map(([sha, subject = "", body = ""]) => ({ sha: sha.trim(), subject, body: body.trim() }));
 }
 
 /**

@@ -1,74 +1,185 @@
-// The pull request autopilot suggests when a session is DONE: its title and body.
+// The pull request autopilot writes when a session is DONE: a description a reviewer can act on,
+// from what the session recorded. The title says what the change does (the spec's own summary, else
+// its name and phases); the body says what changed and why per phase (the commits' subjects and the
+// reasons their authors gave), what the planner assumed and who answered each gate, how it was
+// tested (what the executor ran, what verification checked, the final review), the findings left
+// open with their fate, and the cost or why it is unknown.
+import type { AutopilotState, HistoryEntry } from "../session/schema.js";
+import { fateTally, fateWords, findingsIn, type TrackedFinding } from "../session/findings.js";
+import { costUnknownWhy, formatCost } from "../session/usage.js";
+import { channelPhrase } from "../vocabulary.js";
+import { firstSentence } from "../markdown/spec-overview.js";
 import { commitsSince, sanitizeLabel, type CommitSummary } from "./git.js";
 
-export type PrPhase = string | { name: string; status?: string | null };
-/** A gate answered during the session, for the PR's "Decisions" section. */
-export interface PrDecision {
-  phase: number | null;
-  decision: string;
-  answer?: string;
-  /** "answered by the host model; no person may have seen it" */
-  who: string;
+const TITLE_MAX = 72;
+/** A line of evidence says what ran and what it showed; a longer one is cut (the output is not the PR's). */
+const LINE_MAX = 200;
+const OPENING_MAX = 800;
+
+export interface PrSpec {
+  /** The spec's `# heading`. */
+  title: string | null;
+  /** Its summary (src/markdown/spec-overview.ts). */
+  overview: string | null;
 }
 
-/** The PR title and body suggested at DONE, from the commits since `startingCommit`. */
+/** One line, at most `max` characters, cut at a word. */
+function clipped(s: string, max: number): string {
+  const one = s.replace(/\s+/g, " ").trim();
+  if (one.length <= max) return one;
+  const cut = one.slice(0, max - 1);
+  const word = cut.lastIndexOf(" ");
+  return `${(word > max / 2 ? cut.slice(0, word) : cut).replace(/[\s,;:—-]+$/, "")}…`;
+}
+
+/**
+ * What the change does, within 72 characters: the summary's first sentence (or its first clause
+ * when that says enough), else the spec's name with its phases, else the longest of them cut at a word.
+ */
+export function prTitle(spec: PrSpec, phases: readonly string[]): string {
+  const sentence = spec.overview ? sanitizeLabel(firstSentence(spec.overview)) : null;
+  if (sentence && sentence.length <= TITLE_MAX) return sentence;
+  const clause = sentence?.split(/[,;:—]\s/)[0]?.trim();
+  if (clause && clause.length <= TITLE_MAX && clause.split(" ").length >= 5) return clause;
+  const name = spec.title?.trim() ? sanitizeLabel(spec.title) : null;
+  const named = name && phases.length ? `${name}: ${phases.map(sanitizeLabel).join(", ")}` : name;
+  if (named && named.length <= TITLE_MAX) return named;
+  return clipped(named ?? sentence ?? "Autopilot changes", TITLE_MAX);
+}
+
+/** What a commit's author said about why: its body without the trailer block at its end. */
+function reasonOf(body: string): string {
+  const paragraphs = body.trim().split(/\n\s*\n/);
+  const last = paragraphs.at(-1) ?? "";
+  if (last && last.split("\n").every((l) => /^[A-Za-z][\w-]*: /.test(l))) paragraphs.pop();
+  return paragraphs.join("\n\n").trim();
+}
+
+function bullet(text: string): string {
+  return `- ${text.replace(/\n/g, "\n  ")}`;
+}
+
+function commitItem(c: CommitSummary, note = ""): string {
+  const reason = reasonOf(c.body);
+  return bullet(`${c.subject} (${c.sha.slice(0, 7)})${note}${reason ? `\n${reason}` : ""}`);
+}
+
+function findingLine(e: TrackedFinding): string {
+  const where = e.source === "final" ? "final review" : `phase ${(e.phase ?? 0) + 1} ${e.source}`;
+  const loc = e.file ? ` ${e.file}${e.line !== undefined ? `:${e.line}` : ""}` : "";
+  return `${e.severity}${loc} — ${sanitizeLabel(e.title)} (${where}, ${e.id}): ${fateWords(e, { short: true })}`;
+}
+
+/** "verification passed after 1 failed round (its findings: 1 fixed); review: 1 blocking fixed (commit …)". */
+function checkedLine(state: AutopilotState, h: HistoryEntry, i: number): string {
+  const v = findingsIn(state.findingLedger, { source: "verification", phase: i });
+  const r = findingsIn(state.findingLedger, { source: "review", phase: i });
+  const failed = h.checkRounds?.verification.filter((x) => x === "fail").length ?? h.verificationFailures ?? 0;
+  const kept = (h as { verification?: unknown }).verification;
+  const verdict = h.verificationPassed ? "passed" : typeof kept === "string" ? kept : "not run";
+  const tally = v.length ? ` (its findings: ${fateTally(v)})` : "";
+  const after = failed ? ` after ${failed} failed round${failed === 1 ? "" : "s"}${tally}` : "";
+  return `verification ${verdict}${after}; review: ${r.length ? fateTally(r) : "no findings"}`;
+}
+
+/** The pull request's title and body, from the state and the commits since its starting commit. */
+function pullRequestText(
+  state: AutopilotState,
+  spec: PrSpec,
+  commits: readonly CommitSummary[],
+): { title: string; body: string } {
+  const phases = state.phases;
+  const title = prTitle(
+    spec,
+    phases.filter((p) => p.status !== "skipped").map((p) => p.name),
+  );
+  const own = new Map(state.commits.map((c) => [c.sha, c]));
+  const isOwn = (c: CommitSummary) =>
+    own.has(c.sha) || c.subject.startsWith("[autopilot]") || /^Autopilot(-Effect)?: /m.test(c.body);
+  const finished = (i: number) => state.history.filter((h) => h.phase === i).at(-1);
+  const out: string[] = [];
+  if (spec.overview) out.push(clipped(spec.overview, OPENING_MAX), "");
+
+  out.push("## What changed", "");
+  phases.forEach((p, i) => {
+    out.push(`### Phase ${i + 1}: ${sanitizeLabel(p.name)}`, "");
+    if (p.status === "skipped") out.push("Skipped by a decision: nothing of it is in this change.");
+    const mine = commits.filter((c) => own.get(c.sha)?.phase === i);
+    if (!mine.length && p.status !== "skipped") out.push("No commit.");
+    for (const c of mine)
+      out.push(commitItem(c, own.get(c.sha)?.recovery ? " (unfinished work, kept when its task stopped)" : ""));
+    out.push("");
+  });
+  const finalFixes = commits.filter((c) => own.has(c.sha) && own.get(c.sha)?.phase === null);
+  if (finalFixes.length) out.push("### Fixes from the final review", "", ...finalFixes.map((c) => commitItem(c)), "");
+  const theirs = commits.filter((c) => !isOwn(c));
+  if (theirs.length)
+    out.push("### Commits made during the session by others", "", ...theirs.map((c) => commitItem(c)), "");
+
+  const assumed = phases.flatMap((_, i) => (finished(i)?.assumptions ?? []).map((a) => `Phase ${i + 1}: ${a}`));
+  const decided = state.decisions.filter((d) => d.decision !== "note");
+  if (assumed.length || decided.length) out.push("## Assumptions and decisions", "");
+  if (assumed.length)
+    out.push(
+      "Where the spec was silent, the planner assumed:",
+      "",
+      ...assumed.map((a) => bullet(sanitizeLabel(a))),
+      "",
+    );
+  if (decided.length) {
+    out.push("Who answered each gate:", "");
+    for (const d of decided)
+      out.push(
+        `- ${d.phase === null ? "Final review" : `Phase ${d.phase + 1}`}: \`${sanitizeLabel(d.decision)}\`${d.answer ? ` "${sanitizeLabel(d.answer)}"` : ""} — ${channelPhrase(d.by)}`,
+      );
+    out.push("");
+  }
+
+  out.push("## How it was tested", "");
+  phases.forEach((p, i) => {
+    const h = finished(i);
+    if (!h || p.status === "skipped") return;
+    out.push(`- Phase ${i + 1}: ${checkedLine(state, h, i)}.`);
+    for (const line of h.tested?.executor ?? []) out.push(`  - the executor ran: ${clipped(line, LINE_MAX)}`);
+    for (const line of h.tested?.verification ?? []) out.push(`  - verification checked: ${clipped(line, LINE_MAX)}`);
+  });
+  const finalFound = findingsIn(state.findingLedger, { source: "final", phase: null });
+  out.push(
+    `- Final review of the whole change: ${state.finalReview.status}${finalFound.length ? ` (${fateTally(finalFound)})` : ", no findings"}.`,
+  );
+  const validation = state.phaseRun.lastValidation;
+  if (validation)
+    out.push(
+      `  - validation after its last fix round: ${validation.passed ? "pass" : "fail"}: ${clipped(validation.summary, LINE_MAX)}`,
+    );
+  out.push("");
+
+  const open = (state.findingLedger ?? []).filter((e) => e.fate !== "fixed");
+  out.push("## Findings left open", "");
+  out.push(...(open.length ? open.map((e) => bullet(findingLine(e))) : ["None: every finding was fixed."]), "");
+
+  const total = state.usage?.total;
+  const why = costUnknownWhy(total);
+  out.push("## Cost", "", why ? `Cost unknown: ${why}.` : `Persona runs: ${formatCost(total)}.`);
+  const byPhase = Object.entries(state.usage?.byPhase ?? {});
+  if (!why && byPhase.length)
+    out.push(
+      "",
+      ...byPhase.map(([k, t]) => `- ${k === "final" ? "Final review" : `Phase ${k}: ${t.name}`}: ${formatCost(t)}`),
+    );
+
+  out.push("", "## Commits", "");
+  if (!commits.length) out.push("- (no commits since the starting commit)");
+  for (const c of commits) out.push(`- ${c.sha.slice(0, 7)} ${c.subject}`);
+  return { title, body: out.join("\n") + "\n" };
+}
+
+/** The pull request, from the commits since the session's starting commit. */
 export async function prTitleAndBody(
   root: string,
   startingCommit: string,
-  opts: {
-    specTitle?: string | null;
-    phases?: PrPhase[];
-    cost?: { total: string; lines: string[] };
-    decisions?: PrDecision[];
-    /** autopilot's commits (the session's `commits`): told apart by sha, whatever their subjects' convention. */
-    own?: { sha: string; label: string; recovery: boolean }[];
-  } = {},
+  state: AutopilotState,
+  spec: PrSpec,
 ): Promise<{ title: string; body: string }> {
-  const commits = await commitsSince(root, startingCommit);
-  const own = new Map((opts.own ?? []).map((c) => [c.sha, c]));
-  const isOwn = (c: CommitSummary) => own.has(c.sha) || c.subject.startsWith("[autopilot]");
-  const labelOf = (c: CommitSummary) =>
-    own.get(c.sha)?.label ?? c.subject.replace(/^\[autopilot\](\[recovery\])?\s*/, "");
-  let title = sanitizeLabel(opts.specTitle ?? "");
-  if (!opts.specTitle || !opts.specTitle.trim()) {
-    const firstUsers = commits.find((c) => !isOwn(c));
-    title = firstUsers?.subject ?? (commits[0] ? labelOf(commits[0]) : "Autopilot changes");
-  }
-  if (title.length > 72) title = title.slice(0, 71) + "…";
-
-  const lines: string[] = ["## Summary", ""];
-  const phases = opts.phases ?? [];
-  const specName = opts.specTitle?.trim();
-  lines.push(
-    `${specName ? `Implements ${specName}` : "Autopilot run"}: ${phases.length} phase${phases.length === 1 ? "" : "s"}, ${commits.length} commit${commits.length === 1 ? "" : "s"}.`,
-  );
-  if (phases.length) {
-    lines.push("", "## Phases", "");
-    phases.forEach((p, i) => {
-      const name = typeof p === "string" ? p : p.name;
-      const status = typeof p === "string" ? null : p.status;
-      lines.push(`- Phase ${i + 1}: ${name}${status ? ` (${status})` : ""}`);
-    });
-  }
-  if (opts.cost) {
-    lines.push("", "## Cost", "", `Persona runs: ${opts.cost.total}.`);
-    if (opts.cost.lines.length) lines.push("", ...opts.cost.lines.map((l) => `- ${l}`));
-  }
-  const decided = opts.decisions ?? [];
-  if (decided.length) {
-    lines.push("", "## Decisions", "", "Who answered each gate:", "");
-    for (const d of decided)
-      lines.push(
-        `- ${d.phase === null ? "Final review" : `Phase ${d.phase + 1}`}: \`${sanitizeLabel(d.decision)}\`${d.answer ? ` "${sanitizeLabel(d.answer)}"` : ""} — ${d.who}`,
-      );
-  }
-  const recovery = commits.filter((c) => own.get(c.sha)?.recovery ?? c.subject.startsWith("[autopilot][recovery]"));
-  if (recovery.length) {
-    lines.push("", "## Recovery commits", "", "These preserve work committed when a task's retry budget ran out:", "");
-    for (const c of recovery) lines.push(`- ${c.sha.slice(0, 7)} ${labelOf(c)}`);
-  }
-  lines.push("", "## Commits", "");
-  if (!commits.length) lines.push("- (no commits since the starting commit)");
-  for (const c of commits) lines.push(`- ${c.sha.slice(0, 7)} ${c.subject}`);
-  return { title, body: lines.join("\n") + "\n" };
+  return pullRequestText(state, spec, await commitsSince(root, startingCommit));
 }

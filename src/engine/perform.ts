@@ -1,8 +1,6 @@
 // Performs one effect from the outbox. Every effect is idempotent (commits carry their effect id
 // as a trailer, appended lines carry a marker, whole files are rewritten to the same bytes), so
 // replaying an outbox after a crash changes nothing that was already done.
-import { formatCost } from "../session/usage.js";
-import { channelPhrase } from "../vocabulary.js";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -31,6 +29,8 @@ import {
 } from "../effects/learnings.js";
 import { resetExecutionState } from "../effects/execution-state.js";
 import { parseSpec } from "../markdown/spec.js";
+import { specOverview } from "../markdown/spec-overview.js";
+import { writeTextAtomic } from "../effects/fsutil.js";
 import { doneTotals } from "../machine/reports.js";
 
 async function specTitle(root: string, state: AutopilotState): Promise<string | null> {
@@ -257,26 +257,16 @@ async function performUnlocked(
         finalReview: { status: state.finalReview.status, findingsCount: state.finalReview.findings.length },
       });
       if (!state.startingCommit) return state;
-      const pr = await prTitleAndBody(root, state.startingCommit, {
-        specTitle: title,
-        own: state.commits.map((c) => ({ sha: c.sha, label: c.label, recovery: c.recovery })),
-        phases: state.phases.map((p) => ({ name: p.name, status: p.status })),
-        cost: {
-          total: formatCost(state.usage?.total),
-          lines: Object.entries(state.usage?.byPhase ?? {}).map(
-            ([k, t]) => `${k === "final" ? "Final review" : `Phase ${k}: ${t.name}`}: ${formatCost(t)}`,
-          ),
-        },
-        decisions: state.decisions
-          .filter((d) => d.decision !== "note")
-          .map((d) => ({
-            phase: d.phase,
-            decision: d.decision,
-            ...(d.answer ? { answer: d.answer } : {}),
-            who: channelPhrase(d.by),
-          })),
+      const text = await readFile(path.join(root, state.specPath), "utf8").catch(() => null);
+      const pr = await prTitleAndBody(root, state.startingCommit, state, {
+        title,
+        overview: text === null ? null : specOverview(text),
       });
-      return notify({ ...state, pullRequest: pr }, { kind: "prTitle", title: pr.title });
+      await writeTextAtomic(ws.pr, pr.body);
+      return notify(
+        { ...state, pullRequest: { ...pr, ...(title ? { spec: title } : {}) } },
+        { kind: "prTitle", title: pr.title, file: `${ws.sessionDirRel}/pr.md` },
+      );
     }
     case "appendLearnings": {
       const totals = doneTotals(state);

@@ -1,11 +1,12 @@
 // Words of the decision log that need nothing of its model: its title and a duration.
 import type { AutopilotState } from "../session/schema.js";
 
-/** "docs/changes/security-scanner/proposal.md" → "Security scanner". */
+/** The spec's name; else from its path: "docs/changes/security-scanner/proposal.md" → "Security scanner". */
 export function titleOf(state: AutopilotState): string {
-  const title = state.pullRequest?.title;
-  const fromPr = typeof title === "string" && title.trim() !== "" ? title : null;
-  if (fromPr) return fromPr;
+  // The spec's name, which the pull request keeps beside its title (a sentence); an older file, the title.
+  const pr = state.pullRequest;
+  const named = [pr?.spec, pr?.title].find((t) => typeof t === "string" && t.trim() !== "");
+  if (named) return named;
   const parts = state.specPath.replace(/\\/g, "/").split("/").filter(Boolean);
   const file = (parts.at(-1) ?? "").replace(/\.md$/i, "");
   const generic = /^(proposal|spec|design|readme|index)$/i.test(file);

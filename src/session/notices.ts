@@ -186,7 +186,7 @@ export const Notice = z.discriminatedUnion("kind", [
   }),
   notice("userChangesCommitted", { count: z.number().int(), sha: z.string(), message: z.string() }),
   notice("userChangesAlreadyCommitted", {}),
-  notice("prTitle", { title: z.string() }),
+  notice("prTitle", { title: z.string(), file: z.string().optional() }),
   notice("learningsPromoted", {
     promoted: z.number().int(),
     kept: z.number().int(),
@@ -400,7 +400,9 @@ export function renderNotice(n: Notice): string {
     case "userChangesAlreadyCommitted":
       return "Your earlier changes were already committed; nothing to commit.";
     case "prTitle":
-      return `Suggested PR title: ${n.title}`;
+      return n.file
+        ? `Pull request: "${n.title}"; its description (what changed and why, how it was tested, what is left open) is ${n.file}.`
+        : `Suggested PR title: ${n.title}`;
     case "learningsPromoted":
       return n.summaryTo
         ? `Learnings: added this run's entry to ${n.summaryTo}${n.promoted ? `; moved ${plural(n.promoted, "learning")} of this session there` : ""}${n.kept ? ` (${n.kept} session-specific kept in the session)` : ""}${n.held?.length ? `; ${plural(n.held.length, "learning")} held back in the session, contradicted by its later work (${n.held.join("; ")})` : ""}.`

@@ -78,6 +78,8 @@ export interface SessionPaths extends ProjectPaths {
   lock: string;
   handoff: string;
   summary: string;
+  /** The pull request's description, written at DONE (its title is in the state and the report). */
+  pr: string;
   /** The session's own learnings, promoted to the project's at DONE. */
   sessionLearnings: string;
   /** The changes that were in the working tree when the session started (src/effects/ownership.ts). */
@@ -141,6 +143,7 @@ function buildSessionPaths(projectRoot: string, slug: string): SessionPaths {
     lock: path.join(sessionDir, LOCK_FILE),
     handoff: path.join(sessionDir, "handoff.json"),
     summary: path.join(sessionDir, "summary.md"),
+    pr: path.join(sessionDir, "pr.md"),
     sessionLearnings: path.join(sessionDir, "learnings.md"),
     baseline: path.join(sessionDir, "baseline.json"),
     worktreePointer: path.join(sessionDir, WORKTREE_POINTER_FILE),

@@ -16,6 +16,8 @@ import { Complexity, DecisionBy, Finding, RigorLevel, Severity, StateName } from
 import { Effect } from "./effects.js";
 import { Notice } from "./notices.js";
 import { FindingLedger } from "./findings.js";
+import { PhaseNotes, PullRequest } from "./hand-back.js";
+export { PullRequest };
 
 // The shared words, from the ground floor (src/vocabulary.ts); exported here too, as the state file uses them.
 export {
@@ -94,6 +96,7 @@ export const HistoryEntry = z.looseObject({
   reviewRounds: z.array(z.record(z.string(), z.number())).optional(),
   /** Every round of the phase's checks: each verification's verdict, each review's resolution (absent in older files). */
   checkRounds: CheckRounds.optional(),
+  ...PhaseNotes,
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 
@@ -298,10 +301,6 @@ const CommitRecord = z.looseObject({
   subject: z.string().optional(),
 });
 type CommitRecord = z.infer<typeof CommitRecord>;
-
-/** The pull request autopilot suggests when a session is DONE (title and body from the commits). */
-export const PullRequest = z.looseObject({ title: z.string(), body: z.string() });
-export type PullRequest = z.infer<typeof PullRequest>;
 
 export const AutopilotState = z.looseObject({
   schemaVersion: z.literal(5),

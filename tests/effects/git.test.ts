@@ -3,7 +3,6 @@ import { mkdir, writeFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { makeRepo, git, type TempRepo } from "../helpers/git.js";
 import { assertGitReady, commitCheckpoint, commitsSince, diffScope, headCommit } from "../../src/effects/git.js";
-import { prTitleAndBody } from "../../src/effects/pull-request.js";
 import { AutopilotError } from "../../src/protocol/errors.js";
 
 const repos: TempRepo[] = [];
@@ -227,25 +226,22 @@ describe("final review scope and PR text", () => {
     expect(scope.stat).toMatch(/2 files changed/);
   });
 
-  it("commitsSince lists commits oldest first and prTitleAndBody builds a PR from them", async () => {
+  it("commitsSince lists commits oldest first, each with its subject and body", async () => {
     const { dir } = await repo();
     const start = await headCommit(dir);
     await writeFile(path.join(dir, "a.ts"), "1\n");
-    await commitCheckpoint(dir, { label: "Checkpoint 1: a", effectId: "1" });
+    await commitCheckpoint(dir, {
+      label: "Checkpoint 1: a",
+      effectId: "1",
+      subject: "feat: add a",
+      body: ["Why a is needed."],
+    });
     await writeFile(path.join(dir, "b.ts"), "1\n");
     await commitCheckpoint(dir, { label: "Phase 2: Rules — recovery at task 4", effectId: "2" });
     const commits = await commitsSince(dir, start);
-    expect(commits.map((c) => c.subject)).toEqual(["Checkpoint 1: a", "Phase 2: Rules — recovery at task 4"]);
-    const pr = await prTitleAndBody(dir, start, {
-      specTitle: "Security Scanner",
-      phases: [{ name: "Core Scanner", status: "complete" }, "Rules"],
-      own: commits.map((c, i) => ({ sha: c.sha, label: c.subject, recovery: i === 1 })),
-    });
-    expect(pr.title).toBe("Security Scanner");
-    expect(pr.body).toContain("- Phase 1: Core Scanner (complete)");
-    expect(pr.body).toContain("- Phase 2: Rules");
-    expect(pr.body).toContain(`- ${commits[0].sha.slice(0, 7)} Checkpoint 1: a`);
-    expect(pr.body).toContain("## Recovery commits");
+    expect(commits.map((c) => c.subject)).toEqual(["feat: add a", "Phase 2: Rules — recovery at task 4"]);
+    expect(commits[0].body).toMatch(/^Why a is needed\.\n\n/);
+    expect(commits[0].body).toContain("Autopilot-Effect: 1");
   });
 
   it("refuses a startingCommit that is not a commit id", async () => {

@@ -193,6 +193,10 @@ export const reviewActions = {
       j === i ? { ...p, status: skipped ? ("skipped" as const) : ("complete" as const), completedAt: now } : p,
     );
     const next: AutopilotState = { ...context, phases };
+    const tested = {
+      executor: [...(run.evidence ?? [])],
+      verification: [...((run.verificationRounds ?? []).at(-1)?.evidence ?? [])],
+    };
     const entry = {
       phase: i,
       name: phase.name,
@@ -212,6 +216,8 @@ export const reviewActions = {
       },
       ...(skipped ? { skipped: true } : {}),
       ...(run.reviewOverridden ? { reviewOverridden: true } : {}),
+      ...(run.assumptions?.length ? { assumptions: [...run.assumptions] } : {}),
+      ...(tested.executor.length || tested.verification.length ? { tested } : {}),
     };
     const effects: Effect[] = [];
     const withOutbox = (e: Effect) => {
