@@ -60,6 +60,38 @@ function indexLine(slug: string, f: SessionSummaryFields): string {
   return `- [${slug}](${slug}/summary.md) — ${indexDescription(f)} (${day})`;
 }
 
+const ACTIVE = "## Active Sessions";
+const FINISHED = "## Finished Sessions";
+
+/**
+ * The index with the slug's one line under `section` (a finished session leaves "Active"): its
+ * other lines (an older writer's duplicates, the line under the other section) go; the rest of
+ * the file, another tool's sections included, stays as it was.
+ */
+function placeInIndex(current: string | null, slug: string, line: string, section: string): string {
+  if (current === null || current.trim() === "") return `${section}\n\n${line}\n`;
+  const eol = eolOf(current);
+  const mine = (l: string) => l.startsWith(`- [${slug}]`);
+  const lines = current.split(/\r?\n/);
+  const at = lines.findIndex(mine);
+  // Already in place: replaced where it is, so the order of the section stays.
+  let heading = at - 1;
+  while (heading >= 0 && !/^## /.test(lines[heading])) heading--;
+  if (at >= 0 && (lines[heading] ?? "").trim() === section) {
+    return lines.flatMap((l, i) => (i === at ? [line] : mine(l) ? [] : [l])).join(eol);
+  }
+  const rest = lines.filter((l) => !mine(l));
+  while (rest.length && rest.at(-1)!.trim() === "") rest.pop();
+  const head = rest.findIndex((l) => l.trim() === section);
+  if (head < 0) return [...rest, "", section, "", line, ""].join(eol);
+  let end = rest.findIndex((l, i) => i > head && /^## /.test(l));
+  if (end < 0) end = rest.length;
+  let last = end - 1;
+  while (last > head && rest[last].trim() === "") last--;
+  rest.splice(last + 1, 0, ...(last === head ? ["", line] : [line]));
+  return rest.join(eol) + eol;
+}
+
 export async function writeSessionSummary(
   ws: SessionPaths,
   fields: SessionSummaryFields,
@@ -72,32 +104,7 @@ export async function writeSessionSummary(
   const line = indexLine(slug, fields);
   const indexPath = ws.sessionsIndex;
   const current = await readTextOrNull(indexPath);
-  let next: string;
-  if (current === null || current.trim() === "") {
-    next = `## Active Sessions\n\n${line}\n`;
-  } else {
-    const eol = eolOf(current);
-    const lines = current.split(/\r?\n/);
-    const mine = (l: string) => l.startsWith(`- [${slug}]`);
-    const first = lines.findIndex(mine);
-    if (first >= 0) {
-      // Replace the slug's line in place; drop any duplicates an older writer left behind.
-      const out: string[] = [];
-      lines.forEach((l, i) => {
-        if (i === first) out.push(line);
-        else if (!mine(l)) out.push(l);
-      });
-      next = out.join(eol);
-    } else {
-      let last = -1;
-      lines.forEach((l, i) => {
-        if (l.trim() !== "") last = i;
-      });
-      lines.splice(last + 1, 0, line);
-      next = lines.join(eol);
-      if (!next.endsWith(eol)) next += eol;
-    }
-  }
+  const next = placeInIndex(current, slug, line, /^DONE\b/.test(fields.status) ? FINISHED : ACTIVE);
   if (next !== current) await writeTextAtomic(indexPath, next);
   return { summaryPath, indexLine: line };
 }

@@ -198,7 +198,9 @@ async function performUnlocked(
     case "reportHarnessFiles": {
       const status = await harnessFilesStatus(root, slug).catch(() => null);
       const kept = keptWorktrees(root, state);
-      return status ? notify(state, { kind: "harnessFiles", ...status, ...(kept.length ? { kept } : {}) }) : state;
+      return status
+        ? notify(state, { kind: "harnessFiles", ...status, ...(kept.length ? { kept } : {}), session: slug })
+        : state;
     }
     case "appendFailure": {
       const { date, skill, type, text } = effect.args;
@@ -237,7 +239,10 @@ async function performUnlocked(
         spec: state.specPath,
         plan: a.plan ?? null,
         keyContext: a.keyContext,
-        nextStep: a.nextStep,
+        nextStep:
+          a.ignoreAdvice && !(await harnessFilesStatus(root, slug).catch(() => null))?.sessionsIgnored
+            ? `${a.nextStep} Keep .harness/sessions/ out of git (add the line \`.harness/sessions/\` to .gitignore).`
+            : a.nextStep,
       });
       return state;
     }

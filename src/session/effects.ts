@@ -84,6 +84,8 @@ const WriteSummaryArgs = z.looseObject({
   plan: z.string().nullable().optional(),
   keyContext: z.string(),
   nextStep: z.string(),
+  /** At DONE: add the advice to keep .harness/sessions/ out of git, unless git already ignores it. */
+  ignoreAdvice: z.boolean().optional(),
 });
 
 function entry<T extends string, A extends z.ZodType>(type: T, args: A) {

@@ -3,6 +3,7 @@
 // facts as they were when the session finished, worded only when a Step is made.
 import { z } from "zod";
 import { SeverityCounts } from "../vocabulary.js";
+import { shellWord } from "../protocol/words.js";
 
 export function counted(c: SeverityCounts): string {
   return `${c.blocking} blocking, ${c.warning} warning, ${c.note} note`;
@@ -47,6 +48,8 @@ export const HarnessFilesNotice = z.looseObject({
   sessionsIgnored: z.boolean(),
   /** A parallel session's worktrees kept unmerged (a stopped attempt's work), still on disk. */
   kept: z.array(z.object({ worktree: z.string(), branch: z.string() })).optional(),
+  /** The session's name, for the decision log's command (absent in earlier notices). */
+  session: z.string().optional(),
 });
 
 export function renderDone(n: z.infer<typeof DoneNotice>): string {
@@ -82,6 +85,11 @@ export function renderHarnessFiles(n: z.infer<typeof HarnessFilesNotice>): strin
       ? [
           "  - kept for you, unmerged (a stopped attempt's work: look at it, then `git worktree remove --force <folder>` and `git branch -D <branch>`):",
           ...n.kept.map((k) => `    ${k.worktree} (branch ${k.branch})`),
+        ]
+      : []),
+    ...(n.session
+      ? [
+          `The session's decision log (every gate, check and finding, the commits, the cost): autopilot log ${shellWord(n.session)}, or autopilot log ${shellWord(n.session)} --format html --out ${shellWord(`${n.session}.html`)} for a page to share.`,
         ]
       : []),
   ].join("\n");

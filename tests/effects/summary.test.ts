@@ -72,6 +72,29 @@ describe("session summary", () => {
     expect((await readSessionIndex(projectPaths(dir))).map((e) => e.slug)).toEqual(["other", slug]);
   });
 
+  it("moves a finished session out of Active Sessions, and a fresh one of the same spec back in", async () => {
+    await mkdir(path.dirname(index()), { recursive: true });
+    await writeFile(
+      index(),
+      "## Active Sessions\n\n- [other](other/summary.md) — execution, in progress (2026-03-01)\n",
+    );
+    await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
+    await writeSessionSummary(sessionPaths(dir, slug), {
+      ...phaseFields,
+      phase: undefined,
+      lastActive: "2026-03-20T09:00:00Z",
+      status: "DONE. 3 phases, 30 tasks complete.",
+    });
+    const done = `- [${slug}](${slug}/summary.md) — autopilot, done. 3 phases, 30 tasks complete. (2026-03-20)`;
+    expect(await readFile(index(), "utf8")).toBe(
+      `## Active Sessions\n\n- [other](other/summary.md) — execution, in progress (2026-03-01)\n\n## Finished Sessions\n\n${done}\n`,
+    );
+    await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
+    expect(await readFile(index(), "utf8")).toBe(
+      `## Active Sessions\n\n- [other](other/summary.md) — execution, in progress (2026-03-01)\n- [${slug}](${slug}/summary.md) — autopilot, phase 1 of 3, phase 1 complete. 8/8 tasks. (2026-03-19)\n\n## Finished Sessions\n`,
+    );
+  });
+
   it("a replay with the same fields rewrites nothing", async () => {
     await writeSessionSummary(sessionPaths(dir, slug), phaseFields);
     const before = await stat(index());

@@ -331,7 +331,7 @@ describe("a two-phase session's records", () => {
     );
     const summary = await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "summary.md"), "utf8");
     expect(summary).toContain("not fixed: warning Naming differs between phases (simulated)");
-    expect(summary).toContain("keep .harness/sessions/ out of git");
+    expect(summary).toContain("Keep .harness/sessions/ out of git (add the line `.harness/sessions/` to .gitignore).");
   });
 
   it("resumes with where the session stands and what was decided", () => {

@@ -48,7 +48,9 @@ class AssumingPlanner implements PersonaRunner {
 
 describe("the pull request of a session", () => {
   it("says what the change does, what changed and why, what was assumed, how it was tested and what is left open", async () => {
-    repo = await makeRepo({ files: { "README.md": "# wc\n", [SPEC_PATH]: SPEC } });
+    repo = await makeRepo({
+      files: { "README.md": "# wc\n", ".gitignore": ".harness/sessions/\n", [SPEC_PATH]: SPEC },
+    });
     const engine = new Engine(repo.dir);
     const reports: string[] = [];
     const runner = new AssumingPlanner(
@@ -113,6 +115,31 @@ describe("the pull request of a session", () => {
     expect(body).toMatch(/## Cost\n\nCost unknown: \d+ persona runs reported, none with its usage/);
     expect(body).not.toMatch(/Implements|Persona runs: unknown\./);
     expect(await git(repo.dir, "status", "--porcelain", "--", ".", ":(exclude).harness")).toBe("");
+
+    // No loose ends: the decision log named, the finished session out of "Active", advice that fits the repository.
+    const done = reports.at(-1)!;
+    expect(done).toContain(
+      `The session's decision log (every gate, check and finding, the commits, the cost): autopilot log ${slug}, or autopilot log ${slug} --format html --out ${slug}.html for a page to share.`,
+    );
+    expect(done).toContain(".harness/sessions/ is this session's working state and git already ignores it.");
+    const summary = await readFile(path.join(sessions, slug, "summary.md"), "utf8");
+    expect(summary).toContain("**Next step:** All phases complete. Open the pull request (its description is pr.md");
+    expect(summary).not.toContain(".gitignore");
+    const index = await readFile(path.join(sessions, "index.md"), "utf8");
+    expect(index).toMatch(new RegExp(`^## Active Sessions\\n\\n## Finished Sessions\\n\\n- \\[${slug}\\]`));
+  });
+
+  it("advises ignoring the session folders only where git does not already", async () => {
+    repo = await makeRepo({ files: { "README.md": "# wc\n", [SPEC_PATH]: SPEC } });
+    const engine = new Engine(repo.dir);
+    const runner = new ScriptedRunner({ phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } });
+    const { final } = await drive(engine, (await engine.start(SPEC_PATH)).step, runner, new PolicyGate());
+    expect(final.state).toBe("DONE");
+    const sessions = path.join(repo.dir, ".harness", "sessions");
+    const slug = (await readdir(sessions, { withFileTypes: true })).find((d) => d.isDirectory())!.name;
+    expect(await readFile(path.join(sessions, slug, "summary.md"), "utf8")).toContain(
+      "Keep .harness/sessions/ out of git (add the line `.harness/sessions/` to .gitignore).",
+    );
   });
 });
 

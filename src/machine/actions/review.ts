@@ -390,7 +390,8 @@ export const reviewActions = {
         status: `DONE. ${context.phases.filter((p) => p.status === "complete").length} phases, ${context.history.reduce((n, h) => n + (h.tasksCompleted ?? 0), 0)} tasks complete.`,
         keyContext: `Autopilot carried ${context.specPath} through ${context.phases.length} phases; final review ${fr.status} (${finalRecord(context)}).${record} Decisions: ${channelCounts(context.decisions)}.`,
         nextStep:
-          "All phases complete. Create a PR or close the session. Commit .harness/learnings.md (and .harness/failures.md, if any) if your team keeps them; keep .harness/sessions/ out of git (add it to .gitignore).",
+          "All phases complete. Open the pull request (its description is pr.md in this folder) or close the session. Commit .harness/learnings.md (and .harness/failures.md, if any) if your team keeps them.",
+        ignoreAdvice: true,
       },
     });
     add({ type: "reportHarnessFiles", args: {} });
