@@ -535,7 +535,7 @@ describe(`Claude Code TUI ${CLAUDE_CODE_VERSION} with autopilot install claude`,
     // (The review's own line is left out: the summary's Review field says the same.)
     expect(cont.shown.slice(0, 2)).toEqual([
       "Phase 1: Core Greeting — COMPLETE",
-      "Tasks: 2/2 | Retries: 0 | Verification: pass | Review: 0 blocking, 0 warning, 1 note",
+      "Tasks: 2/2 | Retries: 0 | Verification: pass | Review: 1 note open",
     ]);
 
     // Without --allow, in auto mode behind a non-Anthropic endpoint: the notice once, then a
