@@ -3,6 +3,8 @@
 // Bottom to top; modules of one row sit side by side and may import each other.
 const LAYERS = [
   { name: "vocabulary", path: "^src/vocabulary\\.ts$" },
+  // The rule tables the state file and the machine both read: the policy and the signal registry.
+  { name: "rules", path: "^src/rules/" },
   { name: "protocol", path: "^src/protocol/" },
   { name: "session", path: "^src/session/" },
   { name: "machine", path: "^src/machine/" },
@@ -14,9 +16,6 @@ const LAYERS = [
   { name: "front ends", path: "^src/(mcp|headless|cli|install|runners)/" },
 ];
 
-// Arrows that still run against the list (src/session reading the machine's policy, signal registry
-// and stage list) are recorded pair by pair in .dependency-cruiser-known-violations.json, which
-// npm run lint passes with --ignore-known: a new arrow fails; the file shrinks as they are removed.
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `no-import-above-${layer.name.replace(/\W+/g, "-")}`,
   comment: `${layer.name} is below ${LAYERS.slice(i + 1)

@@ -21,7 +21,7 @@ export const STATE_NAMES = [
 export const StateName = z.enum(STATE_NAMES);
 export type StateName = z.infer<typeof StateName>;
 
-/** `--fast`, standard, `--thorough` (what each changes: RIGOR in src/machine/policy.ts). */
+/** `--fast`, standard, `--thorough` (what each changes: RIGOR in src/rules/policy.ts). */
 export const RigorLevel = z.enum(["fast", "standard", "thorough"]);
 export type RigorLevel = z.infer<typeof RigorLevel>;
 

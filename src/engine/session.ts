@@ -47,7 +47,7 @@ import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
 import { commitRejectedError, unknownSessionMessage } from "./session-errors.js";
 import type { startArgs } from "./flags.js";
-import { PARALLEL_MIN_TASKS, RIGOR } from "../machine/policy.js";
+import { PARALLEL_MIN_TASKS, RIGOR } from "../rules/policy.js";
 import { resumedNotice } from "../machine/actions/session.js";
 
 export interface SessionEngineOptions {

@@ -6,7 +6,7 @@ import { effectiveComplexity } from "../machine/autopilot.machine.js";
 import { gateFindings, gateIds, gateLine, gateSource } from "../machine/fix-choice.js";
 import { humanOnlyOf, optionsOf, type QuestionName } from "../machine/questions.js";
 import { doneTotals } from "../machine/reports.js";
-import { SIGNAL_DEFS, firedSignals, signalsFor } from "../machine/signals.js";
+import { SIGNAL_DEFS, firedSignals, signalsFor } from "../rules/signals.js";
 import { renderNotices } from "../session/notices.js";
 import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
 import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.js";

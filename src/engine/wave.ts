@@ -15,7 +15,7 @@ import { AutopilotError } from "../protocol/errors.js";
 import { confine } from "../session/confine.js";
 import { planHeaders } from "../markdown/plan-header.js";
 import { failureTail, runValidation } from "../effects/validation.js";
-import { planDefectSendBackLeft } from "../machine/policy.js";
+import { planDefectSendBackLeft } from "../rules/policy.js";
 import {
   PLAN_DEFECT_STOP,
   drain,

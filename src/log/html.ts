@@ -5,7 +5,7 @@ import { renderStateDiagram, stateGraph, type StateGraph } from "./diagram.js";
 import { planOutcome, whyOf } from "./markdown.js";
 import { checksHtml, finalItemsHtml } from "./html-checks.js";
 import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, type SeverityTally } from "./model.js";
-import { SIGNAL_DEFS } from "../machine/signals.js";
+import { SIGNAL_DEFS } from "../rules/signals.js";
 import { CSS, esc } from "./html-kit.js";
 import { modelRuns } from "./html-models.js";
 

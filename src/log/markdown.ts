@@ -1,6 +1,6 @@
 // The decision log as Markdown: a report a person reads in a terminal, an editor or a PR comment.
 import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, type SeverityTally } from "./model.js";
-import { SIGNAL_DEFS } from "../machine/signals.js";
+import { SIGNAL_DEFS } from "../rules/signals.js";
 import { checksMarkdown } from "./checks-text.js";
 
 /** One table cell: no line breaks, pipes escaped, raw HTML neutralised (renderers would run it). */

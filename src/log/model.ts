@@ -7,7 +7,7 @@
 // quirks (plain-string decisions become `{decision: "note", note}`, missing `by`, history entries
 // with only some fields); every field below that the file could not supply is null rather than a
 // guess, and the few inferences we make are marked (`whoInferred`, `phaseInferred`).
-import { SIGNAL_DEFS, firedSignals, normalizedSignals, type SignalName } from "../machine/signals.js";
+import { SIGNAL_DEFS, firedSignals, normalizedSignals, type SignalName } from "../rules/signals.js";
 import { channelPhrase } from "../vocabulary.js";
 import {
   isHumanChannel,

@@ -11,7 +11,7 @@ import { and, not, or, setup } from "xstate";
 import type { AutopilotState } from "../session/schema.js";
 import type { PersonaName, ResultKind } from "../protocol/step.js";
 import { answer, type QuestionName } from "./questions.js";
-import { RIGOR } from "./policy.js";
+import { RIGOR } from "../rules/policy.js";
 import type { AutopilotEvent } from "./events.js";
 import { guards } from "./guards.js";
 import { sessionActions } from "./actions/session.js";
@@ -378,7 +378,7 @@ export const autopilotMachine = setup({
             PLAN_FACTS: { target: "evaluate", actions: "storePlanFacts" },
           },
         },
-        // The conditional review gate, in the skill's order: rigor first, then the signals (src/machine/signals.ts).
+        // The conditional review gate, in the skill's order: rigor first, then the signals (src/rules/signals.ts).
         evaluate: {
           always: [
             {
@@ -904,7 +904,7 @@ export const autopilotMachine = setup({
             ],
           },
         },
-        // At most FINAL_REVIEW_FIX_BUDGET fix rounds (src/machine/policy.ts); the next "fix" escalates to the human.
+        // At most FINAL_REVIEW_FIX_BUDGET fix rounds (src/rules/policy.ts); the next "fix" escalates to the human.
         fixBudgetCheck: {
           always: [
             { guard: "finalFixBudgetLeft", target: "fixing", actions: "countFinalFix" },

@@ -10,8 +10,8 @@ import {
   goesToExecutor,
   MAX_FINAL_REVIEW_FIXES,
 } from "./helpers.js";
-import { firedSignals, signalsFor } from "./signals.js";
-import { RIGOR, planDefectSendBackLeft, sendBacksAllowed } from "./policy.js";
+import { firedSignals, signalsFor } from "../rules/signals.js";
+import { RIGOR, planDefectSendBackLeft, sendBacksAllowed } from "../rules/policy.js";
 import { budgetSpent } from "../session/usage.js";
 import type { AnswerOf } from "./questions.js";
 import { saidWith } from "./words.js";

@@ -14,8 +14,8 @@ import type {
 import { channelPhrase } from "../vocabulary.js";
 import { fateTally, findingsIn } from "../session/findings.js";
 import { countBySeverity } from "./reports.js";
-import { firedSignals, signalsFor } from "./signals.js";
-import { FINAL_REVIEW_FIX_BUDGET } from "./policy.js";
+import { firedSignals, signalsFor } from "../rules/signals.js";
+import { FINAL_REVIEW_FIX_BUDGET } from "../rules/policy.js";
 import { FIXABLE_HOOK, type AutopilotEvent } from "./events.js";
 
 /** The final review's fix budget (the policy's); kept under this name for readers of the machine. */

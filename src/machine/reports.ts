@@ -5,7 +5,7 @@ import type { Finding } from "../vocabulary.js";
 import type { NoticeOf } from "../session/notices.js";
 import { fateGroups, fateWords, findingsIn } from "../session/findings.js";
 
-export { planGateReport } from "./signals.js";
+export { planGateReport } from "../rules/signals.js";
 
 export function countBySeverity(findings: Finding[]): { blocking: number; warning: number; note: number } {
   const out = { blocking: 0, warning: 0, note: 0 };

@@ -5,7 +5,7 @@
 // template or example in a code block must never inflate them.
 import type { Heading, List, Nodes, Paragraph, RootContent } from "mdast";
 import { headingSource, parseMarkdown, plainText } from "./mdast.js";
-import { TASK_SIZE } from "../machine/policy.js";
+import { TASK_SIZE } from "../rules/policy.js";
 
 import type { CheckpointKind } from "../vocabulary.js";
 export type { CheckpointKind };

@@ -16,7 +16,7 @@ import {
   scratchpadRule as scratchpadRuleFor,
   sendBacksAllowed,
   whatFollows,
-} from "../machine/policy.js";
+} from "../rules/policy.js";
 import { finalFixSection, phaseFixSection, reReviewSection, recheckSection } from "./finding-briefs.js";
 import { briefPath, COMMIT_FIELD, fenceFor, FIX_COMMIT_FIELD, reply, resultPath } from "./brief-kit.js";
 import { commitChecksSection, hookFixBrief } from "./hook-briefs.js";

@@ -6,7 +6,7 @@
 import type { AutopilotState } from "../session/schema.js";
 import type { DispatchNext, Step } from "../protocol/step.js";
 import { stageMetaAt } from "../machine/stages.js";
-import { FINAL_REVIEW_FIX_BUDGET } from "../machine/policy.js";
+import { FINAL_REVIEW_FIX_BUDGET } from "../rules/policy.js";
 import {
   agentFileModel,
   claudeAgentModel,

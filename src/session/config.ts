@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
-import { PARALLEL_MIN_TASKS, PARALLEL_MIN_TASKS_RANGE, RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../machine/policy.js";
+import { PARALLEL_MIN_TASKS, PARALLEL_MIN_TASKS_RANGE, RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../rules/policy.js";
 import { CONFIG_FILE_REL, projectPaths } from "./paths.js";
 import { PERSONAS } from "../vocabulary.js";
 import { parseBudget } from "./usage.js";

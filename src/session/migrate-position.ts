@@ -4,7 +4,7 @@
 // keeps what it replaced beside it (`original<Field>`), and refuses with `corrupt_state` what it
 // cannot read safely: a guess here would resume the wrong phase.
 import { Complexity, CurrentTask, STATE_NAMES, type PhaseStatus, type StateName } from "./schema.js";
-import { RETRY_BUDGET } from "../machine/policy.js";
+import { RETRY_BUDGET } from "../rules/policy.js";
 import {
   COMPLEXITY_OR_NULL,
   STR,

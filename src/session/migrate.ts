@@ -29,7 +29,6 @@ import {
 import { sessionDirRel } from "./paths.js";
 import { slugFromSpecPath } from "./slug.js";
 import { Budget, UsageLedger, budgetSpent } from "./usage.js";
-import { RESTING_STAGES, stageMetaAt } from "../machine/stages.js";
 import { FindingLedger } from "./findings.js";
 import { deriveFindingLedger } from "./findings-derive.js";
 import {
@@ -58,6 +57,20 @@ import {
   normalizeFinalReview,
   normalizeHistory,
 } from "./migrate-records.js";
+
+/**
+ * The dispatching stages whose spent budget's question the engine asked before the machine had a
+ * stage for it (files written then rest there); each has its `budget<Stage>` stage now. A fact
+ * about those files, so a fixed list: stages added since never held the engine's question
+ * (tests/machine/budget.test.ts holds each to a stage of the machine).
+ */
+export const BUDGET_QUESTION_HELD: Readonly<Partial<Record<StateName, readonly string[]>>> = {
+  PLAN: ["planning"],
+  EXECUTE: ["running", "fixing", "commitFix"],
+  VERIFY: ["running", "commitFix"],
+  REVIEW: ["running"],
+  FINAL_REVIEW: ["running", "fixing", "commitFix"],
+};
 
 export interface MigrateOptions {
   /** Current HEAD, used as `startingCommit` for pre-v3 files whose history names no commit. */
@@ -379,8 +392,7 @@ export function migrateState(raw: unknown, opts: MigrateOptions = {}): MigrateRe
     budget.success &&
     budget.data.continueOnceAt !== engine.stepId &&
     budgetSpent(budget.data, usage.success ? usage.data : undefined) &&
-    stageMetaAt(state, engine.stage as string)?.dispatch &&
-    RESTING_STAGES[state]?.includes(budgetStage)
+    BUDGET_QUESTION_HELD[state]?.includes(engine.stage as string)
   ) {
     notes.add(
       `stage: the spent budget's question before ${state}.${engine.stage as string} is now its own stage, ${state}.${budgetStage}`,

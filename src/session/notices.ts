@@ -2,15 +2,15 @@
 // needs, captured when the transition (or the effect) happened so the text cannot drift from what was true then.
 // The machine and the effect performer record notices in the state file's `notices`; `renderNotice` turns them
 // into text when a Step is made (src/engine/step.ts), and every front end shows that Step's `report`. Every
-// message's wording lives here, except the gate report's line per signal (src/machine/signals.ts
+// message's wording lives here, except the gate report's line per signal (src/rules/signals.ts
 // `planGateReport`) and the notices about the person's own words (src/session/notices-words.ts).
 //
 // A new message is one entry in `Notice` and one case in `renderNotice` (the compiler asks for it). Notices
 // already saved in state files must keep loading: the objects stay loose, and a field added later is optional.
 import { z } from "zod";
 import { RigorLevel, SeverityCounts } from "../vocabulary.js";
-import { planGateReport, Signals } from "../machine/signals.js";
-import { escalationStep } from "../machine/policy.js";
+import { planGateReport, Signals } from "../rules/signals.js";
+import { escalationStep } from "../rules/policy.js";
 import { WavePlan } from "./wave-plan.js";
 import { FateGroup, groupWords } from "./findings.js";
 import { WORDS_NOTICES, renderWordsNotice } from "./notices-words.js";

@@ -10,8 +10,8 @@ import { ParallelSettings, WaveLedger, WaveLog, WavePlan } from "./wave-plan.js"
 export { ParallelSettings, WaveLedger, WaveLog, WavePlan };
 import { z } from "zod";
 import { Budget, UsageLedger } from "./usage.js";
-import { RETRY_BUDGET } from "../machine/policy.js";
-import { Signals } from "../machine/signals.js";
+import { RETRY_BUDGET } from "../rules/policy.js";
+import { Signals } from "../rules/signals.js";
 import { Complexity, DecisionBy, Finding, RigorLevel, Severity, StateName } from "../vocabulary.js";
 import { Effect } from "./effects.js";
 import { Notice } from "./notices.js";
@@ -48,7 +48,7 @@ export const Phase = z.looseObject({
 export type Phase = z.infer<typeof Phase>;
 
 /** The signal snapshot recorded with every plan decision: built from the signal registry. */
-export { Signals } from "../machine/signals.js";
+export { Signals } from "../rules/signals.js";
 
 export const Decision = z.looseObject({
   /** 0-based phase index; null for decisions that belong to no phase (final review, legacy notes). */
@@ -408,7 +408,7 @@ export function emptyPhaseRun(startedAt: string | null = null): PhaseRun {
 
 /**
  * A session before its first event (INIT): the machine's START fills in the phases and flags. The
- * retry budget is the policy's (src/machine/policy.ts) unless the caller passes the configured one.
+ * retry budget is the policy's (src/rules/policy.ts) unless the caller passes the configured one.
  */
 export function initState(fields: {
   sessionDir: string;

@@ -13,7 +13,7 @@ import { claudeEnv, ensureClaudeCode, type Installed } from "./claude-code.js";
 import { explain, playClaude, type Played, type PlayOptions } from "./claude-play.js";
 import type { Conversation } from "./brain/types.js";
 import { SPEC_ONE_WAVE } from "./codex-gemini.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 import { installPackedAutopilot } from "./autopilot-package.js";
 import { autopilotSubjects, installInto, makeProject, readSession, taskSteps } from "./project.js";
 import { startServer } from "../helpers/mcp-client.js";

@@ -30,7 +30,7 @@ import {
   START_ARGS,
 } from "./codex-gemini.js";
 import { makeProject, readSession } from "./project.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 import { startResponsesModel } from "./responses-sse.js";
 
 let installed: Awaited<ReturnType<typeof clientWithPackage>>;

@@ -13,7 +13,7 @@ import { PolicyGate, drive } from "../../src/headless/drive.js";
 import { NoAnswer } from "../../src/headless/terminal-gate.js";
 import { AutopilotError } from "../../src/protocol/errors.js";
 import type { Step } from "../../src/protocol/step.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 
 const SPEC_PATH = "docs/changes/widget/proposal.md";
 const SLUG = "changes--widget--proposal";

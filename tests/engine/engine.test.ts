@@ -10,7 +10,7 @@ import { SessionStore } from "../../src/session/store.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { PolicyGate, drive } from "../../src/headless/drive.js";
 import type { Step } from "../../src/protocol/step.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 
 const SPEC_PATH = "docs/changes/security-scanner/proposal.md";
 const SLUG = "changes--security-scanner--proposal";

@@ -14,7 +14,7 @@ import { Engine } from "../../src/engine/engine.js";
 import type { Step, WaveDispatch } from "../../src/protocol/step.js";
 import { renderStepText, todoFor } from "../../src/protocol/host-view.js";
 import { hostStep } from "../../src/mcp/render.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 import { readDecisionLog } from "../../src/log/index.js";
 
 const SPEC_PATH = "docs/changes/api/proposal.md";

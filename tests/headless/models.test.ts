@@ -4,7 +4,7 @@
 // from the table where the run reported its tokens.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 import { EXIT_CODES } from "../../src/headless/events.js";
 import { assertBuilt, cli, readState, SLUG, SPEC_REL, runScripted, specRepo } from "./_cli.js";
 

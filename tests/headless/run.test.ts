@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TempRepo } from "../helpers/git.js";
 import { assertBuilt, cli, readState, RICH_SCRIPT, SPEC_REL, specRepo, start, subjects, writeConfig } from "./_cli.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 import { SIDE_BY_SIDE } from "../helpers/timeouts.js";
 
 const repos: TempRepo[] = [];

@@ -3,7 +3,8 @@
 // any other decision, and where the session goes on is the stage it stood before.
 import { describe, expect, it } from "vitest";
 import { askFor, renderStep } from "../../src/engine/step.js";
-import { migrateState } from "../../src/session/migrate.js";
+import { BUDGET_QUESTION_HELD, migrateState } from "../../src/session/migrate.js";
+import { RESTING_STAGES, stageMetaAt } from "../../src/machine/stages.js";
 import { emptyLedger, type UsageLedger } from "../../src/session/usage.js";
 import type { AutopilotState } from "../../src/session/schema.js";
 import { plan, send, started, where } from "./helpers.js";
@@ -118,5 +119,14 @@ describe("the budget gate, a stage of the machine", () => {
     expect(where(migrateState(JSON.parse(JSON.stringify(let1))).state)).toBe("PLAN.planning");
     // A budget not spent: nothing moves.
     expect(where(migrateState(JSON.parse(JSON.stringify({ ...old, usage: spent(10) }))).state)).toBe("PLAN.planning");
+  });
+
+  it("each stage the engine's budget question held in older files dispatches, and its question's stage is the machine's", () => {
+    const held = Object.entries(BUDGET_QUESTION_HELD).flatMap(([top, stages]) => stages.map((st) => [top, st]));
+    expect(held).toHaveLength(10);
+    for (const [top, stage] of held) {
+      expect(stageMetaAt(top, stage)?.dispatch, `${top}.${stage}`).toBeDefined();
+      expect(RESTING_STAGES[top], `${top}.${stage}`).toContain(`budget${stage[0].toUpperCase()}${stage.slice(1)}`);
+    }
   });
 });

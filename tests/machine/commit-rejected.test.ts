@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { AutopilotState, Effect } from "../../src/session/schema.js";
 import { renderStep } from "../../src/engine/step.js";
 import { briefContent, dispatchFor } from "../../src/personas/dispatch.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 import { blocking, finishPhase, note, plan, planned, send, started, where } from "./helpers.js";
 
 const slug = "changes--scanner--proposal";

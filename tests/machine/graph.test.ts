@@ -14,7 +14,7 @@ import type { StageMeta } from "../../src/machine/autopilot.machine.js";
 import { isTransient } from "../../src/machine/stages.js";
 import { AutopilotState as StateSchema, type AutopilotState } from "../../src/session/schema.js";
 import { NOW, blocking, initState, note, plan, vagueBlocking } from "./helpers.js";
-import { FINAL_REVIEW_FIX_BUDGET } from "../../src/machine/policy.js";
+import { FINAL_REVIEW_FIX_BUDGET } from "../../src/rules/policy.js";
 
 const warning = { severity: "warning" as const, title: "slow loop", file: "src/scan.ts", line: 5 };
 

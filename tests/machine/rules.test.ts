@@ -9,7 +9,7 @@ import { renderNotices, type AutopilotState } from "../../src/session/schema.js"
 
 /** The report a Step made from this state would show. */
 const reportOf = (s: AutopilotState) => renderNotices(s.notices);
-import { FINAL_REVIEW_FIX_BUDGET, RETRY_BUDGET } from "../../src/machine/policy.js";
+import { FINAL_REVIEW_FIX_BUDGET, RETRY_BUDGET } from "../../src/rules/policy.js";
 
 const low = { name: "Core Scanner", complexity: "low" as const };
 const medium = { name: "Rule Engine", complexity: "medium" as const };

@@ -1,7 +1,7 @@
-// The signal registry (src/machine/signals.ts) drives the plan gate, the state schema and the logs:
+// The signal registry (src/rules/signals.ts) drives the plan gate, the state schema and the logs:
 // whatever the registry holds is what the machine evaluates, records and shows.
 import { describe, expect, it } from "vitest";
-import { SIGNALS, SIGNAL_NAMES, firedSignals, signalsFor } from "../../src/machine/signals.js";
+import { SIGNALS, SIGNAL_NAMES, firedSignals, signalsFor } from "../../src/rules/signals.js";
 import { planGateReport } from "../../src/machine/reports.js";
 import { Signals } from "../../src/session/schema.js";
 import { signalRows } from "../../src/log/model.js";

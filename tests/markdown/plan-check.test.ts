@@ -2,7 +2,7 @@
 // over the size rule is reported, one line per problem, in words the planner can act on.
 import { describe, expect, it } from "vitest";
 import { COMMIT_MARKER, countPlan, planProblems, planTasks } from "../../src/markdown/plan.js";
-import { TASK_SIZE } from "../../src/machine/policy.js";
+import { TASK_SIZE } from "../../src/rules/policy.js";
 
 /** A task in the shape the planner's texts ask for; `omit` leaves a part out. */
 function task(

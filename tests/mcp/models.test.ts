@@ -9,7 +9,7 @@ import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
 import { agreeable, openSession, playHost, specWith, type Session } from "../helpers/mcp-client.js";
-import { FINAL_REVIEW_FIX_BUDGET, RETRY_BUDGET } from "../../src/machine/policy.js";
+import { FINAL_REVIEW_FIX_BUDGET, RETRY_BUDGET } from "../../src/rules/policy.js";
 
 const SPEC_PATH = "docs/specs/scanner.md";
 const SLUG = "specs--scanner";

@@ -8,7 +8,7 @@ import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
 import { autopilotCommits, git } from "../helpers/git.js";
 import { agreeable, openSession, playHost, specWith, stepCall, type Session } from "../helpers/mcp-client.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 
 const SPEC_PATH = "docs/specs/scanner.md";
 const SLUG = "specs--scanner";

@@ -10,7 +10,7 @@ import { AutopilotState } from "../../src/session/schema.js";
 import { CRASH_DRIVER } from "./build.js";
 
 import { SLUG, SPEC, SPEC_PATH } from "../helpers/scanner-spec.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 export { SLUG, SPEC, SPEC_PATH };
 
 /**

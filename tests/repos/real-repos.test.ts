@@ -12,7 +12,7 @@ import path from "node:path";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { agreeable, call, playHost, startServer, stepCall } from "../helpers/mcp-client.js";
 import type { Step } from "../../src/protocol/step.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 import {
   baseEnv,
   commitsAfter,

@@ -6,7 +6,7 @@ import { migrateState } from "../../src/session/migrate.js";
 import { AutopilotState, renderNotices } from "../../src/session/schema.js";
 import { renderStep } from "../../src/engine/step.js";
 import { lostValues } from "./helpers/nothing-lost.js";
-import { RETRY_BUDGET } from "../../src/machine/policy.js";
+import { RETRY_BUDGET } from "../../src/rules/policy.js";
 
 type Rec = Record<string, any>;
 const fixture = (name: string): Rec =>

@@ -5,8 +5,8 @@ import { assertEvent } from "xstate";
 import type { Notice } from "../../session/schema.js";
 import { channelPhrase } from "../../vocabulary.js";
 import { quoted, saidWith } from "../words.js";
-import { signalsFor } from "../signals.js";
-import { RIGOR, sendBacksAllowed } from "../policy.js";
+import { signalsFor } from "../../rules/signals.js";
+import { RIGOR, sendBacksAllowed } from "../../rules/policy.js";
 import {
   effectiveComplexity,
   complexityOverrideFor,

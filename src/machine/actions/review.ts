@@ -7,7 +7,7 @@ import type { AutopilotState, Effect, EffectBody } from "../../session/schema.js
 import { emptyPhaseRun } from "../../session/schema.js";
 import { channelCounts } from "../../vocabulary.js";
 import { countBySeverity, doneNotice, phaseSummaryNotice } from "../reports.js";
-import { RIGOR } from "../policy.js";
+import { RIGOR } from "../../rules/policy.js";
 import {
   incompleteBlocking,
   effect,

@@ -1,6 +1,6 @@
 // The autopilot's policy: the rules a team might want to change, each in one place. Pure data and
-// tiny helpers, imported by the machine, the engine, the dispatcher and the logs; every text that
-// mentions a budget or a rigor level's rule is derived from here.
+// tiny helpers, imported by the state file, the machine, the engine, the dispatcher and the logs;
+// every text that mentions a budget or a rigor level's rule is derived from here.
 //
 //  - the retry budget: how many times a failing task is retried before a person is asked
 //    (a session's own value is saved in its state file as `retryBudget.maxAttempts`; a new session
@@ -35,7 +35,7 @@ export function planDefectSendBackLeft(planDefects: number | undefined, maxAttem
 }
 
 /**
- * Parallel sessions (`--parallel`, issue 27): a plan runs its tasks in waves only when at least this
+ * Parallel sessions (`--parallel`): a plan runs its tasks in waves only when at least this
  * many could run at once; fewer, and it runs serially (upstream's 3). `"parallelMinTasks"` in
  * `.harness/config.json` sets it per project, within PARALLEL_MIN_TASKS_RANGE.
  */
