@@ -139,7 +139,7 @@ const CLIENT_CONFIG = [
   ".github/agents/",
 ];
 
-function isClientConfig(rel: string): boolean {
+export function isClientConfig(rel: string): boolean {
   return CLIENT_CONFIG.some((c) => (c.endsWith("/") ? rel.startsWith(c) : rel === c));
 }
 

@@ -17,7 +17,7 @@ import { shellWord } from "../protocol/words.js";
 import type { SessionRef } from "../session/paths.js";
 import { parseSpec } from "../markdown/spec.js";
 import { assertGitReady, CommitRejected, gitRunner, headCommit } from "../effects/git.js";
-import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
+import { isClientConfig, readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import type { WorktreePointer } from "../effects/worktree.js";
 import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
@@ -176,7 +176,7 @@ export class SessionEngine {
           startingCommit,
           rigorLevel: parsed.rigorLevel,
           reviewPlans: parsed.reviewPlans,
-          userChanges: baseline.entries.map((e) => e.path),
+          userChanges: baseline.entries.map((e) => e.path).filter((p) => !isClientConfig(p)),
           now,
         });
         const step = await this.render(ref, s);

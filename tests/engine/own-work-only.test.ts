@@ -274,13 +274,28 @@ describe("autopilot commits only its own work", () => {
     };
     const { final } = await drive(engine, (await engine.start(SPEC_PATH)).step, runner, gate);
     expect(final.state).toBe("DONE");
-    expect(gate.asked).toHaveLength(1);
+    // The install's files are the client's setup, not uncommitted work of the user's: nothing to ask.
+    expect(gate.asked).toHaveLength(0);
     for (const c of await commitsAfter(head)) {
       expect(
         c.files.filter((f) => f === ".mcp.json" || f.startsWith(".claude/") || f.startsWith(".gemini/")),
         c.subject,
       ).toEqual([]);
     }
+  });
+
+  it("the question at the start counts the user's own changes, not the files `autopilot install` wrote", async () => {
+    assertBuilt();
+    await execFileP(process.execPath, [MAIN_JS, "install", "claude"], {
+      cwd: repo.dir,
+      env: { ...process.env, HOME: repo.dir },
+    });
+    await appendFile(path.join(repo.dir, "README.md"), "the user's line\n");
+    const engine = new Engine(repo.dir, { now });
+    const { step } = await engine.start(SPEC_PATH);
+    expect(step.next.kind).toBe("ask");
+    expect(step.report).toContain("1 uncommitted change autopilot did not make");
+    expect((await engine.read(SLUG)).userChanges?.paths).toEqual(["README.md"]);
   });
 
   it("keeps a second session's spec and plan out of the first session's commits", async () => {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { REPO } from "./helpers.js";
 import { makeRepo, type TempRepo } from "../helpers/git.js";
 import { claudeCommandBody, commandBody, readPersonas } from "../../src/install/templates.js";
+import { startArgs } from "../clients/brain/brain.js";
 import { planInstall, sessionsIgnoreNote } from "../../src/install/clients.js";
 import { briefContent, dispatchFor, RECORDS_WITH_RESULT_TOOL } from "../../src/personas/dispatch.js";
 import { plan, send, started } from "../machine/helpers.js";
@@ -35,7 +36,14 @@ afterEach(async () => {
 describe("what the host model reads", () => {
   it("Claude Code's command: flags in `flags`, and resuming is autopilot_start (not autopilot_next, which needs a slug the model may have lost)", () => {
     const body = claudeCommandBody();
-    expect(body).toContain("`spec` = the first word of the arguments and `flags` = the other words");
+    expect(body).toContain(
+      "`spec` = the first word of the arguments (a quoted path is one word, unquoted) and `flags` = the other words",
+    );
+    // A model that reads the command as written takes a quoted spec path with spaces whole.
+    expect(startArgs(body.replace("$ARGUMENTS", '"docs/word count spec.md" --fast'))).toEqual({
+      spec: "docs/word count spec.md",
+      flags: "--fast",
+    });
     expect(body).not.toMatch(/context reset: autopilot_next/);
     expect(body).toMatch(/a context reset\): autopilot_start with its spec path resumes it/);
   });

@@ -223,8 +223,12 @@ export function startArgs(text: string): { spec: string; flags?: string } | null
   }
   // The command file: "Arguments: docs/spec.md --fast --review-plans"
   const line = /^Arguments:[ \t]*(.*)$/m.exec(text);
+  // Where the text says a quoted path is one word, the model reads `"docs/my spec.md" --fast` so.
+  const quotesKept = /a quoted path (with spaces )?is one word/.test(text);
   const fromWords = (rest: string) => {
-    const words = rest.trim().split(/\s+/).filter(Boolean);
+    const words = quotesKept
+      ? [...rest.trim().matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3])
+      : rest.trim().split(/\s+/).filter(Boolean);
     // A spec is a Markdown path; anything else (an unexpanded placeholder, prose) is not an argument.
     if (!words.length || !/\.md$/i.test(words[0])) return null;
     const flags = words.slice(1).join(" ");
