@@ -94,7 +94,10 @@ describe("a review gate", () => {
     const reReview = brief(s);
     expect(reReview).toContain("## This is a re-review (round 2), after fix round 1");
     expect(reReview).toContain("- [p1-r1-3] warning src/time.ts:2 — performance.now unused — fixed in fix round 1");
-    expect(reReview).toContain("- [p1-r1-2] warning src/scan.ts:9 — slow loop: O(n²) — open");
+    // The warning the person did not name ("leave the loop") is theirs to leave: deferred, not open.
+    expect(reReview).toContain(
+      "- [p1-r1-2] warning src/scan.ts:9 — slow loop: O(n²) — deferred by the user (relayed by the host model)",
+    );
     // By id works as by number.
     const byId = send(reviewed([blocking, warning, warning2, note]), {
       type: "DECIDE",

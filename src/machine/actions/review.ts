@@ -145,9 +145,22 @@ export const reviewActions = {
     const scope = scopeOf(context, "review");
     const last = rounds.at(-1);
     const choice = sentChoice(context, scope, rounds.length, last?.findings ?? [], last?.sent);
-    const { findingLedger, ids } = sendToFix(context, scope, choice, round);
+    const sentToFix = sendToFix(context, scope, choice, round);
+    const { ids } = sentToFix;
+    // "fix these": the warnings the person did not name are left for later by them, not re-raised.
+    const left =
+      event.answer === "fix these"
+        ? decide(
+            { ...context, findingLedger: sentToFix.findingLedger },
+            scope,
+            (e) => e.severity === "warning" && !ids.includes(e.id),
+            "deferred",
+            "left_warnings",
+            event.by,
+          ).findingLedger
+        : undefined;
     return {
-      findingLedger,
+      findingLedger: left ?? sentToFix.findingLedger,
       phaseRun: {
         ...context.phaseRun,
         fix: {
