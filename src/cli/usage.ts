@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { editDistance } from "../protocol/words.js";
 
@@ -50,4 +52,15 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T, usage: string
       throw new UsageError(`unexpected argument "${quoted}"\n${usage}`);
     throw new UsageError(`${err.message.split("\n")[0]}\n${usage}`);
   }
+}
+
+/** The project directory `--project DIR` names (else the current one), resolved; a usage error when it is not a directory. */
+export function projectRoot(project: string | undefined): string {
+  const root = path.resolve(project ?? process.cwd());
+  try {
+    if (!statSync(root).isDirectory()) throw new Error("not a directory");
+  } catch (e) {
+    throw new UsageError(`--project ${root}: ${(e as Error).message}`);
+  }
+  return root;
 }

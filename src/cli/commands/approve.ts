@@ -6,12 +6,10 @@
 // It refuses to run without an interactive terminal: stdin and stdout must both be a TTY. A model's
 // shell tool runs commands with pipes, not a terminal, so it cannot answer here; a model that has a
 // real pseudo-terminal tool could (docs/rigor-and-signals.md says so).
-import path from "node:path";
-import { statSync } from "node:fs";
 import { Engine } from "../../engine/engine.js";
 import { AutopilotError } from "../../protocol/errors.js";
 import { LineReader, NoAnswer, TerminalGate } from "../../headless/terminal-gate.js";
-import { UsageError } from "../usage.js";
+import { projectRoot, UsageError } from "../usage.js";
 
 const USAGE = "usage: autopilot approve SLUG [--project DIR]";
 
@@ -37,12 +35,7 @@ export async function run(argv: string[]): Promise<number> {
       "no_tty",
       "autopilot approve needs an interactive terminal (stdin and stdout must be a TTY): a person runs it in their own terminal. Nothing was changed.",
     );
-  const root = path.resolve(project ?? process.cwd());
-  try {
-    if (!statSync(root).isDirectory()) throw new Error("not a directory");
-  } catch (e) {
-    throw new UsageError(`--project ${root}: ${(e as Error).message}`);
-  }
+  const root = projectRoot(project);
   const engine = new Engine(root);
   const step = await engine.next(slug);
   const out = process.stdout;

@@ -4,11 +4,9 @@
 // given with an answer at a gate do; nothing else changes. Like `autopilot approve`, it needs an
 // interactive terminal: a model's shell is no person (it passes the user's words with
 // autopilot_decide and userWords instead).
-import path from "node:path";
-import { statSync } from "node:fs";
 import { Engine } from "../../engine/engine.js";
 import { AutopilotError } from "../../protocol/errors.js";
-import { UsageError } from "../usage.js";
+import { projectRoot, UsageError } from "../usage.js";
 
 const USAGE = "usage: autopilot note SLUG WORDS... [--project DIR]";
 
@@ -38,12 +36,7 @@ export async function run(argv: string[]): Promise<number> {
       "no_tty",
       "autopilot note needs an interactive terminal (stdin and stdout must be a TTY): a person runs it in their own terminal. A host model passes the user's words with autopilot_decide and userWords. Nothing was changed.",
     );
-  const root = path.resolve(project ?? process.cwd());
-  try {
-    if (!statSync(root).isDirectory()) throw new Error("not a directory");
-  } catch (e) {
-    throw new UsageError(`--project ${root}: ${(e as Error).message}`);
-  }
+  const root = projectRoot(project);
   const engine = new Engine(root);
   const step = await engine.next(slug);
   const after = await engine.decide(slug, step.stepId, undefined, text, "terminal");

@@ -1,9 +1,7 @@
 // `autopilot serve [--project DIR] [--elicit|--no-elicit] [--agent-prefix P]` (the default command): the MCP server on stdio.
 // stdout is the protocol channel: nothing else may ever be written to it.
-import path from "node:path";
-import { statSync } from "node:fs";
 import { serveStdio } from "../../mcp/server.js";
-import { UsageError, unknownOption } from "../usage.js";
+import { projectRoot, unknownOption, UsageError } from "../usage.js";
 import { readProjectConfig, type ProjectConfig } from "../../session/config.js";
 
 const USAGE = "usage: autopilot serve [--project DIR] [--elicit|--no-elicit] [--agent-prefix PREFIX]";
@@ -33,12 +31,7 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     } else throw unknownOption(a, ["project", "elicit", "no-elicit", "agent-prefix", "help"], USAGE);
   }
-  const root = path.resolve(project ?? process.cwd());
-  try {
-    if (!statSync(root).isDirectory()) throw new Error("not a directory");
-  } catch (e) {
-    throw new UsageError(`--project ${root}: ${(e as Error).message}`);
-  }
+  const root = projectRoot(project);
   const env = process.env.AUTOPILOT_ELICIT;
   const fromEnv = env === "1" || env === "true" ? true : env === "0" || env === "false" ? false : undefined;
   // The server starts whatever the file holds: what is wrong with it is said here, and again by
