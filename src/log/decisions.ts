@@ -5,78 +5,24 @@ import { channelPhrase } from "../vocabulary.js";
 import { isHumanChannel, type AutopilotState, type Decision, type Signals } from "../session/schema.js";
 import { WHO, type LoggedDecision, type PlanGate, type PlanMode, type SignalRow, type Who } from "./shape.js";
 import { phaseRef, str } from "./read.js";
-import { NOTE_DECISION, personWordsOf } from "./person-words.js";
+import { personWordsOf } from "./person-words.js";
+import { DECISIONS, decisionKind, isDecisionName, type DecisionDef } from "../machine/decisions.js";
 
-const WHAT: Record<string, string> = {
-  auto_approved_plan: "Plan auto-approved (no signal fired)",
-  auto_approved_plan_fast: "Plan auto-approved (--fast)",
-  approved_plan: "Plan approved after review",
-  revised_plan: "Plan sent back for revision",
-  plan_revised: "Revised plan re-presented",
-  skipped_phase: "Phase skipped",
-  continued: "Continued to the next phase",
-  stopped: "Stopped",
-  retried_step: "Retried a failed persona step",
-  fixed_manually: "Fixed by hand, continued",
-  revise_plan_after_failure: "Plan revised after the retry budget ran out",
-  fix_verification: "Fix verification failures",
-  skipped_verification: "Verification skipped",
-  fix_review: "Fix blocking review findings",
-  overrode_review: "Blocking review findings overridden",
-  fix_final_review: "Fix final review findings",
-  overrode_final_review: "Blocking final review findings overridden",
-  checkpoint_human_verify: "Human-verify checkpoint answered",
-  checkpoint_decision: "Decision checkpoint answered",
-  checkpoint_human_action: "Human-action checkpoint answered",
-  raised_budget: "Budget raised",
-  budget_continue_once: "Over budget: one more persona run",
-  stopped_budget: "Stopped at the budget",
-  commit_rejected: "A commit rejected by the repository's hook",
-  fixed_commit_manually: "Rejected commit fixed by hand, committed again",
-  committed_without_hooks: "Committed without the repository's hooks, this once",
-  committed_user_changes: "The user's own changes committed with the work",
-  left_out_user_changes: "The user's own changes left out of the commit",
-  fix_review_warnings: "Fix review findings, warnings too",
-  left_warnings: "Review warnings left open, moved on",
-  [NOTE_DECISION]: "The user's words, between questions (for the next persona)",
-};
+/** The entry the machine declares for a recorded name (none for a name an upstream or hand-written file holds). */
+function declared(name: string): DecisionDef | undefined {
+  return isDecisionName(name) ? DECISIONS[name] : undefined;
+}
 
-const PLAN_RESULT: Record<string, PlanGate["result"]> = {
-  auto_approved_plan: "approved",
-  auto_approved_plan_fast: "approved",
-  approved_plan: "approved",
-  revised_plan: "revised",
-  skipped_phase: "skipped",
-};
+/** Whether a decision let work pass a gate it did not pass on its own. */
+export function isOverride(name: string): boolean {
+  return declared(name)?.override === true;
+}
 
-/** Decisions that let work pass a gate it did not pass on its own. */
-export const OVERRIDE_DECISIONS = new Set([
-  "overrode_review",
-  "overrode_final_review",
-  "skipped_verification",
-  "skipped_phase",
-  "fixed_manually",
-  "committed_without_hooks",
-]);
-
-/** Decisions about a commit the repository's hooks refused: part of execution, whatever the state. */
-const COMMIT_DECISIONS = new Set(["commit_rejected", "fixed_commit_manually", "committed_without_hooks"]);
-
+/** Its kind: the declared one; for a name the machine does not record, its state's, or a plan's when it holds signals. */
 function kindOf(d: Decision): LoggedDecision["kind"] {
-  const name = d.decision;
-  if (name === NOTE_DECISION) return "note";
-  if (PLAN_RESULT[name] || name === "plan_revised" || name === "revise_plan_after_failure") return "plan";
-  if (name.startsWith("checkpoint_")) return "checkpoint";
-  if (name === "stopped" || name === "stopped_budget") return "stop";
-  if (name === "raised_budget" || name === "budget_continue_once") return "budget";
-  if (name === "continued") return "phase";
-  if (name.includes("final_review") || d.state === "FINAL_REVIEW") return "final-review";
-  if (name.includes("verification") || d.state === "VERIFY") return "verification";
-  if (name.includes("review") || d.state === "REVIEW") return "review";
-  if (name === "fixed_manually" || COMMIT_DECISIONS.has(name) || d.state === "EXECUTE") return "execution";
-  if (d.signals) return "plan";
-  if (name === "note") return "note";
-  return d.state === "APPROVE_PLAN" ? "plan" : "note";
+  if (!declared(d.decision) && d.signals && !["FINAL_REVIEW", "VERIFY", "REVIEW", "EXECUTE"].includes(d.state ?? ""))
+    return "plan";
+  return decisionKind(d.decision, d.state);
 }
 
 function words(name: string): string {
@@ -115,7 +61,7 @@ function planGate(d: Decision, who: Who): PlanGate | null {
   const signals = signalRows(d.signals, d.fired ?? null, evaluated);
   return {
     mode,
-    result: PLAN_RESULT[d.decision] ?? "other",
+    result: declared(d.decision)?.plan ?? "other",
     evaluated,
     signals,
     fired: evaluated ? signals.filter((s) => s.fired).map((s) => s.name) : [],
@@ -152,11 +98,12 @@ export function logDecision(state: AutopilotState, d: Decision, i: number): Logg
       phaseInferred = true;
     }
   }
-  const legacyText = d.decision !== "note" && !WHAT[d.decision] && /\s/.test(d.decision);
+  const label = declared(d.decision)?.label;
+  const legacyText = d.decision !== "note" && !label && /\s/.test(d.decision);
   return {
     n: i + 1,
     decision: d.decision,
-    what: WHAT[d.decision] ?? (d.decision === "note" ? (note ?? "Note") : legacyText ? d.decision : words(d.decision)),
+    what: label ?? (d.decision === "note" ? (note ?? "Note") : legacyText ? d.decision : words(d.decision)),
     kind: kindOf(d),
     timestamp: str(d.timestamp),
     who,

@@ -12,7 +12,7 @@ import { waveLogs } from "./waves.js";
 import { costCell, sessionCost } from "./cost.js";
 import { checkRounds, finalItems, findingLogs } from "./checks.js";
 import { titleOf } from "./format.js";
-import { OVERRIDE_DECISIONS, logDecision } from "./decisions.js";
+import { isOverride, logDecision } from "./decisions.js";
 import { phaseLogs } from "./phases.js";
 import { duration, num, phaseRef, str, tally, time } from "./read.js";
 import {
@@ -98,7 +98,7 @@ export function buildDecisionLog(state: AutopilotState, slug: string): DecisionL
     retries: phases.reduce((n, p) => n + (p.retries ?? 0), 0),
     decisions: { total: decisions.length, ...byWho },
     plans,
-    overrides: decisions.filter((d) => OVERRIDE_DECISIONS.has(d.decision)).length,
+    overrides: decisions.filter((d) => isOverride(d.decision)).length,
     commits: { total: commits.length, recovery: commits.filter((c) => c.recovery).length },
     reviewFindings,
     startedAt,

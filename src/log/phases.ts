@@ -3,7 +3,7 @@
 // phase in progress, the state's current run.
 import type { AutopilotState, HistoryEntry } from "../session/schema.js";
 import { costCell } from "./cost.js";
-import { OVERRIDE_DECISIONS } from "./decisions.js";
+import { isOverride } from "./decisions.js";
 import { duration, num, str, tally, tallyRecord, time } from "./read.js";
 import type { LoggedDecision, PhaseLog, PhaseOutcome } from "./shape.js";
 
@@ -53,7 +53,7 @@ export function phaseLogs(state: AutopilotState, decisions: LoggedDecision[]): P
     const entries = historyFor(state, i);
     const h = mergeHistory(entries);
     const mine = decisions.filter((d) => d.phase?.index === i);
-    const overrides = mine.filter((d) => OVERRIDE_DECISIONS.has(d.decision)).map((d) => d.decision);
+    const overrides = mine.filter((d) => isOverride(d.decision)).map((d) => d.decision);
     const current = !done && i === state.currentPhase && p.status === "pending";
     const run = state.phaseRun;
     const liveReview = current && run.reviewFindings.length ? tally(run.reviewFindings) : null;

@@ -1,6 +1,7 @@
 // The decision log's shape: what each of its renderers (Markdown, JSON, HTML, the demo's table) reads.
 // Built by buildDecisionLog (model.ts); every field the state file could not supply is null.
 import type { SignalName } from "../rules/signals.js";
+import type { DecisionKind } from "../machine/decisions.js";
 import type { WaveLog } from "./waves.js";
 import type { CostCell, SessionCost } from "./cost.js";
 import type { FinalItem, CheckRoundLog, FindingLog } from "./checks.js";
@@ -80,17 +81,7 @@ export interface LoggedDecision {
   decision: string;
   /** The decision in words. */
   what: string;
-  kind:
-    | "plan"
-    | "checkpoint"
-    | "execution"
-    | "verification"
-    | "review"
-    | "phase"
-    | "final-review"
-    | "stop"
-    | "budget"
-    | "note";
+  kind: DecisionKind;
   timestamp: string | null;
   who: Who;
   /** Who answered, in words ("answered by the host model; no person may have seen it"). */

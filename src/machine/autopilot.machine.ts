@@ -17,6 +17,7 @@ import { guards } from "./guards.js";
 import { sessionActions } from "./actions/session.js";
 import { planActions } from "./actions/plan.js";
 import { executeActions } from "./actions/execute.js";
+import { recordActions } from "./actions/record.js";
 import { reviewActions } from "./actions/review.js";
 import { waveActions, waveGuards } from "./actions/wave.js";
 
@@ -247,7 +248,7 @@ export const autopilotMachine = setup({
     input: {} as Ctx,
   },
   guards: { ...guards, ...waveGuards },
-  actions: { ...sessionActions, ...planActions, ...executeActions, ...reviewActions, ...waveActions },
+  actions: { ...sessionActions, ...planActions, ...executeActions, ...recordActions, ...reviewActions, ...waveActions },
 }).createMachine({
   id: "autopilot",
   context: ({ input }) => input,

@@ -80,37 +80,6 @@ export function effect(state: AutopilotState, body: EffectBody): Effect {
   return { id: `s${state.stepId}-${body.type}${n ? `-${n}` : ""}`, ...body };
 }
 
-/** The decision a person's (or a policy's) answer makes: the answer, its channel and rationale, then `extra`. */
-export function answered(
-  state: AutopilotState,
-  ev: Extract<AutopilotEvent, { type: "DECIDE" }>,
-  name: string,
-  extra: Partial<Decision> = {},
-): Decision {
-  return decision(state, ev, {
-    decision: name,
-    answer: ev.answer,
-    by: ev.by,
-    ...(ev.rationale ? { rationale: ev.rationale } : {}),
-    ...extra,
-  });
-}
-
-export function decision(
-  state: AutopilotState,
-  ev: { now: string; userWords?: string },
-  fields: Partial<Decision> & { decision: string },
-): Decision {
-  return {
-    phase: ["INIT", "FINAL_REVIEW", "DONE"].includes(state.currentState) ? null : state.currentPhase,
-    timestamp: ev.now,
-    state: state.currentState,
-    ...fields,
-    // A host that relays the user's answer says so: kept as its claim, beside the channel.
-    ...(ev.userWords ? { userWords: ev.userWords.slice(0, 2000) } : {}),
-  };
-}
-
 /** How many times the repository's hooks have refused this commit already (0 for a new one). */
 export function refusalsOf(context: AutopilotState, commit: Effect): number {
   const held = context.phaseRun.rejectedCommit;

@@ -4,9 +4,10 @@
 // whom they are for (the phase whose personas act next, the final review, or the whole session) and
 // how they read in a brief. Pure: the briefs (src/personas/words.ts) and the guards read it.
 import type { Decision } from "../session/schema.js";
+import type { DecisionName } from "./decisions.js";
 
 /** The decision a note records: the person's words given at a Step that asked nothing of them. */
-export const NOTE_DECISION = "noted";
+export const NOTE_DECISION = "noted" satisfies DecisionName;
 
 /** The longest text kept of one utterance (the decision keeps as much). */
 const MAX_WORDS = 2000;

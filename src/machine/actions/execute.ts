@@ -3,8 +3,9 @@
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
 import type { Effect, Notice } from "../../session/schema.js";
-import { phaseLabel, effect, decision, answered, refusalsOf, goesToExecutor, sameTaskAs } from "../helpers.js";
+import { phaseLabel, effect, refusalsOf, goesToExecutor, sameTaskAs } from "../helpers.js";
 import { namingFixed, phaseOf, workCommit } from "../commit-args.js";
+import { checkpointDecision, decision } from "../decisions.js";
 import { FIXABLE_HOOK } from "../events.js";
 import { quoted, saidWith } from "../words.js";
 import { act } from "./act.js";
@@ -160,7 +161,7 @@ export const executeActions = {
       decisions: [
         ...context.decisions,
         decision(context, event, {
-          decision: `checkpoint_${cp?.type ?? "unknown"}`.replace(/-/g, "_"),
+          decision: checkpointDecision(cp?.type),
           answer: event.answer,
           by: event.by,
           checkpoint: cp?.label,
@@ -264,12 +265,6 @@ export const executeActions = {
       phaseRun: { ...context.phaseRun, exhausted: true, retriesUsed: context.phaseRun.retriesUsed },
       consecutiveExhausted: context.phaseRun.exhausted ? context.consecutiveExhausted : consecutive,
       notices: [...context.notices, exhausted],
-    };
-  }),
-  recordDecision: act(({ context, event }, params: { decision: string }) => {
-    assertEvent(event, "DECIDE");
-    return {
-      decisions: [...context.decisions, answered(context, event, params.decision)],
     };
   }),
   resetRetryBudget: act(({ context }) => ({

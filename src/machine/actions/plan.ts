@@ -11,8 +11,6 @@ import {
   effectiveComplexity,
   complexityOverrideFor,
   effect,
-  decision,
-  answered,
   higherComplexity,
   planHash,
   planWaves,
@@ -21,6 +19,7 @@ import {
   planSignals,
   wavesWithout,
 } from "../helpers.js";
+import { answered, decision, type DecisionName } from "../decisions.js";
 import { act } from "./act.js";
 
 export const planActions = {
@@ -148,7 +147,7 @@ export const planActions = {
     };
   }),
   pauseReport: act(({ context }) => ({ notices: [...context.notices, gateNotice(context, "pause")] })),
-  recordPlanDecision: act(({ context, event }, params: { decision: string }) => {
+  recordPlanDecision: act(({ context, event }, params: { decision: DecisionName }) => {
     assertEvent(event, "DECIDE");
     return {
       decisions: [

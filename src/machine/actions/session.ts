@@ -7,7 +7,8 @@ import { emptyPhaseRun } from "../../session/schema.js";
 import { sessionSoFar } from "../reports.js";
 import { SPEC_PHASES_SHOWN } from "../../session/notices.js";
 import { formatBudget, formatCost, raisedBudget } from "../../session/usage.js";
-import { effect, answered, gateNotice, planSignals } from "../helpers.js";
+import { effect, gateNotice, planSignals } from "../helpers.js";
+import { answered, type DecisionName } from "../decisions.js";
 import { act } from "./act.js";
 
 /** Where the session stands and what was done and decided so far: what a host that lost its context needs first. */
@@ -64,7 +65,7 @@ export const sessionActions = {
       notices: [...context.notices, { kind: "userChanges", count: paths.length }],
     };
   }),
-  recordUserChangesDecision: act(({ context, event }, params: { decision: string }) => {
+  recordUserChangesDecision: act(({ context, event }, params: { decision: DecisionName }) => {
     assertEvent(event, "DECIDE");
     const uc = context.userChanges;
     return {
