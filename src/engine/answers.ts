@@ -6,7 +6,7 @@ import { isHumanChannel } from "../session/schema.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { shellWord } from "../protocol/words.js";
 import { NOTE_DECISION, broughtBy, saidWith } from "../machine/words.js";
-import { decision } from "../machine/helpers.js";
+import { decision } from "../machine/decisions.js";
 import { chosenIndices, gateFindings, gateIds, gateSource } from "../machine/fix-choice.js";
 import { briefPath } from "../personas/dispatch.js";
 import { askFor, humanOnlyAnswers, matchAnswer, renderStep } from "./step.js";

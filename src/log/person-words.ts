@@ -4,8 +4,6 @@
 import { broughtBy } from "../machine/words.js";
 import { isHumanChannel, type Decision } from "../session/schema.js";
 
-export { NOTE_DECISION } from "../machine/words.js";
-
 export interface PersonWords {
   words: string;
   /** Who brought them: "relayed by the host model", "at a terminal", "in the client's form". */

@@ -6,7 +6,8 @@
 // places a state can rest in (persisted as `stage`). Guard and action names follow the skill's
 // wording so a reviewer can match them line by line.
 // The table reads top to bottom as the skill's states; the guards are in guards.ts, the actions in
-// actions/ (grouped by concern), the events in events.ts, their pure helpers in helpers.ts.
+// actions/ (grouped by concern), the events in events.ts, their pure helpers in the modules of their
+// concerns (complexity, blocking findings, effects, retries, the plan gate, review rounds).
 import { and, not, or, setup } from "xstate";
 import type { AutopilotState } from "../session/schema.js";
 import type { PersonaName, ResultKind } from "../protocol/step.js";
@@ -23,7 +24,8 @@ import { waveActions, waveGuards } from "./actions/wave.js";
 
 // Re-exported for the machine's readers (the engine, the Step, the tests).
 export { type AutopilotEvent, type PlanFacts, type SpecPhaseInput } from "./events.js";
-export { MAX_FINAL_REVIEW_FIXES, complexityOverrideFor, effectiveComplexity } from "./helpers.js";
+export { MAX_FINAL_REVIEW_FIXES } from "./review-rounds.js";
+export { complexityOverrideFor, effectiveComplexity } from "./complexity.js";
 // ---------------------------------------------------------------------------------------------
 // What a resting stage means. Declared once, as `meta` on the state node the session rests in;
 // the stage list, the asks, the dispatches, the probes and the brief's facts are read from it

@@ -7,7 +7,7 @@
 // takes exactly those (src/machine/actions/review.ts, src/machine/fates.ts).
 import type { AutopilotState, Finding } from "../session/schema.js";
 import { roundIds, verificationFindings, type FindingSource } from "../session/findings.js";
-import { findingLine } from "./helpers.js";
+import { findingLine } from "./blocking.js";
 
 /** A gate's findings: a review's as reported, or a verification's (plain text, every one a failure). */
 export type GateFinding = Finding | string;

@@ -2,14 +2,10 @@
 import { assertEvent } from "xstate";
 import type { AutopilotState } from "../session/schema.js";
 import type { AutopilotEvent } from "./events.js";
-import {
-  effectiveComplexity,
-  hasBlocking,
-  incompleteBlocking,
-  sameTaskAs,
-  goesToExecutor,
-  MAX_FINAL_REVIEW_FIXES,
-} from "./helpers.js";
+import { effectiveComplexity } from "./complexity.js";
+import { hasBlocking, incompleteBlocking } from "./blocking.js";
+import { sameTaskAs, goesToExecutor } from "./retries.js";
+import { MAX_FINAL_REVIEW_FIXES } from "./review-rounds.js";
 import { firedSignals, signalsFor } from "../rules/signals.js";
 import { RIGOR, planDefectSendBackLeft, sendBacksAllowed } from "../rules/policy.js";
 import { budgetSpent } from "../session/usage.js";

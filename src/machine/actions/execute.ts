@@ -3,7 +3,8 @@
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
 import type { Effect, Notice } from "../../session/schema.js";
-import { phaseLabel, effect, refusalsOf, goesToExecutor, sameTaskAs } from "../helpers.js";
+import { phaseLabel, effect } from "../effect.js";
+import { refusalsOf, goesToExecutor, sameTaskAs } from "../retries.js";
 import { namingFixed, phaseOf, workCommit } from "../commit-args.js";
 import { checkpointDecision, decision } from "../decisions.js";
 import { FIXABLE_HOOK } from "../events.js";

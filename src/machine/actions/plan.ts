@@ -7,18 +7,9 @@ import { channelPhrase } from "../../vocabulary.js";
 import { quoted, saidWith } from "../words.js";
 import { signalsFor } from "../../rules/signals.js";
 import { RIGOR, sendBacksAllowed } from "../../rules/policy.js";
-import {
-  effectiveComplexity,
-  complexityOverrideFor,
-  effect,
-  higherComplexity,
-  planHash,
-  planWaves,
-  gateNotice,
-  phaseNamed,
-  planSignals,
-  wavesWithout,
-} from "../helpers.js";
+import { effectiveComplexity, complexityOverrideFor, higherComplexity } from "../complexity.js";
+import { effect } from "../effect.js";
+import { planHash, planWaves, gateNotice, phaseNamed, planSignals, wavesWithout } from "../plan-gate.js";
 import { answered, decision, type DecisionName } from "../decisions.js";
 import { act } from "./act.js";
 

@@ -8,16 +8,16 @@ import { emptyPhaseRun } from "../../session/schema.js";
 import { channelCounts } from "../../vocabulary.js";
 import { countBySeverity, doneNotice, phaseSummaryNotice } from "../reports.js";
 import { RIGOR } from "../../rules/policy.js";
+import { incompleteBlocking } from "../blocking.js";
+import { effect } from "../effect.js";
 import {
-  incompleteBlocking,
-  effect,
   gatesAnswered,
   verificationRound,
   resolveLastRound,
   writeReviewEffect,
   phaseRecord,
   MAX_FINAL_REVIEW_FIXES,
-} from "../helpers.js";
+} from "../review-rounds.js";
 import { act } from "./act.js";
 import { finalRecord, phaseLine } from "./records.js";
 import { verificationFindings } from "../../session/findings.js";

@@ -7,7 +7,8 @@ import { emptyPhaseRun } from "../../session/schema.js";
 import { sessionSoFar } from "../reports.js";
 import { SPEC_PHASES_SHOWN } from "../../session/notices.js";
 import { formatBudget, formatCost, raisedBudget } from "../../session/usage.js";
-import { effect, gateNotice, planSignals } from "../helpers.js";
+import { effect } from "../effect.js";
+import { gateNotice, planSignals } from "../plan-gate.js";
 import { answered, type DecisionName } from "../decisions.js";
 import { act } from "./act.js";
 

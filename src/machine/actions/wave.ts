@@ -5,7 +5,7 @@
 // (waveOpen, waveMerge in src/engine/session.ts, which run src/effects/wave-run.ts).
 import { assertEvent } from "xstate";
 import type { AutopilotState, Notice, WaveLedger } from "../../session/schema.js";
-import { effect, phaseLabel } from "../helpers.js";
+import { effect, phaseLabel } from "../effect.js";
 import { answered } from "../decisions.js";
 import { act } from "./act.js";
 import { budgetCrossedBy } from "../../session/usage.js";
