@@ -7,7 +7,8 @@ const LAYERS = [
   { name: "rules", path: "^src/rules/" },
   { name: "protocol", path: "^src/protocol/" },
   { name: "session", path: "^src/session/" },
-  { name: "machine", path: "^src/machine/" },
+  // The statechart, pure: the top-level machines/ (its own rule below says what it may import).
+  { name: "machines", path: "^machines/" },
   { name: "markdown", path: "^src/markdown/" },
   { name: "effects", path: "^src/effects/" },
   { name: "engine", path: "^src/(engine|personas)/" },
@@ -35,6 +36,22 @@ module.exports = {
       severity: "error",
       from: {},
       to: { circular: true },
+    },
+    {
+      name: "machines-are-pure",
+      comment:
+        "the statechart does no I/O and knows no runtime: it reads only the vocabulary, the rule tables and the state file's shapes (its context), with xstate and zod",
+      severity: "error",
+      from: { path: "^machines/" },
+      to: {
+        pathNot: [
+          "^machines/",
+          "^src/vocabulary\\.ts$",
+          "^src/rules/",
+          "^src/session/(schema|findings|notices|usage|effects)\\.ts$",
+          "(^|/)node_modules/(xstate|zod)/",
+        ],
+      },
     },
     {
       name: "vocabulary-imports-nothing-of-ours",

@@ -36,7 +36,7 @@ function prune(distDir, srcDir) {
     }
   }
 }
-for (const top of ["src", "bench"]) prune(path.join(root, "dist", top), path.join(root, top));
+for (const top of ["src", "machines", "bench"]) prune(path.join(root, "dist", top), path.join(root, top));
 if (removed > 0) console.error(`prepack: removed ${removed} compiled file(s) whose source is gone`);
 // The bin and its chunks (they have no source of their own, so they go last, after the pruning).
 execFileSync(process.execPath, [path.join(root, "scripts/bundle.mjs")], { cwd: root, stdio: "inherit" });

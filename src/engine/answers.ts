@@ -5,9 +5,9 @@ import type { AutopilotState, DecisionChannel } from "../session/schema.js";
 import { isHumanChannel } from "../session/schema.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { shellWord } from "../protocol/words.js";
-import { NOTE_DECISION, broughtBy, saidWith } from "../machine/words.js";
-import { decision } from "../machine/decisions.js";
-import { chosenIndices, gateFindings, gateIds, gateSource } from "../machine/fix-choice.js";
+import { NOTE_DECISION, broughtBy, saidWith } from "../../machines/words.js";
+import { decision } from "../../machines/decisions.js";
+import { chosenIndices, gateFindings, gateIds, gateSource } from "../../machines/fix-choice.js";
 import { briefPath } from "../personas/dispatch.js";
 import { askFor, humanOnlyAnswers, matchAnswer, renderStep } from "./step.js";
 

@@ -9,8 +9,8 @@ import { diffStat } from "../effects/git.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
 import { readLearnings } from "../effects/learnings.js";
 import { detectCommitChecks } from "../effects/commit-checks.js";
-import { stageMetaAt } from "../machine/stages.js";
-import type { DispatchFact } from "../machine/autopilot.machine.js";
+import { stageMetaAt } from "../../machines/stages.js";
+import type { DispatchFact } from "../../machines/autopilot.machine.js";
 import type { SessionPaths } from "../session/paths.js";
 
 const MAX_DIFFSTAT = 6000;

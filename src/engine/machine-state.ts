@@ -1,8 +1,13 @@
 // Between the saved file and the pure machine: rebuild a machine snapshot from a state file, apply
 // one event with XState's pure `transition()`, and say which facts the engine must gather next.
 import { transition } from "xstate";
-import { autopilotMachine, type AutopilotEvent, type Probe, type StateValue } from "../machine/autopilot.machine.js";
-import { RESTING_STAGES, defaultStage, stageMetaAt, type StageMeta } from "../machine/stages.js";
+import {
+  autopilotMachine,
+  type AutopilotEvent,
+  type Probe,
+  type StateValue,
+} from "../../machines/autopilot.machine.js";
+import { RESTING_STAGES, defaultStage, stageMetaAt, type StageMeta } from "../../machines/stages.js";
 import type { AutopilotState } from "../session/schema.js";
 import { AutopilotError } from "../protocol/errors.js";
 

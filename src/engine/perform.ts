@@ -31,7 +31,7 @@ import { resetExecutionState } from "../effects/execution-state.js";
 import { parseSpec } from "../markdown/spec.js";
 import { specOverview } from "../markdown/spec-overview.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
-import { doneTotals } from "../machine/reports.js";
+import { doneTotals } from "../../machines/reports.js";
 
 async function specTitle(root: string, state: AutopilotState): Promise<string | null> {
   try {

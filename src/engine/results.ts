@@ -2,7 +2,7 @@
 // a persona's word for files: it finds the plan itself, checks it exists and counts it.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { AutopilotEvent, PlanFacts } from "../machine/autopilot.machine.js";
+import type { AutopilotEvent, PlanFacts } from "../../machines/autopilot.machine.js";
 import type { AutopilotState, Finding } from "../session/schema.js";
 import { normalizeSeverity } from "../session/schema.js";
 import type { PersonaResult } from "../protocol/step.js";

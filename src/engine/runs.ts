@@ -6,7 +6,7 @@ import type { AutopilotState } from "../session/schema.js";
 import type { ProjectConfig } from "../session/config.js";
 import { addUsage, type UsageReport } from "../session/usage.js";
 import { priceOf } from "../session/prices.js";
-import { stageMetaAt } from "../machine/stages.js";
+import { stageMetaAt } from "../../machines/stages.js";
 import { dispatchModel, type Runs } from "../personas/models.js";
 
 /** `state` with the run of its current dispatch (of `task`, in a parallel wave) in its ledger. */

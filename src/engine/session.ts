@@ -7,7 +7,7 @@
 // (the project config it reads is read once for it).
 import { readFile, rename, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
-import type { AutopilotEvent } from "../machine/autopilot.machine.js";
+import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
 import type { AutopilotState, DecisionChannel } from "../session/schema.js";
 import { initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
@@ -48,7 +48,7 @@ import { assertParseableMarkdown } from "./limits.js";
 import { commitRejectedError, unknownSessionMessage } from "./session-errors.js";
 import type { startArgs } from "./flags.js";
 import { PARALLEL_MIN_TASKS, RIGOR } from "../rules/policy.js";
-import { resumedNotice } from "../machine/actions/session.js";
+import { resumedNotice } from "../../machines/actions/session.js";
 
 export interface SessionEngineOptions {
   /** The clock; tests pass a fixed one. */

@@ -2,10 +2,10 @@
 // therefore gives the same answer as the call that saved the state.
 import type { AutopilotState } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
-import { effectiveComplexity } from "../machine/autopilot.machine.js";
-import { gateFindings, gateIds, gateLine, gateSource } from "../machine/fix-choice.js";
-import { humanOnlyOf, optionsOf, type QuestionName } from "../machine/questions.js";
-import { doneTotals } from "../machine/reports.js";
+import { effectiveComplexity } from "../../machines/autopilot.machine.js";
+import { gateFindings, gateIds, gateLine, gateSource } from "../../machines/fix-choice.js";
+import { humanOnlyOf, optionsOf, type QuestionName } from "../../machines/questions.js";
+import { doneTotals } from "../../machines/reports.js";
 import { SIGNAL_DEFS, firedSignals, signalsFor } from "../rules/signals.js";
 import { renderNotices } from "../session/notices.js";
 import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
@@ -13,14 +13,14 @@ import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.j
 import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
 import { todoFor } from "../protocol/host-view.js";
-import { waveBudgetCrossed, waveRunsToStart } from "../machine/actions/wave.js";
+import { waveBudgetCrossed, waveRunsToStart } from "../../machines/actions/wave.js";
 import { PLAN_DEFECT_STOP } from "../effects/wave-run.js";
 
 /**
  * `--human-gates`: the answers only a person may give at the current question — approving (or
  * skipping) a plan that paused, overriding a blocking review, skipping a failed verification,
  * overriding the final review, committing without hooks (each question's `humanOnly` in
- * src/machine/questions.ts). Empty when the session runs without human gates.
+ * machines/questions.ts). Empty when the session runs without human gates.
  */
 export function humanOnlyAnswers(state: AutopilotState): string[] {
   if (!state.humanOnlyGates || state.stopped) return [];
@@ -35,7 +35,7 @@ export function askFor(state: AutopilotState): AskNext | null {
   return ask && humanOnly.length ? { ...ask, humanOnly } : ask;
 }
 
-/** A question's text and context; its name and options come from the table (src/machine/questions.ts). */
+/** A question's text and context; its name and options come from the table (machines/questions.ts). */
 type Words = { question: string; context?: string };
 
 function words(question: string, context?: string): Words {
@@ -106,7 +106,7 @@ function planGateContext(state: AutopilotState): string {
 }
 
 /**
- * The wording of each question (src/machine/questions.ts names them; a stage names its question as
+ * The wording of each question (machines/questions.ts names them; a stage names its question as
  * `meta.ask`). Null: the question does not apply to this state after all.
  */
 export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | null> = {

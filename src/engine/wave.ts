@@ -8,7 +8,7 @@
 // result (worktrees and branches are found again, commits by their effect id, merges by ancestry).
 import { commitMessage } from "../effects/commit-message.js";
 import { readFile } from "node:fs/promises";
-import type { AutopilotEvent } from "../machine/autopilot.machine.js";
+import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
 import type { AutopilotState, WaveLedger } from "../session/schema.js";
 import type { ProjectConfig } from "../session/config.js";
 import { AutopilotError } from "../protocol/errors.js";

@@ -9,7 +9,7 @@ import type { PersonaRunner } from "../runners/types.js";
 import type { UsageReport } from "../session/usage.js";
 import type { Decision } from "../session/schema.js";
 import { NoAnswer, type Gate, type GateAnswer } from "./gate.js";
-import { QUESTIONS, isQuestionName, type YesPolicy } from "../machine/questions.js";
+import { QUESTIONS, isQuestionName, type YesPolicy } from "../../machines/questions.js";
 
 export type { Gate, GateAnswer } from "./gate.js";
 
@@ -120,7 +120,7 @@ function dispatchTask(root: string, step: Step, next: DispatchNext) {
 /**
  * `--yes`: approve plans, continue between phases, confirm checkpoints, fix (a bounded number of
  * times) but never override a blocking finding, and stop when a retry budget is exhausted or the
- * session's spending budget is spent: each question's `yes` rule in src/machine/questions.ts.
+ * session's spending budget is spent: each question's `yes` rule in machines/questions.ts.
  * Every answer is recorded as a policy decision with the rule that made it.
  */
 export class PolicyGate implements Gate {
@@ -153,7 +153,7 @@ export class PolicyGate implements Gate {
     const by = "policy" as const;
     const first = ask.options.find((o) => o !== "stop") ?? "stop";
     const fallback = { answer: first, by, rationale: `--yes policy: take the first option ("${first}")` };
-    // Each question's rule is its `yes` entry in src/machine/questions.ts.
+    // Each question's rule is its `yes` entry in machines/questions.ts.
     if (!isQuestionName(ask.name)) return fallback;
     const rule: YesPolicy = QUESTIONS[ask.name].yes;
     if ("open" in rule) throw new NoAnswer(step);

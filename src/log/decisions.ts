@@ -6,7 +6,7 @@ import { isHumanChannel, type AutopilotState, type Decision, type Signals } from
 import { WHO, type LoggedDecision, type PlanGate, type PlanMode, type SignalRow, type Who } from "./shape.js";
 import { phaseRef, str } from "./read.js";
 import { personWordsOf } from "./person-words.js";
-import { DECISIONS, decisionKind, isDecisionName, type DecisionDef } from "../machine/decisions.js";
+import { DECISIONS, decisionKind, isDecisionName, type DecisionDef } from "../../machines/decisions.js";
 
 /** The entry the machine declares for a recorded name (none for a name an upstream or hand-written file holds). */
 function declared(name: string): DecisionDef | undefined {

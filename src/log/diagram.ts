@@ -4,7 +4,7 @@
 // (states in definition order on one row, forward jumps arc above, returns arc below, transitions
 // that stay inside a state become a loop on it).
 import type { AnyStateMachine } from "xstate";
-import { autopilotMachine } from "../machine/autopilot.machine.js";
+import { autopilotMachine } from "../../machines/autopilot.machine.js";
 
 interface GraphNode {
   id: string;

@@ -1,7 +1,7 @@
 // The person's words in the decision log: which of a decision's texts a person said, and who brought
-// them. The briefs quote the same words (src/machine/words.ts); the log names them apart from the
+// them. The briefs quote the same words (machines/words.ts); the log names them apart from the
 // host's or the policy's reason so a reader sees what the person asked, not what a model inferred.
-import { broughtBy } from "../machine/words.js";
+import { broughtBy } from "../../machines/words.js";
 import { isHumanChannel, type Decision } from "../session/schema.js";
 
 export interface PersonWords {

@@ -1,7 +1,7 @@
 // The decision log's shape: what each of its renderers (Markdown, JSON, HTML, the demo's table) reads.
 // Built by buildDecisionLog (model.ts); every field the state file could not supply is null.
 import type { SignalName } from "../rules/signals.js";
-import type { DecisionKind } from "../machine/decisions.js";
+import type { DecisionKind } from "../../machines/decisions.js";
 import type { WaveLog } from "./waves.js";
 import type { CostCell, SessionCost } from "./cost.js";
 import type { FinalItem, CheckRoundLog, FindingLog } from "./checks.js";

@@ -1,5 +1,5 @@
 // The decision log's parallel waves (issue 27): each task of each wave a session ran, read from the
-// state file's `waveLog` (src/machine/actions/wave.ts keeps it with each change to the wave's
+// state file's `waveLog` (machines/actions/wave.ts keeps it with each change to the wave's
 // ledger). Part of the model in ./model.ts; pure.
 import type { AutopilotState } from "../session/schema.js";
 import type { WaveTask } from "../session/wave-plan.js";

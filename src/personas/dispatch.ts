@@ -5,7 +5,7 @@
 import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
 import type { DispatchNext, PersonaName } from "../protocol/step.js";
-import { stageMetaAt } from "../machine/stages.js";
+import { stageMetaAt } from "../../machines/stages.js";
 import { plansDirFor, planFileName } from "../markdown/plans-folder.js";
 import { phaseSlug } from "../effects/scratchpad.js";
 import {

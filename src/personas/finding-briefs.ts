@@ -3,7 +3,7 @@
 // checks again — which round this is, what the round before found, and what was fixed since.
 // Each finding carries its id and its fate in the words every other text uses.
 import type { AutopilotState } from "../session/schema.js";
-import { findingLine } from "../machine/blocking.js";
+import { findingLine } from "../../machines/blocking.js";
 import { findingsIn, trackedLine, type FindingScope, type TrackedFinding } from "../session/findings.js";
 
 function plural(n: number, word: string): string {

@@ -4,7 +4,7 @@
 // the output, this brief never does), in the commit's files, and runs the hook's checks to see.
 import type { AutopilotState } from "../session/schema.js";
 import { readOnlyRuns, type CommitChecks } from "../effects/commit-checks.js";
-import { hookCause } from "../machine/hook-cause.js";
+import { hookCause } from "../../machines/hook-cause.js";
 import { shellWord } from "../protocol/words.js";
 import { fenceFor, reply, resultPath } from "./brief-kit.js";
 

@@ -5,7 +5,7 @@
 // saved state and the config, so the Step and the ledger's record of a run say the same.
 import type { AutopilotState } from "../session/schema.js";
 import type { DispatchNext, Step } from "../protocol/step.js";
-import { stageMetaAt } from "../machine/stages.js";
+import { stageMetaAt } from "../../machines/stages.js";
 import { FINAL_REVIEW_FIX_BUDGET } from "../rules/policy.js";
 import {
   agentFileModel,

@@ -1,9 +1,9 @@
-// The brief's "What the person said": the person's own words (src/machine/words.ts) that concern
+// The brief's "What the person said": the person's own words (machines/words.ts) that concern
 // this step, quoted, with what the persona must do with them. The persona that acts (the planner,
 // the executor) carries them out or says in its result why not (`notDone`, told to the person in the
 // next report); the verifier and the reviewer read them as context for their judgement.
 import type { AutopilotState } from "../session/schema.js";
-import { personWords, quoted, type Said, type WordsScope } from "../machine/words.js";
+import { personWords, quoted, type Said, type WordsScope } from "../../machines/words.js";
 
 /** Who reads the words: a persona that acts on them, or one that judges the work against them. */
 export type WordsRole = "acts" | "judges";

@@ -62,7 +62,7 @@ export const DispatchNext = z.object({
 export const AskNext = z.object({
   kind: z.literal("ask"),
   /**
-   * Which question this is (an entry of src/machine/questions.ts: "approvePlan", "budget", ...): the
+   * Which question this is (an entry of machines/questions.ts: "approvePlan", "budget", ...): the
    * same name whatever the wording, so a client or script can tell the questions apart.
    */
   name: z.string(),

@@ -1,5 +1,5 @@
 // The effects the machine owes: one discriminated union on `type`, each with its own args. The
-// machine builds them (`effect` in src/machine/autopilot.machine.ts), the state file saves them in its
+// machine builds them (`effect` in machines/autopilot.machine.ts), the state file saves them in its
 // `outbox`, and src/engine/perform.ts performs them, its switch narrowed by `type`. A new effect is
 // one entry here, one constructor call in the machine and one case in the performer (the compiler
 // asks for the case).

@@ -1,4 +1,4 @@
-// The notices about the person's own words (src/machine/words.ts): a note recorded between gates,
+// The notices about the person's own words (machines/words.ts): a note recorded between gates,
 // and what a persona reports it did not do of what they asked. Part of the Notice union
 // (src/session/notices.ts), worded here.
 import { z } from "zod";

@@ -10,7 +10,7 @@ import { detectCommitChecks, precheckCommit, readOnlyForm, readOnlyRuns } from "
 import { CommitRejected } from "../../src/effects/git.js";
 import { contradiction, learningFacts } from "../../src/effects/learning-check.js";
 import { shellWord } from "../../src/protocol/words.js";
-import { hookCause } from "../../src/machine/hook-cause.js";
+import { hookCause } from "../../machines/hook-cause.js";
 
 const repos: TempRepo[] = [];
 afterEach(async () => {

@@ -25,7 +25,9 @@ function sources(dir: string): string[] {
 function fresh(): boolean {
   if (!existsSync(distCli) || !existsSync(distStore)) return false;
   const built = Math.min(statSync(distCli).mtimeMs, statSync(distStore).mtimeMs);
-  return [...sources(path.join(projectRoot, "src"))].every((f) => statSync(f).mtimeMs <= built);
+  return [...sources(path.join(projectRoot, "src")), ...sources(path.join(projectRoot, "machines"))].every(
+    (f) => statSync(f).mtimeMs <= built,
+  );
 }
 
 export async function ensureBuilt(): Promise<void> {

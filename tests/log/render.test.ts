@@ -6,7 +6,7 @@ import { finishedSession, SLUG, type FinishedSession } from "./session-helper.js
 import { HOSTILE_NAME, hostileState, midPhaseState } from "./fixtures.js";
 import { buildDecisionLog, renderHtml, renderMarkdown, stateGraph, type DecisionLog } from "../../src/log/index.js";
 import { renderStateDiagram } from "../../src/log/diagram.js";
-import { autopilotMachine } from "../../src/machine/autopilot.machine.js";
+import { autopilotMachine } from "../../machines/autopilot.machine.js";
 import { STATE_NAMES, type AutopilotState } from "../../src/session/schema.js";
 import { SessionStore } from "../../src/session/store.js";
 

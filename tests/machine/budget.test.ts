@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { askFor, renderStep } from "../../src/engine/step.js";
 import { BUDGET_QUESTION_HELD, migrateState } from "../../src/session/migrate.js";
-import { RESTING_STAGES, stageMetaAt } from "../../src/machine/stages.js";
+import { RESTING_STAGES, stageMetaAt } from "../../machines/stages.js";
 import { emptyLedger, type UsageLedger } from "../../src/session/usage.js";
 import type { AutopilotState } from "../../src/session/schema.js";
 import { plan, send, started, where } from "./helpers.js";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { renderStep } from "../../src/engine/step.js";
 import { briefContent, dispatchFor } from "../../src/personas/dispatch.js";
 import { RETRY_BUDGET, sendBacksAllowed } from "../../src/rules/policy.js";
-import type { PlanFacts } from "../../src/machine/autopilot.machine.js";
+import type { PlanFacts } from "../../machines/autopilot.machine.js";
 import { blocking, finishPhase, note, plan, planned, send, started, vagueBlocking, where } from "./helpers.js";
 
 const slug = "changes--scanner--proposal";

@@ -1,10 +1,10 @@
-// Each decision the machine records is declared once (src/machine/decisions.ts) with the question
+// Each decision the machine records is declared once (machines/decisions.ts) with the question
 // that records it, its label and its kind; the decision log reads them from there, not from the
 // words of the name.
 import { describe, expect, it } from "vitest";
 import { buildDecisionLog } from "../../src/log/model.js";
-import { DECISIONS } from "../../src/machine/decisions.js";
-import { QUESTIONS } from "../../src/machine/questions.js";
+import { DECISIONS } from "../../machines/decisions.js";
+import { QUESTIONS } from "../../machines/questions.js";
 import type { AutopilotState, Decision } from "../../src/session/schema.js";
 import { started } from "./helpers.js";
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { renderStep } from "../../src/engine/step.js";
 import { briefContent } from "../../src/personas/dispatch.js";
-import { QUESTIONS } from "../../src/machine/questions.js";
+import { QUESTIONS } from "../../machines/questions.js";
 import { PolicyGate } from "../../src/headless/drive.js";
 import type { AutopilotState, Finding } from "../../src/session/schema.js";
 import { blocking, finishPhase, note, plan, planned, send, started, where } from "./helpers.js";

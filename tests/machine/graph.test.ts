@@ -4,14 +4,14 @@
 import { describe, expect, it } from "vitest";
 import { getAdjacencyMap, getShortestPaths, getStateNodes } from "@xstate/graph";
 import type { AnyStateNode } from "xstate";
-import { autopilotMachine, type AutopilotEvent } from "../../src/machine/autopilot.machine.js";
-import { QUESTIONS } from "../../src/machine/questions.js";
+import { autopilotMachine, type AutopilotEvent } from "../../machines/autopilot.machine.js";
+import { QUESTIONS } from "../../machines/questions.js";
 import { budgetSpent, emptyLedger } from "../../src/session/usage.js";
 import { askFor } from "../../src/engine/step.js";
 import { probeFor, restingMeta } from "../../src/engine/machine-state.js";
 import { dispatchFor } from "../../src/personas/dispatch.js";
-import type { StageMeta } from "../../src/machine/autopilot.machine.js";
-import { isTransient } from "../../src/machine/stages.js";
+import type { StageMeta } from "../../machines/autopilot.machine.js";
+import { isTransient } from "../../machines/stages.js";
 import { AutopilotState as StateSchema, type AutopilotState } from "../../src/session/schema.js";
 import { NOW, blocking, initState, note, plan, vagueBlocking } from "./helpers.js";
 import { FINAL_REVIEW_FIX_BUDGET } from "../../src/rules/policy.js";
@@ -390,7 +390,7 @@ describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
     const reached = new Set<string>();
     for (const p of paths) for (const id of p.state._nodes.map((n: AnyStateNode) => n.id)) reached.add(id);
     const all = getStateNodes(autopilotMachine.root).map((n) => n.id);
-    // Transient nodes (evaluate, fixBudgetCheck: src/machine/stages.ts isTransient) are passed through
+    // Transient nodes (evaluate, fixBudgetCheck: machines/stages.ts isTransient) are passed through
     // within one step; they are covered by the transitions test below.
     const transient = getStateNodes(autopilotMachine.root)
       .filter(isTransient)

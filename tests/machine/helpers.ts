@@ -1,5 +1,5 @@
 // Drive the pure machine through the same apply() the engine uses, with no disk and no clock.
-import type { AutopilotEvent, PlanFacts, SpecPhaseInput } from "../../src/machine/autopilot.machine.js";
+import type { AutopilotEvent, PlanFacts, SpecPhaseInput } from "../../machines/autopilot.machine.js";
 import { apply } from "../../src/engine/machine-state.js";
 import { initState as newState, type AutopilotState, type Finding, type RigorLevel } from "../../src/session/schema.js";
 

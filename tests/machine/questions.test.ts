@@ -1,9 +1,9 @@
-// Each question is one entry of src/machine/questions.ts plus its wording: these tests fail when the
+// Each question is one entry of machines/questions.ts plus its wording: these tests fail when the
 // places that read the table disagree with it — a stage asking a question the table lacks, an option
 // the machine does not take (or an answer it takes that no question offers), a Step whose options or
 // name differ from the table's, a --yes rule answering something the question does not offer.
 import { describe, expect, it } from "vitest";
-import { autopilotMachine, type StageMeta } from "../../src/machine/autopilot.machine.js";
+import { autopilotMachine, type StageMeta } from "../../machines/autopilot.machine.js";
 import {
   QUESTIONS,
   humanOnlyOf,
@@ -11,8 +11,8 @@ import {
   optionsOf,
   type QuestionName,
   type YesPolicy,
-} from "../../src/machine/questions.js";
-import { restingNodes } from "../../src/machine/stages.js";
+} from "../../machines/questions.js";
+import { restingNodes } from "../../machines/stages.js";
 import { WORDING, askFor } from "../../src/engine/step.js";
 import { PolicyGate } from "../../src/headless/drive.js";
 import { NoAnswer } from "../../src/headless/gate.js";

@@ -2,7 +2,7 @@
 // complexity override thresholds at and just past each boundary, the retry budget and the gates.
 import { describe, expect, it } from "vitest";
 import { blocking, finishPhase, note, plan, planned, send, started, where } from "./helpers.js";
-import { complexityOverrideFor } from "../../src/machine/autopilot.machine.js";
+import { complexityOverrideFor } from "../../machines/autopilot.machine.js";
 import { briefContent, dispatchFor } from "../../src/personas/dispatch.js";
 import { renderStep } from "../../src/engine/step.js";
 import { renderNotices, type AutopilotState } from "../../src/session/schema.js";

@@ -2,7 +2,7 @@
 // whatever the registry holds is what the machine evaluates, records and shows.
 import { describe, expect, it } from "vitest";
 import { SIGNALS, SIGNAL_NAMES, firedSignals, signalsFor } from "../../src/rules/signals.js";
-import { planGateReport } from "../../src/machine/reports.js";
+import { planGateReport } from "../../machines/reports.js";
 import { Signals } from "../../src/session/schema.js";
 import { signalRows } from "../../src/log/model.js";
 import { planned, plan, started, where } from "./helpers.js";

@@ -4,9 +4,9 @@
 // else carries a meaning, and the derived list is the one the engine has always restored from.
 import { describe, expect, it } from "vitest";
 import type { AnyStateNode } from "xstate";
-import { autopilotMachine, type StageMeta } from "../../src/machine/autopilot.machine.js";
-import { QUESTIONS, humanOnlyOf } from "../../src/machine/questions.js";
-import { RESTING_STAGES, defaultStage, isTransient, restingNodes, stageMetaAt } from "../../src/machine/stages.js";
+import { autopilotMachine, type StageMeta } from "../../machines/autopilot.machine.js";
+import { QUESTIONS, humanOnlyOf } from "../../machines/questions.js";
+import { RESTING_STAGES, defaultStage, isTransient, restingNodes, stageMetaAt } from "../../machines/stages.js";
 import { PERSONAS } from "../../src/protocol/step.js";
 import { stateValueOf } from "../../src/engine/machine-state.js";
 import { initState, send, started } from "./helpers.js";

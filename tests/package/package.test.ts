@@ -96,7 +96,7 @@ describe("npm pack", () => {
       "package/README.md",
       "package/LICENSE",
       "package/dist/src/cli/main.js",
-      "package/dist/src/machine/autopilot.machine.js",
+      "package/dist/machines/autopilot.machine.js",
       "package/examples/word-count/proposal.md",
       "package/examples/word-count/script.json",
       ...PERSONAS.map((p) => `package/personas/${p}.md`),

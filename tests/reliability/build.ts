@@ -55,7 +55,10 @@ async function bundleDriver(dir: string): Promise<void> {
 
 /** The directory holding `src/engine/engine.js` etc. (and `driver.js`), built if needed. */
 export async function builtDist(): Promise<string> {
-  const files = [...(await sourceFiles(path.join(REPO_ROOT, "src")))].sort();
+  const files = [
+    ...(await sourceFiles(path.join(REPO_ROOT, "src"))),
+    ...(await sourceFiles(path.join(REPO_ROOT, "machines"))),
+  ].sort();
   // The layout of the copy (driver.js beside src/) is part of its key.
   const h = createHash("sha256").update("copy with driver.js\n");
   for (const f of files) h.update(f).update(await readFile(f));

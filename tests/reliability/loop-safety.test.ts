@@ -7,7 +7,7 @@ import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { Engine } from "../../src/engine/engine.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import type { Step } from "../../src/protocol/step.js";
-import { MAX_FINAL_REVIEW_FIXES } from "../../src/machine/autopilot.machine.js";
+import { MAX_FINAL_REVIEW_FIXES } from "../../machines/autopilot.machine.js";
 import { SEED } from "./harness.js";
 
 // The suites' seed drives the generated sequences, so a failure found by the soak reruns with its seed.

@@ -1,5 +1,5 @@
 // The effects the machine owes, with their ids, and the label its commits carry.
-import type { AutopilotState, Effect, EffectBody } from "../session/schema.js";
+import type { AutopilotState, Effect, EffectBody } from "../src/session/schema.js";
 
 export function phaseLabel(state: AutopilotState): string {
   const phase = state.phases[state.currentPhase];

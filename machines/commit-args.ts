@@ -2,9 +2,9 @@
 // commit is made: src/effects/commit-message.ts): the persona's proposal, what kind of work it is,
 // what it is about and, for a fix round, what it fixed. Pure.
 import type { AutopilotEvent } from "./events.js";
-import type { AutopilotState, Effect } from "../session/schema.js";
-import type { TrackedFinding } from "../session/findings.js";
-import type { CommitArgs } from "../session/effects.js";
+import type { AutopilotState, Effect } from "../src/session/schema.js";
+import type { TrackedFinding } from "../src/session/findings.js";
+import type { CommitArgs } from "../src/session/effects.js";
 import type { z } from "zod";
 
 type Kind = NonNullable<z.infer<typeof CommitArgs>["kind"]>;

@@ -1,5 +1,5 @@
 // A phase's complexity as the plan gate reads it: the spec's rating, raised when the plan outgrew it.
-import type { Complexity, Phase } from "../session/schema.js";
+import type { Complexity, Phase } from "../src/session/schema.js";
 
 export function effectiveComplexity(phase: Phase): Complexity {
   return phase.complexityOverride ?? phase.complexity;

@@ -1,11 +1,11 @@
 // The facts of the phase summary and DONE notices (src/session/notices.ts words them). Pure.
 // The plan gate's text is the signal registry's (planGateReport in ./signals.ts).
-import type { AutopilotState } from "../session/schema.js";
-import type { Finding } from "../vocabulary.js";
-import type { NoticeOf } from "../session/notices.js";
-import { fateGroups, fateWords, findingsIn } from "../session/findings.js";
+import type { AutopilotState } from "../src/session/schema.js";
+import type { Finding } from "../src/vocabulary.js";
+import type { NoticeOf } from "../src/session/notices.js";
+import { fateGroups, fateWords, findingsIn } from "../src/session/findings.js";
 
-export { planGateReport } from "../rules/signals.js";
+export { planGateReport } from "../src/rules/signals.js";
 
 export function countBySeverity(findings: Finding[]): { blocking: number; warning: number; note: number } {
   const out = { blocking: 0, warning: 0, note: 0 };

@@ -4,11 +4,11 @@
 // Pure, as the machine: the worktrees, merges and validations are the engine's probes
 // (waveOpen, waveMerge in src/engine/session.ts, which run src/effects/wave-run.ts).
 import { assertEvent } from "xstate";
-import type { AutopilotState, Notice, WaveLedger } from "../../session/schema.js";
+import type { AutopilotState, Notice, WaveLedger } from "../../src/session/schema.js";
 import { effect, phaseLabel } from "../effect.js";
 import { answered } from "../decisions.js";
 import { act } from "./act.js";
-import { budgetCrossedBy } from "../../session/usage.js";
+import { budgetCrossedBy } from "../../src/session/usage.js";
 
 type Task = WaveLedger["tasks"][number];
 

@@ -3,7 +3,7 @@
 // live in the decisions they were recorded with; this module says which words a decision carries,
 // whom they are for (the phase whose personas act next, the final review, or the whole session) and
 // how they read in a brief. Pure: the briefs (src/personas/words.ts) and the guards read it.
-import type { Decision } from "../session/schema.js";
+import type { Decision } from "../src/session/schema.js";
 import type { DecisionName } from "./decisions.js";
 
 /** The decision a note records: the person's words given at a Step that asked nothing of them. */

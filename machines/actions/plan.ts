@@ -2,11 +2,11 @@
 // send-back, the plan gate's decisions.
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
-import type { Notice } from "../../session/schema.js";
-import { channelPhrase } from "../../vocabulary.js";
+import type { Notice } from "../../src/session/schema.js";
+import { channelPhrase } from "../../src/vocabulary.js";
 import { quoted, saidWith } from "../words.js";
-import { signalsFor } from "../../rules/signals.js";
-import { RIGOR, sendBacksAllowed } from "../../rules/policy.js";
+import { signalsFor } from "../../src/rules/signals.js";
+import { RIGOR, sendBacksAllowed } from "../../src/rules/policy.js";
 import { effectiveComplexity, complexityOverrideFor, higherComplexity } from "../complexity.js";
 import { effect } from "../effect.js";
 import { planHash, planWaves, gateNotice, phaseNamed, planSignals, wavesWithout } from "../plan-gate.js";

@@ -1,6 +1,6 @@
 // Blocking findings: whether there is one, the check each must pass (a file, a line, a scenario),
 // and the line a fixer and a question read.
-import type { Finding } from "../session/schema.js";
+import type { Finding } from "../src/session/schema.js";
 
 export function hasBlocking(findings: Finding[]): boolean {
   return findings.some((f) => f.severity === "blocking");

@@ -1,9 +1,9 @@
 // What each resting stage means, read from the machine: every place the session can rest in
-// carries its meaning as `meta` on its state node (src/machine/autopilot.machine.ts, type StageMeta).
+// carries its meaning as `meta` on its state node (machines/autopilot.machine.ts, type StageMeta).
 // The stage list, the default stage of a file that names none, and the ask / dispatch / probe of a
 // saved state are derived here, so the machine's state tree is their one source.
 import type { AnyStateNode } from "xstate";
-import type { AutopilotState } from "../session/schema.js";
+import type { AutopilotState } from "../src/session/schema.js";
 import { autopilotMachine, type StageMeta } from "./autopilot.machine.js";
 
 export type { StageMeta };

@@ -2,7 +2,7 @@
 // budget, a plan defect, and a commit the repository's hooks refused.
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
-import type { Effect, Notice } from "../../session/schema.js";
+import type { Effect, Notice } from "../../src/session/schema.js";
 import { phaseLabel, effect } from "../effect.js";
 import { refusalsOf, goesToExecutor, sameTaskAs } from "../retries.js";
 import { namingFixed, phaseOf, workCommit } from "../commit-args.js";

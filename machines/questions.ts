@@ -5,7 +5,7 @@
 // not offer), the Step takes its options from here, the engine its human-only answers, the headless
 // policy gate its rule. The wording of each question (its text and context) is the one other place
 // a question lives: `WORDING` in src/engine/step.ts, keyed by these names (the compiler asks for it).
-import type { AutopilotState, PendingCheckpoint } from "../session/schema.js";
+import type { AutopilotState, PendingCheckpoint } from "../src/session/schema.js";
 import { gateFindings } from "./fix-choice.js";
 
 /** What `autopilot run --yes` does at a question (src/headless/drive.ts PolicyGate reads it). */
@@ -66,7 +66,7 @@ const FIX = {
 } as const;
 
 /**
- * The options of a gate that sends findings to a fix round (src/machine/fix-choice.ts): "fix blocking
+ * The options of a gate that sends findings to a fix round (machines/fix-choice.ts): "fix blocking
  * and warnings" only when the gate has a warning, "fix these" (a chosen list) only when it has more
  * than one finding to choose from.
  */
@@ -163,7 +163,7 @@ export const QUESTIONS = {
     yes: { open: "a task that changed files outside its Files/Owns, or spent its retry budget, needs a person" },
   }),
   // The session's spending budget is spent before its next dispatch (a stage in every state that
-  // dispatches: budget in src/machine/budget.ts).
+  // dispatches: the budgetSpent guard in machines/guards.ts).
   budget: question({
     options: ["raise budget", "continue once", "stop"],
     // --yes never spends more than it was given.

@@ -1,10 +1,10 @@
 // Verification and review rounds as a phase keeps them, their review file, and the phase's record
 // for its summary line.
-import type { AutopilotState, Decision, Effect, ReviewRound, VerificationRound } from "../session/schema.js";
-import { channelPhrase } from "../vocabulary.js";
-import { fateTally, findingsIn } from "../session/findings.js";
+import type { AutopilotState, Decision, Effect, ReviewRound, VerificationRound } from "../src/session/schema.js";
+import { channelPhrase } from "../src/vocabulary.js";
+import { fateTally, findingsIn } from "../src/session/findings.js";
 import { countBySeverity } from "./reports.js";
-import { FINAL_REVIEW_FIX_BUDGET } from "../rules/policy.js";
+import { FINAL_REVIEW_FIX_BUDGET } from "../src/rules/policy.js";
 import type { AutopilotEvent } from "./events.js";
 import { effect } from "./effect.js";
 

@@ -4,8 +4,8 @@
 // not pass on its own. The machine can record no other name (the actions take a DecisionName); the
 // log reads these entries and never the name's words. Names a file holds that are not here (an
 // upstream or hand-written file) are shown as they are.
-import type { AutopilotState, Decision } from "../session/schema.js";
-import type { StateName } from "../vocabulary.js";
+import type { AutopilotState, Decision } from "../src/session/schema.js";
+import type { StateName } from "../src/vocabulary.js";
 import type { AutopilotEvent } from "./events.js";
 import type { QuestionName } from "./questions.js";
 
@@ -110,7 +110,7 @@ export const DECISIONS = entries({
   budget_continue_once: { question: "budget", label: "Over budget: one more persona run", kind: "budget" },
   stopped_budget: { question: "budget", label: "Stopped at the budget", kind: "stop" },
   stopped: { question: "every question", label: "Stopped", kind: "stop" },
-  // The person's words given where no question was open (src/machine/words.ts NOTE_DECISION).
+  // The person's words given where no question was open (machines/words.ts NOTE_DECISION).
   noted: { question: null, label: "The user's words, between questions (for the next persona)", kind: "note" },
 });
 

@@ -2,11 +2,11 @@
 // finish, the user's own changes at the start, and the budget question's answers.
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { assertEvent } from "xstate";
-import type { AutopilotState, Notice, Phase } from "../../session/schema.js";
-import { emptyPhaseRun } from "../../session/schema.js";
+import type { AutopilotState, Notice, Phase } from "../../src/session/schema.js";
+import { emptyPhaseRun } from "../../src/session/schema.js";
 import { sessionSoFar } from "../reports.js";
-import { SPEC_PHASES_SHOWN } from "../../session/notices.js";
-import { formatBudget, formatCost, raisedBudget } from "../../session/usage.js";
+import { SPEC_PHASES_SHOWN } from "../../src/session/notices.js";
+import { formatBudget, formatCost, raisedBudget } from "../../src/session/usage.js";
 import { effect } from "../effect.js";
 import { gateNotice, planSignals } from "../plan-gate.js";
 import { answered, type DecisionName } from "../decisions.js";

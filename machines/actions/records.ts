@@ -1,8 +1,8 @@
 // The session summary's lines at DONE: per phase what its checks found and what became of it, and
 // the final review's findings; each finding once, with its fate (src/session/findings.ts). A state
 // from before the finding ledger says what its counts say.
-import type { AutopilotState, HistoryEntry } from "../../session/schema.js";
-import { fateGroups, fateTally, fateWords, findingsIn, groupWords } from "../../session/findings.js";
+import type { AutopilotState, HistoryEntry } from "../../src/session/schema.js";
+import { fateGroups, fateTally, fateWords, findingsIn, groupWords } from "../../src/session/findings.js";
 import { countBySeverity } from "../reports.js";
 
 /** " Phase 1: verification findings: 1 blocking fixed (commit 1a2b3c4); review findings: 1 note open." ("" when nothing to say). */

@@ -1,14 +1,14 @@
 // The machine's named guards, with the skill's names. Pure: each reads the context and the event.
 import { assertEvent } from "xstate";
-import type { AutopilotState } from "../session/schema.js";
+import type { AutopilotState } from "../src/session/schema.js";
 import type { AutopilotEvent } from "./events.js";
 import { effectiveComplexity } from "./complexity.js";
 import { hasBlocking, incompleteBlocking } from "./blocking.js";
 import { sameTaskAs, goesToExecutor } from "./retries.js";
 import { MAX_FINAL_REVIEW_FIXES } from "./review-rounds.js";
-import { firedSignals, signalsFor } from "../rules/signals.js";
-import { RIGOR, planDefectSendBackLeft, sendBacksAllowed } from "../rules/policy.js";
-import { budgetSpent } from "../session/usage.js";
+import { firedSignals, signalsFor } from "../src/rules/signals.js";
+import { RIGOR, planDefectSendBackLeft, sendBacksAllowed } from "../src/rules/policy.js";
+import { budgetSpent } from "../src/session/usage.js";
 import type { AnswerOf } from "./questions.js";
 import { saidWith } from "./words.js";
 

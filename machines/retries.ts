@@ -1,5 +1,5 @@
 // Retries: whether a failure is the same task again, and a refused commit's own count of refusals.
-import type { AutopilotState, Effect } from "../session/schema.js";
+import type { AutopilotState, Effect } from "../src/session/schema.js";
 import { FIXABLE_HOOK } from "./events.js";
 
 /** How many times the repository's hooks have refused this commit already (0 for a new one). */

@@ -4,9 +4,9 @@
 // ("fix these": "1, 3", or their ids). The gate shows the findings numbered, each with its id in the
 // finding ledger (src/engine/step.ts), the engine refuses a "fix these" that names none
 // (src/engine/answers.ts), the machine records the choice in the round's `sent` and the fix round
-// takes exactly those (src/machine/actions/review.ts, src/machine/fates.ts).
-import type { AutopilotState, Finding } from "../session/schema.js";
-import { roundIds, verificationFindings, type FindingSource } from "../session/findings.js";
+// takes exactly those (machines/actions/review.ts, machines/fates.ts).
+import type { AutopilotState, Finding } from "../src/session/schema.js";
+import { roundIds, verificationFindings, type FindingSource } from "../src/session/findings.js";
 import { findingLine } from "./blocking.js";
 
 /** A gate's findings: a review's as reported, or a verification's (plain text, every one a failure). */

@@ -9,10 +9,10 @@
 // actions/ (grouped by concern), the events in events.ts, their pure helpers in the modules of their
 // concerns (complexity, blocking findings, effects, retries, the plan gate, review rounds).
 import { and, not, or, setup } from "xstate";
-import type { AutopilotState } from "../session/schema.js";
-import type { PersonaName, ResultKind } from "../protocol/step.js";
+import type { AutopilotState } from "../src/session/schema.js";
+import type { PersonaName, ResultKind } from "../src/vocabulary.js";
 import { answer, type QuestionName } from "./questions.js";
-import { RIGOR } from "../rules/policy.js";
+import { RIGOR } from "../src/rules/policy.js";
 import type { AutopilotEvent } from "./events.js";
 import { guards } from "./guards.js";
 import { sessionActions } from "./actions/session.js";
@@ -29,11 +29,11 @@ export { complexityOverrideFor, effectiveComplexity } from "./complexity.js";
 // ---------------------------------------------------------------------------------------------
 // What a resting stage means. Declared once, as `meta` on the state node the session rests in;
 // the stage list, the asks, the dispatches, the probes and the brief's facts are read from it
-// (src/machine/stages.ts).
+// (machines/stages.ts).
 
 /** A fact the engine reads from disk before the session can rest (the machine waits for its event). */
 export type Probe = "assess" | "planFacts" | "validate" | "waveOpen" | "waveMerge";
-/** The question a stage asks: an entry of QUESTIONS (src/machine/questions.ts: its options, human-only answers, --yes policy). */
+/** The question a stage asks: an entry of QUESTIONS (machines/questions.ts: its options, human-only answers, --yes policy). */
 type AskName = QuestionName;
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
 export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings" | "commitChecks";

@@ -1,8 +1,8 @@
 // What the machine's actions do to the finding ledger (src/session/findings.ts): a check's round
 // raises findings, a fix round takes some, its report fixes or disputes them, a decision overrides
 // or defers them. Pure, as the machine.
-import type { AutopilotState, Finding } from "../session/schema.js";
-import type { DecisionBy } from "../vocabulary.js";
+import type { AutopilotState, Finding } from "../src/session/schema.js";
+import type { DecisionBy } from "../src/vocabulary.js";
 import {
   chooseForFix,
   decideFindings,
@@ -14,7 +14,7 @@ import {
   type FindingScope,
   type FixChoice,
   type TrackedFinding,
-} from "../session/findings.js";
+} from "../src/session/findings.js";
 
 type Ledger = Pick<AutopilotState, "findingLedger">;
 

@@ -3,11 +3,11 @@
 // Pure, as the machine: each only changes context or appends an effect to the outbox.
 import { namingFixed } from "../commit-args.js";
 import { assertEvent } from "xstate";
-import type { AutopilotState, Effect, EffectBody } from "../../session/schema.js";
-import { emptyPhaseRun } from "../../session/schema.js";
-import { channelCounts } from "../../vocabulary.js";
+import type { AutopilotState, Effect, EffectBody } from "../../src/session/schema.js";
+import { emptyPhaseRun } from "../../src/session/schema.js";
+import { channelCounts } from "../../src/vocabulary.js";
 import { countBySeverity, doneNotice, phaseSummaryNotice } from "../reports.js";
-import { RIGOR } from "../../rules/policy.js";
+import { RIGOR } from "../../src/rules/policy.js";
 import { incompleteBlocking } from "../blocking.js";
 import { effect } from "../effect.js";
 import {
@@ -20,7 +20,7 @@ import {
 } from "../review-rounds.js";
 import { act } from "./act.js";
 import { finalRecord, phaseLine } from "./records.js";
-import { verificationFindings } from "../../session/findings.js";
+import { verificationFindings } from "../../src/session/findings.js";
 import { decide, isBlocking, raise, scopeOf, sendToFix, sentChoice, settleFix } from "../fates.js";
 import { fixLines, gateIds, sentIndices } from "../fix-choice.js";
 

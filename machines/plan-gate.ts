@@ -1,6 +1,6 @@
 // What the plan gate records and reports: the signals as read, the plan's hash and waves, its notice.
-import type { AutopilotState, Decision, Notice } from "../session/schema.js";
-import { firedSignals, signalsFor } from "../rules/signals.js";
+import type { AutopilotState, Decision, Notice } from "../src/session/schema.js";
+import { firedSignals, signalsFor } from "../src/rules/signals.js";
 
 /** A parallel session's waves, recorded with the plan decision. */
 export function planWaves(context: AutopilotState): Pick<Decision, "waves"> {

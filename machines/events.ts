@@ -9,7 +9,7 @@ import type {
   RigorLevel,
   WaveLedger,
   WavePlan,
-} from "../session/schema.js";
+} from "../src/session/schema.js";
 
 /** The hook whose refusal is the executor's to fix (it checks the change); other hooks check the message. */
 export const FIXABLE_HOOK = "pre-commit";
