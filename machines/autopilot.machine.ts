@@ -38,7 +38,7 @@ type AskName = QuestionName;
 /** What a dispatch brief is given from disk (src/engine/facts.ts reads each). */
 export type DispatchFact = "phaseDescription" | "diffStat" | "phaseFindings" | "learnings" | "commitChecks";
 /** The persona job a stage dispatches (src/personas/dispatch.ts words its prompt and brief). */
-type DispatchJob =
+export type DispatchJob =
   "plan" | "execute" | "executeTask" | "fix" | "verify" | "review" | "finalReview" | "finalFix" | "commitFix";
 
 export type StageMeta = {

@@ -3,7 +3,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotState } from "../session/schema.js";
-import { phaseStartCommit, type DispatchFacts } from "../personas/dispatch.js";
+import type { DispatchFacts } from "../personas/dispatch.js";
+import { phaseStartCommit } from "../personas/jobs.js";
 import { parseSpec } from "../markdown/spec.js";
 import { diffStat } from "../effects/git.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";

@@ -30,14 +30,8 @@ import { formatBudget, parseUsage } from "../session/usage.js";
 import type { ProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
-import {
-  briefContent,
-  briefPath,
-  plannedPlanPath,
-  resultPath,
-  taskBriefContent,
-  taskResultPath,
-} from "../personas/dispatch.js";
+import { briefContent, briefPath, resultPath, taskBriefContent } from "../personas/dispatch.js";
+import { plannedPlanPath, taskResultPath } from "../personas/jobs.js";
 import { mergeWave, openWave } from "./wave.js";
 import { gatherDispatchFacts } from "./facts.js";
 import { recordRun } from "./runs.js";

@@ -8,7 +8,8 @@ import { humanOnlyOf, optionsOf, type QuestionName } from "../../machines/questi
 import { doneTotals } from "../../machines/reports.js";
 import { SIGNAL_DEFS, firedSignals, signalsFor } from "../rules/signals.js";
 import { renderNotices } from "../session/notices.js";
-import { dispatchFor, plannedPlanPath } from "../personas/dispatch.js";
+import { dispatchFor } from "../personas/dispatch.js";
+import { plannedPlanPath } from "../personas/jobs.js";
 import { LEGACY_PLANS_DIR, kebab, plansDirFor } from "../markdown/plans-folder.js";
 import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";

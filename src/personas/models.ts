@@ -18,7 +18,7 @@ import {
   type Role,
   type Tier,
 } from "../session/models.js";
-import { waveTasksToRun } from "./dispatch.js";
+import { waveTasksToRun } from "./jobs.js";
 
 /** Who runs the session's personas: a client or runner with model names, or one without (`other`). */
 export type Runs = ModelClient | "other";
