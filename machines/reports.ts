@@ -63,6 +63,9 @@ export function doneTotals(state: AutopilotState): DoneTotals {
     if (h.startedAt && (!startedAt || h.startedAt < startedAt)) startedAt = h.startedAt;
     if (h.completedAt && (!completedAt || h.completedAt > completedAt)) completedAt = h.completedAt;
   }
+  // The last phase's end is not the session's: the final review's fix rounds commit after it.
+  for (const c of state.commits)
+    if (c.timestamp && completedAt && Date.parse(c.timestamp) > Date.parse(completedAt)) completedAt = c.timestamp;
   return {
     phasesCompleted: state.phases.filter((p) => p.status === "complete").length,
     phasesSkipped: state.phases.filter((p) => p.status === "skipped").length,

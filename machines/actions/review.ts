@@ -407,6 +407,7 @@ export const reviewActions = {
         ignoreAdvice: true,
       },
     });
+    add({ type: "closeExecutionState", args: {} });
     add({ type: "reportHarnessFiles", args: {} });
     return { outbox: next.outbox, notices: [...context.notices, doneNotice(context)] };
   }),

@@ -27,7 +27,7 @@ import {
   promoteSessionLearnings,
   pruneNotice,
 } from "../effects/learnings.js";
-import { resetExecutionState } from "../effects/execution-state.js";
+import { closeExecutionState, resetExecutionState } from "../effects/execution-state.js";
 import { parseSpec } from "../markdown/spec.js";
 import { specOverview } from "../markdown/spec-overview.js";
 import { writeTextAtomic } from "../effects/fsutil.js";
@@ -175,6 +175,9 @@ async function performUnlocked(
       return state;
     case "resetExecutionState":
       await resetExecutionState(ws, effect.args.phase);
+      return state;
+    case "closeExecutionState":
+      await closeExecutionState(ws);
       return state;
     case "appendSessionLearnings": {
       let added = 0;

@@ -112,6 +112,8 @@ export const Effect = z.discriminatedUnion("type", [
   entry("resetExecutionState", ResetExecutionStateArgs),
   entry("appendSessionLearnings", AppendSessionLearningsArgs),
   entry("reportHarnessFiles", NoArgs),
+  /** At DONE: the executor's state.json no longer points at a task of the last phase. */
+  entry("closeExecutionState", NoArgs),
 ]);
 export type Effect = z.infer<typeof Effect>;
 type EffectType = Effect["type"];

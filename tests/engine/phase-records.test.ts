@@ -165,6 +165,14 @@ describe("a two-phase session's records", () => {
     });
   });
 
+  it("closes the execution state at DONE: no task of the last phase is under way, its progress kept", async () => {
+    const closed = JSON.parse(await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "state.json"), "utf8"));
+    expect(closed.position).toEqual({ phase: "complete" });
+    expect(closed.autopilotPhase).toBe("Command Line");
+    expect(closed.progress).toMatchObject({ "Task 1": "complete", "Task 2": "complete" });
+    expect(Object.keys(closed.earlierPhases)).toEqual(["Counting Core"]);
+  });
+
   it("reviews a phase from its own start commit; the final review sees the whole change", () => {
     const p2 = briefs("harness-code-reviewer", "Command Line")[0].brief;
     expect(p2).toContain(`- Phase start commit: ${phase1End} (this phase's changes: git diff ${phase1End}..HEAD)`);

@@ -463,6 +463,7 @@ describe("PHASE_COMPLETE, FINAL_REVIEW and DONE", () => {
       "appendLearnings",
       "roadmapDone",
       "writeSummary",
+      "closeExecutionState",
       "reportHarnessFiles",
     ]);
     expect(renderStep(s, slug).next.kind).toBe("done");
