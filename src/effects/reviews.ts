@@ -1,8 +1,8 @@
 // `<sessionDir>/phase-<N>-review.json`: written at REVIEW, read back at FINAL_REVIEW.
 //
-// N is the 0-based phase index, matching `currentPhase` and `phases[]` in autopilot-state.json
-// (and the majority of real sessions: phase-0/1/2 for a 3-phase spec). Readers still accept
-// 1-based files, which some sessions have.
+// N is the phase's number as every text counts phases, from 1 (`phase-1-review.json` is Phase 1).
+// Readers still take 0-based files (upstream's skill and earlier autopilot wrote phase-0/1/2 for a
+// 3-phase spec): a file that says its `phaseNumber` is read by it, the others by their names.
 //
 // Real files vary: a bare array or an object with `findings`; severities in either vocabulary
 // (blocking/warning/note, critical/important/suggestion); `line` a number or a `[start, end]`
@@ -129,7 +129,7 @@ export async function writePhaseReview(
 ): Promise<{ path: string; written: boolean }> {
   if (!Number.isInteger(phaseIndex) || phaseIndex < 0)
     throw new RangeError(`phaseIndex must be a 0-based index, got ${phaseIndex}`);
-  const file = ws.review(phaseIndex);
+  const file = ws.review(phaseIndex + 1);
   let value: unknown = findings.map(ordered);
   if (opts.rounds?.length) {
     const seen = new Set<string>();
@@ -159,7 +159,7 @@ export async function writePhaseReview(
         }
       });
     value = {
-      // 0-based like the file name (upstream's numbering); `phaseNumber` is how people count.
+      // `phase` is the index into autopilot-state.json's phases[]; `phaseNumber` is how people count.
       phase: phaseIndex,
       phaseNumber: phaseIndex + 1,
       ...(opts.name ? { name: opts.name } : {}),
@@ -178,9 +178,13 @@ export async function writePhaseReview(
 }
 
 /**
- * Every `phase-*-review.json` of the session, normalised and sorted by phase. A file N=0 marks the
- * session as 0-based; without one, N equal to `phaseCount` can only be 1-based. Unreadable files
- * are skipped rather than failing the final review.
+ * Every `phase-*-review.json` of the session, normalised, one per phase, sorted by phase. A file
+ * that says its `phaseNumber` (autopilot's) is that phase's. The others go by their names: a file
+ * N=0 marks them 0-based (upstream's and earlier autopilot's numbering); without one, N equal to
+ * `phaseCount`, or a name that agrees with a file's own `phaseNumber`, marks them 1-based. Where an
+ * older file and one named by the phase's number hold the same phase (a session resumed across the
+ * change of names), the one named by the number is read. Unreadable files are skipped rather than
+ * failing the final review.
  */
 export async function readPhaseReviews(
   ws: SessionPaths,
@@ -193,7 +197,7 @@ export async function readPhaseReviews(
   } catch {
     return [];
   }
-  const found: Array<{ file: string; n: number; findings: Finding[] }> = [];
+  const found: Array<{ file: string; n: number; said: number | null; findings: Finding[] }> = [];
   for (const name of names) {
     const m = /^phase-(\d+)-review\.json$/.exec(name);
     if (!m) continue;
@@ -204,13 +208,34 @@ export async function readPhaseReviews(
       continue;
     }
     if (parsed === null) continue;
-    found.push({ file: name, n: Number(m[1]), findings: findingsOf(parsed).map(normalizeFinding) });
+    found.push({
+      file: name,
+      n: Number(m[1]),
+      said: phaseNumberOf(parsed),
+      findings: findingsOf(parsed).map(normalizeFinding),
+    });
   }
   const ns = found.map((f) => f.n);
-  const oneBased = !ns.includes(0) && opts.phaseCount !== undefined && ns.some((n) => n === opts.phaseCount);
-  return found
-    .map((f) => ({ file: f.file, phase: oneBased ? f.n - 1 : f.n, findings: f.findings }))
+  const oneBased =
+    !ns.includes(0) &&
+    ((opts.phaseCount !== undefined && ns.includes(opts.phaseCount)) || found.some((f) => f.said === f.n));
+  const byPhase = new Map<number, PhaseReviewFile & { named: boolean }>();
+  for (const f of found) {
+    const phase = f.said !== null ? f.said - 1 : oneBased ? f.n - 1 : f.n;
+    const named = f.n === phase + 1;
+    const had = byPhase.get(phase);
+    if (!had || (named && !had.named)) byPhase.set(phase, { file: f.file, phase, findings: f.findings, named });
+  }
+  return [...byPhase.values()]
+    .map(({ file, phase, findings }) => ({ file, phase, findings }))
     .sort((a, b) => a.phase - b.phase);
+}
+
+/** The phase number (from 1) a file says it holds, when it says it. */
+function phaseNumberOf(parsed: unknown): number | null {
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+  const n = (parsed as Record<string, unknown>).phaseNumber;
+  return typeof n === "number" && Number.isInteger(n) && n >= 1 ? n : null;
 }
 
 function countBySeverity(findings: Finding[]): Record<Severity, number> {

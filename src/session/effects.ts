@@ -49,7 +49,7 @@ const WriteReviewArgs = z.looseObject({
   phase: z.number().int().nonnegative(),
   findings: z.array(Finding),
   rounds: z.array(ReviewRoundArgs).optional(),
-  /** The phase's name, written into the file so `phase-0-review.json` says it is phase 1. */
+  /** The phase's name, written into the file beside its number. */
   name: z.string().optional(),
 });
 

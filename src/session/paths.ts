@@ -87,7 +87,7 @@ export interface SessionPaths extends ProjectPaths {
   worktreePointer: string;
   /** `scratchpad/`; one folder in it per phase, named by src/effects/scratchpad.ts. */
   scratchpadDir: string;
-  /** `phase-N-review.json`; N as the caller numbers it (upstream files use both 0- and 1-based). */
+  /** `phase-N-review.json`; N as the caller numbers it (autopilot writes the phase number, from 1; upstream files use both). */
   review(n: number): string;
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cp, readFile, readdir } from "node:fs/promises";
+import { cp, readFile, readdir, rename } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { formatFindingsForPrompt, readPhaseReviews, writePhaseReview } from "../../src/effects/reviews.js";
@@ -13,12 +13,13 @@ afterEach(() => cleanup());
 const sessionDir = ".harness/sessions/s";
 
 describe("phase review files", () => {
-  it("REVIEW writes phase-<0-based index>-review.json as an array in the skill's shape", async () => {
+  it("REVIEW writes phase-<phase number>-review.json as an array in the skill's shape: Phase 1's is phase-1-review.json", async () => {
     await writePhaseReview(sessionPathsAt(dir, sessionDir), 0, [
       { severity: "critical", file: "src/a.ts", line: 12, title: "Null deref", rationale: "x may be undefined" },
       { severity: "note", title: "Naming" },
     ]);
-    const raw = JSON.parse(await readFile(path.join(dir, sessionDir, "phase-0-review.json"), "utf8"));
+    expect(await readdir(path.join(dir, sessionDir))).toEqual(["phase-1-review.json"]);
+    const raw = JSON.parse(await readFile(path.join(dir, sessionDir, "phase-1-review.json"), "utf8"));
     expect(raw).toEqual([
       {
         severity: "blocking",
@@ -66,6 +67,42 @@ describe("phase review files", () => {
         rationale: "Added JSDoc",
         originalSeverity: "important",
       },
+    ]);
+  });
+
+  it("reads the files it writes by their phase numbers, and an older session's 0-based files beside them", async () => {
+    const ws = sessionPathsAt(dir, sessionDir);
+    const rounds = (title: string) => ({ rounds: [{ findings: [{ severity: "note", title }], resolution: null }] });
+    // Two phases of a three-phase session, named by their numbers: phase-1 and phase-2.
+    await writePhaseReview(ws, 0, [], { ...rounds("one"), name: "Core" });
+    await writePhaseReview(ws, 1, [], { ...rounds("two"), name: "Command" });
+    const fresh = await readPhaseReviews(ws, { phaseCount: 3 });
+    expect(fresh.map((r) => [r.file, r.phase, r.findings[0].title])).toEqual([
+      ["phase-1-review.json", 0, "one"],
+      ["phase-2-review.json", 1, "two"],
+    ]);
+    expect(formatFindingsForPrompt(fresh, { phaseNames: ["Core", "Command"] }).split("\n")[0]).toBe(
+      "Phase 1 (Core), phase-1-review.json: 0 blocking, 0 warning, 1 note",
+    );
+    // A session begun by an earlier autopilot: phase 1 in phase-0-review.json (upstream's bare array),
+    // resumed in phase 2, whose file is named by its number. Each is read as its own phase.
+    const older = sessionPathsAt(dir, ".harness/sessions/older");
+    await cp(path.join(fixturesDir, "reviews/zero-based/phase-0-review.json"), older.review(0));
+    await writePhaseReview(older, 1, [], { ...rounds("two"), name: "Command" });
+    expect((await readPhaseReviews(older, { phaseCount: 3 })).map((r) => [r.file, r.phase])).toEqual([
+      ["phase-0-review.json", 0],
+      ["phase-2-review.json", 1],
+    ]);
+    // Resumed in the middle of phase 2's review: its older file (phase-1, by index) and its new one
+    // hold the same phase; the one named by the number is read, once.
+    await writePhaseReview(older, 1, [], { ...rounds("two, older"), name: "Command" });
+    await rename(older.review(2), older.review(1));
+    await writePhaseReview(older, 1, [], { ...rounds("two, re-reviewed"), name: "Command" });
+    expect(
+      (await readPhaseReviews(older, { phaseCount: 3 })).map((r) => [r.file, r.phase, r.findings[0].title]),
+    ).toEqual([
+      ["phase-0-review.json", 0, "Step 5 resume ambiguity"],
+      ["phase-2-review.json", 1, "two, re-reviewed"],
     ]);
   });
 

@@ -311,9 +311,9 @@ describe("engine", () => {
       expect.arrayContaining([
         "autopilot-state.json",
         "handoff.json",
-        "phase-0-review.json",
         "phase-1-review.json",
         "phase-2-review.json",
+        "phase-3-review.json",
         "summary.md",
       ]),
     );

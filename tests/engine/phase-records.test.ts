@@ -244,7 +244,7 @@ describe("a two-phase session's records", () => {
       ],
     });
     const review = JSON.parse(
-      await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "phase-0-review.json"), "utf8"),
+      await readFile(path.join(repo.dir, ".harness/sessions", SLUG, "phase-1-review.json"), "utf8"),
     );
     expect(review).toMatchObject({ phase: 0, phaseNumber: 1, name: "Counting Core" });
     expect(
@@ -284,7 +284,7 @@ describe("a two-phase session's records", () => {
   it("gives the final review every per-phase finding whole, with what became of it", () => {
     const final = briefs("harness-code-reviewer", null)[0].brief;
     expect(final).not.toMatch(/found and addressed/);
-    expect(final).toContain("Phase 1 (Counting Core), phase-0-review.json: 1 blocking, 0 warning, 1 note");
+    expect(final).toContain("Phase 1 (Counting Core), phase-1-review.json: 1 blocking, 0 warning, 1 note");
     expect(final).toMatch(
       /- \[p1-r1-1\] \[blocking\] src\/counting-core\/task-1\.ts:1 — Unchecked input reaches the parser \(simulated\) \[fixed in fix round 2 \(commit [0-9a-f]{7}\)\]: The parser trusts its input; validate it first\. Scenario: an empty input makes the parser throw/,
     );
