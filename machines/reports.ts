@@ -173,11 +173,21 @@ export function sessionSoFar(state: AutopilotState): string[] {
       `  Decided: ${asked
         .map(
           (d) =>
-            `${d.phase !== null ? `phase ${d.phase + 1} ` : ""}${d.decision} "${d.answer}"${d.by ? ` (${d.by})` : ""}${d.rationale ? `: ${d.rationale.slice(0, 80)}` : ""}`,
+            `${d.phase !== null ? `phase ${d.phase + 1} ` : ""}${d.decision} "${d.answer}"${d.by ? ` (${d.by})` : ""}${d.rationale ? `: ${atWord(d.rationale, 80)}` : ""}`,
         )
         .join("; ")}.`,
     );
   return lines;
+}
+
+/** At most `max` characters of a reason, cut between words ("…" where it was cut), never inside one. */
+function atWord(s: string, max: number): string {
+  const one = s.replace(/\s+/g, " ").trim();
+  if (one.length <= max) return one;
+  const cut = one.slice(0, max);
+  const space = one[max] === " " ? max : cut.lastIndexOf(" ");
+  // One word longer than the bound: it is cut, there being no word boundary to cut at.
+  return `${(space > 0 ? cut.slice(0, space) : cut.slice(0, max - 1)).replace(/[\s,;:.]+$/, "")}…`;
 }
 
 /** A phase record's verification outcome: its recorded word, or what its pass flag says. */

@@ -15,6 +15,7 @@ import { sessionDirRel } from "../session/paths.js";
 import { channelCounts } from "../vocabulary.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "../session/driver-lock.js";
+import { recordRunCommand } from "../session/run-command.js";
 import { RunProgress } from "./progress.js";
 import { LineReader, NoAnswer, TerminalGate } from "./terminal-gate.js";
 import { formatBudget, formatCost } from "../session/usage.js";
@@ -80,6 +81,12 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
     const engine = new Engine(root, { runs: runsOf(o.runner), log: (_level, m) => progress.write(`    · ${m}`) });
     const started = await startWaiting(engine, rel, o.flags, progress);
     progress.resumed(started.resumed);
+    // For `autopilot approve`: the way this session goes on after a person answers at a terminal.
+    try {
+      recordRunCommand(root, slug, o.resumeCommand, new Date());
+    } catch {
+      // Only the approve command's closing advice reads it; the run does not depend on it.
+    }
     progress.write(
       `autopilot run ${rel} · session ${slug} · runner ${o.runner.name}${o.runner.simulated ? " (simulated)" : ""} · gates: ${o.yes ? "--yes policy" : o.interactive ? "terminal" : "stdin"}`,
     );

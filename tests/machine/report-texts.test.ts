@@ -47,3 +47,30 @@ describe("the reports", () => {
     );
   });
 });
+
+describe("a resumed session's decided answers", () => {
+  const resumedWith = (why: string) => {
+    let s = planned(started([low], { reviewPlans: true }), plan(3));
+    s = send(s, { type: "DECIDE", answer: "yes", by: "terminal", rationale: why });
+    s = send(s, { type: "RESUME" });
+    return step(s)
+      .report!.split("\n")
+      .find((l) => l.includes("Decided:"))!;
+  };
+
+  it("keep a long reason to whole words, never cut inside one", () => {
+    const decided = resumedWith(
+      "The plan keeps the parser separate from the printer, so the old output stays byte for byte the same and backwards clocks are handled.",
+    );
+    expect(decided).toContain(
+      'approved_plan "yes" (terminal): The plan keeps the parser separate from the printer, so the old output stays….',
+    );
+  });
+
+  it("keep a reason that ends at the bound whole, and a short one as it is", () => {
+    const eighty = "Clocks can go backwards after an NTP step, so the bucket never refills on a jump";
+    expect(eighty).toHaveLength(80);
+    expect(resumedWith(`${eighty} backwards.`)).toContain(`(terminal): ${eighty}….`);
+    expect(resumedWith("read the plan myself")).toContain('approved_plan "yes" (terminal): read the plan myself.');
+  });
+});

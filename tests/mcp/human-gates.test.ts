@@ -91,6 +91,11 @@ async function refusedThenApproved(session: Session, ask: Step, answer: string, 
   expect(done.output).toContain(ask.next.question);
   expect(done.output).toContain("This is a human gate");
   expect(done.output).toContain(`Recorded "${answer}" (${rationale}), answered at this terminal`);
+  // A chat client drives this session, never autopilot run: the way on is the client alone.
+  expect(done.output.trimEnd().split(/\r?\n/).at(-1)).toBe(
+    "To go on: tell your chat client to continue (it calls autopilot_next).",
+  );
+  expect(done.output).not.toContain("autopilot run");
   const d = (await session.state(SLUG)).decisions.at(-1);
   expect(d).toMatchObject({ answer, by: "terminal", rationale });
   return stepCall(session.srv.client, "autopilot_next", { session: SLUG });

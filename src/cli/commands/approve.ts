@@ -10,6 +10,7 @@ import { Engine } from "../../engine/engine.js";
 import { AutopilotError } from "../../protocol/errors.js";
 import { LineReader, NoAnswer, TerminalGate } from "../../headless/terminal-gate.js";
 import { projectRoot, UsageError } from "../usage.js";
+import { lastRunCommand } from "../../session/run-command.js";
 
 const USAGE = "usage: autopilot approve SLUG [--project DIR]";
 
@@ -64,7 +65,12 @@ export async function run(argv: string[]): Promise<number> {
     w(
       `Recorded "${got.answer}"${got.rationale ? ` (${got.rationale})` : ""}, answered at this terminal. The session is now at ${next.state} (step ${next.stepId}).`,
     );
-    w(`Tell your chat client to continue (autopilot_next), or run autopilot run again.`);
+    const command = lastRunCommand(root, slug);
+    w(
+      command
+        ? `To go on: run \`${command}\` again (the command that ran this session), or tell the chat client that drives it to continue (autopilot_next).`
+        : `To go on: tell your chat client to continue (it calls autopilot_next).`,
+    );
     return 0;
   } catch (e) {
     if (e instanceof NoAnswer) {
