@@ -3,21 +3,41 @@ import { formatDuration, type DecisionLog, type LoggedDecision, type PhaseLog, t
 import { SIGNAL_DEFS } from "../rules/signals.js";
 import { checksMarkdown } from "./checks-text.js";
 
+/**
+ * Text as itself, with raw HTML made inert the way Markdown allows: a backslash before a `<` that
+ * could open a tag (or an autolink) and before an `&` that would read as an entity. A reader of the
+ * plain file sees `() => number`, not `() =&gt; number`; a renderer shows the same, and runs nothing.
+ * Code spans are left as they are: Markdown shows their text literally, backslashes too.
+ */
+function mdInline(s: string): string {
+  let out = "";
+  let last = 0;
+  for (const m of s.matchAll(/(`+)(?:[\s\S]*?[^`])?\1(?!`)/g)) {
+    out += inert(s.slice(last, m.index)) + m[0];
+    last = m.index + m[0].length;
+  }
+  return out + inert(s.slice(last));
+}
+
+function inert(s: string): string {
+  // A backslash of the text's own before either would escape the escape: it is doubled first.
+  return s
+    .replace(/\\(?=<[A-Za-z/!?]|&#?[A-Za-z0-9]+;)/g, "\\\\")
+    .replace(/<(?=[A-Za-z/!?])/g, "\\<")
+    .replace(/&(?=#?[A-Za-z0-9]+;)/g, "\\&");
+}
+
 /** One table cell: no line breaks, pipes escaped, raw HTML neutralised (renderers would run it). */
 function mdCell(s: string | number | boolean | null | undefined): string {
   if (s === null || s === undefined || s === "") return "—";
-  return String(s)
-    .replace(/\r?\n|\r/g, " ")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
+  return mdInline(String(s).replace(/\r?\n|\r/g, " "))
     .replace(/\|/g, "\\|")
     .trim();
 }
 
 /** Inline text outside tables. */
 function mdText(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  return mdInline(s);
 }
 
 function table(head: string[], rows: (string | number | boolean | null | undefined)[][]): string {

@@ -87,7 +87,7 @@ describe("decision log of a finished scripted session", () => {
     const l = buildDecisionLog(relayed, SLUG);
     expect(l.decisions[5]).toMatchObject({ who: "relayed", userWords: "override it, the key is a fixture <b>" });
     expect(renderMarkdown(l)).toContain(
-      `the user's words (relayed by the host model): "override it, the key is a fixture &lt;b&gt;" · the user says it is a fixture`,
+      `the user's words (relayed by the host model): "override it, the key is a fixture \\<b>" · the user says it is a fixture`,
     );
     const html = renderHtml(l);
     expect(html).toContain(
