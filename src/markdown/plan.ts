@@ -184,7 +184,7 @@ export function countPlan(text: string): PlanCounts {
 // ---- the plan check ----------------------------------------------------------------------------
 // What the server checks in code before a plan may run: every task names its files and
 // ends with a verification step, no task leaves its content to be decided later, no task is too
-// big for one executor pass. Each problem is one line the planner can act on.
+// big for one executor pass, and the plan points at no scratchpad file. Each problem is one line the planner can act on.
 
 /** Words that leave a step to be decided later (outside code: a command may contain anything). */
 const PLACEHOLDERS: [RegExp, string][] = [
@@ -305,5 +305,11 @@ export function planProblems(text: string): string[] {
     const vague = PLACEHOLDERS.filter(([re]) => re.test(words)).map(([, w]) => `"${w}"`);
     if (vague.length) out.push(`${name} leaves work undecided (${vague.join(", ")}): write the exact step instead.`);
   }
+  // The plan is committed; the session's scratchpad is cleared when the phase ends and never committed.
+  const scratch = /(?:\.harness\/sessions\/[^\s)`'"\]>]*)?\bscratchpad\/[^\s)`'"\]>]*/.exec(text);
+  if (scratch)
+    out.push(
+      `The plan points at ${scratch[0]}: the scratchpad is deleted when the phase ends and never committed, so the committed plan would point at nothing. Write what the tasks need into the plan itself.`,
+    );
   return out;
 }

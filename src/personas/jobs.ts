@@ -164,7 +164,7 @@ function planJob({ state, phase, n, of, handoff, sendBacks, make }: Frame): Plan
       state.parallel
         ? `This session runs independent tasks at the same time: under each task heading write "**Depends on:** Task N, Task M | **Files:** <path>, <path> | **Owns:** <glob>" ("**Depends on:** none" for a task that needs no other; **Owns** optional, for folders the task alone may change). Tasks that share a file never run together; a task without a Depends on line waits for the one before it; a dependency on a task the plan does not have, or a circle, sends the plan back.`
         : "",
-      `Before the plan runs the server checks it: a task with no files, no verification step, a placeholder (TBD, "as needed", "etc.") or more than ${TASK_SIZE.maxFiles} files or ${TASK_SIZE.maxSteps} steps comes back to you with the list (at most ${sendBacks} time${sendBacks === 1 ? "" : "s"}; then a person judges the plan).`,
+      `Before the plan runs the server checks it: a task with no files, no verification step, a placeholder (TBD, "as needed", "etc."), a scratchpad file named (the plan is committed; the scratchpad is deleted when the phase ends: write what a task needs into the plan) or more than ${TASK_SIZE.maxFiles} files or ${TASK_SIZE.maxSteps} steps comes back to you with the list (at most ${sendBacks} time${sendBacks === 1 ? "" : "s"}; then a person judges the plan).`,
       RIGOR[state.rigorLevel].planning,
       scratchpadRule(state),
       `Write ${handoff} (replace the file) with {"fromSkill":"harness-planning","phase":"${phase.name}","summary":"...","planPath":"${plan}","taskCount":N,"checkpointCount":N,"concerns":[...],"assumptions":[...],"deferred":[...]}.`,

@@ -66,6 +66,19 @@ describe("the plan check", () => {
     expect(planProblems(plan(inCode))).toEqual([]);
   });
 
+  it("reports a plan that points at the session's scratchpad, which the phase end deletes and no commit holds", () => {
+    const dir = ".harness/sessions/changes--wc--proposal/scratchpad/counting-core";
+    const pointing = task(1, { steps: [`Follow the research in \`${dir}/tokenizer.md\`.`, "Run `node --test`."] });
+    expect(planProblems(plan(pointing, task(2)))).toEqual([
+      `The plan points at ${dir}/tokenizer.md: the scratchpad is deleted when the phase ends and never committed, so the committed plan would point at nothing. Write what the tasks need into the plan itself.`,
+    ]);
+    // A link to it, or the folder alone, is a pointer too; the word in prose is not.
+    expect(planProblems(plan(task(1), `See [notes](scratchpad/core/notes.md).\n\n${task(2)}`))).toHaveLength(1);
+    expect(planProblems(plan(task(1, { steps: ["Keep no scratchpad notes here.", "Run `node --test`."] })))).toEqual(
+      [],
+    );
+  });
+
   it(`reports an oversized task: more than ${TASK_SIZE.maxFiles} files or ${TASK_SIZE.maxSteps} steps`, () => {
     const wide = task(1, { files: ["a.js", "b.js", "c.js", "d.js"] });
     expect(planProblems(plan(wide))).toEqual([
