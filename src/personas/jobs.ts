@@ -32,7 +32,7 @@ export function taskResultPath(state: Pick<AutopilotState, "sessionDir">, stepId
 }
 
 /** The brief of one task of a parallel wave at step `stepId`. */
-export function taskBriefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number, task: string): string {
+function taskBriefPath(state: Pick<AutopilotState, "sessionDir">, stepId: number, task: string): string {
   return posix.join(state.sessionDir, "briefs", `step-${stepId}-task-${task.replace(/[^A-Za-z0-9._-]+/g, "-")}.md`);
 }
 
@@ -53,7 +53,7 @@ function scratchpadRule(state: AutopilotState): string {
   return scratchpadRuleFor(state.rigorLevel, dir);
 }
 
-export function retryLevel(state: AutopilotState): number {
+function retryLevel(state: AutopilotState): number {
   return state.retryBudget.currentTask?.attemptsUsed ?? 0;
 }
 
