@@ -34,7 +34,7 @@ export interface WorktreePointer {
 }
 
 /** The session's branch: `autopilot/<slug>`, with what git refuses in a branch name (spaces, `~^:?*[\`) as `-`. */
-function branchFor(slug: string): string {
+export function branchFor(slug: string): string {
   // eslint-disable-next-line no-control-regex
   return `autopilot/${slug.replace(/[\s~^:?*[\\\u0000-\u001f\u007f]+|@\{/g, "-")}`;
 }

@@ -12,6 +12,7 @@ import type { SessionPaths } from "../session/paths.js";
 import type { ProjectConfig } from "../session/config.js";
 import { commitCheckpoint, gitRunner, harnessFilesStatus, leftOutNotice, withRepoLock } from "../effects/git.js";
 import { prTitleAndBody } from "../effects/pull-request.js";
+import { finishFacts } from "../effects/finish.js";
 import { commitMessage } from "../effects/commit-message.js";
 import { readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import { appendFailure } from "../effects/failures.js";
@@ -271,9 +272,11 @@ async function performUnlocked(
         overview: text === null ? null : specOverview(text),
       });
       await writeTextAtomic(ws.pr, pr.body);
+      // How to finish the branch follows the pull request's title, with the commands for this repository.
+      const finish = await finishFacts(root, ws.slug, pr.title);
       return notify(
         { ...state, pullRequest: { ...pr, ...(title ? { spec: title } : {}) } },
-        { kind: "prTitle", title: pr.title, file: `${ws.sessionDirRel}/pr.md` },
+        { kind: "finish", ...finish },
       );
     }
     case "appendLearnings": {

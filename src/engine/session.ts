@@ -13,7 +13,6 @@ import { initState } from "../session/schema.js";
 import { PersonaResult as PersonaResultSchema, type PersonaResult, type Step } from "../protocol/step.js";
 import { AutopilotError } from "../protocol/errors.js";
 import { SessionStore, type LockOptions } from "../session/store.js";
-import { shellWord } from "../protocol/words.js";
 import type { SessionRef } from "../session/paths.js";
 import { parseSpec } from "../markdown/spec.js";
 import { assertGitReady, CommitRejected, gitRunner, headCommit } from "../effects/git.js";
@@ -458,16 +457,13 @@ export class SessionEngine {
   private async stepFor(ref: SessionRef, state: AutopilotState): Promise<Step> {
     const runs = this.opts.runs ?? "other";
     const step = renderStep(state, ref.slug);
-    return this.inWorkspace(
-      runs === "other" ? step : withModel(step, state, runs, (await this.config()).models),
-      state,
-    );
+    return this.inWorkspace(runs === "other" ? step : withModel(step, state, runs, (await this.config()).models));
   }
 
   // ---- internals -----------------------------------------------------------------------------
 
-  /** A dispatch in a worktree session names the folder the persona works in; DONE says how to merge. */
-  private inWorkspace(step: Step, state?: AutopilotState): Step {
+  /** A dispatch in a worktree session names the folder the persona works in (DONE's finish notice says how to merge). */
+  private inWorkspace(step: Step): Step {
     const ws = this.opts.workspace;
     if (!ws) return step;
     const { pointer } = ws;
@@ -483,15 +479,6 @@ export class SessionEngine {
           ...(step.next.tasks ? { tasks: step.next.tasks.map((t) => ({ ...t, prompt: inside(t.prompt) })) } : {}),
         },
       };
-    }
-    if (step.next.kind === "done") {
-      const pr = state?.pullRequest;
-      const merge = [
-        `This session's commits are on branch ${pointer.branch} (worktree ${pointer.path}), not on ${pointer.baseBranch}.`,
-        `To merge them into ${pointer.baseBranch}: \`autopilot merge ${shellWord(step.session)}\` in the project (a plain merge: never forced, never rewrites history; a conflict stops it with nothing changed). Or open a pull request from ${pointer.branch}${pr?.title ? ":" : "."}`,
-        ...(pr?.title ? ["", `Title: ${pr.title}`, "", String(pr.body ?? "").trimEnd()] : []),
-      ].join("\n");
-      return { ...step, report: [step.report, merge].filter(Boolean).join("\n\n") };
     }
     return step;
   }

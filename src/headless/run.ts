@@ -20,6 +20,8 @@ import { RunProgress } from "./progress.js";
 import { LineReader, NoAnswer, TerminalGate } from "./terminal-gate.js";
 import { formatBudget, formatCost } from "../session/usage.js";
 import { EXIT_CODES, type EventWriter, type RunOutcome } from "./events.js";
+import { finishFacts, openPullRequest } from "../effects/finish.js";
+import { commandLine, finishArgs } from "../session/notices-finish.js";
 
 const SIMULATION_BANNER =
   "SIMULATION: personas are simulated by the scripted runner (no model is called; the files, commits and decisions are real).";
@@ -46,6 +48,8 @@ export interface HeadlessRunOptions {
   signal?: AbortSignal;
   /** Skip the banner (the caller printed its own). */
   quietBanner?: boolean;
+  /** `--pr`: at DONE, push the branch and open the pull request (src/effects/finish.ts). */
+  pr?: boolean;
 }
 
 export interface HeadlessRunResult {
@@ -56,6 +60,8 @@ export interface HeadlessRunResult {
   state: AutopilotState | null;
   /** How the run ended. */
   outcome: RunOutcome;
+  /** Why the run failed after the session was DONE (`--pr` could not open the pull request). */
+  error?: AutopilotError;
 }
 
 /** How a run that ended at `final` ended. */
@@ -186,24 +192,51 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
     if (lost) progress.write(`warning: the driver lock was lost during the run (${lost.message}).`);
 
     const state = await engine.read(slug).catch(() => null);
-    const outcome = outcomeOf(final, state, question, interrupted);
+    let outcome = outcomeOf(final, state, question, interrupted);
     summarise(progress, root, slug, final, outcome, state, o);
+    const error = outcome === "done" && o.pr ? await pullRequest(root, slug, state, progress) : undefined;
+    if (error) outcome = "failed";
     const code = EXIT_CODES[outcome];
     ev?.emit({
       event: "outcome",
       outcome,
       exitCode: code,
-      reason: reasonOf(final, outcome),
+      reason: error ? error.message : reasonOf(final, outcome),
       state: final.state,
       stepId: final.stepId,
       cost: state ? costOf(state) : null,
       resume: outcome === "done" ? null : o.resumeCommand,
       step: final,
+      ...(error ? { error: { code: error.code, message: error.message } } : {}),
     });
-    return { code, slug, final, state, outcome };
+    return { code, slug, final, state, outcome, ...(error ? { error } : {}) };
   } finally {
     reader.close();
     await lock.release();
+  }
+}
+
+/** `--pr` at DONE: the pull request opened (its URL printed), or the error that says what to run. */
+async function pullRequest(
+  root: string,
+  slug: string,
+  state: AutopilotState | null,
+  p: RunProgress,
+): Promise<AutopilotError | undefined> {
+  const title = state?.pullRequest?.title;
+  try {
+    if (!title)
+      throw new AutopilotError(
+        "pr_not_opened",
+        `No pull request was opened: the session recorded no description (no starting commit). The work stays committed.`,
+      );
+    const facts = await finishFacts(root, slug, title);
+    p.write(`Opening the pull request: ${commandLine(finishArgs(facts).push)}, then gh pr create …`);
+    p.write(`Pull request: ${await openPullRequest(root, facts)}`);
+    return undefined;
+  } catch (e) {
+    if (e instanceof AutopilotError) return e;
+    throw e;
   }
 }
 

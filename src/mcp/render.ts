@@ -186,6 +186,7 @@ const ERROR_TODO: Record<ErrorCode, string> = {
   merge_conflict: "Tell the user the message: the merge was aborted and nothing changed.",
   commit_rejected:
     "Tell the user the message: git refused the commit and it is still owed; after they fix what it says, call autopilot_next (the commit is made once).",
+  pr_not_opened: "Tell the user the message: the work stays committed; it names what to run.",
   internal: "Call autopilot_next to see the saved Step; tell the user if it repeats.",
   human_required:
     "Nothing changed: ask the user to answer in the client's form, or to run `autopilot approve <session>` in their own terminal; then call autopilot_next.",

@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   "worktree_diverged",
   "merge_conflict",
   "commit_rejected",
+  "pr_not_opened",
   "internal",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

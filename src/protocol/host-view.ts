@@ -82,7 +82,8 @@ function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
     return `Agent tool: subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"},${next.model ? " model next.model," : ""} prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
     return "Ask the user next.question (options: next.options); then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
-  if (next.kind === "done") return "Show the user the whole report (findings, .harness/ advice); the session is done.";
+  if (next.kind === "done")
+    return "Show the user the whole report; ask how to finish the branch and run only the chosen way's commands.";
   return null;
 }
 
@@ -130,7 +131,7 @@ export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: H
     case "wait":
       return "Tell the user next.reason, then stop (they resume with next.resumeWith).";
     default:
-      return "Show the user the whole report (what was built, the final review's findings and what to do about each, which .harness/ files to commit or ignore); the session is done.";
+      return "Show the user the whole report (what was built, the final review's findings and what to do about each, which .harness/ files to commit or ignore), ask them how to finish the branch (the report's options) and run only the commands of the one they choose; the session is done.";
   }
 }
 
@@ -202,7 +203,8 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
   } else {
     if (!step.report) lines.push(`Summary: ${JSON.stringify(n.summary)}`, "");
     lines.push(
-      "1. Show the user the whole report above (the final review's findings and what to do about each, the .harness/ files to commit or ignore). The session is DONE.",
+      "1. Show the user the whole report above (the final review's findings and what to do about each, the .harness/ files to commit or ignore).",
+      "2. Ask them how to finish the branch (the report's options) and run only the commands of the one they choose. The session is DONE.",
     );
   }
   return lines.join("\n");

@@ -14,6 +14,7 @@ import { escalationStep } from "../rules/policy.js";
 import { WavePlan } from "./wave-plan.js";
 import { FateGroup, groupWords } from "./findings.js";
 import { WORDS_NOTICES, renderWordsNotice } from "./notices-words.js";
+import { FinishNotice, renderFinish } from "./notices-finish.js";
 import { counted, DoneNotice, HarnessFilesNotice, plural, renderDone, renderHarnessFiles } from "./notices-done.js";
 
 function notice<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
@@ -187,6 +188,7 @@ export const Notice = z.discriminatedUnion("kind", [
   notice("userChangesCommitted", { count: z.number().int(), sha: z.string(), message: z.string() }),
   notice("userChangesAlreadyCommitted", {}),
   notice("prTitle", { title: z.string(), file: z.string().optional() }),
+  FinishNotice,
   notice("learningsPromoted", {
     promoted: z.number().int(),
     kept: z.number().int(),
@@ -403,6 +405,8 @@ export function renderNotice(n: Notice): string {
       return n.file
         ? `Pull request: "${n.title}"; its description (what changed and why, how it was tested, what is left open) is ${n.file}.`
         : `Suggested PR title: ${n.title}`;
+    case "finish":
+      return renderFinish(n);
     case "learningsPromoted":
       return n.summaryTo
         ? `Learnings: added this run's entry to ${n.summaryTo}${n.promoted ? `; moved ${plural(n.promoted, "learning")} of this session there` : ""}${n.kept ? ` (${n.kept} session-specific kept in the session)` : ""}${n.held?.length ? `; ${plural(n.held.length, "learning")} held back in the session, contradicted by its later work (${n.held.join("; ")})` : ""}.`
@@ -431,6 +435,7 @@ const LINE_KINDS: ReadonlySet<NoticeKind> = new Set<NoticeKind>([
   "userChangesCommitted",
   "userChangesAlreadyCommitted",
   "prTitle",
+  "finish",
   "learningsPromoted",
   "learningsKept",
   "learningsPrune",

@@ -105,9 +105,11 @@ describe("--worktree", () => {
       (await git(repo.dir, "diff", "--name-only", `${base}..${branch}`)).trim().split("\n");
     expect((await files(`autopilot/${A.slug}`)).some((f) => f.includes("beta"))).toBe(false);
     expect((await files(`autopilot/${B.slug}`)).some((f) => f.includes("alpha"))).toBe(false);
-    // The DONE Step offers the PR text and the merge back.
+    // The DONE Step offers the pull request (its description in pr.md) and the merge back.
     expect(ra.final.report).toContain(`autopilot merge ${A.slug}`);
-    expect(ra.final.report).toContain("Title: ");
+    expect(ra.final.report).toContain(
+      `--body-file .harness/sessions/${A.slug}/pr.md --head autopilot/${A.slug} --base main`,
+    );
   });
 
   it("is found again on resume, and dispatches name the worktree the persona works in", async () => {

@@ -1,5 +1,5 @@
 // `autopilot run SPEC [--fast|--thorough] [--review-plans] [--worktree] [--runner scripted|anthropic|command]
-//  [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]`: the machine headless, personas run by a runner, gates on the
+//  [--budget TOKENS|$USD] [--yes] [--pr] [--project DIR] [--json]`: the machine headless, personas run by a runner, gates on the
 // terminal (or by policy with --yes). The same command resumes the session where it stopped.
 import path from "node:path";
 import { UsageError, parseCliArgs } from "../usage.js";
@@ -12,7 +12,7 @@ import { AutopilotError } from "../../protocol/errors.js";
 import { shellWord } from "../../protocol/words.js";
 
 export const USAGE =
-  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--parallel [--jobs N]] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--project DIR] [--json]";
+  "usage: autopilot run SPEC [--fast|--thorough] [--review-plans] [--human-gates] [--worktree] [--parallel [--jobs N]] [--runner scripted|anthropic|command] [--budget TOKENS|$USD] [--yes] [--pr] [--project DIR] [--json]";
 
 function parse(argv: string[]) {
   return parseCliArgs(
@@ -31,6 +31,7 @@ function parse(argv: string[]) {
         runner: { type: "string" },
         budget: { type: "string" },
         yes: { type: "boolean", short: "y" },
+        pr: { type: "boolean" },
         project: { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -145,8 +146,10 @@ async function runCommand(
       interactive: !!process.stdin.isTTY,
       resumeCommand,
       signal: ctrl.signal,
+      pr: !!v.pr,
       ...(jobs ? { jobs } : {}),
     });
+    if (r.error) process.stderr.write(`autopilot run: ${r.error.message} [${r.error.code}]\n`);
     return r.code;
   } finally {
     process.off("SIGINT", onSignal);
