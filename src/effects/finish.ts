@@ -99,8 +99,7 @@ export async function openPullRequest(
   const kept = `The work stays committed on ${f.branch}.`;
   const fail = (why: string) =>
     new AutopilotError("pr_not_opened", `No pull request was opened: ${why}. ${kept}`, { branch: f.branch });
-  if (!f.remote) throw fail(prCommands(f));
-  if (!f.gh) throw fail(prCommands(f));
+  if (!f.remote || !f.gh) throw fail(prCommands(f));
   const { push, gh } = finishArgs(f);
   try {
     await run(push, root, env);

@@ -54,15 +54,15 @@ export function finishArgs(f: FinishFacts): { push: string[]; gh: string[] } {
   };
 }
 
-/** What opens the pull request, what is missing first (a remote, gh). */
+/** What opens the pull request: what is missing first (a remote, gh), then the push and gh's command. */
 export function prCommands(f: FinishFacts): string {
   const { push, gh } = finishArgs(f);
-  const both = `${commandLine(push)} && ${commandLine(gh)}`;
-  if (!f.remote)
-    return `the repository has no git remote${f.gh ? "" : " and gh (https://cli.github.com) is not on PATH"}: \`git remote add origin <url>\`, then \`${both}\``;
-  if (!f.gh)
-    return `gh (https://cli.github.com) is not on PATH: \`${commandLine(push)}\`, then open it on your git host from ${f.head}${f.base ? ` into ${f.base}` : ""} with ${f.file} as its description (with gh: \`${commandLine(gh)}\`)`;
-  return `\`${both}\``;
+  const needs = [
+    ...(f.remote ? [] : ["no git remote yet: first `git remote add origin <url>`"]),
+    ...(f.gh ? [] : ["gh is not on PATH (https://cli.github.com; or push, then open it on your git host)"]),
+  ];
+  const both = `\`${commandLine(push)} && ${commandLine(gh)}\``;
+  return needs.length ? `${needs.join("; ")}; then ${both}` : both;
 }
 
 export function renderFinish(n: FinishFacts): string {
@@ -72,10 +72,9 @@ export function renderFinish(n: FinishFacts): string {
       ]
     : [];
   return [
-    `Pull request: "${n.title}"; its description (what changed and why, how it was tested, what is left open) is ${n.file}.`,
-    "Finish the branch as you choose (nothing is pushed or merged before you do):",
+    `Finish the branch as you choose (nothing is pushed or merged before); the pull request's description is ${n.file}:`,
     `  1. open the pull request: ${prCommands(n)}`,
     ...merge,
-    `  ${merge.length ? 3 : 2}. keep it as it is: the commits stay on ${n.branch}${n.worktree ? ` (worktree ${n.worktree.path})` : ""}.`,
+    `  ${merge.length ? 3 : 2}. keep it: the commits stay on ${n.branch}${n.worktree ? ` (worktree ${n.worktree.path})` : ""}.`,
   ].join("\n");
 }

@@ -70,8 +70,9 @@ describe("the pull request of a session", () => {
     expect(title).toBe("Count the words and lines of a text file from the command line");
     expect(await readFile(path.join(sessions, slug, "pr.md"), "utf8")).toBe(body);
     expect(reports.join("\n")).toContain(
-      `Pull request: "${title}"; its description (what changed and why, how it was tested, what is left open) is .harness/sessions/${slug}/pr.md.`,
+      `the pull request's description is .harness/sessions/${slug}/pr.md:\n  1. open the pull request: `,
     );
+    expect(reports.join("\n")).toContain(`gh pr create --title '${title}' --body-file .harness/sessions/${slug}/pr.md`);
 
     // What changed, per phase: each commit as it was made, with the reason its author gave.
     const commits = (await autopilotCommits(repo.dir)).reverse();

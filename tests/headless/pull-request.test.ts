@@ -84,10 +84,10 @@ describe("autopilot run --pr", () => {
     const ghDir = await ghStandIn(scratch);
     const res = await run(dir, ghDir);
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain("autopilot run: No pull request was opened: the repository has no git remote:");
     expect(res.stderr).toContain(
-      `\`git remote add origin <url>\`, then \`git push origin main:autopilot/${SLUG} && gh pr create --title `,
+      "autopilot run: No pull request was opened: no git remote yet: first `git remote add origin <url>`; then",
     );
+    expect(res.stderr).toContain(`; then \`git push origin main:autopilot/${SLUG} && gh pr create --title `);
     expect(res.stderr).toContain("The work stays committed on main. [pr_not_opened]");
     expect(res.stdout).toContain("DONE in");
     expect((await readState(dir)).currentState).toBe("DONE");
@@ -100,8 +100,9 @@ describe("autopilot run --pr", () => {
     const bare = await bareRemote(scratch, dir);
     const res = await run(dir, null, "--json");
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain("No pull request was opened: gh (https://cli.github.com) is not on PATH:");
-    expect(res.stderr).toContain(`\`git push origin main:autopilot/${SLUG}\`, then open it on your git host`);
+    expect(res.stderr).toContain(
+      `No pull request was opened: gh is not on PATH (https://cli.github.com; or push, then open it on your git host); then \`git push origin main:autopilot/${SLUG} && gh pr create`,
+    );
     const outcome = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
     expect(outcome).toMatchObject({ event: "outcome", outcome: "failed", exitCode: 1, state: "DONE" });
     expect(outcome.error.code).toBe("pr_not_opened");

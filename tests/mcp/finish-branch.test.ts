@@ -51,9 +51,9 @@ describe("finishing the branch at DONE", () => {
     const head = `autopilot/${slug}`;
     expect(report).toContain(
       [
-        "Finish the branch as you choose (nothing is pushed or merged before you do):",
+        `Finish the branch as you choose (nothing is pushed or merged before); the pull request's description is ${file}:`,
         `  1. open the pull request: \`git push origin main:${head} && gh pr create --title '${title}' --body-file ${file} --head ${head} --base main\``,
-        "  2. keep it as it is: the commits stay on main.",
+        "  2. keep it: the commits stay on main.",
       ].join("\n"),
     );
     expect(renderStepText(done)).toMatch(
@@ -83,13 +83,11 @@ describe("finishing the branch at DONE", () => {
     const branch = `autopilot/${slug.replace(/ /g, "-")}`;
     const report = done.report!;
     expect(report).toContain(
-      "  1. open the pull request: the repository has no git remote and gh (https://cli.github.com) is not on PATH: `git remote add origin <url>`, then `",
+      `  1. open the pull request: no git remote yet: first \`git remote add origin <url>\`; gh is not on PATH (https://cli.github.com; or push, then open it on your git host); then \``,
     );
     expect(report).toContain(`--body-file '.harness/sessions/${slug}/pr.md' --head ${branch} --base main\``);
     expect(report).toContain(`  2. merge ${branch} into main: \`autopilot merge '${slug}'\``);
-    expect(report).toContain(
-      `  3. keep it as it is: the commits stay on ${branch} (worktree .harness/worktrees/${slug}).`,
-    );
+    expect(report).toContain(`  3. keep it: the commits stay on ${branch} (worktree .harness/worktrees/${slug}).`);
 
     // The person adds a remote and installs gh, then runs the commands as shown.
     const bare = await bareRemote(scratch, s.root);
