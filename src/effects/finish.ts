@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
 import { AutopilotError } from "../protocol/errors.js";
-import { sessionPaths } from "../session/paths.js";
+import type { SessionPaths } from "../session/paths.js";
 import { commandLine, finishArgs, prCommands, type FinishFacts } from "../session/notices-finish.js";
 import { gitRunner } from "./git.js";
 import { branchFor, readPointer } from "./worktree.js";
@@ -31,16 +31,15 @@ async function onPath(cmd: string, env: NodeJS.ProcessEnv = process.env): Promis
 }
 
 /**
- * The facts of finishing session `slug`'s branch in the repository at `root` (the project's checkout
- * or the session's worktree: they share branches, remotes and the session folder).
+ * The facts of finishing the session's branch, from its paths `ws` (in the project's checkout or in
+ * the session's worktree: they share branches, remotes and the session folder).
  */
 export async function finishFacts(
-  root: string,
-  slug: string,
+  ws: SessionPaths,
   title: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<FinishFacts> {
-  const ws = sessionPaths(root, slug);
+  const { projectRoot: root, slug } = ws;
   const git = gitRunner(root);
   const read = (args: string[]) =>
     git(args).then(

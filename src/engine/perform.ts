@@ -273,7 +273,7 @@ async function performUnlocked(
       });
       await writeTextAtomic(ws.pr, pr.body);
       // How to finish the branch follows the pull request's title, with the commands for this repository.
-      const finish = await finishFacts(root, ws.slug, pr.title);
+      const finish = await finishFacts(ws, pr.title);
       return notify(
         { ...state, pullRequest: { ...pr, ...(title ? { spec: title } : {}) } },
         { kind: "finish", ...finish },

@@ -11,7 +11,7 @@ import type { Runs } from "../personas/models.js";
 import type { AutopilotState } from "../session/schema.js";
 import { shellWord } from "../protocol/words.js";
 import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
-import { sessionDirRel } from "../session/paths.js";
+import { sessionDirRel, sessionPaths } from "../session/paths.js";
 import { channelCounts } from "../vocabulary.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "../session/driver-lock.js";
@@ -230,7 +230,7 @@ async function pullRequest(
         "pr_not_opened",
         `No pull request was opened: the session recorded no description (no starting commit). The work stays committed.`,
       );
-    const facts = await finishFacts(root, slug, title);
+    const facts = await finishFacts(sessionPaths(root, slug), title);
     p.write(`Opening the pull request: ${commandLine(finishArgs(facts).push)}, then gh pr create …`);
     p.write(`Pull request: ${await openPullRequest(root, facts)}`);
     return undefined;

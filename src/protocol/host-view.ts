@@ -83,7 +83,7 @@ function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
   if (next.kind === "ask" && !next.humanOnly?.length)
     return "Ask the user next.question (options: next.options); then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
   if (next.kind === "done")
-    return "Show the user the whole report; ask how to finish the branch, then run only their choice's commands.";
+    return "Session done: show the user the whole report; ask how to finish the branch, then run only their choice's commands.";
   return null;
 }
 

@@ -237,6 +237,13 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     );
     expect(hostSawStep).toBe(true);
     expect(recordedByReviewer(p), explain(p)).toEqual({ recorded: 4, refused: 0 });
+    // At DONE the host asks the person how to finish the branch, from the report's ways, and runs none.
+    const replies = p.model.requests.flatMap((r) =>
+      r.kind === "host" && r.decision?.kind === "reply" ? [r.decision.text] : [],
+    );
+    expect(replies.at(-1), explain(p)).toContain(
+      "How do you want to finish the branch: open the pull request, or keep it?",
+    );
     await checkClaudeViewModel(repo.dir, p, "docs/spec.md --fast");
   });
 

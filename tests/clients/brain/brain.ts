@@ -687,8 +687,19 @@ export class Brain {
         };
       case "wait":
         return { kind: "reply", text: `${report}${s.next.reason}\nTo continue: ${s.next.resumeWith}` };
-      case "done":
-        return { kind: "reply", text: `${report}The autopilot session ${s.session} is DONE.` };
+      case "done": {
+        // As the todo and the skill say: the report, then the person chooses how to finish the branch
+        // (its numbered ways); nothing of them is run before they answer.
+        const ways = (s.report ?? "")
+          .split(/^Finish the branch/m)
+          .slice(1)
+          .join("")
+          .split("\n")
+          .map((l) => /^\s+\d+\. ([^:]+):/.exec(l)?.[1])
+          .filter((w): w is string => !!w);
+        const ask = ways.length ? ` How do you want to finish the branch: ${ways.join(", or ")}?` : "";
+        return { kind: "reply", text: `${report}The autopilot session ${s.session} is DONE.${ask}` };
+      }
     }
   }
 
