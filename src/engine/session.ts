@@ -146,7 +146,8 @@ export class SessionEngine {
           recursive: true,
           force: true,
         });
-        const maxAttempts = config.retryBudget;
+        // The config's budget, else the rigor level's.
+        const maxAttempts = config.retryBudget ?? RIGOR[parsed.rigorLevel].retryBudget;
         const initial = initState({
           sessionDir: ref.paths.sessionDirRel,
           specPath: rel,

@@ -4,7 +4,7 @@
 //
 //  - the retry budget: how many times a failing task is retried before a person is asked
 //    (a session's own value is saved in its state file as `retryBudget.maxAttempts`; a new session
-//    takes `"retryBudget"` from `.harness/config.json`, else RETRY_BUDGET);
+//    takes `"retryBudget"` from `.harness/config.json`, else its rigor level's `retryBudget`);
 //  - the final review's fix budget: how many fix rounds run before a person is asked;
 //  - the escalation steps: what each retry adds to the executor's context;
 //  - the rigor levels: what `--fast`, standard and `--thorough` change.
@@ -79,6 +79,8 @@ export function escalationBrief(attempt: number): string {
 }
 
 export interface RigorRules {
+  /** Attempts per task a new session at this level starts with (`.harness/config.json` `"retryBudget"` overrides). */
+  retryBudget: number;
   /**
    * The plan gate: `skip` approves every plan without evaluating the signals; `signals` pauses when
    * any signal fires; `always` pauses for every plan (the reviewPlans signal is forced on).
@@ -100,6 +102,7 @@ export interface RigorRules {
 
 export const RIGOR: Record<RigorLevel, RigorRules> = {
   fast: {
+    retryBudget: RETRY_BUDGET,
     planGate: "skip",
     verifyBy: "validation",
     scratchpad: "none",
@@ -109,6 +112,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
     verifying: "Run the project's validation commands and check the phase's acceptance criteria.",
   },
   standard: {
+    retryBudget: RETRY_BUDGET,
     planGate: "signals",
     verifyBy: "verifier",
     scratchpad: "long",
@@ -119,6 +123,7 @@ export const RIGOR: Record<RigorLevel, RigorRules> = {
       "Run the project's validation commands, then each task's **Verify:** step yourself; for each acceptance criterion and each edge case the spec or the plan names (an empty input, a missing file, a bad flag), find the code that handles it (file:line) and a test or a command you ran that shows it: one no test exercises, run by hand.",
   },
   thorough: {
+    retryBudget: RETRY_BUDGET,
     planGate: "always",
     verifyBy: "verifier",
     scratchpad: "all",
@@ -178,4 +183,13 @@ export function whatFollows(rigor: RigorLevel, job: ReportingJob): string {
     case "finalReview":
       return `What follows your report (rigor ${rigor}): each finding is shown to the person whole (severity, file:line, title); a blocking one is put to them, who choose what a fix round fixes (the blocking ones, with the warnings, or a list) or override it; ${warnings}.`;
   }
+}
+
+/** A new session's retry budget when the config names none, in words: "3", or per level when they differ. */
+export function retryBudgetDefault(): string {
+  const levels = Object.entries(RIGOR) as [RigorLevel, RigorRules][];
+  const first = levels[0][1].retryBudget;
+  return levels.every(([, r]) => r.retryBudget === first)
+    ? String(first)
+    : levels.map(([level, r]) => `${r.retryBudget} at ${level}`).join(", ");
 }

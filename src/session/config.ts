@@ -10,7 +10,12 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
-import { PARALLEL_MIN_TASKS, PARALLEL_MIN_TASKS_RANGE, RETRY_BUDGET, RETRY_BUDGET_RANGE } from "../rules/policy.js";
+import {
+  PARALLEL_MIN_TASKS,
+  PARALLEL_MIN_TASKS_RANGE,
+  RETRY_BUDGET_RANGE,
+  retryBudgetDefault,
+} from "../rules/policy.js";
 import { CONFIG_FILE_REL, projectPaths } from "./paths.js";
 import { PERSONAS } from "../vocabulary.js";
 import { parseBudget } from "./usage.js";
@@ -101,7 +106,7 @@ const KEYS = {
   },
   retryBudget: {
     schema: z.number().int().min(RETRY_BUDGET_RANGE.min).max(RETRY_BUDGET_RANGE.max),
-    must: `a whole number of attempts from ${RETRY_BUDGET_RANGE.min} to ${RETRY_BUDGET_RANGE.max} (default ${RETRY_BUDGET})`,
+    must: `a whole number of attempts from ${RETRY_BUDGET_RANGE.min} to ${RETRY_BUDGET_RANGE.max} (default ${retryBudgetDefault()})`,
   },
   commitMessage: {
     schema: z

@@ -1,7 +1,7 @@
 // The engine in a real git repository: the one flow (lock, migrate, transition, outbox, probes,
 // Step), crash recovery of the outbox, stale steps, resume rules.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { Engine } from "../../src/engine/engine.js";
@@ -10,7 +10,8 @@ import { SessionStore } from "../../src/session/store.js";
 import { ScriptedRunner } from "../../src/runners/scripted.js";
 import { PolicyGate, drive } from "../../src/headless/drive.js";
 import type { Step } from "../../src/protocol/step.js";
-import { RETRY_BUDGET } from "../../src/rules/policy.js";
+import { RETRY_BUDGET, RIGOR } from "../../src/rules/policy.js";
+import { RigorLevel } from "../../src/vocabulary.js";
 
 const SPEC_PATH = "docs/changes/security-scanner/proposal.md";
 const SLUG = "changes--security-scanner--proposal";
@@ -325,6 +326,22 @@ describe("engine", () => {
     expect(await readFile(path.join(repo.dir, ".harness/sessions/index.md"), "utf8")).toContain(SLUG);
     // Nothing under .harness/sessions was ever committed.
     expect(await git(repo.dir, "log", "--name-only", "--format=")).not.toContain(".harness/sessions");
+  });
+
+  it("starts a session with its rigor level's retry budget, unless .harness/config.json names one", async () => {
+    const flag = { fast: "--fast", standard: "", thorough: "--thorough" } as const;
+    for (const level of RigorLevel.options) {
+      await rm(path.join(repo.dir, ".harness/sessions", SLUG), { recursive: true, force: true });
+      await new Engine(repo.dir, { now }).start(SPEC_PATH, flag[level]);
+      const state = await new Engine(repo.dir, { now }).read(SLUG);
+      expect(state.rigorLevel).toBe(level);
+      expect(state.retryBudget.maxAttempts).toBe(RIGOR[level].retryBudget);
+    }
+    await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
+    await writeFile(path.join(repo.dir, ".harness/config.json"), JSON.stringify({ retryBudget: 7 }));
+    await rm(path.join(repo.dir, ".harness/sessions", SLUG), { recursive: true, force: true });
+    await new Engine(repo.dir, { now }).start(SPEC_PATH, "--thorough");
+    expect((await new Engine(repo.dir, { now }).read(SLUG)).retryBudget.maxAttempts).toBe(7);
   });
 
   it("takes the retry budget from .harness/config.json for a new session, and refuses a bad one", async () => {
