@@ -4,7 +4,7 @@
 // runner's Script.
 import type { z } from "zod";
 import { AutopilotError } from "../protocol/errors.js";
-import type { Script } from "../runners/scripted.js";
+import type { Script } from "../runners/script.js";
 import { CONFIG_FILE_REL } from "../session/paths.js";
 import { readProjectConfig, ScriptSchema, type RunnerName } from "../session/config.js";
 

@@ -8,7 +8,8 @@ import { chmod, readFile } from "node:fs/promises";
 import path from "node:path";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { Engine } from "../../src/engine/engine.js";
-import { ScriptedRunner, type Script } from "../../src/runners/scripted.js";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
+import type { Script } from "../../src/runners/script.js";
 import type { PersonaRunner, PersonaTask, RunnerOutcome } from "../../src/runners/types.js";
 import { PolicyGate, drive } from "../../src/headless/drive.js";
 

@@ -1,7 +1,8 @@
 // Each concern signal on its own pauses APPROVE_PLAN over MCP, and the decision records which
 // signal fired; with no signal the plan is auto-approved.
 import { afterEach, describe, expect, it } from "vitest";
-import { ScriptedRunner, type ScriptedPhase } from "../../src/runners/scripted.js";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
+import type { ScriptedPhase } from "../../src/runners/script.js";
 import type { Step } from "../../src/protocol/step.js";
 import {
   agreeable,

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { ScriptedRunner, type Script } from "../../src/runners/scripted.js";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
+import type { Script } from "../../src/runners/script.js";
 import type { PersonaRunner } from "../../src/runners/types.js";
 import type { Step } from "../../src/protocol/step.js";
 import { agreeable, openSession, playHost, specWith, stepCall, type Answerer } from "../helpers/mcp-client.js";

@@ -3,7 +3,8 @@
 // outcome equals an uninterrupted run of the same script: decisions, phase history, final review
 // and the subjects of the commits.
 import { describe, expect, it } from "vitest";
-import { ScriptedRunner, type Script } from "../../src/runners/scripted.js";
+import { ScriptedRunner } from "../../src/runners/scripted.js";
+import type { Script } from "../../src/runners/script.js";
 import type { Step } from "../../src/protocol/step.js";
 import {
   agreeable,
