@@ -39,6 +39,48 @@ export const RESTING_STAGES: Readonly<Record<string, readonly string[]>> = Objec
   ),
 );
 
+/**
+ * Every resting stage's name, once: what the engine may compare a saved stage with (restsAt), so a
+ * misspelt stage does not compile. tests/machine/stages.test.ts holds it to the machine's tree.
+ */
+export const STAGE_NAMES = [
+  "fresh",
+  "userChanges",
+  "planning",
+  "awaitingInteractivePlan",
+  "personaFailed",
+  "budgetPlanning",
+  "gather",
+  "review",
+  "revising",
+  "running",
+  "waveOpen",
+  "wave",
+  "waveMerge",
+  "waveCheckpoint",
+  "waveTask",
+  "fixing",
+  "checkpoint",
+  "exhausted",
+  "commitFix",
+  "commitBlocked",
+  "budgetRunning",
+  "budgetFixing",
+  "budgetCommitFix",
+  "budgetWave",
+  "budgetWaveRetry",
+  "validating",
+  "failed",
+  "blocked",
+  "warnings",
+] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+
+/** Whether the session rests at one of these stages (of whichever top-level state). */
+export function restsAt(state: Pick<AutopilotState, "stage">, ...stages: StageName[]): boolean {
+  return (stages as readonly (string | null)[]).includes(state.stage);
+}
+
 /** Every node the session can rest in: top-level states without stages, and resting stages. */
 export function restingNodes(): AnyStateNode[] {
   return childrenOf(autopilotMachine.root).flatMap((top) => {

@@ -314,7 +314,7 @@ export const waveActions = {
     const next: WaveLedger = {
       ...run,
       tasks: run.tasks.map((t) =>
-        t.status === "outside" || t.status === "exhausted" ? { ...t, status: "rerun" as const } : t,
+        t.status === "outside" || t.status === "exhausted" ? { ...t, status: "rerun" as const, stopCause: undefined } : t,
       ),
     };
     return {

@@ -52,6 +52,8 @@ export interface TaskRun {
   validationOutput?: string;
   /** The attempt a person's "re-run" started a fresh retry budget at (absent: 1). */
   budgetFrom?: number;
+  /** Why an `exhausted` task stopped when its retry budget did not stop it (see stopTask). */
+  stopCause?: "planDefect";
 }
 
 export interface WaveRun {
@@ -228,7 +230,7 @@ export function holdTask(run: WaveRun, task: string, status: "defect" | "held", 
   };
 }
 
-/** How a task stopped for its plan defect past the phase's plan send-backs begins its error (the question words it so). */
+/** How the error of a task stopped for its plan defect past the phase's plan send-backs begins. */
 export const PLAN_DEFECT_STOP = "the executor reports a defect in the plan, and this phase's plan send-backs are spent";
 
 /**
@@ -239,7 +241,12 @@ export function stopTask(run: WaveRun, task: string, error: string): { run: Wave
   const t = run.tasks.find((x) => x.task === task);
   if (!t || t.status !== "running") return { run, events: [] };
   return {
-    run: { ...run, tasks: run.tasks.map((x) => (x === t ? { ...x, status: "exhausted" as const, error } : x)) },
+    run: {
+      ...run,
+      tasks: run.tasks.map((x) =>
+        x === t ? { ...x, status: "exhausted" as const, stopCause: "planDefect", error } : x,
+      ),
+    },
     events: [{ kind: "exhausted", task, error }],
   };
 }

@@ -5,6 +5,7 @@
 // machine waits for (probes) → render the Step from the saved state. A crash anywhere leaves the
 // old state, or the new state plus an outbox the next call finishes. One instance serves one call
 // (the project config it reads is read once for it).
+import { restsAt } from "../../machines/stages.js";
 import { readFile, rename, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { AutopilotEvent } from "../../machines/autopilot.machine.js";
@@ -241,7 +242,7 @@ export class SessionEngine {
     const result = await this.parseResult(ref, raw);
     return this.withSession(ref, async (state) => {
       let s = await this.finishPending(ref, state);
-      if (s.currentState === "EXECUTE" && s.stage === "wave" && !s.stopped)
+      if (s.currentState === "EXECUTE" && restsAt(s, "wave") && !s.stopped)
         return this.reportTask(ref, s, stepId, result, usage, task);
       const step = await this.dispatchAt(ref, s, stepId, result);
       const event = await resultToEvent(ref.paths, s, result, step.next.expects.artifacts.plan, this.now());
@@ -396,7 +397,7 @@ export class SessionEngine {
     const result = await this.parseResult(ref, raw);
     return this.withSession(ref, async (state) => {
       const s = await this.finishPending(ref, state);
-      if (s.currentState === "EXECUTE" && s.stage === "wave")
+      if (s.currentState === "EXECUTE" && restsAt(s, "wave"))
         throw new AutopilotError(
           "bad_result",
           "A parallel wave's task records its result in the file its brief names (- Result:), not here.",
@@ -548,7 +549,7 @@ export class SessionEngine {
     const run = state.phaseRun;
     const expected = ["EXECUTE", "VERIFY", "REVIEW"].includes(state.currentState)
       ? run.approvedPlanSha256
-      : state.currentState === "APPROVE_PLAN" && state.stage === "review"
+      : state.currentState === "APPROVE_PLAN" && restsAt(state, "review")
         ? run.planSha256
         : null;
     // Files written before plan hashes were kept have none: nothing to compare.
@@ -672,7 +673,7 @@ export class SessionEngine {
     ref: SessionRef,
     state: AutopilotState,
   ): Promise<{ state: AutopilotState; note?: string }> {
-    if (state.currentState !== "PLAN" || state.stage !== "awaitingInteractivePlan" || state.stopped) return { state };
+    if (state.currentState !== "PLAN" || !restsAt(state, "awaitingInteractivePlan") || state.stopped) return { state };
     const { facts, tried } = await locatePlan(ref.paths, state, undefined, plannedPlanPath(state));
     if (!facts)
       return {

@@ -1,5 +1,6 @@
 // The Step: a pure function of the saved state. `autopilot_next` after any crash or context reset
 // therefore gives the same answer as the call that saved the state.
+import { restsAt } from "../../machines/stages.js";
 import type { AutopilotState } from "../session/schema.js";
 import type { AskNext, Next, Step } from "../protocol/step.js";
 import { effectiveComplexity } from "../../machines/autopilot.machine.js";
@@ -15,7 +16,6 @@ import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
 import { todoFor } from "../protocol/host-view.js";
 import { waveBudgetCrossed, waveRunsToStart } from "../../machines/actions/wave.js";
-import { PLAN_DEFECT_STOP } from "../effects/wave-run.js";
 
 /**
  * `--human-gates`: the answers only a person may give at the current question — approving (or
@@ -158,7 +158,7 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
     const lines = stopped.map((t) =>
       t.status === "outside"
         ? `Task ${t.task} (${t.name}) changed files outside its Files/Owns (${[...t.scope.files, ...t.scope.owns].join(", ") || "none"}): ${(t.outside ?? []).join(", ")}. Its work is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`
-        : `Task ${t.task} (${t.name}) ${t.error?.startsWith(PLAN_DEFECT_STOP) ? "is stopped" : "spent its retry budget"}: ${t.error ?? "unknown error"}. Its last attempt is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`,
+        : `Task ${t.task} (${t.name}) ${t.stopCause === "planDefect" ? "is stopped" : "spent its retry budget"}: ${t.error ?? "unknown error"}. Its last attempt is on branch ${t.worktree.branch} (worktree ${t.worktree.path}), not merged.`,
     );
     return words(
       `What should happen to task${stopped.length === 1 ? "" : "s"} ${stopped.map((t) => t.task).join(", ")}?`,
@@ -216,8 +216,7 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
   },
   budget: (state) => {
     const spent = budgetSpent(state.budget, state.usage);
-    const wave =
-      !spent && (state.stage === "budgetWave" || state.stage === "budgetWaveRetry") ? waveBudgetCrossed(state) : null;
+    const wave = !spent && restsAt(state, "budgetWave", "budgetWaveRetry") ? waveBudgetCrossed(state) : null;
     if (wave && state.budget) {
       const runs = waveRunsToStart(state);
       return words(
@@ -315,7 +314,7 @@ function whereNow(state: AutopilotState, next: Next): string {
         next.persona === "harness-task-executor" &&
         state.phaseRun.nextTask &&
         !state.phaseRun.fix &&
-        state.stage === "running"
+        restsAt(state, "running")
           ? ` from task ${state.phaseRun.nextTask}`
           : "";
       return `${where} — next: ${next.persona} (${next.description}${from}).`;

@@ -4,7 +4,7 @@
 // never copies kilobytes.
 import type { AutopilotState } from "../session/schema.js";
 import type { DispatchNext, PersonaName } from "../protocol/step.js";
-import { stageMetaAt } from "../../machines/stages.js";
+import { stageMetaAt, restsAt } from "../../machines/stages.js";
 import { escalationBrief } from "../rules/policy.js";
 import { finalFixSection, phaseFixSection, reReviewSection, recheckSection } from "./finding-briefs.js";
 import { briefPath, COMMIT_FIELD, fenceFor, reply, resultPath } from "./brief-kit.js";
@@ -68,7 +68,7 @@ function startAt(state: AutopilotState, execState: string): string {
 /** The brief file's content: everything the persona needs that is too long for the prompt. */
 export function briefContent(state: AutopilotState, slug: string, facts: DispatchFacts): string {
   // Fixing what a hook refused is a job of its own, with a brief of its own.
-  if (state.stage === "commitFix" && state.phaseRun.rejectedCommit)
+  if (restsAt(state, "commitFix") && state.phaseRun.rejectedCommit)
     return [hookFixBrief(state, slug, facts), ...wordsSection(state, "acts")].join("\n");
   const phase = state.phases[state.currentPhase];
   const planned = planDispatch(state);
@@ -158,7 +158,7 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
   }
   if (state.currentState === "FINAL_REVIEW") {
     const fr = state.finalReview;
-    if (state.stage === "fixing") out.push(...finalFixSection(state));
+    if (restsAt(state, "fixing")) out.push(...finalFixSection(state));
     else {
       if (facts.diffStat)
         out.push(`## Diff ${state.startingCommit ?? ""}..HEAD`, "", "```", facts.diffStat.trim(), "```", "");

@@ -49,6 +49,8 @@ export const WaveTask = z.looseObject({
    */
   status: z.enum(["running", "done", "merged", "outside", "exhausted", "rerun", "defect", "held"]),
   error: z.string().optional(),
+  /** An `exhausted` task stopped by its plan defect once the phase's plan send-backs were spent, not by its retry budget. */
+  stopCause: z.enum(["planDefect"]).optional(),
   outside: z.array(z.string()).optional(),
   unmerged: z.array(TaskWorktreeRecord).optional(),
   /** The attempt a person's "re-run" started a fresh retry budget at (absent: 1). */

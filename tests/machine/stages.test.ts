@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import type { AnyStateNode } from "xstate";
 import { autopilotMachine, type StageMeta } from "../../machines/autopilot.machine.js";
 import { QUESTIONS, humanOnlyOf } from "../../machines/questions.js";
-import { RESTING_STAGES, defaultStage, isTransient, restingNodes, stageMetaAt } from "../../machines/stages.js";
+import {
+  RESTING_STAGES,
+  STAGE_NAMES,
+  defaultStage,
+  isTransient,
+  restingNodes,
+  stageMetaAt,
+} from "../../machines/stages.js";
 import { PERSONAS } from "../../src/protocol/step.js";
 import { stateValueOf } from "../../src/engine/machine-state.js";
 import { initState, send, started } from "./helpers.js";
@@ -40,6 +47,11 @@ describe("what a resting stage means, declared on the state node", () => {
       expect(RESTING_STAGES[n.parent!.key]).not.toContain(n.key);
       expect(stageMetaAt(n.parent!.key, n.key)).toBeNull();
     }
+  });
+
+  it("the stage names the engine may compare with are the tree's resting stages, no more, no fewer", () => {
+    const tree = new Set(Object.values(RESTING_STAGES).flat());
+    expect([...STAGE_NAMES].sort()).toEqual([...tree].sort());
   });
 
   it("the stage list derived from the machine is the state tree's resting stages, no more, no fewer", () => {
