@@ -1,14 +1,10 @@
-// Git effects: checkpoint and recovery commits, what a hook refused, the final-review diff scope.
-// Never pushes, never rewrites history, never switches or touches another branch: every write
+// Git effects: checkpoint and recovery commits and what a hook refused (how git runs: git-kit.ts;
+// the repository's commit lock: repo-lock.ts; what the history says: git-history.ts). Never pushes, never rewrites history, never switches or touches another branch: every write
 // here is one `git add` plus one `git commit` on the checked-out branch.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import path from "node:path";
-import { acquireLock, LockBusyError, type HeldLock } from "../session/lock.js";
-import { simpleGit } from "simple-git";
 import { AutopilotError } from "../protocol/errors.js";
-import { HARNESS_SHARED_FILES_REL } from "../session/paths.js";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import {
@@ -21,66 +17,12 @@ import {
   type GitRunner,
   type LeftOut,
 } from "./ownership.js";
-import { gitDirs, knownIdentity, readHead, rememberIdentity } from "./git-dir.js";
+import { gitDirs, readHead } from "./git-dir.js";
+import { assertRev, committingGit, plainGit, raw, type Git } from "./git-kit.js";
+import { withRepoLock } from "./repo-lock.js";
 import { hookRuns } from "./git-trace.js";
 
 const EFFECT_TRAILER = "Autopilot-Effect";
-const FALLBACK_IDENTITY = ["user.name=autopilot", "user.email=autopilot@localhost.invalid"];
-
-/** Where and how to run git: the project root, and `-c` settings for every command. */
-interface Git {
-  root: string;
-  config: string[];
-}
-
-function plainGit(root: string): Git {
-  if (!existsSync(root)) {
-    throw new AutopilotError(
-      "not_a_git_repo",
-      `Project directory ${root} does not exist. Run autopilot from your project root.`,
-    );
-  }
-  return { root, config: [] };
-}
-
-/**
- * A git client for writing commits. The repository's own identity is used when it has one; the
- * fallback is passed with `-c` so no config file is edited.
- */
-async function committingGit(root: string): Promise<Git> {
-  const g = plainGit(root);
-  const known = knownIdentity(root);
-  if (known !== undefined) return known ? g : { root, config: FALLBACK_IDENTITY };
-  // One git for both keys. The last line of a key is its effective value (local over global),
-  // as `git config --get` would give it; exit 1 (no key set) reads as no identity.
-  const out = await raw(g, ["config", "--get-regexp", "^user\\.(name|email)$"]).catch(() => "");
-  const value = new Map<string, string>();
-  for (const line of out.split("\n")) {
-    const m = /^(user\.(?:name|email))(?: (.*))?$/i.exec(line);
-    if (m) value.set(m[1].toLowerCase(), (m[2] ?? "").trim());
-  }
-  rememberIdentity(root, !!(value.get("user.name") && value.get("user.email")));
-  return knownIdentity(root) !== false ? g : { root, config: FALLBACK_IDENTITY };
-}
-
-/**
- * Runs git (argv, no shell) in the project root through simple-git and returns stdout. A non-zero
- * exit rejects only when git wrote to stderr (callers decide on the output otherwise).
- *
- * `completion.onExit: false`: by default simple-git waits a fixed 50 ms after every command that
- * prints nothing (`git add`, `git commit -q`, a `log --grep` with no match) — 150 ms of each
- * ~260 ms checkpoint report (docs/performance.md). Waiting for the process's `close` event alone
- * is enough to have all of its output. The identity goes through simple-git's `config` option,
- * never `.env()`.
- */
-function raw(g: Git, args: string[]): Promise<string> {
-  return simpleGit({
-    baseDir: g.root,
-    config: g.config,
-    completion: { onClose: true, onExit: false },
-    maxConcurrentProcesses: 4,
-  }).raw(args);
-}
 
 /**
  * Throws AutopilotError `not_a_git_repo`, `no_commits` or `detached_head`, each with the command
@@ -170,17 +112,6 @@ export function effectTrailerValue(effectId: string): string {
   return `${id.slice(0, TRAILER_LINE_MAX - EFFECT_TRAILER.length - 2 - hash.length - 1)}~${hash}`;
 }
 const TRAILER_LINE_MAX = 100;
-
-function assertRev(rev: string, what: string): string {
-  // Only object names: a value like `--output=x` must never reach git as an option.
-  if (typeof rev !== "string" || !/^[0-9a-f]{4,64}$/i.test(rev.trim())) {
-    throw new AutopilotError(
-      "bad_input",
-      `${what} "${String(rev)}" is not a commit id. Use the full sha from \`git rev-parse HEAD\`.`,
-    );
-  }
-  return rev.trim();
-}
 
 /**
  * The commit on HEAD's history (after `since`, when given) whose message carries the trailer
@@ -278,67 +209,6 @@ export function gitRunner(root: string): GitRunner {
 export async function commitCheckpoint(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
   await assertGitReady(root);
   return withRepoLock(root, () => commitLocked(root, args), { worktree: args.ownIndex === true });
-}
-
-const REPO_LOCK_WAIT_MS = 30_000;
-
-/** The repository's shared .git folder (the main one for a linked worktree); a root keeps its own. */
-const commonDirs = new Map<string, string>();
-async function commonDir(root: string, own = false): Promise<string> {
-  const key = `${own ? "own" : "common"}\0${root}`;
-  const known = commonDirs.get(key);
-  if (known && existsSync(known)) return known;
-  const common =
-    gitDirs(root)?.[own ? "gitDir" : "commonDir"] ??
-    path.resolve(root, (await raw(plainGit(root), ["rev-parse", own ? "--git-dir" : "--git-common-dir"])).trim());
-  commonDirs.set(key, common);
-  return common;
-}
-
-/**
- * Sessions lock themselves, not the repository: two sessions of one repository (two processes)
- * share one git index, and without this their add+commit raced on .git/index.lock and one failed
- * with an uncoded git error (found by tests/reliability/concurrency.test.ts). The engine also holds
- * it around read-modify-write of files every session shares (failures.md, learnings.md, the
- * roadmap). Not re-entrant.
- *
- * `worktree`: the lock of this linked worktree alone (its own git folder), for what touches only
- * its index and its own branch (a wave task's commit, src/effects/merge-queue.ts), so the tasks of
- * a wave commit at once. Everything that touches the session's branch takes the repository's lock.
- */
-export async function withRepoLock<T>(
-  root: string,
-  fn: () => Promise<T>,
-  opts: { worktree?: boolean } = {},
-): Promise<T> {
-  const common = await commonDir(root, opts.worktree === true);
-  const lockPath = path.join(common, "autopilot-commit.lock");
-  let held: HeldLock;
-  try {
-    held = await acquireLock(
-      { target: common, dir: lockPath },
-      { staleMs: 10_000, waitMs: REPO_LOCK_WAIT_MS, pollMs: 25 },
-    );
-  } catch (e) {
-    if (!(e instanceof LockBusyError)) throw e;
-    throw new AutopilotError(
-      "busy",
-      `Another autopilot process has been committing in this repository for ${REPO_LOCK_WAIT_MS / 1000} s (lock ${lockPath}). Call autopilot_next to retry the commit; it is made once.`,
-    );
-  }
-  try {
-    return await fn();
-  } catch (e) {
-    // A git the user runs (an editor, a hook, another tool) holds the index: say so with a code.
-    if (!(e instanceof AutopilotError) && /index\.lock/.test(String((e as Error)?.message)))
-      throw new AutopilotError(
-        "busy",
-        `Another git process is using this repository (.git/index.lock exists). Wait for it to finish (or remove the file if no git is running), then call autopilot_next: the commit is retried, and made once.`,
-      );
-    throw e;
-  } finally {
-    await held.release();
-  }
 }
 
 async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<CommitCheckpointResult> {
@@ -502,97 +372,4 @@ function spawnGit(
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
   });
-}
-
-export interface DiffScope {
-  range: string;
-  files: string[];
-  stat: string;
-}
-
-/** What FINAL_REVIEW reviews: `startingCommit..HEAD`, its changed files and `--stat`. */
-export async function diffScope(root: string, startingCommit: string): Promise<DiffScope> {
-  await assertGitReady(root);
-  const g = plainGit(root);
-  // A full commit id needs no lookup first: the diffs fail on one that is not there, and then it is checked.
-  const given = assertRev(startingCommit, "startingCommit");
-  const diffs = (range: string) =>
-    Promise.all([raw(g, ["diff", "--name-only", range]), raw(g, ["diff", "--stat", range])]);
-  let range = `${given}..HEAD`;
-  const out = /^[0-9a-f]{40}$/.test(given) ? await diffs(range).catch(() => null) : null;
-  const [names, stat] = out ?? (await diffs((range = `${await resolveCommit(g, startingCommit)}..HEAD`)));
-  return {
-    range,
-    files: names
-      .trim()
-      .split(/\s*\n\s*/)
-      .filter(Boolean),
-    stat: stat.trimEnd(),
-  };
-}
-
-/** `git diff --stat` of `startingCommit..HEAD` alone (a reviewer's brief): one git. */
-export async function diffStat(root: string, startingCommit: string): Promise<string> {
-  return (
-    await raw(plainGit(root), ["diff", "--stat", `${assertRev(startingCommit, "startingCommit")}..HEAD`])
-  ).trimEnd();
-}
-
-async function resolveCommit(g: Git, rev: string): Promise<string> {
-  const r = assertRev(rev, "startingCommit");
-  const full = (await raw(g, ["rev-parse", "--verify", "-q", `${r}^{commit}`]).catch(() => "")).trim();
-  if (!full) {
-    throw new AutopilotError(
-      "bad_input",
-      `startingCommit ${r} is not a commit in this repository. Check the session's startingCommit.`,
-    );
-  }
-  return full;
-}
-
-export interface CommitSummary {
-  sha: string;
-  subject: string;
-  /** The message after the subject, trailers included. */
-  body: string;
-}
-
-/** Commits after `startingCommit` up to HEAD, oldest first (the order a PR body reads). */
-export async function commitsSince(root: string, startingCommit: string): Promise<CommitSummary[]> {
-  await assertGitReady(root);
-  const g = plainGit(root);
-  const log = (from: string) => raw(g, ["log", "--reverse", "--format=%H%x1f%s%x1f%b%x1e", `${from}..HEAD`]);
-  // A full commit id needs no lookup first: the log fails on one that is not there, and then it is checked.
-  const given = assertRev(startingCommit, "startingCommit");
-  const out =
-    (/^[0-9a-f]{40}$/.test(given) ? await log(given).catch(() => null) : null) ??
-    (await log(await resolveCommit(g, startingCommit)));
-  return out
-    .split("\x1e")
-    .filter((rec) => rec.trim())
-    .map((rec) => rec.trim().split("\x1f"))
-    .map(([sha, subject = "", body = ""]) => ({ sha: sha.trim(), subject, body: body.trim() }));
-}
-
-/**
- * What a DONE session leaves under .harness/ for the user to decide on: the shared files git shows
- * as new or changed that are worth committing (learnings, failures), and whether git already
- * ignores the session folders. Reads only.
- */
-export async function harnessFilesStatus(
-  root: string,
-  slug: string,
-): Promise<{ commit: string[]; sessionsIgnored: boolean }> {
-  const g = plainGit(root);
-  const probe = `.harness/sessions/${slug}/autopilot-state.json`;
-  const [status, ignored] = await Promise.all([
-    raw(g, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...HARNESS_SHARED_FILES_REL]).catch(
-      () => "",
-    ),
-    raw(g, ["check-ignore", "--", probe]).catch(() => ""),
-  ]);
-  // Records name the files from the repository's top: the project may be a folder inside it.
-  const changed = status.split("\0").filter((r) => r.length > 3);
-  const commit = HARNESS_SHARED_FILES_REL.filter((rel) => changed.some((r) => r.slice(3).endsWith(rel)));
-  return { commit, sessionsIgnored: ignored.trim() !== "" };
 }

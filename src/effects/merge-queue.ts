@@ -14,14 +14,8 @@ import path from "node:path";
 import { minimatch } from "minimatch";
 import { projectPaths, WORKTREES_DIR_REL } from "../session/paths.js";
 import { writeTextAtomic } from "./fsutil.js";
-import {
-  commitCheckpoint,
-  committingRunner,
-  gitExitCode,
-  gitRunner,
-  withRepoLock,
-  type CommitCheckpointResult,
-} from "./git.js";
+import { commitCheckpoint, committingRunner, gitExitCode, gitRunner, type CommitCheckpointResult } from "./git.js";
+import { withRepoLock } from "./repo-lock.js";
 import { ensureSessionLink } from "./worktree.js";
 
 export interface TaskWorktree {

@@ -9,7 +9,8 @@ import { fateTally, fateWords, findingsIn, type TrackedFinding } from "../sessio
 import { costUnknownWhy, formatCost } from "../session/usage.js";
 import { channelPhrase } from "../vocabulary.js";
 import { firstSentence } from "../markdown/spec-overview.js";
-import { commitsSince, sanitizeLabel, type CommitSummary } from "./git.js";
+import { sanitizeLabel } from "./git.js";
+import { commitsSince, type CommitSummary } from "./git-history.js";
 
 const TITLE_MAX = 72;
 /** A line of evidence says what ran and what it showed; a longer one is cut (the output is not the PR's). */

@@ -21,7 +21,8 @@ import {
   type SessionPaths,
 } from "../session/paths.js";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
-import { assertGitReady, gitRunner, withRepoLock } from "./git.js";
+import { assertGitReady, gitRunner } from "./git.js";
+import { withRepoLock } from "./repo-lock.js";
 
 export interface WorktreePointer {
   /** Project-relative, POSIX. */

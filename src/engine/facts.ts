@@ -6,7 +6,7 @@ import type { AutopilotState } from "../session/schema.js";
 import type { DispatchFacts } from "../personas/dispatch.js";
 import { phaseStartCommit } from "../personas/jobs.js";
 import { parseSpec } from "../markdown/spec.js";
-import { diffStat } from "../effects/git.js";
+import { diffStat } from "../effects/git-history.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
 import { readLearnings } from "../effects/learnings.js";
 import { detectCommitChecks } from "../effects/commit-checks.js";

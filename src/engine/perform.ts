@@ -10,7 +10,9 @@ import { detectCommitChecks, precheckCommit } from "../effects/commit-checks.js"
 import { contradiction, learningFacts } from "../effects/learning-check.js";
 import type { SessionPaths } from "../session/paths.js";
 import type { ProjectConfig } from "../session/config.js";
-import { commitCheckpoint, gitRunner, harnessFilesStatus, leftOutNotice, withRepoLock } from "../effects/git.js";
+import { commitCheckpoint, gitRunner, leftOutNotice } from "../effects/git.js";
+import { harnessFilesStatus } from "../effects/git-history.js";
+import { withRepoLock } from "../effects/repo-lock.js";
 import { prTitleAndBody } from "../effects/pull-request.js";
 import { finishFacts } from "../effects/finish.js";
 import { commitMessage } from "../effects/commit-message.js";

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdir, writeFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { makeRepo, git, type TempRepo } from "../helpers/git.js";
-import { assertGitReady, commitCheckpoint, commitsSince, diffScope, headCommit } from "../../src/effects/git.js";
+import { assertGitReady, commitCheckpoint, headCommit } from "../../src/effects/git.js";
+import { commitsSince, diffScope } from "../../src/effects/git-history.js";
 import { AutopilotError } from "../../src/protocol/errors.js";
 
 const repos: TempRepo[] = [];
