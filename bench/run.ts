@@ -414,7 +414,7 @@ async function main() {
     await modelCostBench(MAIN_JS);
     return;
   }
-  // `npm run bench -- --waves`: only the parallel waves' part (issue 27).
+  // `npm run bench -- --waves`: only the parallel waves' part.
   if (args.has("--waves")) {
     await mergeQueueBench(QUICK ? 1 : 3);
     await waveWallTimeBench(QUICK ? 1 : 2, QUICK ? 3000 : 12000);

@@ -1,4 +1,4 @@
-// The wave benchmark's merge-queue part (issue 27): a phase of 6 tasks in 3 independent chains
+// The wave benchmark's merge-queue part: a phase of 6 tasks in 3 independent chains
 // (waves 1-2-3, then 4-5-6), each task's work in its own worktree, then the merge queue's git steps
 // per task in task order: autopilot's commit in the task's worktree, the base and scope check, the
 // rebase + fast-forward onto the session's branch, and the worktree's removal. Printed per step

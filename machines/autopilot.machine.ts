@@ -204,7 +204,7 @@ function budgetStage<S extends string>(stage: S) {
 }
 
 /**
- * The budget gate before a parallel wave's dispatches (issue 27): they count against the budget
+ * The budget gate before a parallel wave's dispatches: they count against the budget
  * together, before any starts (`waveOverBudget`: what was spent plus each run's estimated cost).
  * The same question and answers as budgetStage; "raise budget" checks the raised budget again, and
  * "continue once" lets the whole wave through. Nothing of the wave is opened while it rests here.
@@ -520,7 +520,7 @@ export const autopilotMachine = setup({
             PERSONA_FAILED: ASK_RETRY,
           },
         },
-        // A parallel session's wave (issue 27): its worktrees open (the engine's probe), its tasks
+        // A parallel session's wave: its worktrees open (the engine's probe), its tasks
         // run at once (one dispatch Step naming each), each reports alone, and when the last has
         // reported the merge queue runs (the engine's probe): then the next wave, the tasks sent
         // back alone, or a question about a task the queue stopped.

@@ -101,7 +101,7 @@ export type AutopilotEvent =
     } & Reply &
       Now)
   | ({ type: "PERSONA_FAILED"; error: string } & Now)
-  // A parallel session's wave (issue 27): its worktrees opened (the engine's waveOpen probe), one
+  // A parallel session's wave: its worktrees opened (the engine's waveOpen probe), one
   // task's executor reported, the merge queue ran (the waveMerge probe).
   | ({ type: "WAVE_OPENED"; run: WaveLedger } & Now)
   | ({

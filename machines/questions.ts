@@ -156,7 +156,7 @@ export const QUESTIONS = {
     yes: { open: "a commit the repository's hooks refused needs a person" },
   }),
   // A parallel session's merge queue stopped a task: it changed files outside its Files/Owns, or
-  // its retry budget is spent (issue 27). Its work is never merged on a policy's say-so.
+  // its retry budget is spent. Its work is never merged on a policy's say-so.
   waveTask: question({
     options: ["re-run", "done by hand", "stop"],
     humanOnly: ["done by hand"],

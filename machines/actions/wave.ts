@@ -1,4 +1,4 @@
-// The actions of a parallel session's wave (issue 27): the ledger of the wave that runs now
+// The actions of a parallel session's wave: the ledger of the wave that runs now
 // (`phaseRun.waveRun`: per task its worktree, branch, status and merged commit), each task's
 // report, what the merge queue did, and a person's answer about a task the queue stopped.
 // Pure, as the machine: the worktrees, merges and validations are the engine's probes

@@ -25,7 +25,7 @@ export interface Flags {
   budget: { tokens: number | null; usd: number | null } | null;
   /** Run a fresh session in its own git worktree on `autopilot/<slug>` (docs/cli.md). */
   worktree: boolean;
-  /** Run independent plan tasks at the same time, each in its own worktree (issue 27). */
+  /** Run independent plan tasks at the same time, each in its own worktree. */
   parallel: boolean;
 }
 

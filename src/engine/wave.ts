@@ -1,4 +1,4 @@
-// A parallel session's wave, as the session engine runs it (issue 27): two probes, the machine's
+// A parallel session's wave, as the session engine runs it: two probes, the machine's
 // way of having facts read and work done outside it. `waveOpen` opens the worktrees of the next
 // wave (or of the tasks a person asked for again) from the session's head; `waveMerge`, once every
 // running task has reported, commits each done task's work in its worktree and runs the merge

@@ -1,4 +1,4 @@
-// The decision log's parallel waves (issue 27): each task of each wave a session ran, read from the
+// The decision log's parallel waves: each task of each wave a session ran, read from the
 // state file's `waveLog` (machines/actions/wave.ts keeps it with each change to the wave's
 // ledger). Part of the model in ./model.ts; pure.
 import type { AutopilotState } from "../session/schema.js";

@@ -41,7 +41,7 @@ const ScriptedPhase = z.object({
   files: z.record(z.string().min(1), z.string()).optional(),
   planMissingVerifyOnce: z.boolean().optional(),
   planDefectAt: z.number().int().min(1).optional(),
-  // A parallel session's plan and wave (issue 27): chains of dependent tasks, each executor's fixed
+  // A parallel session's plan and wave: chains of dependent tasks, each executor's fixed
   // time, a task writing outside its Files.
   chains: z.number().int().min(1).optional(),
   taskMs: z.number().int().min(0).max(600_000).optional(),

@@ -77,7 +77,7 @@ export const Notice = z.discriminatedUnion("kind", [
   }),
   // EXECUTE ---------------------------------------------------------------------------------------
   notice("checkpointPassed", { label: z.string() }),
-  // A parallel session's wave (issue 27): its worktrees, then what the merge queue did per task.
+  // A parallel session's wave: its worktrees, then what the merge queue did per task.
   notice("waveOpened", {
     wave: z.number().int(),
     waves: z.number().int(),

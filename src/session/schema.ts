@@ -248,7 +248,7 @@ export const PhaseRun = z.looseObject({
   /** Output of the last validation run (fast VERIFY, final-review fixes), bounded. */
   lastValidation: z.looseObject({ passed: z.boolean(), summary: z.string() }).nullable(),
 
-  // ---- added with the persona work (issue 30); optional: absent in files written before ----
+  // ---- the persona work's records; optional: absent in files written before them ----
   /** HEAD when the phase started (read at ASSESS): the phase review's range starts here. */
   startCommit: z.string().nullable().optional(),
   /** The plan task the executor starts from (null: the first task its execution state does not mark done). */

@@ -1,4 +1,4 @@
-// The record of how a parallel session runs a plan's tasks (issue 27): kept in the state file
+// The record of how a parallel session runs a plan's tasks: kept in the state file
 // (`phaseRun.waves`) and in the plan gate's notice. Computed by src/markdown/waves.ts.
 import { z } from "zod";
 

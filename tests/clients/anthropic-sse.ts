@@ -177,7 +177,7 @@ function message(body: any, blocks: OutBlock[], bytes: number): Routed {
   return { status: 200, headers, sse };
 }
 
-/** The capture file: what the client sends per request, for measuring (issue 14). */
+/** The capture file: what the client sends per request, for measuring. */
 function capture(file: string, requests: RecordedRequest[]): void {
   const firstOfKind = new Set<string>();
   const out = requests

@@ -658,7 +658,7 @@ describe("Claude Code (real CLI) with autopilot install claude", () => {
     promptState = state;
   });
 
-  // Once lost (issue 11 item 4): with only `spec` and `flags` as arguments, the third word was dropped.
+  // With only `spec` and `flags` as arguments, the third word was dropped.
   it("the MCP prompt passes --review-plans through to the server", (ctx) => {
     if ("skip" in installed) return ctx.skip(installed.skip);
     expect(promptState?.reviewPlans).toBe(true);

@@ -1,4 +1,4 @@
-// A parallel session's plan (issue 27): the dependency lines are checked like the rest of the plan
+// A parallel session's plan: the dependency lines are checked like the rest of the plan
 // (a circle or an unknown task goes back to the planner), and a sound plan's waves are shown at the
 // plan gate and kept in the state file. A serial session reads the same plan as before.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

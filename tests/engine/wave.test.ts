@@ -1,4 +1,4 @@
-// A parallel session's wave through the engine (issue 27), in a real git repository, with the
+// A parallel session's wave through the engine, in a real git repository, with the
 // executors simulated as what they leave in their worktrees: one Step dispatching one executor per
 // task, each brief naming its worktree and its one task; reports taken one task at a time in any
 // order; the merge queue in task order; a task writing outside its Files stopped at a question;

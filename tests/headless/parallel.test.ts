@@ -1,4 +1,4 @@
-// `autopilot run --parallel --jobs 3` through the built CLI (issue 27), on a one-phase spec: the
+// `autopilot run --parallel --jobs 3` through the built CLI, on a one-phase spec: the
 // scripted planner, reading the brief, writes the header line per task; the plan's wave is shown at
 // the plan gate and kept in the state; the three independent tasks run at once, each in its own
 // worktree, and are merged in task order by the queue; the session ends DONE with the files a serial

@@ -1,4 +1,4 @@
-// The decision log of a real parallel session (issue 27): `autopilot run --parallel` through the
+// The decision log of a real parallel session: `autopilot run --parallel` through the
 // built CLI in a real git repository, one task sent back once, then `autopilot log` in its three
 // formats. Every task of every wave shows its worktree and branch, its status, the commit its
 // merge made the session's head, the validation after that merge, and its attempts.

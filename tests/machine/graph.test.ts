@@ -368,7 +368,7 @@ const budgetWalk = {
   limit: 200_000,
 };
 const budgetPaths = getShortestPaths(stepped, budgetWalk);
-// A parallel session (issue 27): a third walk, fast and standard starts, plans with waves.
+// A parallel session: a third walk, fast and standard starts, plans with waves.
 const waveWalk = {
   input: { ...initState(), parallel: { minIndependent: 2 } },
   events: (s: Snap) => eventsFor(s, "fastAndStandard"),
@@ -384,7 +384,7 @@ const paths = [...mainPaths, ...budgetPaths, ...wavePaths, ...waveBudgetPaths];
 // The walk is exhaustive and CPU-bound (about 43,000 states in the main walk with the refused commits and the
 // send-back counters; 14-30 s for the largest test alone on 2 cores): the default 60 s timed out
 // while other suites loaded the machine, and the transitions test took 240 s at load 12 once the
-// wave walks grew (issue 27), so these tests get more time, not a smaller walk.
+// wave walks grew, so these tests get more time, not a smaller walk.
 describe("the machine, walked by @xstate/graph", { timeout: 1_200_000 }, () => {
   it("reaches every state node the machine defines", () => {
     const reached = new Set<string>();

@@ -144,7 +144,7 @@ describe("error codes", () => {
     );
   });
 
-  it('issue 17: arguments of the wrong type, {"toString": 1} included, get bad_input or bad_result, and change nothing', async () => {
+  it('arguments of the wrong type, {"toString": 1} included, get bad_input or bad_result, and change nothing', async () => {
     const before = (await call(s.srv.client, "autopilot_next", { session: SCANNER_SLUG })).step!;
     const odd: unknown[] = [{ toString: 1 }, { valueOf: 1, toString: 1 }, [{ toString: 1 }], 7];
     for (const v of odd) {

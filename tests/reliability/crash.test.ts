@@ -172,7 +172,7 @@ describe("crash at every point", () => {
     {
       // Lost phase 2's second task failure (retriesUsed 1, not 2): a result cached for a step the
       // resume renumbered (the driver's fault, fixed there).
-      why: "issue 17, seed 156535247: five kills keep every retry",
+      why: "seed 156535247: five kills keep every retry",
       plan: [
         { point: "after-probe-save", n: 1 },
         { point: "mid-effects", n: 2 },

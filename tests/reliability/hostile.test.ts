@@ -326,7 +326,7 @@ describe("tool arguments", () => {
     GEN_LIMIT_MS,
   );
 
-  it("issue 17: a value whose toString or valueOf is not a function is refused with a code at every entry point", async () => {
+  it("a value whose toString or valueOf is not a function is refused with a code at every entry point", async () => {
     // Plain JSON can carry these ({"toString": 1}); String() or a template literal on one throws a
     // TypeError. The soak's generated answers hit it on a real ask step.
     const noString: unknown[] = [
@@ -483,7 +483,7 @@ describe("state files and handoffs", () => {
     GEN_LIMIT_MS,
   );
 
-  it("issue 17: a valid-looking v5 file inside a phase that lists no phases gives corrupt_state and is left byte-identical", async () => {
+  it("a valid-looking v5 file inside a phase that lists no phases gives corrupt_state and is left byte-identical", async () => {
     // The soak's counterexample was {"currentState": "PLAN", "phases": []}: a TypeError reading
     // planPath. Every state that works on a phase needs phases[currentPhase].
     await engine.start(SPEC_PATH);

@@ -1,4 +1,4 @@
-// `autopilot run --parallel` through the built CLI (issue 27), on a whole three-phase spec: the
+// `autopilot run --parallel` through the built CLI, on a whole three-phase spec: the
 // scripted planner, reading the brief, writes the header line per task; each plan's waves are shown
 // at the plan gate and kept in the state; a plan with fewer independent tasks than the minimum runs
 // serially; a plan with waves runs one executor per task at once, each in its own worktree, merged in

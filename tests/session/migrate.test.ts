@@ -288,7 +288,7 @@ describe("tolerant reading of real-world variants", () => {
   });
 });
 
-describe("the phase records added for the personas' work (issue 30)", () => {
+describe("the phase records added for the personas' work", () => {
   const SESSION_DIR = migrated("v4-no-rigor.json").state.sessionDir;
   /** A v5 file written before them: its phaseRun lacks every new field. */
   function before(stage: string, fix: unknown = null): Rec {
