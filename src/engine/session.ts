@@ -17,7 +17,7 @@ import { SessionStore, type LockOptions } from "../session/store.js";
 import type { SessionRef } from "../session/paths.js";
 import { parseSpec } from "../markdown/spec.js";
 import { assertGitReady, CommitRejected, gitRunner, headCommit } from "../effects/git.js";
-import { isClientConfig, readBaseline, takeBaseline, writeBaseline } from "../effects/ownership.js";
+import { isClientConfig, takeBaseline, writeBaseline } from "../effects/ownership.js";
 import type { WorktreePointer } from "../effects/worktree.js";
 import { readHandoff } from "../effects/handoff.js";
 import { runValidation } from "../effects/validation.js";
@@ -31,15 +31,22 @@ import type { ProjectConfig } from "../session/config.js";
 import { locatePlan, planFileSha256, readPlanFacts, resultToEvent } from "./results.js";
 import { performEffect } from "./perform.js";
 import { briefContent, briefPath, resultPath, taskBriefContent } from "../personas/dispatch.js";
-import { plannedPlanPath, taskResultPath } from "../personas/jobs.js";
+import { plannedPlanPath } from "../personas/jobs.js";
 import { mergeWave, openWave } from "./wave.js";
+import { readResultFile } from "./result-file.js";
+import { ensureBaseline } from "./baseline.js";
 import { gatherDispatchFacts } from "./facts.js";
 import { recordRun } from "./runs.js";
 import { withModel, type Runs } from "../personas/models.js";
 // Reliability testing hook (docs/reliability.md): a no-op unless AUTOPILOT_FAULT is set.
 import { faultPoint } from "./faults.js";
 import { assertParseableMarkdown } from "./limits.js";
-import { commitRejectedError, unknownSessionMessage } from "./session-errors.js";
+import {
+  commitRejectedError,
+  failedAfterRecording,
+  staleStepMessage,
+  unknownSessionMessage,
+} from "./session-errors.js";
 import type { startArgs } from "./flags.js";
 import { PARALLEL_MIN_TASKS, RIGOR } from "../rules/policy.js";
 import { resumedNotice } from "../../machines/actions/session.js";
@@ -106,7 +113,7 @@ export class SessionEngine {
             // A budget given on a resume replaces the session's (the way to raise it from outside).
             const budget = parsed.budget ?? (state.budget ? null : (config.budget ?? null));
             if (budget) s = { ...s, budget: { ...budget, continueOnceAt: null } };
-            const baselineNote = await this.ensureBaseline(ref);
+            const baselineNote = await ensureBaseline(this.root, ref.paths, () => this.now());
             s = await this.advance(ref, s, { type: "RESUME", now: this.now() });
             const looked = await this.lookForInteractivePlan(ref, s);
             s = looked.state;
@@ -181,45 +188,9 @@ export class SessionEngine {
     );
   }
 
-  /** The result a persona wrote to its result file; bad_result (with the current Step) when there is none that parses. */
-  private async resultFile(ref: SessionRef, stepId: number, task?: string): Promise<object> {
-    // A parallel wave's task: the file its brief names, by the step that dispatched it. A task the
-    // wave does not have is said as such, with the tasks it waits for (not as a missing file).
-    const run = task ? (await this.read(ref).catch(() => null))?.phaseRun.waveRun : undefined;
-    if (task && run && !run.tasks.some((t) => t.task === task)) {
-      const waiting = run.tasks.filter((t) => t.status === "running" && !t.reported).map((t) => `"${t.task}"`);
-      const step = await this.peek(ref).catch(() => undefined);
-      throw new AutopilotError(
-        "bad_result",
-        `Task ${JSON.stringify(task)} is not a task of this wave; the wave waits for ${waiting.length ? `task ${waiting.join(", ")}` : "nothing"} (the "task" of each next.tasks entry). Nothing was changed.`,
-        step ? { step } : undefined,
-      );
-    }
-    const dispatchedAt = task ? (run?.tasks.find((t) => t.task === task)?.dispatchedAt ?? stepId) : stepId;
-    const rel = task
-      ? taskResultPath({ sessionDir: ref.paths.sessionDirRel }, dispatchedAt, task)
-      : resultPath({ sessionDir: ref.paths.sessionDirRel }, stepId);
-    const text = await readFile(path.join(this.root, rel), "utf8").catch(() => null);
-    let why = text === null ? `the persona wrote no ${rel}` : "";
-    if (text !== null) {
-      try {
-        const value = JSON.parse(text) as unknown;
-        if (value && typeof value === "object" && !Array.isArray(value)) return value;
-        why = `${rel} holds no JSON object`;
-      } catch (e) {
-        why = `${rel} is not JSON (${(e as Error).message})`;
-      }
-    }
-    const step = await this.peek(ref).catch(() => undefined);
-    throw new AutopilotError(
-      "bad_result",
-      `No result: ${why}. Call autopilot_report again with result: the persona's JSON reply.`,
-      step ? { step } : undefined,
-    );
-  }
-
   /** The current Step again. Finishes work a crash left half-done; otherwise changes nothing. */
   async next(ref: SessionRef): Promise<Step> {
+    await this.config();
     return this.withSession(ref, async (state) => {
       const s = await this.finishPending(ref, state);
       // A host calls autopilot_next when it lost the thread (a context reset, a new conversation):
@@ -238,15 +209,23 @@ export class SessionEngine {
    */
   async report(ref: SessionRef, stepId: number, raw: unknown, rawUsage: unknown = null, task?: string): Promise<Step> {
     const usage = parseUsage(rawUsage);
-    if (raw === undefined || raw === null) raw = await this.resultFile(ref, stepId, task?.trim() || undefined);
+    // A config the effects would refuse is refused before anything is recorded (read once per call).
+    await this.config();
+    if (raw === undefined || raw === null)
+      raw = await readResultFile(this.root, ref, stepId, task?.trim() || undefined, {
+        read: () => this.read(ref),
+        peek: () => this.peek(ref),
+      });
     const result = await this.parseResult(ref, raw);
     return this.withSession(ref, async (state) => {
       let s = await this.finishPending(ref, state);
       if (s.currentState === "EXECUTE" && restsAt(s, "wave") && !s.stopped)
         return this.reportTask(ref, s, stepId, result, usage, task);
-      const step = await this.dispatchAt(ref, s, stepId, result);
+      const step = await this.dispatchAt(ref, s, stepId, result, state);
       const event = await resultToEvent(ref.paths, s, result, step.next.expects.artifacts.plan, this.now());
-      s = await this.advance(ref, recordRun(s, usage, this.opts.runs, await this.config()), event);
+      s = await this.advance(ref, recordRun(s, usage, this.opts.runs, await this.config()), event, {
+        recorded: { what: `The persona's result for step ${stepId}`, stepId, call: "autopilot_report" },
+      });
       return this.render(ref, s);
     });
   }
@@ -313,20 +292,25 @@ export class SessionEngine {
         ? undefined
         : result.error?.trim() ||
           (defect ? `the executor reports a defect in the plan: ${defect}` : "the executor reported a failure");
-    const s = await this.advance(ref, recordRun(state, usage, this.opts.runs, await this.config(), id), {
-      type: "TASK_REPORTED",
-      task: id,
-      done,
-      ...(error ? { error } : {}),
-      ...(checkpoint ? { checkpoint } : {}),
-      ...(defect ? { defect } : {}),
-      ...(ex?.notDone?.length ? { notDone: ex.notDone } : {}),
-      ...(ex?.summary ? { summary: ex.summary } : {}),
-      ...(ex?.learnings?.length ? { learnings: ex.learnings } : {}),
-      ...(ex?.commitMessage?.trim() ? { commitMessage: ex.commitMessage } : {}),
-      ...(done && ex?.evidence?.length ? { evidence: ex.evidence.map((e) => `Task ${id}: ${e}`) } : {}),
-      now: this.now(),
-    });
+    const s = await this.advance(
+      ref,
+      recordRun(state, usage, this.opts.runs, await this.config(), id),
+      {
+        type: "TASK_REPORTED",
+        task: id,
+        done,
+        ...(error ? { error } : {}),
+        ...(checkpoint ? { checkpoint } : {}),
+        ...(defect ? { defect } : {}),
+        ...(ex?.notDone?.length ? { notDone: ex.notDone } : {}),
+        ...(ex?.summary ? { summary: ex.summary } : {}),
+        ...(ex?.learnings?.length ? { learnings: ex.learnings } : {}),
+        ...(ex?.commitMessage?.trim() ? { commitMessage: ex.commitMessage } : {}),
+        ...(done && ex?.evidence?.length ? { evidence: ex.evidence.map((e) => `Task ${id}: ${e}`) } : {}),
+        now: this.now(),
+      },
+      { recorded: { what: `Task ${id}'s result (step ${stepId})`, stepId, call: "autopilot_report" } },
+    );
     faultPoint("wave-reported");
     return this.render(ref, s);
   }
@@ -346,6 +330,7 @@ export class SessionEngine {
     /** by "relayed": the user's reply as the host quoted it. */
     userWords?: string,
   ): Promise<Step> {
+    await this.config();
     return this.withSession(ref, async (state) => {
       let s = await this.finishPending(ref, state);
       const said = {
@@ -353,14 +338,21 @@ export class SessionEngine {
         ...(by === "relayed" && userWords ? { userWords: userWords.slice(0, 2000) } : {}),
       };
       // An answer is for the Step it names (stale otherwise); words alone are recorded whenever they come.
-      if (answer?.trim()) await this.assertStep(ref, s, stepId);
+      if (answer?.trim()) await this.assertStep(ref, s, stepId, state);
       if (isNote(s, ref.slug, answer, said, by)) {
         s = noted(s, ref.slug, answer, said, by, this.now());
         await this.store.write(ref, s);
         return this.render(ref, s);
       }
       const chosen = checkedAnswer(s, ref.slug, answer!, by, said);
-      s = await this.advance(ref, s, { type: "DECIDE", answer: chosen, by, ...said, now: this.now() });
+      s = await this.advance(
+        ref,
+        s,
+        { type: "DECIDE", answer: chosen, by, ...said, now: this.now() },
+        {
+          recorded: { what: `Your answer "${chosen}" to step ${stepId}`, stepId, call: "autopilot_decide" },
+        },
+      );
       return this.render(ref, s);
     });
   }
@@ -432,8 +424,9 @@ export class SessionEngine {
     s: AutopilotState,
     stepId: number,
     result: PersonaResult,
+    found?: AutopilotState,
   ): Promise<Step & { next: { kind: "dispatch" } }> {
-    await this.assertStep(ref, s, stepId);
+    await this.assertStep(ref, s, stepId, found);
     const step = renderStep(s, ref.slug);
     if (step.next.kind !== "dispatch")
       throw new AutopilotError(
@@ -498,15 +491,15 @@ export class SessionEngine {
     return { ...loaded, state: { ...loaded.state, startingCommit: await headCommit(this.root).catch(() => null) } };
   }
 
-  private async assertStep(ref: SessionRef, state: AutopilotState, stepId: number): Promise<void> {
-    if (stepId !== state.stepId) {
-      const step = await this.render(ref, state);
-      throw new AutopilotError(
-        "stale_step",
-        `Step ${stepId} is stale: the session is at step ${state.stepId}. Nothing was changed; follow the current Step.`,
-        { step },
-      );
-    }
+  /** `found`: the state as this call read it, before it finished what an earlier call left owed. */
+  private async assertStep(ref: SessionRef, state: AutopilotState, stepId: number, found?: AutopilotState) {
+    if (stepId === state.stepId) return;
+    const finished = found && found !== state ? found : null;
+    const step = await this.render(ref, state);
+    throw new AutopilotError("stale_step", staleStepMessage(stepId, state, finished), {
+      step,
+      ...(finished ? { finished: true } : {}),
+    });
   }
 
   /** Apply an event, save it with its outbox, perform the effects, then gather any facts owed. */
@@ -514,16 +507,26 @@ export class SessionEngine {
     ref: SessionRef,
     state: AutopilotState,
     event: AutopilotEvent,
-    opts: { keepReport?: boolean } = {},
+    /** `recorded`: what the event records for the caller, said if what follows its save fails. */
+    opts: { keepReport?: boolean; recorded?: { what: string; stepId: number; call: string } } = {},
   ): Promise<AutopilotState> {
     // The report is what happened since the host last saw a Step: a host event starts it afresh,
     // and the automatic steps that follow (probes, effects, a plan found on resume) add to it.
-    let s = apply(opts.keepReport ? state : { ...state, notices: [] }, event);
+    const s = apply(opts.keepReport ? state : { ...state, notices: [] }, event);
     faultPoint("before-save");
     await this.store.write(ref, s);
     faultPoint("after-save");
-    s = await this.performOutbox(ref, s, true);
-    return this.runProbes(ref, s);
+    try {
+      return await this.runProbes(ref, await this.performOutbox(ref, s, true));
+    } catch (e) {
+      const r = opts.recorded;
+      if (!r) throw e;
+      const saved = await this.store.read(ref).then(
+        (x) => x.state,
+        () => null,
+      );
+      throw failedAfterRecording(e, r.what, r.stepId, saved, r.call);
+    }
   }
 
   /** Anything a crash left: an outbox not yet cleared, facts not yet gathered; a plan edited since its approval. */
@@ -683,22 +686,6 @@ export class SessionEngine {
     return {
       state: await this.advance(ref, state, { type: "PLANNED", plan: facts, now: this.now() }, { keepReport: true }),
     };
-  }
-
-  /**
-   * A session started by upstream's skill or an older autopilot has no baseline: take it now, so
-   * what the working tree holds at the hand-over stays out of autopilot's commits.
-   */
-  private async ensureBaseline(ref: SessionRef): Promise<string | null> {
-    const ws = ref.paths;
-    if (await readBaseline(ws)) return null;
-    const baseline = await takeBaseline(this.root, gitRunner(this.root), this.now()).catch(() => null);
-    if (!baseline) return null;
-    await writeBaseline(ws, baseline);
-    const n = baseline.entries.length;
-    return n
-      ? `This session had no record of what was uncommitted when it started; autopilot took it now: ${n} changed path${n === 1 ? "" : "s"} (e.g. ${baseline.entries[0].path}) stay out of its commits. Commit them yourself if they belong to this work.`
-      : null;
   }
 
   private async render(ref: SessionRef, state: AutopilotState): Promise<Step> {

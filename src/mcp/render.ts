@@ -193,6 +193,10 @@ const ERROR_TODO: Record<ErrorCode, string> = {
   no_tty: "Run it in your own interactive terminal.",
 };
 
+/** An error after the call was recorded: the same call again would be stale (src/engine/session-errors.ts). */
+const RECORDED_TODO =
+  "Your call was recorded and the session moved on; what followed failed (see the message). Tell the user what failed; once it is fixed, call autopilot_next, not the same call again.";
+
 export function errorPayload(e: unknown, view: HostView = DEFAULT_VIEW): ErrorPayload {
   if (e instanceof AutopilotError) {
     const step = e.details?.step;
@@ -200,7 +204,13 @@ export function errorPayload(e: unknown, view: HostView = DEFAULT_VIEW): ErrorPa
     const todo =
       e.code === "bad_answer" && step && step.next.kind !== "ask"
         ? "Nothing changed: this Step asks nothing; follow it (error.step). To pass on what the user said, call autopilot_decide with userWords only."
-        : (ERROR_TODO[e.code] ?? ERROR_TODO.internal);
+        : e.details?.recorded
+          ? e.code === "commit_rejected"
+            ? `${ERROR_TODO.commit_rejected} Not the same call again: it was recorded.`
+            : RECORDED_TODO
+          : e.code === "stale_step" && e.details?.finished
+            ? "An earlier call's owed work was finished (see the message), nothing else: carry on from the current Step (error.step) and its todo."
+            : (ERROR_TODO[e.code] ?? ERROR_TODO.internal);
     return {
       code: e.code,
       message: e.message,

@@ -77,7 +77,7 @@ describe("file size", () => {
   // not grow.
   const LIMIT = 500;
   const NOT_YET_SPLIT: Record<string, number> = {
-    "src/engine/session.ts": 751,
+    "src/engine/session.ts": 732,
   };
   it(`no source file is above ${LIMIT} lines, except the statechart and the files still to split`, async () => {
     const big: string[] = [];
