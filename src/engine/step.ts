@@ -16,6 +16,8 @@ import { restingMeta } from "./machine-state.js";
 import { budgetSpent, formatCost, formatBudget } from "../session/usage.js";
 import { todoFor } from "../protocol/host-view.js";
 import { waveBudgetCrossed, waveRunsToStart } from "../../machines/actions/wave.js";
+import { COMMIT_TEMPLATE_HOW } from "../session/config.js";
+import { FIXABLE_HOOK } from "../../machines/events.js";
 
 /**
  * `--human-gates`: the answers only a person may give at the current question — approving (or
@@ -210,7 +212,7 @@ export const WORDING: Record<QuestionName, (state: AutopilotState) => Words | nu
         `What the hook printed:`,
         held.output,
         "",
-        `"fix it yourself and continue": fix what it reports (or, for the message, set "commitMessage" in .harness/config.json); autopilot then makes the same commit again, with the hooks. "commit without hooks this once": this one commit is made with --no-verify. Files in the commit: ${held.paths.join(", ") || "(none)"}.`,
+        `"fix it yourself and continue": fix what it reports${held.hook === FIXABLE_HOOK ? "" : ` (for the message: ${COMMIT_TEMPLATE_HOW})`}; autopilot then makes the same commit again, with the hooks. "commit without hooks this once": this one commit is made with --no-verify. Files in the commit: ${held.paths.join(", ") || "(none)"}.`,
       ].join("\n"),
     );
   },

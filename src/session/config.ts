@@ -28,6 +28,13 @@ export type RunnerName = (typeof RUNNER_NAMES)[number];
 /** The placeholders a `commitMessage` template may use (src/effects/commit-message.ts fills them). */
 const COMMIT_MESSAGE_PLACEHOLDERS = ["label", "summary", "type"] as const;
 
+/**
+ * How to set the `commitMessage` template, whole, for the person a hook refused autopilot's subject
+ * to: the placeholders (each filled by src/effects/commit-message.ts) and an example, in the
+ * report and the question (no doc to look up: autopilot's own docs are not in their repository).
+ */
+export const COMMIT_TEMPLATE_HOW = `set "commitMessage" in .harness/config.json (create the file if there is none; keep its other keys) to a one-line template of the subject your hook accepts, with at least one placeholder: {summary} (what the commit does), {type} (feat, fix, test, docs, ...) or {label} (autopilot's name for the step), e.g. {"commitMessage": "{type}(app): {summary} [PROJ-1]"}`;
+
 const Checkpoint = z.enum(["passed", "human-verify", "decision", "human-action"]);
 const ScriptedPhase = z.object({
   tasks: z.number().int().min(1).max(100).optional(),

@@ -334,7 +334,7 @@ export function renderNotice(n: Notice): string {
           : n.next === "ask"
             ? `The retry budget (${n.maxAttempts} attempts) is spent: the commit waits for you.`
             : n.next === "askMessage"
-              ? `The hook refused autopilot's commit message, which the executor cannot change: set "commitMessage" in .harness/config.json to a subject your hook accepts (docs/cli.md), then answer "fix it yourself and continue".`
+              ? `The hook refused autopilot's commit message, which the executor cannot change: set "commitMessage" in .harness/config.json to a template of the subject your hook accepts (the question below says how), then answer "fix it yourself and continue".`
               : "A recovery commit is not retried: its work stays uncommitted in the working tree (the next commit includes it, or review it yourself).";
       // At a question the output is in the question's context: the report does not repeat it.
       return [head, ...(n.next === "ask" || n.next === "askMessage" ? [] : output), tail].join("\n");

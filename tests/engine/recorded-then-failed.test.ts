@@ -63,6 +63,19 @@ describe.concurrent("a failure while an answer's effects run says what was recor
   it("an invalid commitMessage template is refused before the answer is recorded; the same call goes on once it is fixed", async () => {
     const { session, ask, head } = await atRefusal();
     const { client } = session.srv;
+    // The advice is whole where the person reads it: the key, its placeholders, an example; no doc of autopilot's.
+    expect(ask.next.kind === "ask" && ask.next.context).toContain(
+      "with at least one placeholder: {summary} (what the commit does), {type} (feat, fix, test, docs, ...) or {label}",
+    );
+    expect(ask.next.kind === "ask" && ask.next.context).toContain(
+      'e.g. {"commitMessage": "{type}(app): {summary} [PROJ-1]"}',
+    );
+    expect(ask.report).toContain(
+      'set "commitMessage" in .harness/config.json to a template of the subject your hook accepts (the question below says how)',
+    );
+    expect(`${ask.report}\n${ask.next.kind === "ask" ? ask.next.context : ""}`).not.toMatch(
+      /\(docs\/|to a subject your hook/,
+    );
     const before = await session.state(SLUG);
     await setConfig(session.root, "JIRA-1 work done");
 
