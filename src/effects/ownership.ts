@@ -9,12 +9,16 @@
 //    plan (left out, reported);
 //  - a baseline path whose content is unchanged is the user's: never staged, not mentioned;
 //  - a baseline path whose content changed was touched by both (or by the user again): left out
-//    and reported, because committing it would commit the user's part too.
+//    and reported, because committing it would commit the user's part too;
+//  - a path the person changed mid-session while autopilot waited for them (the baseline's
+//    `during`), and `.harness/config.json` (autopilot's settings, the person's file): left out and
+//    reported.
 import { createHash } from "node:crypto";
 import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
 import {
+  CONFIG_FILE_REL,
   HARNESS_SHARED_FILES_REL,
   projectPaths,
   SESSIONS_DIR_REL,
@@ -35,6 +39,13 @@ export interface Baseline {
   head: string;
   takenAt: string;
   entries: BaselineEntry[];
+  /**
+   * Paths the person changed during the session while autopilot waited for them (src/engine/person-edits.ts),
+   * with their hash then: theirs, left out of every commit and named in its report.
+   */
+  during?: BaselineEntry[];
+  /** What differed from HEAD when autopilot last handed the session to the person (an ask or wait Step). */
+  idle?: { takenAt: string; entries: BaselineEntry[] };
 }
 
 export interface LeftOut {
@@ -100,10 +111,15 @@ export async function hashPath(root: string, rel: string): Promise<string | null
  */
 export async function takeBaseline(root: string, git: GitRunner, now: string): Promise<Baseline> {
   const head = (await git(["rev-parse", "HEAD"])).trim();
+  return { head, takenAt: now, entries: await changedEntries(root, git) };
+}
+
+/** Every changed path but autopilot's shared files, with its content's hash now. */
+export async function changedEntries(root: string, git: GitRunner): Promise<BaselineEntry[]> {
   const entries: BaselineEntry[] = [];
   const own = new Set<string>(HARNESS_SHARED_FILES_REL);
   for (const p of await listChanges(git)) if (!own.has(p)) entries.push({ path: p, hash: await hashPath(root, p) });
-  return { head, takenAt: now, entries };
+  return entries;
 }
 
 export async function readBaseline(ws: SessionPaths): Promise<Baseline | null> {
@@ -177,6 +193,7 @@ export async function notSessionWork(root: string, slug: string): Promise<Map<st
   return out;
 }
 
+const PERSON_DURING = "you changed it during the session, while autopilot waited for you: left for you to commit";
 const OWN_SPEC = "the spec this session works from: your edit, left for you to commit";
 const OTHER_SESSION = "the spec or plan of another autopilot session";
 
@@ -193,6 +210,7 @@ export async function selectOwnChanges(
   others: Map<string, string>,
 ): Promise<Selection> {
   const before = new Map((baseline?.entries ?? []).map((e) => [e.path, e.hash]));
+  const during = new Map((baseline?.during ?? []).map((e) => [e.path, e.hash]));
   const stage: string[] = [];
   const leftOut: LeftOut[] = [];
   for (const p of changes) {
@@ -203,6 +221,15 @@ export async function selectOwnChanges(
         path: p,
         why: "you had uncommitted changes there when the session started, and it has changed since",
       });
+      continue;
+    }
+    if (during.has(p)) {
+      const same = (await hashPath(root, p)) === during.get(p);
+      leftOut.push({ path: p, why: same ? PERSON_DURING : `${PERSON_DURING}; it has changed since` });
+      continue;
+    }
+    if (p === CONFIG_FILE_REL) {
+      leftOut.push({ path: p, why: "autopilot's settings for this project (your file), not the session's work" });
       continue;
     }
     if (isClientConfig(p)) {

@@ -35,6 +35,7 @@ import { plannedPlanPath } from "../personas/jobs.js";
 import { mergeWave, openWave } from "./wave.js";
 import { readResultFile } from "./result-file.js";
 import { ensureBaseline } from "./baseline.js";
+import { noteHandOver, takePersonEdits } from "./person-edits.js";
 import { gatherDispatchFacts } from "./facts.js";
 import { recordRun } from "./runs.js";
 import { withModel, type Runs } from "../personas/models.js";
@@ -109,6 +110,7 @@ export class SessionEngine {
         if (await this.store.exists(ref)) {
           const { state, notes } = await this.load(ref);
           if (state.currentState !== "DONE") {
+            await takePersonEdits(this.root, ref.paths, state);
             let s = await this.finishPending(ref, state);
             // A budget given on a resume replaces the session's (the way to raise it from outside).
             const budget = parsed.budget ?? (state.budget ? null : (config.budget ?? null));
@@ -481,7 +483,15 @@ export class SessionEngine {
   private async withSession<T>(ref: SessionRef, fn: (state: AutopilotState) => Promise<T>): Promise<T> {
     if (!(await this.store.exists(ref)))
       throw new AutopilotError("unknown_session", unknownSessionMessage(ref.slug, await this.store.list()));
-    return this.store.withLock(ref, async () => fn((await this.load(ref)).state), this.opts.lock);
+    return this.store.withLock(
+      ref,
+      async () => {
+        const { state } = await this.load(ref);
+        await takePersonEdits(this.root, ref.paths, state);
+        return fn(state);
+      },
+      this.opts.lock,
+    );
   }
 
   private async load(ref: SessionRef) {
@@ -690,6 +700,7 @@ export class SessionEngine {
 
   private async render(ref: SessionRef, state: AutopilotState): Promise<Step> {
     const step = await this.stepFor(ref, state);
+    await noteHandOver(this.root, ref.paths, step, state.updatedAt ?? "");
     if (step.next.kind === "dispatch") {
       // The brief is a pure function of the saved state and the files on disk; writing it again
       // after a crash or on autopilot_next produces the same file.
