@@ -110,7 +110,7 @@ function codeArgumentErrors(server: McpServer): void {
     return errorResult(
       new AutopilotError(
         code,
-        `The arguments of ${tool} do not fit its input schema: ${issues.split("\n").join("; ")}. Nothing was changed; see docs/mcp.md for the tool's arguments.`,
+        `The arguments of ${tool} do not fit its input schema: ${issues.split("\n").join("; ")}. Nothing was changed; the tool's input schema (in the tool list) names its arguments.`,
       ),
     );
   });

@@ -440,7 +440,6 @@ export function costUnknownWhy(t: UsageTotals | undefined | null): string | null
   if (formatCost(t) !== "unknown") return null;
   if (!t || t.dispatches === 0) return "no persona run has been reported yet";
   const runs = `${t.dispatches} persona run${t.dispatches === 1 ? "" : "s"} reported`;
-  if (t.reported === 0)
-    return `${runs}, none with its usage (the host passes usage on only when its client gives it: docs/mcp.md, Cost and budget)`;
+  if (t.reported === 0) return `${runs}, none with its usage (the host passes usage on only when its client gives it)`;
   return `${runs}, ${t.reported} with usage, but none gave a token count or a dollar cost`;
 }

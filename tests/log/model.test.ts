@@ -71,7 +71,7 @@ describe("decision log of a finished scripted session", () => {
     const runs = state.usage!.total.dispatches;
     expect(runs).toBeGreaterThan(10);
     expect(log.cost.why).toBe(
-      `${runs} persona runs reported, none with its usage (the host passes usage on only when its client gives it: docs/mcp.md, Cost and budget)`,
+      `${runs} persona runs reported, none with its usage (the host passes usage on only when its client gives it)`,
     );
     expect(renderMarkdown(log)).toContain(`Cost: unknown (${runs} persona runs reported, none with its usage`);
     expect(renderHtml(log)).toContain(`${runs} persona runs reported, none with its usage`);

@@ -30,7 +30,7 @@ const USAGE = `usage: autopilot install ${CLIENT_NAMES.join("|")} [--global] [--
 
 /** What a spec needs, said once after every install: the first thing a newcomer's own spec can lack. */
 export const SPEC_HINT =
-  "The spec: a Markdown file with an `## Implementation Order` section and one `### Phase 1: Name` heading per phase (docs/spec-format.md); `autopilot spec FILE` shows the phases autopilot reads.";
+  "The spec: a Markdown file with an `## Implementation Order` section and one `### Phase 1: Name` heading per phase; `autopilot spec FILE` shows the phases autopilot reads.";
 
 export function run(argv: string[]): Promise<number> {
   return Promise.resolve(install(argv));
