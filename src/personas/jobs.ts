@@ -166,6 +166,9 @@ function planJob({ state, phase, n, of, handoff, sendBacks, make }: Frame): Plan
         : "",
       `Before the plan runs the server checks it: a task with no files, no verification step, a placeholder (TBD, "as needed", "etc."), a scratchpad file named (the plan is committed; the scratchpad is deleted when the phase ends: write what a task needs into the plan) or more than ${TASK_SIZE.maxFiles} files or ${TASK_SIZE.maxSteps} steps comes back to you with the list (at most ${sendBacks} time${sendBacks === 1 ? "" : "s"}; then a person judges the plan).`,
       RIGOR[state.rigorLevel].planning,
+      phase.complexity === "medium"
+        ? "Medium complexity: plan it with extra scrutiny (each task small, its files and its verification exact, every unknown in concerns)."
+        : "",
       scratchpadRule(state),
       `Write ${handoff} (replace the file) with {"fromSkill":"harness-planning","phase":"${phase.name}","summary":"...","planPath":"${plan}","taskCount":N,"checkpointCount":N,"concerns":[...],"assumptions":[...],"deferred":[...]}.`,
       reply(

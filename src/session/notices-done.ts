@@ -65,7 +65,7 @@ export function renderDone(n: z.infer<typeof DoneNotice>): string {
       ? [
           n.finalReviewStatus === "overridden"
             ? "These findings were not fixed (the blocking ones were overridden by a decision): fix them or record them as known issues before you ship."
-            : "These findings were not fixed, and the session is over: fix each yourself (or in a follow-up spec) or record it as a known issue.",
+            : "Not fixed: fix them yourself (or in a follow-up spec) or record them as known issues.",
         ]
       : []),
     ...(n.overriddenReviews ? [`Overridden reviews: ${n.overriddenReviews}`] : []),
@@ -74,23 +74,17 @@ export function renderDone(n: z.infer<typeof DoneNotice>): string {
 
 export function renderHarnessFiles(n: z.infer<typeof HarnessFilesNotice>): string {
   return [
-    "Files autopilot leaves under .harness/:",
-    ...(n.commit.length
-      ? [`  - commit ${n.commit.join(" and ")}: what later runs learn from (if your team keeps them)`]
-      : []),
+    "Under .harness/:",
+    ...(n.commit.length ? [`  - commit ${n.commit.join(" and ")} if your team keeps what later runs learn`] : []),
     n.sessionsIgnored
-      ? "  - .harness/sessions/ is this session's working state and git already ignores it."
-      : "  - .harness/sessions/ is this session's working state: keep it out of git (add the line `.harness/sessions/` to .gitignore).",
+      ? "  - sessions/ (working state) is ignored by git already."
+      : "  - sessions/ is working state: add the line `.harness/sessions/` to .gitignore.",
     ...(n.kept?.length
       ? [
           "  - kept for you, unmerged (a stopped attempt's work: look at it, then `git worktree remove --force <folder>` and `git branch -D <branch>`):",
           ...n.kept.map((k) => `    ${k.worktree} (branch ${k.branch})`),
         ]
       : []),
-    ...(n.session
-      ? [
-          `The session's decision log (every gate, check and finding, the commits, the cost): autopilot log ${shellWord(n.session)}, or autopilot log ${shellWord(n.session)} --format html --out ${shellWord(`${n.session}.html`)} for a page to share.`,
-        ]
-      : []),
+    ...(n.session ? [`Decision log: \`autopilot log ${shellWord(n.session)}\` (\`--format html\` for a page).`] : []),
   ].join("\n");
 }

@@ -58,8 +58,8 @@ export function finishArgs(f: FinishFacts): { push: string[]; gh: string[] } {
 export function prCommands(f: FinishFacts): string {
   const { push, gh } = finishArgs(f);
   const needs = [
-    ...(f.remote ? [] : ["no git remote yet: first `git remote add origin <url>`"]),
-    ...(f.gh ? [] : ["gh is not on PATH (https://cli.github.com; or push, then open it on your git host)"]),
+    ...(f.remote ? [] : ["no remote yet (`git remote add origin <url>` first)"]),
+    ...(f.gh ? [] : ["no gh (install it, or push and open the PR on your git host)"]),
   ];
   const both = `\`${commandLine(push)} && ${commandLine(gh)}\``;
   return needs.length ? `${needs.join("; ")}; then ${both}` : both;
@@ -72,7 +72,7 @@ export function renderFinish(n: FinishFacts): string {
       ]
     : [];
   return [
-    `Finish the branch as you choose (nothing is pushed or merged before); the pull request's description is ${n.file}:`,
+    `Finish the branch as the person chooses (PR text: ${n.file}):`,
     `  1. open the pull request: ${prCommands(n)}`,
     ...merge,
     `  ${merge.length ? 3 : 2}. keep it: the commits stay on ${n.branch}${n.worktree ? ` (worktree ${n.worktree.path})` : ""}.`,

@@ -249,7 +249,7 @@ export function renderNotice(n: Notice): string {
         `harness-planning skill with the user for this phase, then resume autopilot to continue.`
       );
     case "assessed":
-      return `Phase ${n.phaseNumber}: ${n.phaseName ?? "?"} — complexity: ${n.complexity}. ${n.reviewed ? "Planning it now; the plan comes to you for approval before any of it runs." : "Auto-planning."}${n.complexity === "medium" ? " Medium complexity: review the plan with extra scrutiny." : ""}`;
+      return `Phase ${n.phaseNumber}: ${n.phaseName ?? "?"} — complexity: ${n.complexity}. ${n.reviewed ? "Planning it now; the plan comes to you for approval before any of it runs." : "Auto-planning."}`;
     case "planSentBack":
       return [
         `The plan check found ${plural(n.problems.length, "problem")} in the plan; it goes back to the planner (send-back ${n.attempt} of ${n.max}):`,
@@ -367,7 +367,7 @@ export function renderNotice(n: Notice): string {
       lines.push(
         n.next
           ? `Next: Phase ${n.next.phaseNumber}: ${n.next.name} (complexity: ${n.next.complexity}).`
-          : "All phases done. Starting the final review of the whole change.",
+          : "All phases done; the final review of the whole change is next.",
       );
       return lines.join("\n");
     }

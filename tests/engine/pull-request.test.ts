@@ -69,9 +69,7 @@ describe("the pull request of a session", () => {
 
     expect(title).toBe("Count the words and lines of a text file from the command line");
     expect(await readFile(path.join(sessions, slug, "pr.md"), "utf8")).toBe(body);
-    expect(reports.join("\n")).toContain(
-      `the pull request's description is .harness/sessions/${slug}/pr.md:\n  1. open the pull request: `,
-    );
+    expect(reports.join("\n")).toContain(`(PR text: .harness/sessions/${slug}/pr.md):\n  1. open the pull request: `);
     expect(reports.join("\n")).toContain(`gh pr create --title '${title}' --body-file .harness/sessions/${slug}/pr.md`);
 
     // What changed, per phase: each commit as it was made, with the reason its author gave.
@@ -119,10 +117,8 @@ describe("the pull request of a session", () => {
 
     // No loose ends: the decision log named, the finished session out of "Active", advice that fits the repository.
     const done = reports.at(-1)!;
-    expect(done).toContain(
-      `The session's decision log (every gate, check and finding, the commits, the cost): autopilot log ${slug}, or autopilot log ${slug} --format html --out ${slug}.html for a page to share.`,
-    );
-    expect(done).toContain(".harness/sessions/ is this session's working state and git already ignores it.");
+    expect(done).toContain(`Decision log: \`autopilot log ${slug}\` (\`--format html\` for a page).`);
+    expect(done).toContain("  - sessions/ (working state) is ignored by git already.");
     const summary = await readFile(path.join(sessions, slug, "summary.md"), "utf8");
     expect(summary).toContain("**Next step:** All phases complete. Open the pull request (its description is pr.md");
     expect(summary).not.toContain(".gitignore");

@@ -85,7 +85,7 @@ describe("autopilot run --pr", () => {
     const res = await run(dir, ghDir);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
-      "autopilot run: No pull request was opened: no git remote yet: first `git remote add origin <url>`; then",
+      "autopilot run: No pull request was opened: no remote yet (`git remote add origin <url>` first); then",
     );
     expect(res.stderr).toContain(`; then \`git push origin main:autopilot/${SLUG} && gh pr create --title `);
     expect(res.stderr).toContain("The work stays committed on main. [pr_not_opened]");
@@ -101,7 +101,7 @@ describe("autopilot run --pr", () => {
     const res = await run(dir, null, "--json");
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
-      `No pull request was opened: gh is not on PATH (https://cli.github.com; or push, then open it on your git host); then \`git push origin main:autopilot/${SLUG} && gh pr create`,
+      `No pull request was opened: no gh (install it, or push and open the PR on your git host); then \`git push origin main:autopilot/${SLUG} && gh pr create`,
     );
     const outcome = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
     expect(outcome).toMatchObject({ event: "outcome", outcome: "failed", exitCode: 1, state: "DONE" });

@@ -54,10 +54,12 @@ describe("ASSESS complexity matrix", () => {
     expect(where(s)).toBe("PLAN.planning");
     expect(dispatchFor(s)?.persona).toBe("harness-planner");
   });
-  it("medium: auto-plans with an extra-scrutiny note", () => {
+  it("medium: auto-plans, the planner's brief asking for extra scrutiny (the user is told nothing the gate then contradicts)", () => {
     const s = send(started([medium]), { type: "ASSESSED", planPath: null });
     expect(where(s)).toBe("PLAN.planning");
-    expect(reportOf(s)).toMatch(/extra scrutiny/);
+    expect(briefContent(s, "s", {})).toMatch(/Medium complexity: plan it with extra scrutiny/);
+    expect(reportOf(s)).not.toMatch(/scrutiny/);
+    expect(briefContent(send(started([low]), { type: "ASSESSED", planPath: null }), "s", {})).not.toMatch(/scrutiny/);
   });
   it("high: pauses for interactive planning and waits", () => {
     const s = send(started([high]), { type: "ASSESSED", planPath: null });

@@ -51,7 +51,7 @@ describe("finishing the branch at DONE", () => {
     const head = `autopilot/${slug}`;
     expect(report).toContain(
       [
-        `Finish the branch as you choose (nothing is pushed or merged before); the pull request's description is ${file}:`,
+        `Finish the branch as the person chooses (PR text: ${file}):`,
         `  1. open the pull request: \`git push origin main:${head} && gh pr create --title '${title}' --body-file ${file} --head ${head} --base main\``,
         "  2. keep it: the commits stay on main.",
       ].join("\n"),
@@ -83,7 +83,7 @@ describe("finishing the branch at DONE", () => {
     const branch = `autopilot/${slug.replace(/ /g, "-")}`;
     const report = done.report!;
     expect(report).toContain(
-      `  1. open the pull request: no git remote yet: first \`git remote add origin <url>\`; gh is not on PATH (https://cli.github.com; or push, then open it on your git host); then \``,
+      `  1. open the pull request: no remote yet (\`git remote add origin <url>\` first); no gh (install it, or push and open the PR on your git host); then \``,
     );
     expect(report).toContain(`--body-file '.harness/sessions/${slug}/pr.md' --head ${branch} --base main\``);
     expect(report).toContain(`  2. merge ${branch} into main: \`autopilot merge '${slug}'\``);
