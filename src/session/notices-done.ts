@@ -65,7 +65,7 @@ export function renderDone(n: z.infer<typeof DoneNotice>): string {
       ? [
           n.finalReviewStatus === "overridden"
             ? "These findings were not fixed (the blocking ones were overridden by a decision): fix them or record them as known issues before you ship."
-            : "Not fixed: fix them yourself (or in a follow-up spec) or record them as known issues.",
+            : "Not fixed: fix them or record them as known issues.",
         ]
       : []),
     ...(n.overriddenReviews ? [`Overridden reviews: ${n.overriddenReviews}`] : []),

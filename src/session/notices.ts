@@ -230,7 +230,7 @@ export function renderNotice(n: Notice): string {
           ? [`  … and ${n.phaseCount - n.phases.length} more (autopilot_status lists them)`]
           : []),
         `Rigor level: ${n.rigorLevel}${n.reviewPlans ? " · --review-plans" : ""}`,
-        `Created ${n.sessionDir}/autopilot-state.json. Starting Phase 1.`,
+        "Starting Phase 1.",
       ].join("\n");
     case "userChanges":
       return `The working tree has ${plural(n.count, "uncommitted change")} autopilot did not make (staged, unstaged or untracked). autopilot commits only its own work, so it asks first.`;
