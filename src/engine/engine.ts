@@ -19,7 +19,8 @@ import { parseSpec } from "../markdown/spec.js";
 import { bringSpec, checkWorktree, createWorktree, ensureSessionLink, readPointer } from "../effects/worktree.js";
 import { assertParseableMarkdown } from "./limits.js";
 import { startArgs } from "./flags.js";
-import { SessionEngine, type SessionEngineOptions, type StartRequest, type StartResult } from "./session.js";
+import { SessionEngine, type StartRequest, type StartResult } from "./session.js";
+import type { SessionEngineOptions } from "./flow.js";
 
 export interface EngineOptions extends Omit<SessionEngineOptions, "workspace"> {
   /**
