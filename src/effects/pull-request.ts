@@ -1,9 +1,9 @@
 // The pull request autopilot writes when a session is DONE: a description a reviewer can act on,
-// from what the session recorded. The title says what the change does (the spec's own summary, else
-// its name and phases); the body says what changed and why per phase (the commits' subjects and the
-// reasons their authors gave), what the planner assumed and who answered each gate, how it was
-// tested (what the executor ran, what verification checked, the final review), the findings left
-// open with their fate, and the cost or why it is unknown.
+// from what the session recorded. The title says what the change does (the spec's heading of four
+// words or more, else its summary, else its name and phases); the body says what changed and why
+// per phase (the commits' subjects and the reasons their authors gave), what the planner assumed
+// and who answered each gate, how it was tested (what the executor ran, what verification checked,
+// the final review), the findings left open with their fate, and the cost or why it is unknown.
 import type { AutopilotState, HistoryEntry } from "../session/schema.js";
 import { fateTally, fateWords, findingsIn, type TrackedFinding } from "../session/findings.js";
 import { costUnknownWhy, formatCost } from "../session/usage.js";
@@ -38,6 +38,10 @@ function clipped(s: string, max: number): string {
  * when that says enough), else the spec's name with its phases, else the longest of them cut at a word.
  */
 export function prTitle(spec: PrSpec, phases: readonly string[]): string {
+  // A heading of four words or more already says what the change is ("Tally: words and a command
+  // line"); the overview's first sentence may describe the code as it was ("Tally counts lines today").
+  const heading = spec.title?.trim() ? sanitizeLabel(spec.title) : null;
+  if (heading && heading.length <= TITLE_MAX && heading.split(/\s+/).length >= 4) return heading;
   const sentence = spec.overview ? sanitizeLabel(firstSentence(spec.overview)) : null;
   if (sentence && sentence.length <= TITLE_MAX) return sentence;
   const clause = sentence?.split(/[,;:—]\s/)[0]?.trim();

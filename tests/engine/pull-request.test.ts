@@ -141,7 +141,7 @@ describe("the pull request of a session", () => {
 });
 
 describe("the pull request's title", () => {
-  it("is the spec's summary when it fits in 72 characters, else its first clause, else the spec's name with its phases", () => {
+  it("is the spec's heading when it says what the change is, else its summary when it fits in 72 characters, else its first clause, else the spec's name with its phases", () => {
     const spec = (summary: string) => `# Dashboard\n\n## Overview\n\n${summary}\n\n## Implementation Order\n`;
     expect(prTitle({ title: "Dashboard", overview: specOverview(spec("Add a side panel. More text.")) }, [])).toBe(
       "Add a side panel",
@@ -155,6 +155,11 @@ describe("the pull request's title", () => {
       "Adoption and usage telemetry provides visibility into which harness skills are being used and how often.";
     expect(prTitle({ title: "Telemetry", overview: noClause }, ["Events", "Report"])).toBe("Telemetry: Events, Report");
     expect(specOverview("# T\n\n**Keywords:** a, b\n\n## Overview\n\n**Goals:**\n\nShip it.\n")).toBe("Ship it.");
+    // A heading that says what the change is wins over an overview that describes the code before it.
+    const tally = "Tally counts lines today. Users want word counts and a command to run it on a file.";
+    expect(prTitle({ title: "Tally: words and a command line", overview: tally }, ["Word counting"])).toBe(
+      "Tally: words and a command line",
+    );
     const title = prTitle({ title: "x".repeat(40), overview: null }, ["a".repeat(30), "b".repeat(30)]);
     expect(title.length).toBeLessThanOrEqual(72);
   });
