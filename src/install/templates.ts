@@ -150,7 +150,7 @@ export function claudeCommandBody(toolPrefix = "mcp__autopilot__"): string {
   return [
     "Arguments: $ARGUMENTS",
     "",
-    `Call ${toolPrefix}autopilot_start with \`spec\` = the first word of the arguments (a quoted path is one word, unquoted) and \`flags\` = the other words (none: call autopilot_status, ask the user which session or spec).`,
+    `Call ${toolPrefix}autopilot_start with \`spec\` = the first word of the arguments (a quoted path is one word, unquoted) and \`flags\` = the other words. No arguments at all: call autopilot_status and ask the user which session or spec.`,
     "Each result is a Step: show the user its `report`, then do its `todo` (none: as the last Step of that kind said). Never plan, execute or review yourself. Later (new conversation, a context reset): autopilot_start with its spec path resumes it (autopilot_next with its session too).",
     "",
   ].join("\n");

@@ -44,6 +44,8 @@ describe("what the host model reads", () => {
       spec: "docs/word count spec.md",
       flags: "--fast",
     });
+    // "none" once read as "no flags" (a helper model's trial): the no-argument case says so whole.
+    expect(body).toContain("No arguments at all: call autopilot_status and ask the user which session or spec.");
     expect(body).not.toMatch(/context reset: autopilot_next/);
     expect(body).toMatch(/a context reset\): autopilot_start with its spec path resumes it/);
   });
