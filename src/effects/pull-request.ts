@@ -8,6 +8,7 @@ import type { AutopilotState, HistoryEntry } from "../session/schema.js";
 import { fateTally, fateWords, findingsIn, type TrackedFinding } from "../session/findings.js";
 import { costUnknownWhy, formatCost } from "../session/usage.js";
 import { channelPhrase } from "../vocabulary.js";
+import { DECISIONS, isDecisionName } from "../../machines/decisions.js";
 import { firstSentence } from "../markdown/spec-overview.js";
 import { sanitizeLabel } from "./git.js";
 import { commitsSince, type CommitSummary } from "./git-history.js";
@@ -58,6 +59,13 @@ function reasonOf(body: string): string {
   const last = paragraphs.at(-1) ?? "";
   if (last && last.split("\n").every((l) => /^[A-Za-z][\w-]*: /.test(l))) paragraphs.pop();
   return paragraphs.join("\n\n").trim();
+}
+
+/** Where a gate was answered: its phase, the final review, or the session's start (no phase yet). */
+function gateOf(d: AutopilotState["decisions"][number]): string {
+  if (d.phase !== null) return `Phase ${d.phase + 1}`;
+  if (d.state === undefined) return "Session";
+  return d.state === "FINAL_REVIEW" || d.state === "DONE" ? "Final review" : "Before the first phase";
 }
 
 function bullet(text: string): string {
@@ -135,7 +143,7 @@ function pullRequestText(
     out.push("Who answered each gate:", "");
     for (const d of decided)
       out.push(
-        `- ${d.phase === null ? "Final review" : `Phase ${d.phase + 1}`}: \`${sanitizeLabel(d.decision)}\`${d.answer ? ` "${sanitizeLabel(d.answer)}"` : ""} — ${channelPhrase(d.by)}`,
+        `- ${gateOf(d)}: ${isDecisionName(d.decision) ? DECISIONS[d.decision].label : `\`${sanitizeLabel(d.decision)}\``}${d.answer ? ` "${sanitizeLabel(d.answer)}"` : ""} — ${channelPhrase(d.by)}`,
       );
     out.push("");
   }

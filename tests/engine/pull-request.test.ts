@@ -2,7 +2,7 @@
 // on (what changed and why per phase, the planner's assumptions and who answered each gate, how it
 // was tested, the findings left open, the cost), written to the session's pr.md as well as the state.
 import { afterEach, describe, expect, it } from "vitest";
-import { readFile, readdir } from "node:fs/promises";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { autopilotCommits, git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { Engine } from "../../src/engine/engine.js";
@@ -51,6 +51,8 @@ describe("the pull request of a session", () => {
     repo = await makeRepo({
       files: { "README.md": "# wc\n", ".gitignore": ".harness/sessions/\n", [SPEC_PATH]: SPEC },
     });
+    // The person's own uncommitted file: the first question, answered before any phase.
+    await writeFile(path.join(repo.dir, "notes.txt"), "mine\n");
     const engine = new Engine(repo.dir);
     const reports: string[] = [];
     const runner = new AssumingPlanner(
@@ -92,7 +94,12 @@ describe("the pull request of a session", () => {
     expect(body.slice(body.indexOf("### Phase 2: Command"))).toContain(`- ${fix.subject} (${fix.sha.slice(0, 7)})`);
 
     expect(body).toContain(`Where the spec was silent, the planner assumed:\n\n- Phase 1: ${ASSUMED}`);
-    expect(body).toMatch(/Who answered each gate:\n\n- Phase 1: `\w+`/);
+    // Each gate by where it was answered and what it decided, in the log's words.
+    expect(body).toMatch(
+      /Who answered each gate:\n\n- Before the first phase: The user's own changes left out of the commit /,
+    );
+    expect(body).toMatch(/\n- Phase 1: Plan auto-approved \(no signal fired\) — /);
+    expect(body).not.toMatch(/- Final review: The user's own changes/);
 
     // How it was tested: what the executor ran, what verification checked, the failed round and its fate.
     expect(body).toMatch(
@@ -113,7 +120,8 @@ describe("the pull request of a session", () => {
     expect(open).not.toContain("Unchecked input");
     expect(body).toMatch(/## Cost\n\nCost unknown: \d+ persona runs reported, none with its usage/);
     expect(body).not.toMatch(/Implements|Persona runs: unknown\./);
-    expect(await git(repo.dir, "status", "--porcelain", "--", ".", ":(exclude).harness")).toBe("");
+    // Nothing is left uncommitted but the person's own file, which stays theirs.
+    expect(await git(repo.dir, "status", "--porcelain", "--", ".", ":(exclude).harness")).toBe("?? notes.txt\n");
 
     // No loose ends: the decision log named, the finished session out of "Active", advice that fits the repository.
     const done = reports.at(-1)!;
