@@ -56,7 +56,7 @@ describe("decision channels over MCP", () => {
     const summary = await readFile(path.join(s.root, ".harness/sessions", SLUG, "summary.md"), "utf8");
     expect(summary).toContain("3 by the host model (no person may have seen it)");
     expect(state.pullRequest.body).toContain("## Assumptions and decisions\n\nWho answered each gate:");
-    expect(state.pullRequest.body).toContain(`- Phase 1: \`approved_plan\` "yes" — ${HOST}`);
-    expect(state.pullRequest.body).toContain(`- Phase 2: \`approved_plan\` "yes" — ${HOST}`);
+    expect(state.pullRequest.body).toContain(`- Phase 1: Plan approved after review "yes" — ${HOST}`);
+    expect(state.pullRequest.body).toContain(`- Phase 2: Plan approved after review "yes" — ${HOST}`);
   });
 });
