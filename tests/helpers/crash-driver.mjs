@@ -14,7 +14,7 @@
 //   serve   take requests as JSON lines on stdin (see below), answer as JSON lines.
 //   hold    take the session lock and keep it until killed.
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile, rename } from "node:fs/promises";
+import { mkdir, readFile, writeFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -90,16 +90,24 @@ async function drive() {
     // step), so it belongs to the re-presented dispatch. Keyed by the old stepId alone, it would be
     // dropped and the persona run again with its memory moved on: one scripted failure would
     // never reach the engine (the soak's seed 156535247 lost a retry that way).
-    const savedStepId = (await engine.read(opts.slug)).stepId;
+    // The resume itself can be killed after it saved the new stepId and before the result was
+    // carried over (seed 591937271: before-save, then after-save 1 in the restart). So the step a
+    // resume started from is written down first and cleared once the result is carried: a restart
+    // that finds it knows the saved step re-presents that one, whatever stepId it now has.
+    const intentFile = cacheFile("resume-from");
+    const pending = await readCached("resume-from");
+    const origin = pending?.stepId ?? (await engine.read(opts.slug)).stepId;
+    if (!pending) await writeCached("resume-from", { stepId: origin });
     step = (await engine.start(opts.spec, opts.flags)).step;
-    const had = await readCached(savedStepId);
+    const had = await readCached(origin);
     if (
       step.next.kind === "dispatch" &&
-      step.stepId !== savedStepId &&
+      step.stepId !== origin &&
       had?.kind === step.next.expects.result &&
       (await readCached(step.stepId)) === undefined
     )
       await writeCached(step.stepId, had);
+    await rm(intentFile, { force: true });
   }
   let steps = 0;
   for (;;) {

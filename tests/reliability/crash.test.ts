@@ -196,6 +196,19 @@ describe("crash at every point", () => {
         { point: "mid-effects", n: 2 },
       ],
     },
+    {
+      // Lost phase 2's second task failure again: the restart after the before-save kill was
+      // itself killed inside autopilot_start, after the re-presented step was saved and before the
+      // driver carried the owed result to it (the driver's fault, fixed there).
+      why: "seed 591937271: a resume killed after its own save still reports the result it owed",
+      plan: [
+        { point: "after-save", n: 7 },
+        { point: "after-save", n: 1 },
+        { point: "before-save", n: 9 },
+        { point: "after-save", n: 1 },
+        { point: "after-effects", n: 4 },
+      ],
+    },
   ];
   for (const { why, plan, killed } of FOUND)
     it(`found by the soak: ${why}`, async () => {
