@@ -65,7 +65,6 @@ function partOf(file: string, fn: string): Part | null {
   const f = file.split(path.sep).join("/");
   if (f.startsWith("node_modules/")) {
     if (/^node_modules\/(xstate|@xstate)\//.test(f)) return "the machine";
-    if (/^node_modules\/(simple-git|@kwsites)\//.test(f)) return "git";
     if (/^node_modules\/(proper-lockfile|graceful-fs|retry)\//.test(f)) return "lock";
     if (/^node_modules\/@modelcontextprotocol\//.test(f)) return "MCP and router";
     return null;

@@ -1,7 +1,7 @@
 // What every git call here shares: where and how git runs (the project root, the identity's `-c`
-// settings), simple-git's one call, and the check that a commit id is one before it reaches git.
+// settings), the one way git is run, and the check that a commit id is one before it reaches git.
 import { existsSync } from "node:fs";
-import { simpleGit } from "simple-git";
+import { spawn } from "node:child_process";
 import { AutopilotError } from "../protocol/errors.js";
 import { knownIdentity, rememberIdentity } from "./git-dir.js";
 
@@ -44,22 +44,33 @@ export async function committingGit(root: string): Promise<Git> {
 }
 
 /**
- * Runs git (argv, no shell) in the project root through simple-git and returns stdout. A non-zero
- * exit rejects only when git wrote to stderr (callers decide on the output otherwise).
+ * Runs git (argv, no shell) in the project root and returns stdout. A non-zero exit rejects only
+ * when git wrote to stderr, with that text as the message (callers decide on the output otherwise).
+ * The identity goes in as `-c` settings, never through the environment.
  *
- * `completion.onExit: false`: by default simple-git waits a fixed 50 ms after every command that
- * prints nothing (`git add`, `git commit -q`, a `log --grep` with no match) — 150 ms of each
- * ~260 ms checkpoint report (docs/performance.md). Waiting for the process's `close` event alone
- * is enough to have all of its output. The identity goes through simple-git's `config` option,
- * never `.env()`.
+ * A plain child process, not simple-git: simple-git 4 waits a fixed 50 ms after every command
+ * that prints nothing (`git add`, `git commit -q`, `git reset -q`), whatever its `completion`
+ * options say, which was most of a checkpoint report's time. The `close` event alone means the
+ * process has ended and all of its output is read.
  */
 export function raw(g: Git, args: string[]): Promise<string> {
-  return simpleGit({
-    baseDir: g.root,
-    config: g.config,
-    completion: { onClose: true, onExit: false },
-    maxConcurrentProcesses: 4,
-  }).raw(args);
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", [...g.config.flatMap((c) => ["-c", c]), ...args], {
+      cwd: g.root,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => err.push(d));
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      const stderr = Buffer.concat(err).toString("utf8");
+      if ((code !== 0 || signal) && stderr.trim()) reject(new Error(stderr.trim()));
+      else resolve(Buffer.concat(out).toString("utf8"));
+    });
+  });
 }
 
 export function assertRev(rev: string, what: string): string {

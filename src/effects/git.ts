@@ -51,7 +51,7 @@ export async function assertGitReady(root: string): Promise<{ branch: string }> 
       `${root} is not inside a git repository. Run \`git init\` and commit your work, then start autopilot again.`,
     );
   }
-  // simple-git resolves (not rejects) on a non-zero exit with empty stderr, so decide on output.
+  // raw resolves (not rejects) on a non-zero exit with empty stderr, so decide on output.
   const head = (await raw(g, ["rev-parse", "--verify", "-q", "HEAD"]).catch(() => "")).trim();
   if (!head) {
     throw new AutopilotError(

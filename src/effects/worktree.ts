@@ -159,7 +159,7 @@ export async function checkWorktree(
 }
 
 /**
- * `a` is on `b`'s history. By output, not exit status: simple-git resolves on a non-zero exit that
+ * `a` is on `b`'s history. By output, not exit status: `raw` resolves on a non-zero exit that
  * printed nothing, which is exactly what `merge-base --is-ancestor` does.
  */
 async function isAncestor(git: (args: string[]) => Promise<string>, a: string, b: string): Promise<boolean> {
