@@ -567,6 +567,13 @@ async function main() {
     ),
   );
 
+  // The slowest reports of the 3-phase sessions by kind: where the p99 comes from.
+  const slow = smalls
+    .flatMap((s) => s.st.reports)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 8)
+    .map((r) => `${r.kind}${r.committed ? "+commit" : ""} ${ms(r.ms)}`);
+  console.log(`slowest 3-phase reports: ${slow.join(", ")}`);
   console.log(
     `CPU: the server's threads and the processes it started, per call (/proc); a checkpoint report ÷ the same commit by hand: p50 ${ratio(L.commit.p50, bareRow.p50)} (goal ≤ 1.5×), CPU ${ratio(L.commit.cpu50, bareRow.cpu50)}`,
   );

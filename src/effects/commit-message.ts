@@ -12,7 +12,8 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { readProjectConfig, type ProjectConfig } from "../session/config.js";
-import { gitRunner, sanitizeLabel } from "./git.js";
+import { sanitizeLabel } from "./git.js";
+import { humanSubjects } from "./recent-subjects.js";
 
 /** The trailer that names autopilot's step in every commit it makes (the subject stays the work's). */
 const STEP_TRAILER = "Autopilot";
@@ -36,9 +37,6 @@ const HEADER_MAX = 100;
 const GOOD_SUBJECT = 72;
 /** Body lines are wrapped here (commitlint's config-conventional refuses lines over 100). */
 const BODY_WIDTH = 72;
-/** How many of the repository's recent commits tell its style. */
-const HISTORY = 30;
-
 /** The file names commitlint reads its config from (besides a `commitlint` key in package.json or package.yaml). */
 export const COMMITLINT_FILES = [
   ".commitlintrc",
@@ -107,18 +105,6 @@ function commitlintRules(text: string): { types: string[]; headerMax: number } {
 }
 
 const HEADER = /^(?<type>[a-zA-Z]+)(?:\((?<scope>[^()\r\n]*)\))?(?<bang>!)?: (?<desc>\S.*)$/;
-
-/** The subjects of the repository's recent commits that autopilot did not make. */
-async function humanSubjects(root: string): Promise<string[]> {
-  const out = await gitRunner(root)(["log", `-n${HISTORY}`, "--no-merges", "--format=%s%x1f%b%x1e", "HEAD"]).catch(
-    () => "",
-  );
-  return out
-    .split("\x1e")
-    .map((r) => r.trim().split("\x1f"))
-    .filter(([s, body]) => s && !/^Autopilot-Effect:/m.test(body ?? "") && !s.startsWith("[autopilot]"))
-    .map(([s]) => s);
-}
 
 /** How this repository writes subjects (see the top of this file). */
 export async function repoConvention(root: string, config?: ProjectConfig): Promise<Convention> {

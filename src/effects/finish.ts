@@ -11,6 +11,7 @@ import type { SessionPaths } from "../session/paths.js";
 import { commandLine, finishArgs, prCommands, type FinishFacts } from "../session/notices-finish.js";
 import { gitRunner } from "./git.js";
 import { branchFor, readPointer } from "./worktree.js";
+import { readHead } from "./git-dir.js";
 
 /** Names a repository's default branch has when its remote does not say (no `refs/remotes/<remote>/HEAD`). */
 const USUAL_DEFAULTS = ["main", "master", "trunk"];
@@ -47,9 +48,21 @@ export async function finishFacts(
       () => "",
     );
   const pointer = await readPointer(ws).catch(() => null);
-  const branch = pointer?.branch ?? (await read(["rev-parse", "--abbrev-ref", "HEAD"]));
-  const remotes = (await read(["remote"])).split("\n").filter(Boolean);
-  const upstream = await read(["config", "--get", `branch.${branch}.remote`]);
+  const branch = pointer?.branch ?? readHead(root)?.branch ?? (await read(["rev-parse", "--abbrev-ref", "HEAD"]));
+  // The remotes and the branch's upstream remote, in one git process.
+  const config = await read([
+    "config",
+    "--get-regexp",
+    `^remote\\..+\\.url$|^branch\\.${branch.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.remote$`,
+  ]);
+  const remotes: string[] = [];
+  let upstream = "";
+  for (const line of config.split("\n")) {
+    const [key, value = ""] = line.split(/ (.*)/s, 2);
+    const name = /^remote\.(.+)\.url$/i.exec(key ?? "")?.[1];
+    if (name && !remotes.includes(name)) remotes.push(name);
+    else if (/^branch\./i.test(key ?? "")) upstream = value.trim();
+  }
   const remote = remotes.includes(upstream) ? upstream : remotes.includes("origin") ? "origin" : (remotes[0] ?? null);
   const remoteHead = remote ? await read(["symbolic-ref", "--quiet", "--short", `refs/remotes/${remote}/HEAD`]) : "";
   const remoteDefault = remoteHead.startsWith(`${remote}/`) ? remoteHead.slice(`${remote}/`.length) : null;

@@ -85,15 +85,20 @@ export async function harnessFilesStatus(
   slug: string,
 ): Promise<{ commit: string[]; sessionsIgnored: boolean }> {
   const g = plainGit(root);
-  const probe = `.harness/sessions/${slug}/autopilot-state.json`;
   const [status, ignored] = await Promise.all([
     raw(g, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...HARNESS_SHARED_FILES_REL]).catch(
       () => "",
     ),
-    raw(g, ["check-ignore", "--", probe]).catch(() => ""),
+    sessionsIgnored(root, slug),
   ]);
   // Records name the files from the repository's top: the project may be a folder inside it.
   const changed = status.split("\0").filter((r) => r.length > 3);
   const commit = HARNESS_SHARED_FILES_REL.filter((rel) => changed.some((r) => r.slice(3).endsWith(rel)));
-  return { commit, sessionsIgnored: ignored.trim() !== "" };
+  return { commit, sessionsIgnored: ignored };
+}
+
+/** Whether git ignores the session's folder (one `check-ignore`). Reads only. */
+export async function sessionsIgnored(root: string, slug: string): Promise<boolean> {
+  const probe = `.harness/sessions/${slug}/autopilot-state.json`;
+  return (await raw(plainGit(root), ["check-ignore", "--", probe]).catch(() => "")).trim() !== "";
 }

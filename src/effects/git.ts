@@ -13,13 +13,15 @@ import {
   listChanges,
   notSessionWork,
   selectOwnChanges,
+  topPrefix,
   type Baseline,
   type GitRunner,
   type LeftOut,
 } from "./ownership.js";
-import { gitDirs, readHead } from "./git-dir.js";
+import { readHead } from "./git-dir.js";
 import { assertRev, committingGit, plainGit, raw, type Git } from "./git-kit.js";
 import { withRepoLock } from "./repo-lock.js";
+import { noteOwnCommit } from "./recent-subjects.js";
 import { hookRuns } from "./git-trace.js";
 
 const EFFECT_TRAILER = "Autopilot-Effect";
@@ -220,7 +222,7 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
 
   const g = await committingGit(root);
   const run: GitRunner = (a) => raw(g, a);
-  const changes = await listChanges(run, gitDirs(root) ? "" : undefined);
+  const changes = await listChanges(run, topPrefix(root));
   let stage: string[];
   let leftOut: LeftOut[] = [];
   if (args.paths) {
@@ -236,6 +238,7 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
   // Exactly these paths, literally (a file named `*.ts` is one file), from a file so a long list
   // never meets the argv limit. `git commit -- <paths>` commits only them: whatever the user had
   // staged elsewhere stays staged and out of this commit.
+  const parent = readHead(root)?.sha;
   const dir = await mkdtemp(path.join(tmpdir(), "autopilot-paths-"));
   const list = path.join(dir, "paths");
   try {
@@ -278,6 +281,7 @@ async function commitLocked(root: string, args: CommitCheckpointArgs): Promise<C
     await rm(dir, { recursive: true, force: true });
   }
   const sha = readHead(root)?.sha ?? (await raw(g, ["rev-parse", "HEAD"])).trim();
+  if (!args.ownIndex) noteOwnCommit(root, parent, sha, subject);
   return { committed: true, sha, message: subject, ...(leftOut.length ? { leftOut } : {}) };
 }
 

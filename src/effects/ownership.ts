@@ -17,6 +17,7 @@ import { createHash } from "node:crypto";
 import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
 import { readTextOrNull, writeTextAtomic } from "./fsutil.js";
+import { gitDirs } from "./git-dir.js";
 import {
   CONFIG_FILE_REL,
   HARNESS_SHARED_FILES_REL,
@@ -60,6 +61,11 @@ export type GitRunner = (args: string[]) => Promise<string>;
  * ignored, project-relative, session files and submodules aside. One `git status`; paths in porcelain output are
  * relative to the repository root, so the project's prefix is stripped.
  */
+/** "" when `root` is the top of its repository (it holds `.git`): no git process needed to know. */
+export function topPrefix(root: string): string | undefined {
+  return gitDirs(root) ? "" : undefined;
+}
+
 export async function listChanges(git: GitRunner, knownPrefix?: string): Promise<string[]> {
   // The project's folder inside the repository ("" at its top: the caller may know).
   const prefix = knownPrefix ?? (await git(["rev-parse", "--show-prefix"])).trim();
@@ -118,7 +124,7 @@ export async function takeBaseline(root: string, git: GitRunner, now: string): P
 export async function changedEntries(root: string, git: GitRunner): Promise<BaselineEntry[]> {
   const entries: BaselineEntry[] = [];
   const own = new Set<string>(HARNESS_SHARED_FILES_REL);
-  for (const p of await listChanges(git)) if (!own.has(p)) entries.push({ path: p, hash: await hashPath(root, p) });
+  for (const p of await listChanges(git, topPrefix(root))) if (!own.has(p)) entries.push({ path: p, hash: await hashPath(root, p) });
   return entries;
 }
 

@@ -11,7 +11,7 @@ import { contradiction, learningFacts } from "../effects/learning-check.js";
 import type { SessionPaths } from "../session/paths.js";
 import type { ProjectConfig } from "../session/config.js";
 import { commitCheckpoint, gitRunner, leftOutNotice } from "../effects/git.js";
-import { harnessFilesStatus } from "../effects/git-history.js";
+import { harnessFilesStatus, sessionsIgnored } from "../effects/git-history.js";
 import { withRepoLock } from "../effects/repo-lock.js";
 import { prTitleAndBody } from "../effects/pull-request.js";
 import { finishFacts } from "../effects/finish.js";
@@ -246,7 +246,7 @@ async function performUnlocked(
         plan: a.plan ?? null,
         keyContext: a.keyContext,
         nextStep:
-          a.ignoreAdvice && !(await harnessFilesStatus(root, slug).catch(() => null))?.sessionsIgnored
+          a.ignoreAdvice && !(await sessionsIgnored(root, slug).catch(() => false))
             ? `${a.nextStep} Keep .harness/sessions/ out of git (add the line \`.harness/sessions/\` to .gitignore).`
             : a.nextStep,
       });

@@ -7,7 +7,7 @@
 // of it, as "fix it yourself and continue" asks, belongs to the commit it fixes), and so are the
 // session's spec (its own rule) and plans (the person may write a plan for autopilot). What the
 // person changes while a persona works cannot be told apart, `.harness/config.json` aside.
-import { changedEntries, listChanges, hashPath, readBaseline, writeBaseline } from "../effects/ownership.js";
+import { changedEntries, listChanges, hashPath, readBaseline, topPrefix, writeBaseline } from "../effects/ownership.js";
 import { gitRunner } from "../effects/git.js";
 import type { SessionPaths } from "../session/paths.js";
 import type { AutopilotState } from "../session/schema.js";
@@ -33,7 +33,7 @@ export async function takePersonEdits(root: string, ws: SessionPaths, state: Aut
   for (const p of state.phases) if (p.planPath) theirs.add(p.planPath);
   if (state.phases[state.currentPhase]) theirs.add(plannedPlanPath(state));
   const fresh = [];
-  for (const p of await listChanges(looking(root)))
+  for (const p of await listChanges(looking(root), topPrefix(root)))
     if (!seen.has(p) && !theirs.has(p)) fresh.push({ path: p, hash: await hashPath(root, p) });
   if (fresh.length) await writeBaseline(ws, { ...b, during: [...(b.during ?? []), ...fresh] });
 }
