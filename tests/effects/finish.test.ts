@@ -34,6 +34,6 @@ describe("the remote the branch is finished to", () => {
     });
     expect(both).toMatchObject({ remote: "origin", head: "autopilot/s", base: "main" });
     expect((await facts((d) => git(d, "remote", "add", "zeta", "z").then(() => undefined))).remote).toBe("zeta");
-    expect((await facts(async () => undefined)).remote).toBeNull();
+    expect((await facts(() => Promise.resolve())).remote).toBeNull();
   });
 });
