@@ -124,7 +124,8 @@ export async function takeBaseline(root: string, git: GitRunner, now: string): P
 export async function changedEntries(root: string, git: GitRunner): Promise<BaselineEntry[]> {
   const entries: BaselineEntry[] = [];
   const own = new Set<string>(HARNESS_SHARED_FILES_REL);
-  for (const p of await listChanges(git, topPrefix(root))) if (!own.has(p)) entries.push({ path: p, hash: await hashPath(root, p) });
+  for (const p of await listChanges(git, topPrefix(root)))
+    if (!own.has(p)) entries.push({ path: p, hash: await hashPath(root, p) });
   return entries;
 }
 

@@ -164,8 +164,9 @@ export const SIGNALS = [
     value: (x) => x.planProblems ?? [],
     display: (x) =>
       (x.planProblems ?? []).length ? `${x.planProblems!.length}: ${x.planProblems!.join("; ")}` : "none",
+    // Said only when it found something: the skill's auto-approve report has no such line.
     gateLine: (x, t) =>
-      `Plan check: ${(x.planProblems ?? []).length ? `${x.planProblems!.length} problem(s)${triggeredMark(t)}` : "passed"}`,
+      (x.planProblems ?? []).length ? `Plan check: ${x.planProblems!.length} problem(s)${triggeredMark(t)}` : null,
   }),
 ] as const;
 

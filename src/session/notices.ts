@@ -230,7 +230,6 @@ export function renderNotice(n: Notice): string {
           ? [`  … and ${n.phaseCount - n.phases.length} more (autopilot_status lists them)`]
           : []),
         `Rigor level: ${n.rigorLevel}${n.reviewPlans ? " · --review-plans" : ""}`,
-        "Starting Phase 1.",
       ].join("\n");
     case "userChanges":
       return `The working tree has ${plural(n.count, "uncommitted change")} autopilot did not make (staged, unstaged or untracked). autopilot commits only its own work, so it asks first.`;
@@ -364,11 +363,8 @@ export function renderNotice(n: Notice): string {
           `Tasks: ${n.tasks}/${n.tasks} | Retries: ${n.retries} | Verification: ${verification} | Review: ${review}${rounds}`,
         );
       }
-      lines.push(
-        n.next
-          ? `Next: Phase ${n.next.phaseNumber}: ${n.next.name} (complexity: ${n.next.complexity}).`
-          : "All phases done; the final review of the whole change is next.",
-      );
+      // After the last phase the next Step is the final review's, which says so itself.
+      if (n.next) lines.push(`Next: Phase ${n.next.phaseNumber}: ${n.next.name} (complexity: ${n.next.complexity}).`);
       return lines.join("\n");
     }
     case "finalReview":
@@ -453,6 +449,10 @@ function restated(n: Notice, later: readonly Notice[]): boolean {
     return later.some((m) => m.kind === "phaseSummary" && !m.skipped && same(m.counts, n.counts));
   if (n.kind === "finalReview" && !n.round)
     return later.some((m) => m.kind === "done" && same(m.finalFindings, n.counts));
+  // "added this run's entry to .harness/learnings.md" and nothing more, before the list of
+  // .harness/ files worth committing that names that file.
+  if (n.kind === "learningsPromoted" && n.summaryTo && !n.promoted && !n.kept && !n.held?.length)
+    return later.some((m) => m.kind === "harnessFiles" && m.commit.includes(n.summaryTo!));
   return false;
 }
 
