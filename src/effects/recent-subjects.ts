@@ -6,7 +6,7 @@ import { readHead } from "./git-dir.js";
 import { plainGit, raw } from "./git-kit.js";
 
 /** How many recent commits the convention is read from. */
-export const HISTORY = 30;
+const HISTORY = 30;
 
 interface Recent {
   subject: string;
