@@ -254,9 +254,12 @@ function inConvention(
 }
 
 function templateRegex(template: string): RegExp {
+  // A type is one word (`feat`), so `{type}: {summary}` does not take `feat(cli): ...` as it is:
+  // the scope the template leaves out is dropped when the proposal is fitted to it.
   const parts = template.split(/(\{(?:label|summary|type)\})/);
+  const slot = (p: string) => (p === "{type}" ? "[a-zA-Z]+" : ".+");
   return new RegExp(
-    `^${parts.map((p) => (/^\{\w+\}$/.test(p) ? ".+" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("")}$`,
+    `^${parts.map((p) => (/^\{\w+\}$/.test(p) ? slot(p) : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("")}$`,
   );
 }
 

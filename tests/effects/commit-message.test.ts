@@ -170,6 +170,12 @@ describe("the message of a commit of a persona's work", () => {
       "fix(app): keep the BOM [PROJ-1]",
     );
     expect((await commitMessage(dir, work)).subject).toBe("feat(app): implement Counting Core [PROJ-1]");
+    // A template without a scope drops the one the persona proposed (a helper model's trial).
+    const plain = await repo({ ".harness/config.json": JSON.stringify({ commitMessage: "{type}: {summary}" }) });
+    expect((await commitMessage(plain, { ...work, proposal: "feat(cli): Count words" })).subject).toBe(
+      "feat: count words",
+    );
+    expect((await commitMessage(plain, { ...work, proposal: "fix: keep the BOM" })).subject).toBe("fix: keep the BOM");
     const labelled = await repo({ ".harness/config.json": JSON.stringify({ commitMessage: "[{label}]" }) });
     expect((await commitMessage(labelled, work)).subject).toBe(`[${LABEL}]`);
   });
