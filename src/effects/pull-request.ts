@@ -77,10 +77,25 @@ function commitItem(c: CommitSummary, note = ""): string {
   return bullet(`${c.subject} (${c.sha.slice(0, 7)})${note}${reason ? `\n${reason}` : ""}`);
 }
 
-function findingLine(e: TrackedFinding): string {
-  const where = e.source === "final" ? "final review" : `phase ${(e.phase ?? 0) + 1} ${e.source}`;
-  const loc = e.file ? ` ${e.file}${e.line !== undefined ? `:${e.line}` : ""}` : "";
-  return `${e.severity}${loc} — ${sanitizeLabel(e.title)} (${where}, ${e.id}): ${fateWords(e, { short: true })}`;
+/**
+ * One line per finding left open. The same finding raised again by a later review (same title,
+ * file and line: a phase's note the final review repeats) is one line naming both reviews, with the
+ * later one's severity and fate.
+ */
+function openFindingLines(open: readonly TrackedFinding[]): string[] {
+  const same = new Map<string, TrackedFinding[]>();
+  for (const e of open) {
+    const key = [sanitizeLabel(e.title).toLowerCase(), e.file ?? "", e.line ?? ""].join("\0");
+    same.set(key, [...(same.get(key) ?? []), e]);
+  }
+  return [...same.values()].map((all) => {
+    const e = all.at(-1)!;
+    const where = all
+      .map((x) => `${x.source === "final" ? "final review" : `phase ${(x.phase ?? 0) + 1} ${x.source}`}, ${x.id}`)
+      .join("; ");
+    const loc = e.file ? ` ${e.file}${e.line !== undefined ? `:${e.line}` : ""}` : "";
+    return `${e.severity}${loc} — ${sanitizeLabel(e.title)} (${where}): ${fateWords(e, { short: true })}`;
+  });
 }
 
 /** "verification passed after 1 failed round (its findings: 1 fixed); review: 1 blocking fixed (commit …)". */
@@ -169,7 +184,7 @@ function pullRequestText(
 
   const open = (state.findingLedger ?? []).filter((e) => e.fate !== "fixed");
   out.push("## Findings left open", "");
-  out.push(...(open.length ? open.map((e) => bullet(findingLine(e))) : ["None: every finding was fixed."]), "");
+  out.push(...(open.length ? openFindingLines(open).map(bullet) : ["None: every finding was fixed."]), "");
 
   const total = state.usage?.total;
   const why = costUnknownWhy(total);

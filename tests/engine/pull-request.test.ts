@@ -113,7 +113,10 @@ describe("the pull request of a session", () => {
     expect(body).toContain("- Final review of the whole change: passed (1 warning open).");
 
     const open = body.slice(body.indexOf("## Findings left open"), body.indexOf("## Cost"));
-    expect(open).toMatch(/^- note — Consider a doc comment \(simulated\) \(phase 2 review, p2-r1-\d\): open$/m);
+    // Both phases' reviewers left the same note: one line naming both.
+    expect(open).toMatch(
+      /^- note — Consider a doc comment \(simulated\) \(phase 1 review, p1-r1-\d; phase 2 review, p2-r1-\d\): open$/m,
+    );
     expect(open).toMatch(
       /^- warning — Naming differs between phases \(simulated\) \(final review, final-r1-\d\): open$/m,
     );
@@ -144,6 +147,42 @@ describe("the pull request of a session", () => {
     const slug = (await readdir(sessions, { withFileTypes: true })).find((d) => d.isDirectory())!.name;
     expect(await readFile(path.join(sessions, slug, "summary.md"), "utf8")).toContain(
       "Keep .harness/sessions/ out of git (add the line `.harness/sessions/` to .gitignore).",
+    );
+  });
+});
+
+/** The scripted personas, with a final reviewer that raises the phases' note once more. */
+class RepeatingFinalReviewer implements PersonaRunner {
+  readonly name = "repeating-final-reviewer";
+  readonly simulated = true;
+  constructor(private readonly inner: PersonaRunner) {}
+  async run(task: PersonaTask): Promise<RunnerOutcome> {
+    const out = await this.inner.run(task);
+    if (out.result.kind !== "reviewed" || task.phaseIndex !== null) return out;
+    const again = { severity: "note" as const, title: "Consider a doc comment (simulated)" };
+    return { ...out, result: { ...out.result, findings: [...out.result.findings, again] } };
+  }
+}
+
+describe("the findings a pull request leaves open", () => {
+  it("lists a finding every review raised again once, naming each review that raised it", async () => {
+    repo = await makeRepo({
+      files: { "README.md": "# wc\n", ".gitignore": ".harness/sessions/\n", [SPEC_PATH]: SPEC },
+    });
+    const engine = new Engine(repo.dir);
+    const runner = new RepeatingFinalReviewer(new ScriptedRunner({ phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } }));
+    const { final } = await drive(engine, (await engine.start(SPEC_PATH)).step, runner, new PolicyGate());
+    expect(final.state).toBe("DONE");
+    const sessions = path.join(repo.dir, ".harness", "sessions");
+    const slug = (await readdir(sessions, { withFileTypes: true })).find((d) => d.isDirectory())!.name;
+    const body = await readFile(path.join(sessions, slug, "pr.md"), "utf8");
+    const open = body.slice(body.indexOf("## Findings left open"), body.indexOf("## Cost"));
+    expect(open.match(/Consider a doc comment/g)).toHaveLength(1);
+    expect(open).toMatch(
+      /^- note — Consider a doc comment \(simulated\) \(phase 1 review, p1-r1-\d; phase 2 review, p2-r1-\d; final review, final-r1-\d\): open$/m,
+    );
+    expect(open).toMatch(
+      /^- warning — Naming differs between phases \(simulated\) \(final review, final-r1-\d\): open$/m,
     );
   });
 });
