@@ -429,7 +429,7 @@ async function main() {
   const echoP50 = percentile(echo, 50);
   const echoP99 = percentile(echo, 99);
 
-  const smalls = [];
+  const smalls: Awaited<ReturnType<typeof smallSession>>[] = [];
   for (let i = 0; i < SMALL_SESSIONS && (i === 0 || Date.now() < DEADLINE - 60_000); i++)
     smalls.push(await smallSession(i === 0));
   const s0 = smalls[0];
@@ -567,13 +567,17 @@ async function main() {
     ),
   );
 
-  // The slowest reports of the 3-phase sessions by kind: where the p99 comes from.
-  const slow = smalls
-    .flatMap((s) => s.st.reports)
-    .sort((a, b) => b.ms - a.ms)
-    .slice(0, 8)
-    .map((r) => `${r.kind}${r.committed ? "+commit" : ""} ${ms(r.ms)}`);
-  console.log(`slowest 3-phase reports: ${slow.join(", ")}`);
+  // The slowest reports of the 3-phase sessions by kind and place in the session: where the p99 comes from.
+  const slowest = (commit: boolean) =>
+    smalls
+      .flatMap((s) => s.st.reports.map((r, i) => ({ ...r, nth: i + 1 })))
+      .filter((r) => r.committed === commit)
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 6)
+      .map((r) => `${r.kind} (report ${r.nth}) ${ms(r.ms)}`)
+      .join(", ");
+  console.log(`slowest 3-phase reports without a commit: ${slowest(false)}`);
+  console.log(`slowest with one: ${slowest(true)}`);
   console.log(
     `CPU: the server's threads and the processes it started, per call (/proc); a checkpoint report ÷ the same commit by hand: p50 ${ratio(L.commit.p50, bareRow.p50)} (goal ≤ 1.5×), CPU ${ratio(L.commit.cpu50, bareRow.cpu50)}`,
   );
