@@ -160,7 +160,7 @@ class RepeatingFinalReviewer implements PersonaRunner {
     const out = await this.inner.run(task);
     if (out.result.kind !== "reviewed" || task.phaseIndex !== null) return out;
     const again = { severity: "note" as const, title: "Consider a doc comment (simulated)" };
-    return { ...out, result: { ...out.result, findings: [...out.result.findings, again] } };
+    return { ...out, result: { ...out.result, findings: [...(out.result.findings ?? []), again] } };
   }
 }
 
