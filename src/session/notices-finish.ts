@@ -54,15 +54,16 @@ export function finishArgs(f: FinishFacts): { push: string[]; gh: string[] } {
   };
 }
 
-/** What opens the pull request: what is missing first (a remote, gh), then the push and gh's command. */
+/**
+ * What opens the pull request: a missing remote first, then the push and gh's command, as one line
+ * to run when gh is here. Without gh they are not chained (the line would push, then fail): the
+ * push, then the pull request opened on the git host, or gh's command once gh is installed.
+ */
 export function prCommands(f: FinishFacts): string {
   const { push, gh } = finishArgs(f);
-  const needs = [
-    ...(f.remote ? [] : ["no remote yet (`git remote add origin <url>` first)"]),
-    ...(f.gh ? [] : ["no gh (install it, or push and open the PR on your git host)"]),
-  ];
-  const both = `\`${commandLine(push)} && ${commandLine(gh)}\``;
-  return needs.length ? `${needs.join("; ")}; then ${both}` : both;
+  const remote = f.remote ? "" : "no remote yet (`git remote add origin <url>` first); ";
+  if (f.gh) return `${remote}${remote ? "then " : ""}\`${commandLine(push)} && ${commandLine(gh)}\``;
+  return `${remote}push with \`${commandLine(push)}\`, then open it on your git host, or install gh and run \`${commandLine(gh)}\``;
 }
 
 export function renderFinish(n: FinishFacts): string {

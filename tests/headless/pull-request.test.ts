@@ -101,7 +101,7 @@ describe("autopilot run --pr", () => {
     const res = await run(dir, null, "--json");
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
-      `No pull request was opened: no gh (install it, or push and open the PR on your git host); then \`git push origin main:autopilot/${SLUG} && gh pr create`,
+      `No pull request was opened: push with \`git push origin main:autopilot/${SLUG}\`, then open it on your git host, or install gh and run \`gh pr create`,
     );
     const outcome = JSON.parse(res.stdout.trim().split("\n").at(-1)!);
     expect(outcome).toMatchObject({ event: "outcome", outcome: "failed", exitCode: 1, state: "DONE" });

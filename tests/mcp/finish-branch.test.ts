@@ -27,9 +27,14 @@ afterEach(async () => {
 });
 
 /** The command line of the report's "open the pull request" choice, as the person would copy it. */
-function prCommand(report: string): string {
+/** The commands of the report's "open the pull request" line, in order. */
+function prCommands(report: string): string[] {
   const line = report.split("\n").find((l) => l.includes("1. open the pull request:"))!;
-  return [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]).at(-1)!;
+  return [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+}
+
+function prCommand(report: string): string {
+  return prCommands(report).at(-1)!;
 }
 
 async function sh(command: string, cwd: string, PATH: string): Promise<void> {
@@ -83,16 +88,19 @@ describe("finishing the branch at DONE", () => {
     const branch = `autopilot/${slug.replace(/ /g, "-")}`;
     const report = done.report!;
     expect(report).toContain(
-      `  1. open the pull request: no remote yet (\`git remote add origin <url>\` first); no gh (install it, or push and open the PR on your git host); then \``,
+      `  1. open the pull request: no remote yet (\`git remote add origin <url>\` first); push with \`git push -u origin ${branch}\`, then open it on your git host, or install gh and run \`gh pr create`,
     );
     expect(report).toContain(`--body-file '.harness/sessions/${slug}/pr.md' --head ${branch} --base main\``);
     expect(report).toContain(`  2. merge ${branch} into main: \`autopilot merge '${slug}'\``);
     expect(report).toContain(`  3. keep it: the commits stay on ${branch} (worktree .harness/worktrees/${slug}).`);
 
-    // The person adds a remote and installs gh, then runs the commands as shown.
+    // The person adds a remote and installs gh, then runs the push and gh's command as shown (not
+    // chained: without gh, a line that pushed and then called gh would fail halfway).
     const bare = await bareRemote(scratch, s.root);
     const ghDir = await ghStandIn(scratch);
-    await sh(prCommand(report), s.root, await pathWith(scratch, ghDir));
+    const [push, ghLine] = prCommands(report).slice(-2);
+    expect(push).toMatch(/^git push /);
+    for (const command of [push, ghLine]) await sh(command, s.root, await pathWith(scratch, ghDir));
     expect((await git(bare, "rev-parse", branch)).trim()).toBe((await git(s.root, "rev-parse", branch)).trim());
     const gh = await ghCall(ghDir);
     expect(gh.args.slice(4)).toEqual([
