@@ -75,11 +75,27 @@ const GATE: Record<string, string> = {
   FINAL_REVIEW: "at the final review",
 };
 
-/** Every utterance of the session with words in it, oldest first. */
+/** A reply that says no more than the option it chose ("yes", "Yes.", "ok", "leave them out"). */
+const ACKS = new Set(["y", "yes", "ok", "okay", "sure", "go", "go ahead", "continue", "approve", "approved", "lgtm"]);
+function onlyTheAnswer(words: string, answer: string | undefined): boolean {
+  if (answer === undefined) return false;
+  const plain = (t: string) =>
+    t
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, " ")
+      .trim();
+  const w = plain(words);
+  return w === plain(answer) || (ACKS.has(w) && ACKS.has(plain(answer)));
+}
+
+/**
+ * Every utterance of the session with words in it, oldest first. A reply that only restates the
+ * option chosen is no words of the person's for a persona to act on: the answer says it.
+ */
 export function personWords(decisions: readonly Decision[]): Said[] {
   const out: Said[] = [];
   for (const d of decisions) {
-    const words = saidWith(d);
+    const words = saidWith(d).filter((w) => !onlyTheAnswer(w, d.answer));
     if (!words.length) continue;
     const at = GATE[d.state ?? ""] ?? "";
     const phase = d.phase !== null && d.state !== "INIT" ? `phase ${d.phase + 1}` : "";
