@@ -10,6 +10,7 @@ import { diffStat } from "../effects/git-history.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
 import { readLearnings } from "../effects/learnings.js";
 import { detectCommitChecks } from "../effects/commit-checks.js";
+import { readProjectConfig } from "../session/config.js";
 import { stageMetaAt } from "../../machines/stages.js";
 import type { DispatchFact } from "../../machines/autopilot.machine.js";
 import type { SessionPaths } from "../session/paths.js";
@@ -45,7 +46,11 @@ export async function gatherDispatchFacts(ws: SessionPaths, state: AutopilotStat
     const reviews = await readPhaseReviews(ws, { phaseCount: state.phases.length }).catch(() => []);
     facts.phaseFindings = formatFindingsForPrompt(reviews, { phaseNames: state.phases.map((p) => p.name) });
   }
-  if (wanted.has("commitChecks")) facts.commitChecks = await detectCommitChecks(root).catch(() => null);
+  if (wanted.has("commitChecks")) {
+    facts.commitChecks = await detectCommitChecks(root).catch(() => null);
+    const template = (await readProjectConfig(root).catch(() => null))?.config.commitMessage;
+    if (template) facts.commitTemplate = template;
+  }
   if (wanted.has("learnings")) {
     const l = await readLearnings(ws, { max: 10, maxChars: 3000 }).catch(() => null);
     if (l && l.entries.length) facts.learnings = l.entries.map((e) => `- (${e.source}) ${e.text}`).join("\n");

@@ -26,6 +26,8 @@ export interface DispatchFacts {
   learnings?: string;
   /** The repository's commit checks (what its hooks run), for executors. */
   commitChecks?: CommitChecks | null;
+  /** `.harness/config.json`'s "commitMessage" template, for executors: the subject's form. */
+  commitTemplate?: string;
 }
 
 /**
@@ -38,6 +40,17 @@ export const RECORDS_WITH_RESULT_TOOL: ReadonlySet<PersonaName> = new Set<Person
   "harness-verifier",
   "harness-code-reviewer",
 ]);
+
+/** The team's subject template, when .harness/config.json sets one: the commit message's subject follows it. */
+function subjectForm(template: string | undefined): string[] {
+  if (!template) return [];
+  return [
+    "## The commit subject's form",
+    "",
+    `This repository's commit subjects follow the template \`${template}\` (.harness/config.json "commitMessage"): write your commitMessage's subject in it, with {type} one word (feat, fix, test, docs, ...), {summary} what the commit does, and {label} left for autopilot to fill. A subject that does not fit is reworded into it by autopilot.`,
+    "",
+  ];
+}
 
 /** What the brief's "- Result:" line asks of this persona: only what its tools can do. */
 function resultHow(persona: PersonaName, stepId: number): string {
@@ -175,7 +188,12 @@ export function briefContent(state: AutopilotState, slug: string, facts: Dispatc
         out.push("## Validation after the last fix round", "", state.phaseRun.lastValidation.summary, "");
     }
   }
-  out.push(...commitChecksSection(facts.commitChecks), ...briefWords(state, job), ...learningsOf(facts));
+  out.push(
+    ...commitChecksSection(facts.commitChecks),
+    ...subjectForm(facts.commitTemplate),
+    ...briefWords(state, job),
+    ...learningsOf(facts),
+  );
   return out.join("\n");
 }
 
@@ -252,6 +270,7 @@ export function taskBriefContent(state: AutopilotState, slug: string, task: stri
   }
   out.push(
     ...commitChecksSection(facts.commitChecks),
+    ...subjectForm(facts.commitTemplate),
     ...wordsSection(state, "acts", { shown: [t.checkpointAnswer ?? ""] }),
     ...learningsOf(facts),
   );

@@ -4,7 +4,7 @@
 // brief of the session, and at DONE it is promoted only when the session's later work has not
 // contradicted it.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { chmod, readFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
 import { Engine } from "../../src/engine/engine.js";
@@ -99,6 +99,21 @@ describe("the repository's commit checks and the lessons of a refusal", () => {
     // The session's later work did not contradict it: promoted to the project's learnings.
     const global = await readFile(path.join(repo.dir, ".harness/learnings.md"), "utf8");
     expect(global).toContain(`The repository's pre-commit hook refused a commit: ${CAUSE}`);
+  });
+
+  it("the team's subject template reaches every executor brief, and only theirs; the commits follow it", async () => {
+    await mkdir(path.join(repo.dir, ".harness"), { recursive: true });
+    await writeFile(
+      path.join(repo.dir, ".harness/config.json"),
+      JSON.stringify({ commitMessage: "{type}: {summary}" }),
+    );
+    const { final, runner } = await run({ phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } });
+    expect(final.state).toBe("DONE");
+    const form = "This repository's commit subjects follow the template `{type}: {summary}`";
+    for (const s of runner.seen)
+      expect(s.brief.includes(form), `${s.persona} ${s.result}`).toBe(s.persona === "harness-task-executor");
+    const subjects = (await git(repo.dir, "log", "--format=%s", "-n2")).trim().split("\n");
+    for (const subject of subjects) expect(subject).toMatch(/^[a-z]+: \S/);
   });
 
   it("a learning the session's later work made false stays in the session, and DONE says why", async () => {
