@@ -10,7 +10,7 @@ import { diffStat } from "../effects/git-history.js";
 import { formatFindingsForPrompt, readPhaseReviews } from "../effects/reviews.js";
 import { readLearnings } from "../effects/learnings.js";
 import { detectCommitChecks } from "../effects/commit-checks.js";
-import { readProjectConfig } from "../session/config.js";
+import type { ProjectConfig } from "../session/config.js";
 import { stageMetaAt } from "../../machines/stages.js";
 import type { DispatchFact } from "../../machines/autopilot.machine.js";
 import type { SessionPaths } from "../session/paths.js";
@@ -18,7 +18,12 @@ import type { SessionPaths } from "../session/paths.js";
 const MAX_DIFFSTAT = 6000;
 
 /** The facts the dispatching stage asks for (its state node's `meta.dispatch.facts`); none elsewhere. */
-export async function gatherDispatchFacts(ws: SessionPaths, state: AutopilotState): Promise<DispatchFacts> {
+export async function gatherDispatchFacts(
+  ws: SessionPaths,
+  state: AutopilotState,
+  /** The project's config as this call read it (read once per call). */
+  config: () => Promise<ProjectConfig>,
+): Promise<DispatchFacts> {
   const root = ws.projectRoot;
   const facts: DispatchFacts = {};
   const wanted = new Set<DispatchFact>(stageMetaAt(state.currentState, state.stage)?.dispatch?.facts ?? []);
@@ -48,7 +53,7 @@ export async function gatherDispatchFacts(ws: SessionPaths, state: AutopilotStat
   }
   if (wanted.has("commitChecks")) {
     facts.commitChecks = await detectCommitChecks(root).catch(() => null);
-    const template = (await readProjectConfig(root).catch(() => null))?.config.commitMessage;
+    const template = (await config().catch(() => null))?.commitMessage;
     if (template) facts.commitTemplate = template;
   }
   if (wanted.has("learnings")) {

@@ -350,7 +350,7 @@ export class SessionFlow {
     if (step.next.kind === "dispatch") {
       // The brief is a pure function of the saved state and the files on disk; writing it again
       // after a crash or on autopilot_next produces the same file.
-      const facts = await gatherDispatchFacts(ref.paths, state);
+      const facts = await gatherDispatchFacts(ref.paths, state, this.config);
       if (step.next.tasks) {
         // A parallel wave: one brief per task, named by the step that dispatched it (the same file
         // again on every later render, so an executor already at work keeps reading the same brief).
