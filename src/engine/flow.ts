@@ -51,6 +51,8 @@ export interface SessionEngineOptions {
   runs?: Runs;
   /** Set on the engine that works inside a session's own git worktree (docs/cli.md, --worktree). */
   workspace?: { projectRoot: string; pointer: WorktreePointer };
+  /** How the person runs autopilot's CLI here (`autopilot`, `npx -y autopilot-mcp@<version>`): the commands a report names. */
+  cli?: readonly string[];
 }
 
 export class SessionFlow {
@@ -230,7 +232,7 @@ export class SessionFlow {
     for (const effect of state.outbox) {
       this.opts.onProgress?.(`effect ${effect.type}`);
       try {
-        s = await performEffect(ref.paths, s, effect, this.now(), this.config, { fresh });
+        s = await performEffect(ref.paths, s, effect, this.now(), this.config, { fresh, cli: this.opts.cli });
       } catch (e) {
         if (!(e instanceof CommitRejected)) throw e;
         faultPoint("commit-rejected");

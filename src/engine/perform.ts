@@ -79,7 +79,7 @@ export async function performEffect(
   now: string,
   config?: () => Promise<ProjectConfig>,
   /** `fresh`: owed by this call's own transition, so not tried before (no replay to look for). */
-  opts: { fresh?: boolean } = {},
+  opts: { fresh?: boolean; cli?: readonly string[] } = {},
 ): Promise<AutopilotState> {
   if (SHARED_FILE_EFFECTS.has(effect.type))
     return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now, config, opts));
@@ -92,7 +92,7 @@ async function performUnlocked(
   effect: Effect,
   now: string,
   config?: () => Promise<ProjectConfig>,
-  opts: { fresh?: boolean } = {},
+  opts: { fresh?: boolean; cli?: readonly string[] } = {},
 ): Promise<AutopilotState> {
   const root = ws.projectRoot;
   const slug = ws.slug;
@@ -205,7 +205,13 @@ async function performUnlocked(
       const status = await harnessFilesStatus(root, slug).catch(() => null);
       const kept = keptWorktrees(root, state);
       return status
-        ? notify(state, { kind: "harnessFiles", ...status, ...(kept.length ? { kept } : {}), session: slug })
+        ? notify(state, {
+            kind: "harnessFiles",
+            ...status,
+            ...(kept.length ? { kept } : {}),
+            session: slug,
+            ...(opts.cli ? { cli: [...opts.cli] } : {}),
+          })
         : state;
     }
     case "appendFailure": {

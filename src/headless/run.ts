@@ -12,6 +12,8 @@ import type { AutopilotState } from "../session/schema.js";
 import { shellWord } from "../protocol/words.js";
 import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
 import { sessionDirRel, sessionPaths } from "../session/paths.js";
+import { cliWords } from "../install/server-command.js";
+import { packageRoot } from "../install/paths.js";
 import { channelCounts } from "../vocabulary.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "../session/driver-lock.js";
@@ -84,7 +86,11 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
   const lock = await acquireDriverLock(root, slug, `autopilot run ${rel} (runner ${o.runner.name})`);
   const reader = new LineReader(o.input, o.signal);
   try {
-    const engine = new Engine(root, { runs: runsOf(o.runner), log: (_level, m) => progress.write(`    · ${m}`) });
+    const engine = new Engine(root, {
+      runs: runsOf(o.runner),
+      log: (_level, m) => progress.write(`    · ${m}`),
+      cli: cliWords(packageRoot()),
+    });
     const started = await startWaiting(engine, rel, o.flags, progress);
     progress.resumed(started.resumed);
     // For `autopilot approve`: the way this session goes on after a person answers at a terminal.

@@ -111,3 +111,13 @@ export function commandWords(line: string): string[] {
   if (unclosed) throw new UsageError(`--command has an unclosed ${unclosed} quote`);
   return words.map((w) => w.text);
 }
+
+/**
+ * How a person runs this package's CLI where the server runs (the words before a command such as
+ * `log`): `npx -y autopilot-mcp@<version>` when the server itself runs through npx (its cache, or a
+ * project's dependency without the bin on PATH), else `autopilot`.
+ */
+export function cliWords(root: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const c = resolveServerCommand(root, undefined, env);
+  return c.command === "npx" ? [c.command, ...c.args.slice(0, -1)] : [BIN_NAME];
+}

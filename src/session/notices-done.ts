@@ -50,6 +50,8 @@ export const HarnessFilesNotice = z.looseObject({
   kept: z.array(z.object({ worktree: z.string(), branch: z.string() })).optional(),
   /** The session's name, for the decision log's command (absent in earlier notices). */
   session: z.string().optional(),
+  /** How the person runs autopilot's CLI there (`npx -y autopilot-mcp@<version>`); absent: `autopilot`. */
+  cli: z.array(z.string()).optional(),
 });
 
 export function renderDone(n: z.infer<typeof DoneNotice>): string {
@@ -85,6 +87,10 @@ export function renderHarnessFiles(n: z.infer<typeof HarnessFilesNotice>): strin
           ...n.kept.map((k) => `    ${k.worktree} (branch ${k.branch})`),
         ]
       : []),
-    ...(n.session ? [`Decision log: \`autopilot log ${shellWord(n.session)}\` (\`--format html\` for a page).`] : []),
+    ...(n.session
+      ? [
+          `Decision log: \`${(n.cli ?? ["autopilot"]).map(shellWord).join(" ")} log ${shellWord(n.session)}\` (\`--format html\` for a page).`,
+        ]
+      : []),
   ].join("\n");
 }

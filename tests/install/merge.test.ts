@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { JSONC, mergeJsonServer, mergeTomlServer } from "../../src/install/merge.js";
-import { resolveServerCommand, commandWords } from "../../src/install/server-command.js";
+import { cliWords, resolveServerCommand, commandWords } from "../../src/install/server-command.js";
+import { renderHarnessFiles } from "../../src/session/notices-done.js";
 import { unifiedDiff } from "../../src/install/apply.js";
 
 const entry = { command: "node", args: ["/opt/autopilot/dist/src/cli/main.js", "serve"] };
@@ -128,6 +129,20 @@ describe("server command: the exact version", () => {
       args: ["-y", "autopilot-mcp@9.8.7", "serve"],
       machineLocal: false,
     });
+    // The commands a report names run the CLI the same way (no `autopilot` on PATH under npx).
+    expect(cliWords(root, { PATH: "" })).toEqual(["npx", "-y", "autopilot-mcp@9.8.7"]);
+    const done = renderHarnessFiles({
+      kind: "harnessFiles",
+      commit: [],
+      sessionsIgnored: true,
+      session: "word count spec",
+      cli: cliWords(root, { PATH: "" }),
+    });
+    expect(done).toContain("Decision log: `npx -y autopilot-mcp@9.8.7 log 'word count spec'`");
+  });
+
+  it("a checkout run without the bin on PATH names the plain command", () => {
+    expect(cliWords(process.cwd(), { PATH: "" })).toEqual(["autopilot"]);
   });
 });
 

@@ -7,6 +7,7 @@ import path from "node:path";
 import { readDriver } from "../../session/driver-lock.js";
 import { hostOf, type HostView } from "../../protocol/host-view.js";
 import { packageRoot } from "../../install/paths.js";
+import { cliWords } from "../../install/server-command.js";
 import type { Engine } from "../../engine/engine.js";
 import { AutopilotError } from "../../protocol/errors.js";
 import type { Step } from "../../protocol/step.js";
@@ -133,6 +134,8 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
         : "Which session? No session is in progress in this project: pass `session` (autopilot_status lists them).",
     );
   };
+  // How the person runs the CLI here, for the commands a report names: found once, on first use.
+  let cli: string[] | undefined;
   const engineFor = async (progress?: Progress) =>
     new (await loadEngine()).Engine(ctx.root, {
       // The client decides the models' names in a dispatch (src/personas/models.ts).
@@ -141,6 +144,7 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
       log: ctx.log,
       now: ctx.now,
       beforeChange: assertNotDriven,
+      cli: (cli ??= cliWords(packageRoot())),
     });
 
   const stepTool: ToolKit["stepTool"] =
