@@ -83,13 +83,15 @@ export async function commitsSince(root: string, startingCommit: string): Promis
 export async function harnessFilesStatus(
   root: string,
   slug: string,
+  /** The session folder's check-ignore, when the caller has asked already. */
+  ignoredAlready?: Promise<boolean>,
 ): Promise<{ commit: string[]; sessionsIgnored: boolean }> {
   const g = plainGit(root);
   const [status, ignored] = await Promise.all([
     raw(g, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...HARNESS_SHARED_FILES_REL]).catch(
       () => "",
     ),
-    sessionsIgnored(root, slug),
+    ignoredAlready ?? sessionsIgnored(root, slug),
   ]);
   // Records name the files from the repository's top: the project may be a folder inside it.
   const changed = status.split("\0").filter((r) => r.length > 3);

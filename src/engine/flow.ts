@@ -229,10 +229,11 @@ export class SessionFlow {
     // saved in the same write that clears the outbox (what it owes in turn, its learning, is performed
     // then): a crash before it leaves the outbox, whose commit the next call tries again.
     let rejected = null as CommitRejectedEvent | null;
+    const asked = {};
     for (const effect of state.outbox) {
       this.opts.onProgress?.(`effect ${effect.type}`);
       try {
-        s = await performEffect(ref.paths, s, effect, this.now(), this.config, { fresh, cli: this.opts.cli });
+        s = await performEffect(ref.paths, s, effect, this.now(), this.config, { fresh, cli: this.opts.cli, asked });
       } catch (e) {
         if (!(e instanceof CommitRejected)) throw e;
         faultPoint("commit-rejected");

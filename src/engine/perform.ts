@@ -44,6 +44,12 @@ async function specTitle(root: string, state: AutopilotState): Promise<string | 
   }
 }
 
+/** Whether git ignores the session's folder, asked once per outbox (.gitignore is never autopilot's). */
+function ignoredOnce(root: string, slug: string, opts: PerformOptions): Promise<boolean> {
+  if (!opts.asked) return sessionsIgnored(root, slug).catch(() => false);
+  return (opts.asked.sessionsIgnored ??= sessionsIgnored(root, slug).catch(() => false));
+}
+
 /**
  * The id an effect leaves in shared places (commit trailers, markers in .harness/failures.md and
  * learnings.md). Step-based ids alone ("s4-commit") repeat between sessions: a second session of
@@ -68,6 +74,16 @@ function notify(state: AutopilotState, ...notices: (Notice | null)[]): Autopilot
  */
 const SHARED_FILE_EFFECTS = new Set<Effect["type"]>(["appendFailure", "appendLearnings", "syncRoadmap", "roadmapDone"]);
 
+/** How one effect is performed, besides the session and the effect. */
+export interface PerformOptions {
+  /** `fresh`: owed by this call's own transition, so not tried before (no replay to look for). */
+  fresh?: boolean;
+  /** How the person runs autopilot's CLI here: the commands a report names. */
+  cli?: readonly string[];
+  /** Answers asked of git once for all the effects of one outbox (nothing autopilot does changes them). */
+  asked?: { sessionsIgnored?: Promise<boolean> };
+}
+
 /**
  * Performs one effect; every path it touches comes from `ws`, the session's paths. `config`: the
  * project config of this call (the engine reads it at most once per call; else read here).
@@ -78,8 +94,7 @@ export async function performEffect(
   effect: Effect,
   now: string,
   config?: () => Promise<ProjectConfig>,
-  /** `fresh`: owed by this call's own transition, so not tried before (no replay to look for). */
-  opts: { fresh?: boolean; cli?: readonly string[] } = {},
+  opts: PerformOptions = {},
 ): Promise<AutopilotState> {
   if (SHARED_FILE_EFFECTS.has(effect.type))
     return withRepoLock(ws.projectRoot, () => performUnlocked(ws, state, effect, now, config, opts));
@@ -92,7 +107,7 @@ async function performUnlocked(
   effect: Effect,
   now: string,
   config?: () => Promise<ProjectConfig>,
-  opts: { fresh?: boolean; cli?: readonly string[] } = {},
+  opts: PerformOptions = {},
 ): Promise<AutopilotState> {
   const root = ws.projectRoot;
   const slug = ws.slug;
@@ -202,7 +217,7 @@ async function performUnlocked(
         : state;
     }
     case "reportHarnessFiles": {
-      const status = await harnessFilesStatus(root, slug).catch(() => null);
+      const status = await harnessFilesStatus(root, slug, ignoredOnce(root, slug, opts)).catch(() => null);
       const kept = keptWorktrees(root, state);
       return status
         ? notify(state, {
@@ -252,7 +267,7 @@ async function performUnlocked(
         plan: a.plan ?? null,
         keyContext: a.keyContext,
         nextStep:
-          a.ignoreAdvice && !(await sessionsIgnored(root, slug).catch(() => false))
+          a.ignoreAdvice && !(await ignoredOnce(root, slug, opts))
             ? `${a.nextStep} Keep .harness/sessions/ out of git (add the line \`.harness/sessions/\` to .gitignore).`
             : a.nextStep,
       });
@@ -274,17 +289,18 @@ async function performUnlocked(
         finalReview: { status: state.finalReview.status, findingsCount: state.finalReview.findings.length },
       });
       if (!state.startingCommit) return state;
+      const startingCommit = state.startingCommit;
       const text = await readFile(path.join(root, state.specPath), "utf8").catch(() => null);
-      const pr = await prTitleAndBody(root, state.startingCommit, state, {
-        title,
-        overview: text === null ? null : specOverview(text),
-      });
+      // The pull request's history and the repository's remotes are asked of git at once (both
+      // read only); how to finish the branch then takes the pull request's title.
+      const [pr, facts] = await Promise.all([
+        prTitleAndBody(root, startingCommit, state, { title, overview: text === null ? null : specOverview(text) }),
+        finishFacts(ws, ""),
+      ]);
       await writeTextAtomic(ws.pr, pr.body);
-      // How to finish the branch follows the pull request's title, with the commands for this repository.
-      const finish = await finishFacts(ws, pr.title);
       return notify(
         { ...state, pullRequest: { ...pr, ...(title ? { spec: title } : {}) } },
-        { kind: "finish", ...finish },
+        { kind: "finish", ...facts, title: pr.title },
       );
     }
     case "appendLearnings": {

@@ -12,8 +12,7 @@ import type { AutopilotState } from "../session/schema.js";
 import { shellWord } from "../protocol/words.js";
 import { resolveSpecPath, slugFromSpecPath } from "../session/slug.js";
 import { sessionDirRel, sessionPaths } from "../session/paths.js";
-import { cliWords } from "../install/server-command.js";
-import { packageRoot } from "../install/paths.js";
+import { cliWordsHere } from "../install/server-command.js";
 import { channelCounts } from "../vocabulary.js";
 import { drive, PolicyGate, type Gate } from "./drive.js";
 import { acquireDriverLock } from "../session/driver-lock.js";
@@ -89,7 +88,7 @@ export async function runHeadless(o: HeadlessRunOptions): Promise<HeadlessRunRes
     const engine = new Engine(root, {
       runs: runsOf(o.runner),
       log: (_level, m) => progress.write(`    · ${m}`),
-      cli: cliWords(packageRoot()),
+      cli: cliWordsHere(),
     });
     const started = await startWaiting(engine, rel, o.flags, progress);
     progress.resumed(started.resumed);

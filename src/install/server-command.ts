@@ -6,7 +6,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { delimiter, dirname, join, resolve, sep } from "node:path";
 import { UsageError } from "../cli/usage.js";
 import { splitWords } from "../protocol/words.js";
-import { versionAt } from "./paths.js";
+import { packageRoot, versionAt } from "./paths.js";
 
 export const PACKAGE_NAME = "autopilot-mcp";
 const BIN_NAME = "autopilot";
@@ -120,4 +120,13 @@ export function commandWords(line: string): string[] {
 export function cliWords(root: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const c = resolveServerCommand(root, undefined, env);
   return c.command === "npx" ? [c.command, ...c.args.slice(0, -1)] : [BIN_NAME];
+}
+
+/** cliWords for the package this code runs from; `autopilot` when no package root is found above it (a copied build). */
+export function cliWordsHere(env: NodeJS.ProcessEnv = process.env): string[] {
+  try {
+    return cliWords(packageRoot(), env);
+  } catch {
+    return [BIN_NAME];
+  }
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { readDriver } from "../../session/driver-lock.js";
 import { hostOf, type HostView } from "../../protocol/host-view.js";
 import { packageRoot } from "../../install/paths.js";
-import { cliWords } from "../../install/server-command.js";
+import { cliWordsHere } from "../../install/server-command.js";
 import type { Engine } from "../../engine/engine.js";
 import { AutopilotError } from "../../protocol/errors.js";
 import type { Step } from "../../protocol/step.js";
@@ -144,7 +144,7 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
       log: ctx.log,
       now: ctx.now,
       beforeChange: assertNotDriven,
-      cli: (cli ??= cliWords(packageRoot())),
+      cli: (cli ??= cliWordsHere()),
     });
 
   const stepTool: ToolKit["stepTool"] =
