@@ -99,6 +99,8 @@ export function checkedAnswer(
   answer: string,
   by: DecisionChannel,
   said: Said,
+  /** How the person runs autopilot's CLI here (the engine's `cli`): for `autopilot approve`. */
+  cli: readonly string[] = ["autopilot"],
 ): string {
   const ask = askFor(s)!;
   const chosen = matchAnswer(answer, ask.options);
@@ -113,7 +115,7 @@ export function checkedAnswer(
     const step = renderStep(s, slug);
     throw new AutopilotError(
       "human_required",
-      `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : by === "relayed" ? "the host model relaying what it says are the user's words (a person's answer must reach autopilot directly)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`autopilot approve ${shellWord(slug)}\` in their own terminal; then call autopilot_next. ${
+      `"${chosen}" at this gate needs a person (the session runs with --human-gates), and this answer came from ${by === "host" ? "the host model (autopilot_decide)" : by === "relayed" ? "the host model relaying what it says are the user's words (a person's answer must reach autopilot directly)" : `the ${by} channel`}. Nothing was changed. Ask the user to answer it in the client's form, or to run \`${[...cli, "approve", slug].map(shellWord).join(" ")}\` in their own terminal; then call autopilot_next. ${
         step.next.kind === "ask"
           ? `Answers the host may pass on here: ${step.next.options
               .filter((o) => !humanOnlyAnswers(s).includes(o))

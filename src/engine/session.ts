@@ -293,7 +293,7 @@ export class SessionEngine extends SessionFlow {
         await this.store.write(ref, s);
         return this.render(ref, s);
       }
-      const chosen = checkedAnswer(s, ref.slug, answer!, by, said);
+      const chosen = checkedAnswer(s, ref.slug, answer!, by, said, this.opts.cli);
       s = await this.advance(
         ref,
         s,

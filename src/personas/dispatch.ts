@@ -41,13 +41,25 @@ export const RECORDS_WITH_RESULT_TOOL: ReadonlySet<PersonaName> = new Set<Person
   "harness-code-reviewer",
 ]);
 
+/** What each placeholder the template uses holds. */
+function placeholders(template: string): string {
+  const what: Record<string, string> = {
+    "{type}": "{type} one word (feat, fix, test, docs, ...)",
+    "{summary}": "{summary} what the commit does",
+    "{label}": "{label} left for autopilot to fill",
+  };
+  const used = Object.keys(what).filter((p) => template.includes(p));
+  const words = used.map((p) => what[p]);
+  return words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words.at(-1)}` : words.join("");
+}
+
 /** The team's subject template, when .harness/config.json sets one: the commit message's subject follows it. */
 function subjectForm(template: string | undefined): string[] {
   if (!template) return [];
   return [
     "## The commit subject's form",
     "",
-    `This repository's commit subjects follow the template \`${template}\` (.harness/config.json "commitMessage"): write your commitMessage's subject in it, with {type} one word (feat, fix, test, docs, ...), {summary} what the commit does, and {label} left for autopilot to fill. A subject that does not fit is reworded into it by autopilot.`,
+    `This repository's commit subjects follow the template \`${template}\` (.harness/config.json "commitMessage"): write your commitMessage's subject in it, with ${placeholders(template)}. A subject that does not fit is reworded into it by autopilot.`,
     "",
   ];
 }

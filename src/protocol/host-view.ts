@@ -29,9 +29,16 @@ export interface HostView {
    * agents are named `<plugin>:<agent>`, so the plugin's server names `autopilot:harness-planner`.
    */
   agentPrefix?: string;
+  /** How the person runs autopilot's CLI where the server runs (`npx -y autopilot-mcp@<version>`); absent: `autopilot`. */
+  cli?: readonly string[];
 }
 
 const OTHER: HostView = { host: "other" };
+
+/** `autopilot approve <session>` as the person can run it there. */
+function approveCommand(view: HostView, session: string): string {
+  return [...(view.cli ?? ["autopilot"]), "approve", session].map(shellWord).join(" ");
+}
 
 function agentName(view: HostView, persona: string): string {
   return `${view.agentPrefix ?? ""}${persona}`;
@@ -126,7 +133,7 @@ export function todoFor(step: Pick<Step, "session" | "stepId" | "next">, view: H
       return `${runPersona(view, next.persona, "next.prompt", next.model)}, then call ${reportCall(step, next.expects.result)}.`;
     case "ask":
       if (next.humanOnly?.length)
-        return `Only a person may answer ${next.humanOnly.map((o) => `"${o}"`).join(" or ")} here: ask the user to answer next.question in the client's form or to run \`autopilot approve ${shellWord(step.session)}\` in their own terminal, then call autopilot_next. autopilot_decide from you is refused for those answers.`;
+        return `Only a person may answer ${next.humanOnly.map((o) => `"${o}"`).join(" or ")} here: ask the user to answer next.question in the client's form or to run \`${approveCommand(view, step.session)}\` in their own terminal, then call autopilot_next. autopilot_decide from you is refused for those answers.`;
       return `Ask the user next.question (options: next.options), then call ${decideCall(step)}.`;
     case "wait":
       return "Tell the user next.reason, then stop (they resume with next.resumeWith).";
@@ -196,7 +203,7 @@ export function renderStepText(step: Step, view: HostView = OTHER): string {
     );
     if (n.humanOnly?.length)
       lines.push(
-        `   Human gate: only a person may answer ${n.humanOnly.map((o) => `"${o}"`).join(" or ")}. autopilot_decide from you is refused for those (human_required): ask the user to answer in the client's form, or to run \`autopilot approve ${shellWord(step.session)}\` in their own terminal, then call autopilot_next.`,
+        `   Human gate: only a person may answer ${n.humanOnly.map((o) => `"${o}"`).join(" or ")}. autopilot_decide from you is refused for those (human_required): ask the user to answer in the client's form, or to run \`${approveCommand(view, step.session)}\` in their own terminal, then call autopilot_next.`,
       );
   } else if (n.kind === "wait") {
     lines.push(`1. Tell the user: ${n.reason}`, `2. Stop here. To continue later: ${n.resumeWith}.`);

@@ -142,9 +142,9 @@ export function scratchpadRule(rigor: RigorLevel, dir: string): string {
     case "none":
       return `Rigor ${rigor}: keep research in the conversation; write no scratchpad files.`;
     case "all":
-      return `Rigor ${rigor}: write all research, reasoning and intermediate output to ${dir}/ and refer to those files.`;
+      return `Rigor ${rigor}: write all research, reasoning and intermediate output to ${dir}/ and name those files in your reply, never in a plan or code (the scratchpad is cleared when the phase ends).`;
     default:
-      return `Rigor ${rigor}: research longer than ~500 words goes to ${dir}/ (refer to the file instead of inlining it).`;
+      return `Rigor ${rigor}: research longer than ~500 words goes to ${dir}/ (name the file in your reply instead of inlining it; never in a plan or code: the scratchpad is cleared when the phase ends).`;
   }
 }
 

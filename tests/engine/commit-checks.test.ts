@@ -112,6 +112,8 @@ describe("the repository's commit checks and the lessons of a refusal", () => {
     const form = "This repository's commit subjects follow the template `{type}: {summary}`";
     for (const s of runner.seen)
       expect(s.brief.includes(form), `${s.persona} ${s.result}`).toBe(s.persona === "harness-task-executor");
+    // Only the placeholders the template uses are explained.
+    for (const s of runner.seen) expect(s.brief).not.toContain("{label}");
     const subjects = (await git(repo.dir, "log", "--format=%s", "-n2")).trim().split("\n");
     for (const subject of subjects) expect(subject).toMatch(/^[a-z]+: \S/);
   });

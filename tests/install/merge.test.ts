@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { JSONC, mergeJsonServer, mergeTomlServer } from "../../src/install/merge.js";
 import { cliWords, resolveServerCommand, commandWords } from "../../src/install/server-command.js";
 import { renderHarnessFiles } from "../../src/session/notices-done.js";
+import { todoFor } from "../../src/protocol/host-view.js";
 import { unifiedDiff } from "../../src/install/apply.js";
 
 const entry = { command: "node", args: ["/opt/autopilot/dist/src/cli/main.js", "serve"] };
@@ -139,6 +140,22 @@ describe("server command: the exact version", () => {
       cli: cliWords(root, { PATH: "" }),
     });
     expect(done).toContain("Decision log: `npx -y autopilot-mcp@9.8.7 log 'word count spec'`");
+    // A human gate's Step names the terminal command the same way.
+    const gate = {
+      session: "word count spec",
+      stepId: 3,
+      next: {
+        kind: "ask" as const,
+        name: "approvePlan",
+        question: "Approve?",
+        options: ["yes", "stop"],
+        humanOnly: ["yes"],
+      },
+    };
+    for (const host of ["claude-code", "other"] as const)
+      expect(todoFor(gate, { host, cli: cliWords(root, { PATH: "" }) })).toContain(
+        "`npx -y autopilot-mcp@9.8.7 approve 'word count spec'`",
+      );
   });
 
   it("a checkout run without the bin on PATH names the plain command", () => {

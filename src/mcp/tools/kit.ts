@@ -88,10 +88,13 @@ function personasDir(): string | undefined {
 
 export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
   let dir: string | undefined | null = null;
+  // How the person runs the CLI here, for the commands a Step names: found once, on first use.
+  let cli: string[] | undefined;
   const view = (): HostView => ({
     host: hostOf(server.server.getClientVersion()?.name),
     personasDir: dir === null ? (dir = personasDir()) : dir,
     ...(ctx.agentPrefix ? { agentPrefix: ctx.agentPrefix } : {}),
+    cli: (cli ??= cliWordsHere()),
   });
   // A headless `autopilot run` drives its session for as long as it lives; a chat client moving
   // the same session underneath it would only make the run stop with busy half-way. The engine
@@ -134,8 +137,6 @@ export function toolKit(server: McpServer, ctx: ToolContext): ToolKit {
         : "Which session? No session is in progress in this project: pass `session` (autopilot_status lists them).",
     );
   };
-  // How the person runs the CLI here, for the commands a report names: found once, on first use.
-  let cli: string[] | undefined;
   const engineFor = async (progress?: Progress) =>
     new (await loadEngine()).Engine(ctx.root, {
       // The client decides the models' names in a dispatch (src/personas/models.ts).
