@@ -20,6 +20,8 @@ function code(s: string): string {
 export function commitChecksSection(checks: CommitChecks | null | undefined): string[] {
   if (!checks?.checks.length) return [];
   const lines = checks.checks.map((c) => {
+    if (c.script !== undefined)
+      return `- ${c.hook} (${c.source}): the script ${code(c.command)}, below — read what it checks and check the files you changed the same way (what it runs, run; what it looks for, look for)`;
     const where = c.glob ? ` on ${code(c.glob)} files` : "";
     const what = /\bcommitlint\b/.test(c.command)
       ? "checks the commit message, which autopilot writes: nothing for you to do"
@@ -38,12 +40,18 @@ export function commitChecksSection(checks: CommitChecks | null | undefined): st
         "The pre-commit framework's hooks run in their own environments: run `pre-commit run --files <the files you changed>` to see what they report (its fixers may rewrite those files).",
       ]
     : [];
+  const scripts = checks.checks.flatMap((c) => {
+    if (c.script === undefined) return [];
+    const fence = fenceFor(c.script);
+    return ["", `${c.hook} (${code(c.command)}):`, "", `${fence}sh`, c.script.trimEnd(), fence];
+  });
   return [
     "## The repository's commit checks",
     "",
     `autopilot commits your work through the repository's own hooks (${checks.tools.join(", ")}); it never skips them, and a commit they refuse comes back to you. Before you reply, run the checks below over the files you changed and fix what they report.`,
     "",
     ...lines,
+    ...scripts,
     ...framework,
     "",
   ];

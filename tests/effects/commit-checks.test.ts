@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { chmod, mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { git, makeRepo, type TempRepo } from "../helpers/git.js";
+import { commitChecksSection } from "../../src/personas/hook-briefs.js";
 import { detectCommitChecks, precheckCommit, readOnlyForm, readOnlyRuns } from "../../src/effects/commit-checks.js";
 import { CommitRejected } from "../../src/effects/git.js";
 import { contradiction, learningFacts } from "../../src/effects/learning-check.js";
@@ -113,6 +114,38 @@ describe("the repository's commit checks", () => {
       "*.js",
       "prettier --check",
     ]);
+  });
+
+  it("a plain hook script with logic around its commands is one check, shown whole in the executor's brief", async () => {
+    const PRE = `#!/bin/sh
+found=$(git diff --cached --name-only -- '*.js' | xargs -r grep -l TODO)
+if [ -n "$found" ]; then
+  echo "no TODO in committed code:" >&2
+  echo "$found" >&2
+  exit 1
+fi
+npm test --silent
+`;
+    const MSG = `#!/bin/sh
+subject=$(head -n1 "$1")
+echo "$subject" | grep -Eq '^(feat|fix|docs|test|chore): ' || { echo "bad subject" >&2; exit 1; }
+`;
+    const dir = await repo({}, { ".git/hooks/pre-commit": PRE, ".git/hooks/commit-msg": MSG });
+    const found = await detectCommitChecks(dir);
+    expect(found.tools).toEqual(["git hook"]);
+    expect(pick(found)).toEqual([
+      ["pre-commit", "git hook pre-commit", ".git/hooks/pre-commit", null, null],
+      ["commit-msg", "git hook commit-msg", ".git/hooks/commit-msg", null, null],
+    ]);
+    const brief = commitChecksSection(found).join("\n");
+    expect(brief).toContain("- pre-commit (git hook pre-commit): the script `.git/hooks/pre-commit`, below");
+    expect(brief).toContain(`\`\`\`sh\n${PRE.trimEnd()}\n\`\`\``);
+    expect(brief).toContain(MSG.trimEnd());
+    // No line of the script offered as a check of its own.
+    expect(brief).not.toMatch(/`echo "\$found" >&2`|`exit 1`|run by the hook/);
+    // A hook that is a list of commands keeps one check per command.
+    const plain = await repo({}, { ".git/hooks/pre-commit": "#!/bin/sh\nnpm run lint\nnpm test\n" });
+    expect(pick(await detectCommitChecks(plain)).map((c) => c[2])).toEqual(["npm run lint", "npm test"]);
   });
 
   it("reads a tool's read-only form, and runs nothing that could write", () => {
