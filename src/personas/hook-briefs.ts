@@ -21,7 +21,9 @@ export function commitChecksSection(checks: CommitChecks | null | undefined): st
   if (!checks?.checks.length) return [];
   const lines = checks.checks.map((c) => {
     if (c.script !== undefined)
-      return `- ${c.hook} (${c.source}): the script ${code(c.command)}, below — read what it checks and check the files you changed the same way (what it runs, run; what it looks for, look for)`;
+      return c.hook === "commit-msg"
+        ? `- ${c.hook} (${c.source}): the script ${code(c.command)}, below — it checks the commit message: your commitMessage must pass it (write it to a file and run ${code(`sh ${shellWord(c.command)} <that file>`)})`
+        : `- ${c.hook} (${c.source}): the script ${code(c.command)}, below — it runs over the files autopilot stages, which are the files you changed: check them the same way (what it runs, run; what it looks for, look for)`;
     const where = c.glob ? ` on ${code(c.glob)} files` : "";
     const what = /\bcommitlint\b/.test(c.command)
       ? "checks the commit message, which autopilot writes: nothing for you to do"

@@ -286,7 +286,7 @@ function fixJob({ state, phase, n, of, make }: Frame): Planned {
     `Fix phase ${n}: ${phase.name}`,
     `Fix the ${fix?.source ?? "review"} findings of phase ${of} "${phase.name}"${fix?.round ? ` (fix round ${fix.round})` : ""}.`,
     [
-      `Fix exactly the findings listed below (those sent to this fix round), and what the person asks below if anything, in the code of this phase (its plan: ${phase.planPath ?? "(none recorded)"}); change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.`,
+      `Fix exactly the findings listed below (those sent to this fix round), and what the person asks below if anything, where they point (this phase's plan: ${phase.planPath ?? "(none recorded)"}; a finding may name a file an earlier phase wrote); change nothing else. A finding you hold is wrong: leave it, and dispute it with evidence.`,
       "Run the project's whole validation (typecheck, lint, tests) before you reply; the server then verifies and reviews the phase again.",
       "Do not commit: the server commits the fix round.",
       reply("fixed", FIXED_SHAPE),

@@ -141,6 +141,9 @@ echo "$subject" | grep -Eq '^(feat|fix|docs|test|chore): ' || { echo "bad subjec
     expect(brief).toContain("- pre-commit (git hook pre-commit): the script `.git/hooks/pre-commit`, below");
     expect(brief).toContain(`\`\`\`sh\n${PRE.trimEnd()}\n\`\`\``);
     expect(brief).toContain(MSG.trimEnd());
+    expect(brief).toContain(
+      "- commit-msg (git hook commit-msg): the script `.git/hooks/commit-msg`, below — it checks the commit message: your commitMessage must pass it (write it to a file and run `sh .git/hooks/commit-msg <that file>`)",
+    );
     // No line of the script offered as a check of its own.
     expect(brief).not.toMatch(/`echo "\$found" >&2`|`exit 1`|run by the hook/);
     // A hook that is a list of commands keeps one check per command.
