@@ -66,8 +66,8 @@ export function renderDone(n: z.infer<typeof DoneNotice>): string {
     ...(n.findings?.length
       ? [
           n.finalReviewStatus === "overridden"
-            ? "These findings were not fixed (the blocking ones were overridden by a decision): fix them or record them as known issues before you ship."
-            : "Not fixed: fix them or record them as known issues.",
+            ? "These findings were not fixed (the blocking ones were overridden by a decision): pr.md lists them as known issues; fix them before you ship."
+            : "Not fixed: pr.md lists them as known issues.",
         ]
       : []),
     ...(n.overriddenReviews ? [`Overridden reviews: ${n.overriddenReviews}`] : []),

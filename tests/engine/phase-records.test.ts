@@ -329,7 +329,7 @@ describe("a two-phase session's records", () => {
   it("shows at DONE what the final review found and what to do about it, and what to commit or ignore", async () => {
     expect(done.report).toContain("Final review: passed (0 blocking, 1 warning, 0 note)");
     expect(done.report).toContain("  - warning — Naming differs between phases (simulated)");
-    expect(done.report).toContain("Not fixed: fix them or record them as known issues.");
+    expect(done.report).toContain("Not fixed: pr.md lists them as known issues.");
     expect(done.report).toContain("  - commit .harness/learnings.md if your team keeps what later runs learn");
     expect(done.report).toContain("sessions/ is working state: add the line `.harness/sessions/` to .gitignore.");
     expect(done.todo).toMatch(
