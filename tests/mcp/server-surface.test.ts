@@ -220,7 +220,7 @@ describe("what Claude Code gets", () => {
       ),
     );
     expect(step.todo).toBe(
-      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (it records its result). Run in the background anyway? End your turn; report on its task notification.",
+      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (no result: the persona saved it). Run in the background anyway? End your turn; report on its task notification.",
     );
     // The text a content-only client shows keeps the whole Step.
     expect(out.text).toMatch(/phase 1\/\d+/);
@@ -288,7 +288,9 @@ describe("what Claude Code gets", () => {
     rmSync(path.join(c.root, rel));
     const recorded = await call(c.srv.client, "autopilot_result", { stepId: step.stepId, result });
     expect(recorded.result.isError, recorded.text).toBeFalsy();
-    expect(recorded.text).toContain(`Recorded in ${rel}.`);
+    expect(recorded.text).toContain(
+      `Recorded in ${rel}: autopilot reads it from there when the host reports this step`,
+    );
     expect(JSON.parse(readFileSync(path.join(c.root, rel), "utf8"))).toEqual(result);
     expect(readFileSync(stateFile, "utf8")).toBe(before);
     const next = await call(c.srv.client, "autopilot_report", { stepId: step.stepId });

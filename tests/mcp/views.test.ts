@@ -152,7 +152,9 @@ function checkStructured(out: CallOutcome, host: HostCase, answered?: string, ea
       expect(view.todo, host.clientName).toContain(want);
     if (host.lean) {
       // The persona writes its result file (the brief names it): the host reports only the step.
-      expect(view.todo).toContain("then autopilot_report {stepId, usage: its <usage> block} (it records its result)");
+      expect(view.todo).toContain(
+        "then autopilot_report {stepId, usage: its <usage> block} (no result: the persona saved it)",
+      );
       expect(typeof view.stepId === "number").toBe(true);
       // The prompt names the brief, which exists and says which result to reply with.
       expect(n.prompt).toMatch(/ Brief: \S+\/briefs\/step-\d+\.md$/);

@@ -27,7 +27,12 @@ export function registerResult({ server, engineFor, sessionOf }: ToolKit, name: 
         const engine = await engineFor();
         const file = await engine.record(await sessionOf(args.session, engine, args.stepId), args.stepId, args.result);
         return {
-          content: [{ type: "text", text: `Recorded in ${file}. The host reports it; end with a short summary.` }],
+          content: [
+            {
+              type: "text",
+              text: `Recorded in ${file}: autopilot reads it from there when the host reports this step, with no need to pass it on. End with a short summary.`,
+            },
+          ],
         };
       } catch (e) {
         const code = e instanceof AutopilotError ? e.code : "internal";
