@@ -86,7 +86,7 @@ function leanTodo(step: Pick<Step, "session" | "stepId" | "next">, view: HostVie
   // A dispatch on another model than the agent file's (one tier up after failures) names it: a
   // todo of its own, so the usual one stays as short as it was.
   if (next.kind === "dispatch")
-    return `Agent tool: subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"},${next.model ? " model next.model," : ""} prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (no result: the persona saved it). Run in the background anyway? End your turn; report on its task notification.`;
+    return `Agent tool: subagent_type ${view.agentPrefix ? `"${view.agentPrefix}" + next.persona` : "next.persona"},${next.model ? " model next.model," : ""} prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (its result is saved; pass none). Run in the background anyway? End your turn; report on its task notification.`;
   if (next.kind === "ask" && !next.humanOnly?.length)
     return "Ask the user next.question (options: next.options); then autopilot_decide {stepId, answer, rationale: their reason, if given, userWords: their reply, quoted}.";
   if (next.kind === "done")

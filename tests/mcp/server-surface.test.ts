@@ -220,7 +220,7 @@ describe("what Claude Code gets", () => {
       ),
     );
     expect(step.todo).toBe(
-      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (no result: the persona saved it). Run in the background anyway? End your turn; report on its task notification.",
+      "Agent tool: subagent_type next.persona, prompt next.prompt, run_in_background false; then autopilot_report {stepId, usage: its <usage> block} (its result is saved; pass none). Run in the background anyway? End your turn; report on its task notification.",
     );
     // The text a content-only client shows keeps the whole Step.
     expect(out.text).toMatch(/phase 1\/\d+/);

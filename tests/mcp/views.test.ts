@@ -153,7 +153,7 @@ function checkStructured(out: CallOutcome, host: HostCase, answered?: string, ea
     if (host.lean) {
       // The persona writes its result file (the brief names it): the host reports only the step.
       expect(view.todo).toContain(
-        "then autopilot_report {stepId, usage: its <usage> block} (no result: the persona saved it)",
+        "then autopilot_report {stepId, usage: its <usage> block} (its result is saved; pass none)",
       );
       expect(typeof view.stepId === "number").toBe(true);
       // The prompt names the brief, which exists and says which result to reply with.
