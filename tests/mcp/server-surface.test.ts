@@ -288,9 +288,7 @@ describe("what Claude Code gets", () => {
     rmSync(path.join(c.root, rel));
     const recorded = await call(c.srv.client, "autopilot_result", { stepId: step.stepId, result });
     expect(recorded.result.isError, recorded.text).toBeFalsy();
-    expect(recorded.text).toContain(
-      `Recorded in ${rel}: autopilot reads it from there when the host reports this step`,
-    );
+    expect(recorded.text).toContain(`Recorded in ${rel}: the host's autopilot_report for this step finds it there`);
     expect(JSON.parse(readFileSync(path.join(c.root, rel), "utf8"))).toEqual(result);
     expect(readFileSync(stateFile, "utf8")).toBe(before);
     const next = await call(c.srv.client, "autopilot_report", { stepId: step.stepId });

@@ -30,7 +30,7 @@ export function registerResult({ server, engineFor, sessionOf }: ToolKit, name: 
           content: [
             {
               type: "text",
-              text: `Recorded in ${file}: autopilot reads it from there when the host reports this step, with no need to pass it on. End with a short summary.`,
+              text: `Recorded in ${file}: the host's autopilot_report for this step finds it there (the same result passed again changes nothing). End your final message as your agent file says.`,
             },
           ],
         };
