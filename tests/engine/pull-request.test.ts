@@ -34,17 +34,26 @@ const ASSUMED = "Words are split on whitespace only; punctuation stays part of a
 let repo: TempRepo;
 afterEach(async () => repo?.cleanup());
 
-/** The scripted personas; the first planner also says what it assumed where the spec is silent. */
-class AssumingPlanner implements PersonaRunner {
-  readonly name = "assuming-planner";
+/** The scripted personas, each result passed through `edit` (the task it answered, the outcome). */
+class Editing implements PersonaRunner {
+  readonly name = "editing";
   readonly simulated = true;
-  constructor(private readonly inner: PersonaRunner) {}
+  constructor(
+    private readonly inner: PersonaRunner,
+    private readonly edit: (task: PersonaTask, out: RunnerOutcome) => RunnerOutcome,
+  ) {}
   async run(task: PersonaTask): Promise<RunnerOutcome> {
-    const out = await this.inner.run(task);
-    if (out.result.kind !== "planned" || task.phaseIndex !== 0) return out;
-    return { ...out, result: { ...out.result, assumptions: [ASSUMED] } };
+    return this.edit(task, await this.inner.run(task));
   }
 }
+
+/** The first planner also says what it assumed where the spec is silent. */
+const assumingPlanner = (inner: PersonaRunner) =>
+  new Editing(inner, (task, out) =>
+    out.result.kind !== "planned" || task.phaseIndex !== 0
+      ? out
+      : { ...out, result: { ...out.result, assumptions: [ASSUMED] } },
+  );
 
 describe("the pull request of a session", () => {
   it("says what the change does, what changed and why, what was assumed, how it was tested and what is left open", async () => {
@@ -55,7 +64,7 @@ describe("the pull request of a session", () => {
     await writeFile(path.join(repo.dir, "notes.txt"), "mine\n");
     const engine = new Engine(repo.dir);
     const reports: string[] = [];
-    const runner = new AssumingPlanner(
+    const runner = assumingPlanner(
       new ScriptedRunner({
         phases: { 0: { tasks: 2, verifyFailsOnce: true }, 1: { tasks: 2, blockingReviewOnce: true } },
       }),
@@ -130,6 +139,9 @@ describe("the pull request of a session", () => {
     const done = reports.at(-1)!;
     expect(done).toContain(`Decision log: \`autopilot log ${slug}\` (\`--format html\` for a page).`);
     expect(done).toContain("  - sessions/ (working state) is ignored by git already.");
+    // The learnings entry is said once: in the list of .harness/ files worth committing.
+    expect(done).toContain("  - commit .harness/learnings.md if your team keeps what later runs learn");
+    expect(done).not.toContain("Learnings: added this run's entry");
     const summary = await readFile(path.join(sessions, slug, "summary.md"), "utf8");
     expect(summary).toContain("**Next step:** All phases complete. Open the pull request (its description is pr.md");
     expect(summary).not.toContain(".gitignore");
@@ -151,18 +163,13 @@ describe("the pull request of a session", () => {
   });
 });
 
-/** The scripted personas, with a final reviewer that raises the phases' note once more. */
-class RepeatingFinalReviewer implements PersonaRunner {
-  readonly name = "repeating-final-reviewer";
-  readonly simulated = true;
-  constructor(private readonly inner: PersonaRunner) {}
-  async run(task: PersonaTask): Promise<RunnerOutcome> {
-    const out = await this.inner.run(task);
+/** The final reviewer raises the phases' note once more. */
+const repeatingFinalReviewer = (inner: PersonaRunner) =>
+  new Editing(inner, (task, out) => {
     if (out.result.kind !== "reviewed" || task.phaseIndex !== null) return out;
     const again = { severity: "note" as const, title: "Consider a doc comment (simulated)" };
     return { ...out, result: { ...out.result, findings: [...(out.result.findings ?? []), again] } };
-  }
-}
+  });
 
 describe("the findings a pull request leaves open", () => {
   it("lists a finding every review raised again once, naming each review that raised it", async () => {
@@ -170,7 +177,7 @@ describe("the findings a pull request leaves open", () => {
       files: { "README.md": "# wc\n", ".gitignore": ".harness/sessions/\n", [SPEC_PATH]: SPEC },
     });
     const engine = new Engine(repo.dir);
-    const runner = new RepeatingFinalReviewer(new ScriptedRunner({ phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } }));
+    const runner = repeatingFinalReviewer(new ScriptedRunner({ phases: { 0: { tasks: 1 }, 1: { tasks: 1 } } }));
     const { final } = await drive(engine, (await engine.start(SPEC_PATH)).step, runner, new PolicyGate());
     expect(final.state).toBe("DONE");
     const sessions = path.join(repo.dir, ".harness", "sessions");

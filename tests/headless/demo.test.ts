@@ -53,6 +53,9 @@ describe("autopilot demo", () => {
       /Auto-approved Phase 1: Counting Core\n\s+Review mode: auto\n\s+Complexity: low \(no override\)\n/,
     );
     expect(out).not.toContain("Plan check: passed");
+    // Nothing the next line or the next Step says again: the start, the final review's coming.
+    expect(out).not.toContain("Starting Phase 1.");
+    expect(out).not.toContain("the final review of the whole change is next");
     expect(out).toMatch(
       /APPROVE_PLAN · ask: Approve this plan[\s\S]*Planner concerns: 1 concern\(s\) \(triggered\)[\s\S]*→ "yes" by policy: --yes policy: approve plans/,
     );
